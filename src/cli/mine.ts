@@ -1,0 +1,99 @@
+import { Command, Option } from "commander";
+import { sampleToJson, type SampleType } from "../dataset/sample.js";
+import { DROP_REASONS } from "../mining/drops.js";
+import { readMetadataFile } from "../mining/metadata.js";
+import { DEFAULT_MINE_OPTIONS, mine, type MineSummary } from "../mining/mine.js";
+import { intOption, listOption, numberOption, writeFileAtomic } from "./io.js";
+
+interface MineFlags {
+  type: SampleType | "all";
+  name?: string;
+  metadata?: string;
+  languages: string[];
+  maxConflicts: number;
+  minChain: number;
+  maxChain: number;
+  minPurity: number;
+  mediumPurity: number;
+  filter: boolean;
+  jobs: number;
+  output?: string;
+  json: boolean;
+}
+
+function formatSummary(s: MineSummary, samplesTo: string): string {
+  const lines: string[] = [];
+  const total = s.samples.merge.total + s.samples.file_commit_chain.total;
+  lines.push(
+    `mined ${total} samples from ${s.repository} (${s.commits} commits on ${s.branches} branches) -> ${samplesTo}`,
+  );
+  for (const type of ["merge", "file_commit_chain"] as const) {
+    const c = s.samples[type];
+    lines.push(`  ${type.padEnd(18)} ${String(c.total).padStart(6)}   easy ${c.easy}, medium ${c.medium}, hard ${c.hard}`);
+  }
+  for (const type of ["merge", "file_commit_chain"] as const) {
+    const entries = Object.entries(s.dropped[type]).filter(([, n]) => (n ?? 0) > 0);
+    if (entries.length === 0) continue;
+    lines.push(`  dropped ${type} candidates:`);
+    for (const [reason, n] of entries) {
+      const why = (DROP_REASONS[type] as Record<string, string>)[reason] ?? "";
+      lines.push(`    ${reason.padEnd(26)} ${String(n).padStart(6)}   ${why}`);
+    }
+  }
+  if (s.filters) {
+    for (const f of s.filters) {
+      const value = f.value === null ? "unknown" : String(f.value);
+      lines.push(`  filter ${f.filter.padEnd(16)} ${f.passed ? "pass" : "FAIL"}  ${value} (needs ${f.required})`);
+    }
+    if (s.excluded) lines.push("  repository excluded by --filter: no samples written");
+  }
+  for (const w of s.warnings) lines.push(`warning: ${w}`);
+  return lines.join("\n");
+}
+
+export function mineCommand(): Command {
+  return new Command("mine")
+    .description("mine GitGoodBench samples (merge conflicts, file-commit chains) from a git repository")
+    .argument("<repo>", "path to a git repository (work tree or bare)")
+    .addOption(
+      new Option("--type <type>", "which samples to mine").choices(["merge", "file_commit_chain", "all"]).default("all"),
+    )
+    .option("--name <owner/repo>", "repository name for ids and the name field (default: from the origin URL)")
+    .option("--metadata <file>", "JSON with stars, license, topics, created_at, archived, fork, contributors …")
+    .option("--languages <list>", "comma-separated languages to mine", listOption, [...DEFAULT_MINE_OPTIONS.languages])
+    .option("--max-conflicts <n>", "most conflict regions in a merge sample", intOption("--max-conflicts"), 8)
+    .option("--min-chain <n>", "fewest commits in a chain", intOption("--min-chain"), 3)
+    .option("--max-chain <n>", "most commits in a chain (longer runs are dropped)", intOption("--max-chain"), 6)
+    .option("--min-purity <p>", "lowest chain purity kept", numberOption("--min-purity", 0, 1), 0.5)
+    .option(
+      "--medium-purity <p>",
+      "purity from which a chain is medium rather than hard",
+      numberOption("--medium-purity", 0, 1),
+      DEFAULT_MINE_OPTIONS.thresholds.medium,
+    )
+    .option("--filter", "apply GitGoodBench's repository filters first; a failing repository yields nothing", false)
+    .option("-j, --jobs <n>", "git processes to run at once", intOption("--jobs"), DEFAULT_MINE_OPTIONS.jobs)
+    .option("-o, --output <file>", "write samples to a file instead of stdout")
+    .option("--json", "print the summary as JSON (on stderr)", false)
+    .action(async (repoPath: string, flags: MineFlags) => {
+      const result = await mine(repoPath, {
+        type: flags.type,
+        name: flags.name,
+        metadata: flags.metadata ? readMetadataFile(flags.metadata) : DEFAULT_MINE_OPTIONS.metadata,
+        languages: flags.languages,
+        maxConflicts: flags.maxConflicts,
+        minChain: flags.minChain,
+        maxChain: flags.maxChain,
+        minPurity: flags.minPurity,
+        thresholds: { medium: flags.mediumPurity },
+        filter: flags.filter,
+        jobs: flags.jobs,
+      });
+      const text = result.samples.map((s) => `${sampleToJson(s)}\n`).join("");
+      if (flags.output) writeFileAtomic(flags.output, text);
+      else process.stdout.write(text);
+      process.stderr.write(
+        flags.json ? `${JSON.stringify(result.summary)}\n` : `${formatSummary(result.summary, flags.output ?? "stdout")}\n`,
+      );
+    });
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+
+/** Version of the sample layout gitgood writes; bumped on any incompatible change. */
+export const SAMPLE_SCHEMA_VERSION = 1;
+
+export const SAMPLE_TYPES = ["merge", "file_commit_chain"] as const;
+export type SampleType = (typeof SAMPLE_TYPES)[number];
+
+export const DIFFICULTIES = ["easy", "medium", "hard"] as const;
+export type Difficulty = (typeof DIFFICULTIES)[number];
+
+export const PROJECT_SIZES = ["tiny", "small", "medium", "large", "huge"] as const;
+export type ProjectSize = (typeof PROJECT_SIZES)[number];
+
+const oid = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full commit hash");
+
+export const MergeScenarioSchema = z.object({
+  merge_commit_hash: oid,
+  parents: z.tuple([oid, oid]),
+  number_of_files_with_merge_conflict: z.number().int().min(1),
+  total_number_of_merge_conflicts: z.number().int().min(1),
+  files_in_merge_conflict: z.array(z.string()).min(1),
+});
+export type MergeScenario = z.infer<typeof MergeScenarioSchema>;
+
+export const ChainScenarioSchema = z.object({
+  file: z.string(),
+  branch: z.string(),
+  times_seen_consecutively: z.number().int().min(1),
+  purity: z.number().min(0).max(1),
+  newest_commit: oid,
+  oldest_commit: oid,
+  contains_non_pl_files: z.boolean(),
+  non_pl_files: z.array(z.string()).optional(),
+});
+export type ChainScenario = z.infer<typeof ChainScenarioSchema>;
+
+const common = {
+  id: z.string().min(1),
+  name: z.string().min(1),
+  default_branch: z.string().nullable(),
+  license: z.string().nullable(),
+  stargazers: z.number().int().nullable(),
+  created_at: z.string().nullable(),
+  topics: z.string().nullable(),
+  programming_language: z.string().nullable(),
+  project_size: z.enum(PROJECT_SIZES).nullable(),
+  difficulty: z.enum(DIFFICULTIES),
+};
+
+export const MergeSampleSchema = z.object({
+  ...common,
+  sample_type: z.literal("merge"),
+  scenario: MergeScenarioSchema,
+});
+export const ChainSampleSchema = z.object({
+  ...common,
+  sample_type: z.literal("file_commit_chain"),
+  scenario: ChainScenarioSchema,
+});
+export const SampleSchema = z.discriminatedUnion("sample_type", [MergeSampleSchema, ChainSampleSchema]);
+
+export type MergeSample = z.infer<typeof MergeSampleSchema>;
+export type ChainSample = z.infer<typeof ChainSampleSchema>;
+export type Sample = z.infer<typeof SampleSchema>;
+
+/** The repository-level fields every sample of one repository shares. */
+export type RepositoryFields = Pick<
+  Sample,
+  "name" | "default_branch" | "license" | "stargazers" | "created_at" | "topics" | "programming_language" | "project_size"
+>;
+
+/**
+ * Serialises a sample with the published field order, so files diff cleanly and ids stay first.
+ */
+export function sampleToJson(sample: Sample): string {
+  const ordered = {
+    id: sample.id,
+    name: sample.name,
+    default_branch: sample.default_branch,
+    license: sample.license,
+    stargazers: sample.stargazers,
+    created_at: sample.created_at,
+    topics: sample.topics,
+    programming_language: sample.programming_language,
+    scenario: sample.scenario,
+    sample_type: sample.sample_type,
+    project_size: sample.project_size,
+    difficulty: sample.difficulty,
+  };
+  return JSON.stringify(ordered);
+}
+
+/** Project size class from lines of code, as GitGoodBench defines it. */
+export function projectSizeOf(linesOfCode: number): ProjectSize {
+  if (linesOfCode < 1_000) return "tiny";
+  if (linesOfCode < 10_000) return "small";
+  if (linesOfCode < 100_000) return "medium";
+  if (linesOfCode < 1_000_000) return "large";
+  return "huge";
+}
+
+/** `owner/repo` turned into the id prefix: `owner_repo`. */
+export function idPrefix(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, "_");
+}
+
+export function sampleId(name: string, type: SampleType, index: number): string {
+  return `${idPrefix(name)}_${type}_${String(index).padStart(4, "0")}`;
+}

@@ -1,0 +1,174 @@
+import { mapPool } from "../util/pool.js";
+import type { Repo } from "./repo.js";
+
+export interface Branch {
+  /** Full ref name, e.g. `refs/remotes/origin/main`. */
+  ref: string;
+  /** Short name, e.g. `origin/main`. */
+  name: string;
+  oid: string;
+}
+
+/**
+ * Local and remote-tracking branches that point at commits, sorted by full ref name. Symbolic refs
+ * (`origin/HEAD`), tags and other namespaces are not branches.
+ */
+export async function listBranches(repo: Repo): Promise<Branch[]> {
+  const branches: Branch[] = [];
+  const out = await repo.text([
+    "for-each-ref",
+    "--format=%(refname)%00%(refname:short)%00%(objectname)%00%(objecttype)%00%(symref)",
+    "refs/heads",
+    "refs/remotes",
+  ]);
+  for (const line of out.split("\n")) {
+    if (!line) continue;
+    const [ref, short, oid, type, symref] = line.split("\0");
+    if (!ref || !short || !oid || type !== "commit" || symref) continue;
+    const name = ref.startsWith("refs/heads/")
+      ? ref.slice("refs/heads/".length)
+      : ref.startsWith("refs/remotes/")
+        ? ref.slice("refs/remotes/".length)
+        : short;
+    branches.push({ ref, name, oid });
+  }
+  branches.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+  return branches;
+}
+
+export interface CommitNode {
+  parents: string[];
+  /** Committer time, seconds since the epoch. */
+  time: number;
+}
+
+/** Every commit reachable from `tips`, with parents and committer time, from one `rev-list` pass. */
+export async function readCommitGraph(repo: Repo, tips: readonly string[]): Promise<Map<string, CommitNode>> {
+  const graph = new Map<string, CommitNode>();
+  if (tips.length === 0) return graph;
+  for await (const line of repo.stream(["rev-list", "--stdin", "--parents", "--timestamp"], {
+    input: tips.map((t) => `${t}\n`).join(""),
+    separator: 10,
+  })) {
+    if (!line) continue;
+    const fields = line.split(" ");
+    const time = Number(fields[0]);
+    const oid = fields[1];
+    if (!oid) continue;
+    graph.set(oid, { parents: fields.slice(2), time });
+  }
+  return graph;
+}
+
+export interface FileChange {
+  path: string;
+  /** Status letter from the raw diff: A, M, D, T (type change). */
+  status: string;
+  oldOid: string;
+  newOid: string;
+  /** Added plus deleted lines; 0 for binary files. */
+  lines: number;
+  binary: boolean;
+}
+
+export interface CommitDiff {
+  commit: string;
+  files: FileChange[];
+}
+
+/**
+ * Diffs each commit against its first parent (the empty tree for a root) without rename detection,
+ * streaming `git diff-tree --stdin` output. Commits whose diff is empty produce no record. With
+ * `numstat: false` only trees are read (no blobs), which is what a blob-less partial clone can answer.
+ * Work is split over `jobs` processes; records come in no particular order.
+ */
+export async function* diffCommits(
+  repo: Repo,
+  commits: readonly string[],
+  opts: { jobs: number; numstat: boolean },
+): AsyncGenerator<CommitDiff> {
+  const jobs = Math.max(1, Math.min(opts.jobs, Math.ceil(commits.length / 64) || 1));
+  const size = Math.ceil(commits.length / jobs);
+  const chunks: string[][] = [];
+  for (let i = 0; i < commits.length; i += size) chunks.push(commits.slice(i, i + size));
+  // Each chunk is parsed fully by its own generator; the pool interleaves them by buffering per chunk.
+  const queue: CommitDiff[] = [];
+  let wake: (() => void) | null = null;
+  let done = 0;
+  let failure: unknown = null;
+  const pump = async (chunk: string[]): Promise<void> => {
+    for await (const record of parseDiffTree(repo, chunk, opts.numstat)) {
+      queue.push(record);
+      wake?.();
+    }
+  };
+  const all = (async () => {
+    for await (const _ of mapPool(chunks, jobs, async (c) => {
+      try {
+        await pump(c);
+      } catch (err) {
+        failure ??= err;
+      }
+      done++;
+      wake?.();
+    }));
+  })();
+  while (done < chunks.length || queue.length > 0) {
+    const next = queue.shift();
+    if (next) {
+      yield next;
+      continue;
+    }
+    if (failure) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = null;
+  }
+  await all;
+  if (failure) throw failure;
+}
+
+const NUMSTAT = /^(\d+|-)\t(\d+|-)\t/;
+
+async function* parseDiffTree(repo: Repo, commits: readonly string[], numstat: boolean): AsyncGenerator<CommitDiff> {
+  const args = ["diff-tree", "--stdin", "-z", "-r", "--root", "--no-renames", "--no-ext-diff", "--no-textconv", "--raw"];
+  if (numstat) args.push("--numstat");
+  let current: CommitDiff | null = null;
+  let byPath = new Map<string, FileChange>();
+  let pendingMeta: string | null = null;
+  for await (const token of repo.stream(args, { input: commits.map((c) => `${c}\n`).join("") })) {
+    if (pendingMeta !== null) {
+      const meta = pendingMeta;
+      pendingMeta = null;
+      const fields = meta.split(" ");
+      const change: FileChange = {
+        path: token,
+        status: (fields[4] ?? "M").charAt(0),
+        oldOid: fields[2] ?? "",
+        newOid: fields[3] ?? "",
+        lines: 0,
+        binary: false,
+      };
+      current?.files.push(change);
+      byPath.set(token, change);
+      continue;
+    }
+    if (token === "") continue;
+    if (token.startsWith(":")) {
+      pendingMeta = token;
+      continue;
+    }
+    const m = NUMSTAT.exec(token);
+    if (m) {
+      const change = byPath.get(token.slice(m[0].length));
+      if (change) {
+        if (m[1] === "-" || m[2] === "-") change.binary = true;
+        else change.lines = Number(m[1]) + Number(m[2]);
+      }
+      continue;
+    }
+    if (current) yield current;
+    current = { commit: token, files: [] };
+    byPath = new Map();
+  }
+  if (current) yield current;
+}

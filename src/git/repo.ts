@@ -1,0 +1,131 @@
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { GitGoodError } from "../errors.js";
+import { runGit, streamGit, type RunResult, type SpawnOptions } from "./process.js";
+import { gitVersion, type GitVersion } from "./version.js";
+
+/** Settings that make re-merges identical to what a plain `git merge` shows, whatever the user's config. */
+export const MERGE_CONFIG: readonly string[] = [
+  "-c", "merge.conflictStyle=merge",
+  "-c", "merge.renormalize=false",
+  "-c", "merge.renames=true",
+  "-c", "core.autocrlf=false",
+];
+
+export interface RunOptions {
+  input?: string | Buffer;
+  okCodes?: readonly number[];
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * A handle on one repository. All git processes of gitgood start here (or in the other modules of
+ * src/git), with the repository's directory as working directory and a deterministic environment.
+ */
+export class Repo {
+  private constructor(
+    /** Directory git runs in: the work tree root, or the git dir of a bare repository. */
+    readonly dir: string,
+    /** Absolute path of the git directory. */
+    readonly gitDir: string,
+    /** Absolute path of the object database. */
+    readonly objectsDir: string,
+    readonly bare: boolean,
+    readonly shallow: boolean,
+    readonly partial: boolean,
+    readonly version: GitVersion,
+  ) {}
+
+  /** Opens a repository, with clear errors for a missing path, a non-repository and a git too old. */
+  static async open(location: string): Promise<Repo> {
+    const version = await gitVersion();
+    const abs = path.resolve(location);
+    if (!existsSync(abs)) throw new GitGoodError("NOT_FOUND", `no such directory: ${location}`, { path: abs });
+    if (!statSync(abs).isDirectory()) {
+      throw new GitGoodError("NOT_A_REPOSITORY", `not a directory: ${location}`, { path: abs });
+    }
+    const probe = await runGit(
+      [
+        "rev-parse",
+        "--is-bare-repository",
+        "--is-shallow-repository",
+        "--absolute-git-dir",
+        "--git-path",
+        "objects",
+        "--show-toplevel",
+      ],
+      { cwd: abs, okCodes: [0, 128] },
+    );
+    if (probe.code !== 0) {
+      if (/dubious ownership/.test(probe.stderr)) {
+        throw new GitGoodError(
+          "UNSAFE_REPOSITORY",
+          `git refuses ${location}: it is owned by another user (see 'git config --global safe.directory')`,
+          { path: abs },
+        );
+      }
+      // A bare repository has no top level; rev-parse then fails only on --show-toplevel.
+      const bareProbe = await runGit(
+        ["rev-parse", "--is-bare-repository", "--is-shallow-repository", "--absolute-git-dir", "--git-path", "objects"],
+        { cwd: abs, okCodes: [0, 128] },
+      );
+      if (bareProbe.code !== 0) {
+        throw new GitGoodError("NOT_A_REPOSITORY", `not a git repository: ${location}`, { path: abs });
+      }
+      return Repo.fromProbe(abs, bareProbe, version);
+    }
+    return Repo.fromProbe(abs, probe, version);
+  }
+
+  private static async fromProbe(abs: string, probe: RunResult, version: GitVersion): Promise<Repo> {
+    const lines = probe.stdout.toString("utf8").split("\n");
+    const bare = lines[0] === "true";
+    const shallow = lines[1] === "true";
+    const gitDir = lines[2] ?? abs;
+    const objects = path.resolve(abs, lines[3] ?? path.join(gitDir, "objects"));
+    const top = lines[4];
+    const dir = bare || !top ? abs : top;
+    const promisor = await runGit(
+      ["config", "--get-regexp", "^(extensions\\.partialclone|remote\\..*\\.promisor)$"],
+      { cwd: dir, okCodes: [0, 1] },
+    );
+    const partial = promisor.stdout
+      .toString("utf8")
+      .split("\n")
+      .some((l) => /^extensions\.partialclone \S/.test(l) || /\.promisor true$/.test(l));
+    return new Repo(dir, gitDir, objects, bare, shallow, partial, version);
+  }
+
+  private spawnOptions(opts: RunOptions): SpawnOptions {
+    return {
+      cwd: this.dir,
+      input: opts.input,
+      okCodes: opts.okCodes,
+      // Never fetch missing objects of a partial clone behind the user's back (honoured by git >= 2.44).
+      env: { GIT_NO_LAZY_FETCH: "1", ...opts.env },
+    };
+  }
+
+  /** Runs git and returns stdout as a Buffer. */
+  async run(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+    return runGit(args, this.spawnOptions(opts));
+  }
+
+  /** Runs git and returns stdout as text. */
+  async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {
+    return (await this.run(args, opts)).stdout.toString("utf8");
+  }
+
+  /** Streams git's output split on NUL (or another separator byte). */
+  stream(args: readonly string[], opts: RunOptions & { separator?: number } = {}): AsyncGenerator<string> {
+    return streamGit(args, { ...this.spawnOptions(opts), separator: opts.separator });
+  }
+
+  /** Resolves a revision to a full object id, or null when it does not exist. */
+  async resolve(rev: string): Promise<string | null> {
+    const r = await this.run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{object}`], {
+      okCodes: [0, 1, 128],
+    });
+    return r.code === 0 ? r.stdout.toString("utf8").trim() : null;
+  }
+}

@@ -1,0 +1,167 @@
+import type { ChainScenario, Difficulty } from "../dataset/sample.js";
+import type { Branch, CommitNode } from "../git/history.js";
+import type { DropCounter } from "./drops.js";
+import { byCodeUnits } from "./merges.js";
+import { chainDifficulty, roundedRatio, type DifficultyThresholds } from "./purity.js";
+
+/** What chain mining needs to know of one non-merge commit's diff against its parent. */
+export interface CommitSummary {
+  /** Changed lines (+ and -) over all files; binary files count 0. */
+  totalLines: number;
+  /** Files of a mined language: status letter and changed lines. */
+  plFiles: Map<string, { status: string; lines: number }>;
+  /** Changed files not of a mined language. */
+  otherFiles: string[];
+  /** Objects needed to diff this commit are missing (partial clone). */
+  unreadable?: boolean;
+}
+
+export interface ChainFinding {
+  /** Committer time of the oldest commit, for a stable chronological order. */
+  time: number;
+  scenario: ChainScenario;
+  difficulty: Difficulty;
+}
+
+export interface ChainMiningOptions {
+  minChain: number;
+  maxChain: number;
+  minPurity: number;
+  thresholds: DifficultyThresholds;
+}
+
+interface Run {
+  /** Commits of the run, newest first. */
+  commits: string[];
+  branch: string;
+  /** The run ended at a commit we could not see past (shallow boundary, unreadable commit). */
+  cutBy?: "shallow" | "missing_objects";
+}
+
+/**
+ * Finds file-commit chains along each branch's first-parent line: maximal runs of consecutive
+ * non-merge commits that all change the same file. Branches are walked in ref-name order and a walk
+ * stops once it joins history an earlier branch already covered and no run of its own is still open,
+ * so shared history is read once and each run is credited to the first branch that holds it.
+ */
+export function mineChains(
+  graph: ReadonlyMap<string, CommitNode>,
+  branches: readonly Branch[],
+  summaries: ReadonlyMap<string, CommitSummary>,
+  opts: ChainMiningOptions,
+  drops: DropCounter,
+  /** Commits at the edge of a shallow clone: their history is cut. */
+  shallowBoundary: ReadonlySet<string> = new Set(),
+): ChainFinding[] {
+  const visited = new Set<string>();
+  const seen = new Set<string>();
+  const findings: ChainFinding[] = [];
+
+  const close = (file: string, run: Run): void => {
+    const commits = run.commits;
+    const oldest = commits[commits.length - 1] as string;
+    const newest = commits[0] as string;
+    const key = `${oldest}\0${newest}\0${file}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (commits.length < 2) return; // a single change is not a chain candidate
+    if (run.cutBy) return drops.chain(run.cutBy);
+    if (commits.length < opts.minChain) return drops.chain("too_short");
+    if (commits.length > opts.maxChain) return drops.chain("too_long");
+    const oldestChange = summaries.get(oldest)?.plFiles.get(file);
+    if (oldestChange?.status === "A") return drops.chain("file_added");
+    let fileLines = 0;
+    let allLines = 0;
+    const others = new Set<string>();
+    for (const c of commits) {
+      const s = summaries.get(c);
+      if (!s) continue;
+      fileLines += s.plFiles.get(file)?.lines ?? 0;
+      allLines += s.totalLines;
+      for (const o of s.otherFiles) others.add(o);
+    }
+    if (allLines === 0) return drops.chain("no_line_changes");
+    const purity = roundedRatio(fileLines, allLines);
+    if (purity < opts.minPurity) return drops.chain("impure");
+    const nonPl = [...others].sort(byCodeUnits);
+    const scenario: ChainScenario = {
+      file,
+      branch: run.branch,
+      times_seen_consecutively: commits.length,
+      purity,
+      newest_commit: newest,
+      oldest_commit: oldest,
+      contains_non_pl_files: nonPl.length > 0,
+    };
+    if (nonPl.length > 0) scenario.non_pl_files = nonPl;
+    findings.push({
+      time: graph.get(oldest)?.time ?? 0,
+      scenario,
+      difficulty: chainDifficulty(purity, opts.thresholds),
+    });
+  };
+
+  for (const branch of branches) {
+    const open = new Map<string, Run>();
+    const closeAll = (cutBy?: Run["cutBy"]): void => {
+      for (const [file, run] of open) {
+        if (cutBy) run.cutBy = cutBy;
+        close(file, run);
+      }
+      open.clear();
+    };
+    let joined = false;
+    let commit: string | undefined = branch.oid;
+    while (commit !== undefined) {
+      const node = graph.get(commit);
+      if (!node) {
+        closeAll("shallow");
+        break;
+      }
+      // Runs may start on this walk's own commits and on the first commit it shares with an earlier
+      // walk (above it the lines differ); below that, only runs already open are followed.
+      let mayOpen = !joined;
+      if (visited.has(commit)) {
+        if (joined && open.size === 0) break;
+        joined = true;
+      } else visited.add(commit);
+      const summary = summaries.get(commit);
+      if (node.parents.length > 1) {
+        closeAll();
+      } else if (summary?.unreadable) {
+        closeAll("missing_objects");
+      } else {
+        const changed = summary?.plFiles;
+        for (const [file, run] of open) {
+          if (!changed?.has(file)) {
+            open.delete(file);
+            close(file, run);
+          }
+        }
+        if (changed) {
+          for (const file of changed.keys()) {
+            const run = open.get(file);
+            if (run) run.commits.push(commit);
+            else if (mayOpen) open.set(file, { commits: [commit], branch: branch.name });
+          }
+        }
+      }
+      const first: string | undefined = node.parents[0];
+      if (shallowBoundary.has(commit) || (first !== undefined && !graph.has(first))) {
+        // History was cut away by a shallow clone: the open runs' true length is unknown.
+        closeAll("shallow");
+        break;
+      }
+      commit = first;
+    }
+    closeAll();
+  }
+  findings.sort(
+    (a, b) =>
+      a.time - b.time ||
+      byCodeUnits(a.scenario.oldest_commit, b.scenario.oldest_commit) ||
+      byCodeUnits(a.scenario.newest_commit, b.scenario.newest_commit) ||
+      byCodeUnits(a.scenario.file, b.scenario.file),
+  );
+  return findings;
+}

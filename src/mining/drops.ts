@@ -1,0 +1,46 @@
+import type { SampleType } from "../dataset/sample.js";
+
+/** Why a candidate did not become a sample. Stable strings: they appear in `--json` summaries. */
+export const DROP_REASONS = {
+  merge: {
+    octopus: "more than two parents",
+    no_conflict: "re-merge is clean",
+    non_pl_conflict: "a conflicted file is not in a mined language",
+    conflict_without_markers: "a conflicted file has no marker region (modify/delete, rename, binary …)",
+    too_many_conflicts: "more conflict regions than --max-conflicts",
+    missing_objects: "objects missing (partial clone) or git could not re-merge",
+    shallow: "a parent lies beyond the shallow boundary",
+  },
+  file_commit_chain: {
+    too_short: "run of 2 commits or shorter than --min-chain",
+    too_long: "run longer than --max-chain (dropped, not cut)",
+    file_added: "the file is added, not modified, in the oldest commit",
+    impure: "purity below --min-purity",
+    no_line_changes: "no changed lines in the chain (binary or mode-only changes)",
+    shallow: "the run reaches the shallow boundary, so its length is unknown",
+    missing_objects: "objects missing (partial clone) in a commit of the run",
+  },
+} as const;
+
+export type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
+export type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
+
+/** Counts drops per sample type and reason. */
+export class DropCounter {
+  readonly counts: { merge: Partial<Record<MergeDrop, number>>; file_commit_chain: Partial<Record<ChainDrop, number>> } = {
+    merge: {},
+    file_commit_chain: {},
+  };
+
+  merge(reason: MergeDrop, n = 1): void {
+    this.counts.merge[reason] = (this.counts.merge[reason] ?? 0) + n;
+  }
+
+  chain(reason: ChainDrop, n = 1): void {
+    this.counts.file_commit_chain[reason] = (this.counts.file_commit_chain[reason] ?? 0) + n;
+  }
+
+  total(type: SampleType): number {
+    return Object.values(this.counts[type]).reduce((a: number, b) => a + (b ?? 0), 0);
+  }
+}

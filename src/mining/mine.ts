@@ -1,0 +1,267 @@
+import os from "node:os";
+import { readFileSync } from "node:fs";
+import {
+
+  sampleId,
+  type ChainSample,
+  type Difficulty,
+  type MergeSample,
+  type Sample,
+  type SampleType,
+} from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import { diffCommits, listBranches, readCommitGraph, type CommitNode } from "../git/history.js";
+import { Repo } from "../git/repo.js";
+import { mineChains, type CommitSummary } from "./chains.js";
+import { DropCounter } from "./drops.js";
+import { evaluateFilters, type FilterResult } from "./filters.js";
+import { DEFAULT_LANGUAGES, LanguageSet } from "./languages.js";
+import { mineMerges } from "./merges.js";
+import { EMPTY_METADATA, type RepositoryMetadata } from "./metadata.js";
+import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
+import { describeRepository } from "./repository.js";
+
+export const SUMMARY_SCHEMA_VERSION = 1;
+
+export interface MineOptions {
+  type: SampleType | "all";
+  /** `owner/repo`; default from the origin remote URL, else the folder name. */
+  name?: string;
+  metadata: RepositoryMetadata;
+  languages: readonly string[];
+  maxConflicts: number;
+  minChain: number;
+  maxChain: number;
+  minPurity: number;
+  thresholds: DifficultyThresholds;
+  /** Apply GitGoodBench's repository filters; a repository that fails one yields no samples. */
+  filter: boolean;
+  jobs: number;
+}
+
+export const DEFAULT_MINE_OPTIONS: MineOptions = {
+  type: "all",
+  metadata: EMPTY_METADATA,
+  languages: DEFAULT_LANGUAGES,
+  maxConflicts: 8,
+  minChain: 3,
+  maxChain: 6,
+  minPurity: 0.5,
+  thresholds: DEFAULT_THRESHOLDS,
+  filter: false,
+  jobs: Math.max(1, os.availableParallelism()),
+};
+
+type Counts = Record<Difficulty | "total", number>;
+
+export interface MineSummary {
+  schema_version: number;
+  repository: string;
+  path: string;
+  bare: boolean;
+  shallow: boolean;
+  partial_clone: boolean;
+  branches: number;
+  commits: number;
+  samples: Record<SampleType, Counts>;
+  dropped: DropCounter["counts"];
+  /** Present when --filter was given. */
+  filters?: FilterResult[];
+  /** True when --filter was given and a filter failed: then no samples are produced. */
+  excluded: boolean;
+  warnings: string[];
+}
+
+export interface MineResult {
+  samples: Sample[];
+  summary: MineSummary;
+}
+
+function emptyCounts(): Counts {
+  return { total: 0, easy: 0, medium: 0, hard: 0 };
+}
+
+function validate(o: MineOptions): void {
+  const bad = (msg: string): never => {
+    throw new GitGoodError("BAD_OPTION", msg);
+  };
+  if (!Number.isInteger(o.maxConflicts) || o.maxConflicts < 1) bad("--max-conflicts must be a whole number >= 1");
+  if (!Number.isInteger(o.minChain) || o.minChain < 2) bad("--min-chain must be a whole number >= 2");
+  if (!Number.isInteger(o.maxChain) || o.maxChain < o.minChain) bad("--max-chain must be a whole number >= --min-chain");
+  if (!(o.minPurity >= 0 && o.minPurity <= 1)) bad("--min-purity must be between 0 and 1");
+  if (!Number.isInteger(o.jobs) || o.jobs < 1) bad("--jobs must be a whole number >= 1");
+  if (o.name !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(o.name)) bad(`--name must look like owner/repo, not '${o.name}'`);
+}
+
+/** Commits on the first-parent line of any branch (where chains live), each once. */
+function firstParentCommits(graph: ReadonlyMap<string, CommitNode>, tips: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const tip of tips) {
+    let c: string | undefined = tip;
+    while (c !== undefined && !seen.has(c)) {
+      const node = graph.get(c);
+      if (!node) break;
+      seen.add(c);
+      if (node.parents.length <= 1) out.push(c);
+      c = node.parents[0];
+    }
+  }
+  return out;
+}
+
+function readShallowBoundary(repo: Repo): Set<string> {
+  if (!repo.shallow) return new Set();
+  try {
+    return new Set(readFileSync(`${repo.gitDir}/shallow`, "utf8").split("\n").filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}
+
+/** Blobs that a partial clone does not have, listed without fetching anything. */
+async function missingObjects(repo: Repo, tips: readonly string[]): Promise<Set<string>> {
+  const missing = new Set<string>();
+  for await (const line of repo.stream(["rev-list", "--objects", "--missing=print", "--stdin"], {
+    input: tips.map((t) => `${t}\n`).join(""),
+    separator: 10,
+  })) {
+    if (line.startsWith("?")) missing.add(line.slice(1).trim());
+  }
+  return missing;
+}
+
+async function summarizeCommits(
+  repo: Repo,
+  commits: string[],
+  languages: LanguageSet,
+  jobs: number,
+  tips: readonly string[],
+): Promise<Map<string, CommitSummary>> {
+  const summaries = new Map<string, CommitSummary>();
+  const intern = new Map<string, string>();
+  const name = (p: string): string => {
+    const known = intern.get(p);
+    if (known !== undefined) return known;
+    intern.set(p, p);
+    return p;
+  };
+  let readable = commits;
+  if (repo.partial) {
+    // Find the commits whose blobs are here; only those can be diffed line by line.
+    const missing = await missingObjects(repo, tips);
+    const blocked = new Set<string>();
+    for await (const d of diffCommits(repo, commits, { jobs, numstat: false })) {
+      if (d.files.some((f) => missing.has(f.oldOid) || missing.has(f.newOid))) blocked.add(d.commit);
+    }
+    for (const c of blocked) summaries.set(c, { totalLines: 0, plFiles: new Map(), otherFiles: [], unreadable: true });
+    readable = commits.filter((c) => !blocked.has(c));
+  }
+  for await (const d of diffCommits(repo, readable, { jobs, numstat: true })) {
+    const s: CommitSummary = { totalLines: 0, plFiles: new Map(), otherFiles: [] };
+    for (const f of d.files) {
+      s.totalLines += f.lines;
+      if (languages.has(f.path)) s.plFiles.set(name(f.path), { status: f.status, lines: f.lines });
+      else s.otherFiles.push(name(f.path));
+    }
+    summaries.set(d.commit, s);
+  }
+  return summaries;
+}
+
+/**
+ * Mines GitGoodBench samples from a repository: merge-conflict samples and file-commit-chain samples,
+ * with the repository-level fields filled in. Never writes to the repository.
+ */
+export async function mine(repoPath: string, options: Partial<MineOptions> = {}): Promise<MineResult> {
+  const o: MineOptions = { ...DEFAULT_MINE_OPTIONS, ...options };
+  validate(o);
+  const languages = new LanguageSet(o.languages);
+  const repo = await Repo.open(repoPath);
+  const branches = await listBranches(repo);
+  if (branches.length === 0) {
+    throw new GitGoodError("EMPTY_REPOSITORY", `${repoPath} has no branch with a commit: there is nothing to mine`, {
+      path: repo.dir,
+    });
+  }
+  const warnings: string[] = [];
+  if (repo.shallow) {
+    warnings.push(
+      "shallow clone: history beyond the shallow boundary is not mined; merges whose parents are cut away and chains that reach the boundary are skipped (run 'git fetch --unshallow' for complete results)",
+    );
+  }
+  if (repo.partial) {
+    warnings.push("partial clone: commits and merges whose objects are missing are skipped and counted as missing_objects");
+  }
+  const facts = await describeRepository(repo, { name: o.name, metadata: o.metadata, languages });
+  const summary: MineSummary = {
+    schema_version: SUMMARY_SCHEMA_VERSION,
+    repository: facts.fields.name,
+    path: repo.dir,
+    bare: repo.bare,
+    shallow: repo.shallow,
+    partial_clone: repo.partial,
+    branches: branches.length,
+    commits: 0,
+    samples: { merge: emptyCounts(), file_commit_chain: emptyCounts() },
+    dropped: { merge: {}, file_commit_chain: {} },
+    excluded: false,
+    warnings,
+  };
+  if (o.filter) {
+    summary.filters = await evaluateFilters(repo, o.metadata, {
+      license: facts.fields.license,
+      branchCount: branches.length,
+    });
+    if (summary.filters.some((f) => !f.passed)) {
+      summary.excluded = true;
+      return { samples: [], summary };
+    }
+  }
+
+  const tips = [...new Set(branches.map((b) => b.oid))];
+  const graph = await readCommitGraph(repo, tips);
+  summary.commits = graph.size;
+  const drops = new DropCounter();
+  const wantMerges = o.type === "all" || o.type === "merge";
+  const wantChains = o.type === "all" || o.type === "file_commit_chain";
+
+  const [merges, chains] = await Promise.all([
+    wantMerges ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs }, drops) : [],
+    wantChains
+      ? summarizeCommits(repo, firstParentCommits(graph, tips), languages, o.jobs, tips).then((summaries) =>
+          mineChains(graph, branches, summaries, o, drops, readShallowBoundary(repo)),
+        )
+      : [],
+  ]);
+
+  const samples: Sample[] = [];
+  merges.forEach((m, i) => {
+    const s: MergeSample = {
+      id: sampleId(facts.fields.name, "merge", i),
+      ...facts.fields,
+      scenario: m.scenario,
+      sample_type: "merge",
+      difficulty: m.difficulty,
+    };
+    samples.push(s);
+  });
+  chains.forEach((c, i) => {
+    const s: ChainSample = {
+      id: sampleId(facts.fields.name, "file_commit_chain", i),
+      ...facts.fields,
+      scenario: c.scenario,
+      sample_type: "file_commit_chain",
+      difficulty: c.difficulty,
+    };
+    samples.push(s);
+  });
+  for (const s of samples) {
+    const counts = summary.samples[s.sample_type];
+    counts.total++;
+    counts[s.difficulty]++;
+  }
+  summary.dropped = drops.counts;
+  return { samples, summary };
+}
+

@@ -1,0 +1,131 @@
+import path from "node:path";
+import { projectSizeOf, type RepositoryFields } from "../dataset/sample.js";
+import type { Repo } from "../git/repo.js";
+import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "./languages.js";
+import { detectLicense, LICENSE_FILE } from "./license.js";
+import type { RepositoryMetadata } from "./metadata.js";
+
+export interface RepositoryFacts {
+  fields: RepositoryFields;
+  /** Revision the default branch resolves to (used for size and language), or null. */
+  defaultRev: string | null;
+  /** Non-blank lines in source files at the default branch, or null when they could not be read. */
+  linesOfCode: number | null;
+}
+
+/** `owner/repo` from a remote URL (https, ssh, scp-like, file), or null. */
+export function nameFromRemoteUrl(url: string): string | null {
+  const cleaned = url.trim().replace(/\/+$/, "").replace(/\.git$/, "");
+  const m = /[/:]([^/:]+)\/([^/:]+)$/.exec(cleaned);
+  return m ? `${m[1]}/${m[2]}` : null;
+}
+
+async function repositoryName(repo: Repo): Promise<string> {
+  const url = (await repo.run(["config", "--get", "remote.origin.url"], { okCodes: [0, 1] })).stdout
+    .toString("utf8")
+    .trim();
+  const fromUrl = url ? nameFromRemoteUrl(url) : null;
+  if (fromUrl) return fromUrl;
+  return path.basename(repo.dir).replace(/\.git$/, "") || "repository";
+}
+
+async function defaultBranch(repo: Repo): Promise<{ name: string | null; rev: string | null }> {
+  const originHead = (
+    await repo.run(["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"], { okCodes: [0, 1, 128] })
+  ).stdout
+    .toString("utf8")
+    .trim();
+  if (originHead.startsWith("refs/remotes/origin/") && (await repo.resolve(originHead))) {
+    return { name: originHead.slice("refs/remotes/origin/".length), rev: originHead };
+  }
+  const head = (await repo.run(["symbolic-ref", "--quiet", "HEAD"], { okCodes: [0, 1, 128] })).stdout
+    .toString("utf8")
+    .trim();
+  if (head.startsWith("refs/heads/") && (await repo.resolve(head))) {
+    return { name: head.slice("refs/heads/".length), rev: head };
+  }
+  return { name: null, rev: (await repo.resolve("HEAD")) ? "HEAD" : null };
+}
+
+/** Counts non-blank lines of every source file (any known language) at `rev`, in one `git grep`. */
+async function countLinesOfCode(repo: Repo, rev: string): Promise<number | null> {
+  const specs = Object.values(LANGUAGE_EXTENSIONS)
+    .flat()
+    .map((ext) => `*${ext}`);
+  try {
+    const r = await repo.run(["grep", "--count", "-I", "-z", "-e", "[^[:space:]]", rev, "--", ...specs], {
+      okCodes: [0, 1],
+    });
+    let total = 0;
+    for (const line of r.stdout.toString("utf8").split("\n")) {
+      const nul = line.lastIndexOf("\0");
+      if (nul !== -1) total += Number(line.slice(nul + 1)) || 0;
+    }
+    return total;
+  } catch {
+    return null; // e.g. blobs missing from a partial clone
+  }
+}
+
+async function filesAt(repo: Repo, rev: string): Promise<string[]> {
+  const out = await repo.run(["ls-tree", "-r", "-z", "--name-only", rev]);
+  return out.stdout.toString("utf8").split("\0").filter(Boolean);
+}
+
+async function licenseAt(repo: Repo, rev: string, rootFiles: readonly string[]): Promise<string | null> {
+  const candidates = rootFiles.filter((f) => !f.includes("/") && LICENSE_FILE.test(f)).sort();
+  for (const file of candidates) {
+    const blob = await repo.run(["cat-file", "blob", `${rev}:${file}`], { okCodes: [0, 128] });
+    if (blob.code !== 0) continue;
+    const id = detectLicense(blob.stdout.toString("utf8"));
+    if (id) return id;
+  }
+  return null;
+}
+
+/**
+ * The repository-level sample fields. Metadata given by the user wins; what it lacks is read from
+ * the repository at its default branch (license file, dominant language, lines of code).
+ */
+export async function describeRepository(
+  repo: Repo,
+  opts: { name?: string; metadata: RepositoryMetadata; languages: LanguageSet },
+): Promise<RepositoryFacts> {
+  const name = opts.name ?? (await repositoryName(repo));
+  const branch = await defaultBranch(repo);
+  const md = opts.metadata;
+  let files: string[] = [];
+  let linesOfCode: number | null = null;
+  if (branch.rev) {
+    files = await filesAt(repo, branch.rev);
+    linesOfCode = await countLinesOfCode(repo, branch.rev);
+  }
+  let language = md.language;
+  if (!language) {
+    const counts = new Map<string, number>();
+    for (const f of files) {
+      const lang = opts.languages.languageOf(f);
+      if (lang) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+    }
+    let best: string | null = null;
+    for (const lang of opts.languages.names) {
+      if ((counts.get(lang) ?? 0) > (best ? (counts.get(best) ?? 0) : 0)) best = lang;
+    }
+    language = best ? (LANGUAGE_DISPLAY[best] ?? best) : null;
+  }
+  const license = md.license ?? (branch.rev ? await licenseAt(repo, branch.rev, files) : null);
+  return {
+    defaultRev: branch.rev,
+    linesOfCode,
+    fields: {
+      name,
+      default_branch: branch.name,
+      license,
+      stargazers: md.stargazers,
+      created_at: md.created_at,
+      topics: md.topics,
+      programming_language: language,
+      project_size: linesOfCode === null ? null : projectSizeOf(linesOfCode),
+    },
+  };
+}
