@@ -1,10 +1,15 @@
 import { defineConfig } from "vitest/config";
 
+// On CI a JSON report is written too, so .ci/run can print its own plain summary line.
+const ci = Boolean(process.env.CI);
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    reporters: ci ? ["default", "json"] : ["default"],
+    outputFile: ci ? { json: ".vitest-results.json" } : undefined,
   },
 });

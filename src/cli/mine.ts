@@ -47,6 +47,7 @@ function formatSummary(s: MineSummary, samplesTo: string): string {
     }
     if (s.excluded) lines.push("  repository excluded by --filter: no samples written");
   }
+  if (s.unreadable_commits > 0) lines.push(`  ${s.unreadable_commits} commits could not be read (missing objects)`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   return lines.join("\n");
 }

@@ -1,4 +1,4 @@
-import { mapPool } from "../util/pool.js";
+import { chunk, interleave } from "../util/interleave.js";
 import type { Repo } from "./repo.js";
 
 export interface Branch {
@@ -87,44 +87,12 @@ export async function* diffCommits(
   commits: readonly string[],
   opts: { jobs: number; numstat: boolean },
 ): AsyncGenerator<CommitDiff> {
-  const jobs = Math.max(1, Math.min(opts.jobs, Math.ceil(commits.length / 64) || 1));
-  const size = Math.ceil(commits.length / jobs);
-  const chunks: string[][] = [];
-  for (let i = 0; i < commits.length; i += size) chunks.push(commits.slice(i, i + size));
-  // Each chunk is parsed fully by its own generator; the pool interleaves them by buffering per chunk.
-  const queue: CommitDiff[] = [];
-  let wake: (() => void) | null = null;
-  let done = 0;
-  let failure: unknown = null;
-  const pump = async (chunk: string[]): Promise<void> => {
-    for await (const record of parseDiffTree(repo, chunk, opts.numstat)) {
-      queue.push(record);
-      wake?.();
-    }
-  };
-  const all = (async () => {
-    for await (const _ of mapPool(chunks, jobs, async (c) => {
-      try {
-        await pump(c);
-      } catch (err) {
-        failure ??= err;
-      }
-      done++;
-      wake?.();
-    }));
-  })();
-  while (done < chunks.length || queue.length > 0) {
-    const next = queue.shift();
-    if (next) {
-      yield next;
-      continue;
-    }
-    if (failure) break;
-    await new Promise<void>((resolve) => (wake = resolve));
-    wake = null;
-  }
-  await all;
-  if (failure) throw failure;
+  // Small inputs are not worth a second process.
+  const parts = Math.min(opts.jobs, Math.ceil(commits.length / 64));
+  yield* interleave(
+    chunk(commits, parts).map((c) => () => parseDiffTree(repo, c, opts.numstat)),
+    opts.jobs,
+  );
 }
 
 const NUMSTAT = /^(\d+|-)\t(\d+|-)\t/;

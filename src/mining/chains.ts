@@ -120,7 +120,7 @@ export function mineChains(
       }
       // Runs may start on this walk's own commits and on the first commit it shares with an earlier
       // walk (above it the lines differ); below that, only runs already open are followed.
-      let mayOpen = !joined;
+      const mayOpen = !joined;
       if (visited.has(commit)) {
         if (joined && open.size === 0) break;
         joined = true;

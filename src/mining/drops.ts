@@ -12,7 +12,7 @@ export const DROP_REASONS = {
     shallow: "a parent lies beyond the shallow boundary",
   },
   file_commit_chain: {
-    too_short: "run of 2 commits or shorter than --min-chain",
+    too_short: "run shorter than --min-chain (single changes are not counted)",
     too_long: "run longer than --max-chain (dropped, not cut)",
     file_added: "the file is added, not modified, in the oldest commit",
     impure: "purity below --min-purity",

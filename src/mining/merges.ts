@@ -2,6 +2,7 @@ import type { Difficulty, MergeScenario } from "../dataset/sample.js";
 import type { CommitNode } from "../git/history.js";
 import { Remerger, type MergePair } from "../git/mergetree.js";
 import type { Repo } from "../git/repo.js";
+import { remergeReports } from "../git/remergediff.js";
 import { countConflictRegions } from "./conflicts.js";
 import type { DropCounter } from "./drops.js";
 import type { LanguageSet } from "./languages.js";
@@ -47,7 +48,72 @@ export async function mineMerges(
     pairs.push({ commit, parents: [p1, p2] });
   }
   const findings: MergeFinding[] = [];
-  const remerger = new Remerger(repo, opts.jobs);
+  const judge = (commit: string, conflicts: ReadonlyMap<string, number>): void => {
+    const finding = judgeMerge(graph, commit, conflicts, opts, drops);
+    if (finding) findings.push(finding);
+  };
+  const judged = new Set<string>();
+  try {
+    for await (const report of remergeReports(
+      repo,
+      pairs.map((p) => p.commit),
+      opts.jobs,
+    )) {
+      judged.add(report.commit);
+      judge(report.commit, report.conflicts);
+    }
+  } catch {
+    /* merges git could not re-merge in the stream are re-merged one by one below */
+  }
+  const rest = pairs.filter((p) => !judged.has(p.commit));
+  if (rest.length > 0) await remergeOneByOne(repo, rest, opts.jobs, judge, drops);
+  findings.sort((a, b) => a.time - b.time || byCodeUnits(a.scenario.merge_commit_hash, b.scenario.merge_commit_hash));
+  return findings;
+}
+
+/** Applies the merge rules to one re-merge's conflicts; counts the reason when it is dropped. */
+function judgeMerge(
+  graph: ReadonlyMap<string, CommitNode>,
+  commit: string,
+  conflicts: ReadonlyMap<string, number>,
+  opts: MergeMiningOptions,
+  drops: DropCounter,
+): MergeFinding | null {
+  if (conflicts.size === 0) return drops.merge("no_conflict"), null;
+  const files = [...conflicts.keys()].sort(byCodeUnits);
+  if (!files.every((f) => opts.languages.has(f))) return drops.merge("non_pl_conflict"), null;
+  const counts = files.map((f) => conflicts.get(f) ?? 0);
+  if (counts.some((c) => c === 0)) return drops.merge("conflict_without_markers"), null;
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total > opts.maxConflicts) return drops.merge("too_many_conflicts"), null;
+  const node = graph.get(commit);
+  const [p1, p2] = (node?.parents ?? []) as [string, string];
+  return {
+    time: node?.time ?? 0,
+    scenario: {
+      merge_commit_hash: commit,
+      parents: [p1, p2],
+      number_of_files_with_merge_conflict: files.length,
+      total_number_of_merge_conflicts: total,
+      files_in_merge_conflict: files,
+    },
+    difficulty: mergeDifficulty(files.length, total),
+  };
+}
+
+/**
+ * The exact fallback for merges the streaming pass could not re-merge: `git merge-tree` per merge
+ * (batched where git allows), counting marker regions in the re-merged blobs. A merge that still
+ * cannot be re-merged (objects missing from a partial clone) is counted as such.
+ */
+async function remergeOneByOne(
+  repo: Repo,
+  pairs: readonly MergePair[],
+  jobs: number,
+  judge: (commit: string, conflicts: ReadonlyMap<string, number>) => void,
+  drops: DropCounter,
+): Promise<void> {
+  const remerger = new Remerger(repo, jobs);
   try {
     const reader = remerger.objects();
     for await (const outcome of remerger.remergeAll(pairs)) {
@@ -55,45 +121,16 @@ export async function mineMerges(
         drops.merge("missing_objects");
         continue;
       }
-      if (outcome.clean || outcome.conflicted.length === 0) {
-        drops.merge("no_conflict");
-        continue;
+      const conflicts = new Map<string, number>();
+      for (const file of new Set(outcome.conflicted)) {
+        const blob = await reader.read(`${outcome.tree}:${file}`);
+        conflicts.set(file, blob && blob.type === "blob" ? countConflictRegions(blob.content) : 0);
       }
-      if (!outcome.conflicted.every((f) => opts.languages.has(f))) {
-        drops.merge("non_pl_conflict");
-        continue;
-      }
-      const files = [...new Set(outcome.conflicted)].sort(byCodeUnits);
-      const blobs = await Promise.all(files.map((f) => reader.read(`${outcome.tree}:${f}`)));
-      const counts = blobs.map((b) => (b && b.type === "blob" ? countConflictRegions(b.content) : 0));
-      if (counts.some((c) => c === 0)) {
-        drops.merge("conflict_without_markers");
-        continue;
-      }
-      const total = counts.reduce((a, b) => a + b, 0);
-      if (total > opts.maxConflicts) {
-        drops.merge("too_many_conflicts");
-        continue;
-      }
-      const node = graph.get(outcome.commit);
-      const pair = node?.parents as [string, string];
-      findings.push({
-        time: node?.time ?? 0,
-        scenario: {
-          merge_commit_hash: outcome.commit,
-          parents: [pair[0], pair[1]],
-          number_of_files_with_merge_conflict: files.length,
-          total_number_of_merge_conflicts: total,
-          files_in_merge_conflict: files,
-        },
-        difficulty: mergeDifficulty(files.length, total),
-      });
+      judge(outcome.commit, conflicts);
     }
   } finally {
     await remerger.close();
   }
-  findings.sort((a, b) => a.time - b.time || byCodeUnits(a.scenario.merge_commit_hash, b.scenario.merge_commit_hash));
-  return findings;
 }
 
 /** Plain code-unit order, independent of locale. */

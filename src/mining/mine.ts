@@ -63,6 +63,8 @@ export interface MineSummary {
   partial_clone: boolean;
   branches: number;
   commits: number;
+  /** Commits on branch lines whose diff could not be read (objects missing from a partial clone). */
+  unreadable_commits: number;
   samples: Record<SampleType, Counts>;
   dropped: DropCounter["counts"];
   /** Present when --filter was given. */
@@ -203,6 +205,7 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
     partial_clone: repo.partial,
     branches: branches.length,
     commits: 0,
+    unreadable_commits: 0,
     samples: { merge: emptyCounts(), file_commit_chain: emptyCounts() },
     dropped: { merge: {}, file_commit_chain: {} },
     excluded: false,
@@ -229,9 +232,10 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   const [merges, chains] = await Promise.all([
     wantMerges ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs }, drops) : [],
     wantChains
-      ? summarizeCommits(repo, firstParentCommits(graph, tips), languages, o.jobs, tips).then((summaries) =>
-          mineChains(graph, branches, summaries, o, drops, readShallowBoundary(repo)),
-        )
+      ? summarizeCommits(repo, firstParentCommits(graph, tips), languages, o.jobs, tips).then((summaries) => {
+          for (const s of summaries.values()) if (s.unreadable) summary.unreadable_commits++;
+          return mineChains(graph, branches, summaries, o, drops, readShallowBoundary(repo));
+        })
       : [],
   ]);
 

@@ -1,16 +1,25 @@
 import type { Difficulty } from "../dataset/sample.js";
 
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
 /**
  * `numerator / denominator` rounded to two decimals exactly as Python's `round(x, 2)` rounds the
- * quotient: ties go to the even hundredth. Integer arithmetic, so no binary-float surprises.
+ * float quotient: the exact binary value is rounded, and only a true tie (a quotient of eighths such
+ * as 0.125) goes to the even hundredth. `toFixed` rounds the exact binary value too, but breaks ties
+ * upwards, so eighths are handled in integers.
  */
 export function roundedRatio(numerator: number, denominator: number): number {
   if (denominator <= 0) throw new RangeError("denominator must be positive");
-  const scaled = numerator * 100;
-  let hundredths = Math.floor(scaled / denominator);
-  const twice = 2 * (scaled - hundredths * denominator);
-  if (twice > denominator || (twice === denominator && hundredths % 2 === 1)) hundredths++;
-  return hundredths / 100;
+  if (denominator / gcd(numerator, denominator) === 8) {
+    const scaled = numerator * 100;
+    let hundredths = Math.floor(scaled / denominator);
+    if (2 * (scaled - hundredths * denominator) >= denominator && hundredths % 2 === 1) hundredths++;
+    return hundredths / 100;
+  }
+  return Number((numerator / denominator).toFixed(2));
 }
 
 export interface DifficultyThresholds {

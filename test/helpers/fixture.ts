@@ -73,8 +73,12 @@ export class Fixture {
 
   /** Like git() but returns the exit code instead of throwing. */
   tryGit(...args: string[]): { code: number; stdout: string; stderr: string } {
+    return this.tryGitIn(this.dir, ...args);
+  }
+
+  tryGitIn(cwd: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
     try {
-      return { code: 0, stdout: this.git(...args), stderr: "" };
+      return { code: 0, stdout: this.gitIn(cwd, ...args), stderr: "" };
     } catch (err) {
       const e = err as { status?: number; stdout?: string; stderr?: string };
       return { code: e.status ?? 1, stdout: String(e.stdout ?? ""), stderr: String(e.stderr ?? "") };

@@ -1,0 +1,200 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { MergeSample } from "../../src/dataset/sample.js";
+import { mine } from "../../src/mining/mine.js";
+import { Fixture } from "../helpers/fixture.js";
+import { realMergeConflicts } from "../helpers/oracle.js";
+
+const fixtures: Fixture[] = [];
+afterEach(() => {
+  for (const f of fixtures.splice(0)) f.remove();
+});
+
+function fixture(): Fixture {
+  const f = new Fixture();
+  fixtures.push(f);
+  return f;
+}
+
+/** Replaces the given 0-based lines of `text`. */
+function edit(text: string, changes: Record<number, string>): string {
+  const lines = text.split("\n");
+  for (const [i, v] of Object.entries(changes)) lines[Number(i)] = v;
+  return lines.join("\n");
+}
+
+/**
+ * Makes a branch from main that sets lines in files, sets other values for the same lines on main,
+ * and merges the branch into main with `resolution`. Returns the merge commit.
+ */
+function conflictingMerge(
+  f: Fixture,
+  branch: string,
+  ours: Record<string, Record<number, string>>,
+  theirs: Record<string, Record<number, string>>,
+  resolution: Record<string, string> = {},
+): string {
+  const read = (file: string) => f.git("show", `HEAD:${file}`) + "\n";
+  f.checkout(branch, true);
+  f.commit(`${branch} work`, Object.fromEntries(Object.entries(theirs).map(([p, c]) => [p, edit(read(p), c)])));
+  f.checkout("main");
+  f.commit(`main work before ${branch}`, Object.fromEntries(Object.entries(ours).map(([p, c]) => [p, edit(read(p), c)])));
+  const files = Object.fromEntries(
+    Object.keys(ours).map((p) => [p, resolution[p] ?? edit(read(p), ours[p] ?? {})]),
+  );
+  return f.merge(branch, files);
+}
+
+async function mergeSamples(f: Fixture, opts: Parameters<typeof mine>[1] = {}) {
+  const r = await mine(f.dir, { type: "merge", name: "acme/widgets", ...opts });
+  return { samples: r.samples as MergeSample[], summary: r.summary };
+}
+
+function base(f: Fixture): void {
+  f.commit("base", {
+    "a.py": Fixture.lines("a", 40),
+    "b.py": Fixture.lines("b", 20),
+    "z.py": Fixture.lines("z", 20),
+    "notes.txt": Fixture.lines("n", 10),
+  });
+}
+
+describe("merge mining", () => {
+  it("finds easy, medium and hard conflicts exactly as a real git merge shows them", async () => {
+    const f = fixture();
+    base(f);
+    const easy = conflictingMerge(f, "f1", { "a.py": { 3: "main" } }, { "a.py": { 3: "f1" } });
+    const medium = conflictingMerge(f, "f2", { "a.py": { 10: "m1", 30: "m2" } }, { "a.py": { 10: "t1", 30: "t2" } });
+    const hard = conflictingMerge(
+      f,
+      "f3",
+      { "z.py": { 1: "m" }, "b.py": { 2: "m" } },
+      { "z.py": { 1: "t" }, "b.py": { 2: "t" } },
+    );
+    f.checkout("clean", true);
+    f.commit("clean side", { "b.py": edit(f.git("show", "HEAD:b.py") + "\n", { 15: "side" }) });
+    f.checkout("main");
+    f.merge("clean");
+
+    const { samples, summary } = await mergeSamples(f);
+    expect(samples.map((s) => s.scenario.merge_commit_hash)).toEqual([easy, medium, hard]);
+    expect(samples.map((s) => s.id)).toEqual([
+      "acme_widgets_merge_0000",
+      "acme_widgets_merge_0001",
+      "acme_widgets_merge_0002",
+    ]);
+    expect(samples.map((s) => s.difficulty)).toEqual(["easy", "medium", "hard"]);
+    for (const s of samples) {
+      const oracle = realMergeConflicts(f, s.scenario.merge_commit_hash);
+      expect(s.scenario.files_in_merge_conflict).toEqual(oracle.files);
+      expect(s.scenario.number_of_files_with_merge_conflict).toBe(oracle.files.length);
+      expect(s.scenario.total_number_of_merge_conflicts).toBe(oracle.regions.reduce((a, b) => a + b, 0));
+      expect(s.scenario.parents).toEqual([
+        f.git("rev-parse", `${s.scenario.merge_commit_hash}^1`),
+        f.git("rev-parse", `${s.scenario.merge_commit_hash}^2`),
+      ]);
+      expect(s.sample_type).toBe("merge");
+    }
+    expect(samples[2]?.scenario.files_in_merge_conflict).toEqual(["b.py", "z.py"]);
+    expect(summary.samples.merge).toEqual({ total: 3, easy: 1, medium: 1, hard: 1 });
+    expect(summary.dropped.merge.no_conflict).toBe(1);
+  });
+
+  it("ignores octopus merges and counts them", async () => {
+    const f = fixture();
+    base(f);
+    f.checkout("o1", true);
+    f.commit("o1", { "o1.py": "one\n" });
+    f.checkout("main");
+    f.checkout("o2", true);
+    f.commit("o2", { "o2.py": "two\n" });
+    f.checkout("main");
+    f.git("merge", "-q", "--no-ff", "-m", "octopus", "o1", "o2");
+    expect(f.git("rev-list", "--parents", "-1", "HEAD").split(" ")).toHaveLength(4);
+    const { samples, summary } = await mergeSamples(f);
+    expect(samples).toEqual([]);
+    expect(summary.dropped.merge.octopus).toBe(1);
+  });
+
+  it("drops a merge when any conflicted file is not in a mined language", async () => {
+    const f = fixture();
+    base(f);
+    conflictingMerge(
+      f,
+      "mixed",
+      { "a.py": { 1: "m" }, "notes.txt": { 1: "m" } },
+      { "a.py": { 1: "t" }, "notes.txt": { 1: "t" } },
+    );
+    const { samples, summary } = await mergeSamples(f);
+    expect(samples).toEqual([]);
+    expect(summary.dropped.merge.non_pl_conflict).toBe(1);
+    // The same merge is a sample when text files are not what we mine but Python is not either.
+    const onlyJava = await mergeSamples(f, { languages: ["java"] });
+    expect(onlyJava.samples).toEqual([]);
+  });
+
+  it("keeps 8 conflict regions, drops 9, and honours --max-conflicts", async () => {
+    const f = fixture();
+    base(f);
+    f.commit("big file", { "big.py": Fixture.lines("g", 100) });
+    const spaced = (n: number, v: string, from: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [from + i * 10, `${v}${i}`]));
+    const eight = conflictingMerge(f, "eight", { "big.py": spaced(8, "m", 0) }, { "big.py": spaced(8, "t", 0) });
+    const nine = conflictingMerge(f, "nine", { "big.py": spaced(9, "m", 5) }, { "big.py": spaced(9, "t", 5) });
+    expect(realMergeConflicts(f, eight).regions).toEqual([8]);
+    expect(realMergeConflicts(f, nine).regions).toEqual([9]);
+    const { samples, summary } = await mergeSamples(f);
+    expect(samples.map((s) => s.scenario.merge_commit_hash)).toEqual([eight]);
+    expect(samples[0]?.scenario.total_number_of_merge_conflicts).toBe(8);
+    expect(summary.dropped.merge.too_many_conflicts).toBe(1);
+    const strict = await mergeSamples(f, { maxConflicts: 7 });
+    expect(strict.samples).toEqual([]);
+    expect(strict.summary.dropped.merge.too_many_conflicts).toBe(2);
+  });
+
+  it("yields one sample per merge however many refs reach it, and mines no tags or other namespaces", async () => {
+    const f = fixture();
+    base(f);
+    const m = conflictingMerge(f, "side", { "a.py": { 5: "m" } }, { "a.py": { 5: "t" } });
+    f.git("branch", "copy");
+    f.git("update-ref", "refs/remotes/origin/main", "HEAD");
+    f.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main");
+    f.git("tag", "v1");
+    // A merge reachable only from a tag and a pull-request ref is not mined.
+    const hidden = conflictingMerge(f, "hidden-side", { "z.py": { 5: "m" } }, { "z.py": { 5: "t" } });
+    f.git("tag", "only-tag", hidden);
+    f.git("update-ref", "refs/pull/1/head", hidden);
+    f.git("reset", "-q", "--hard", m);
+    f.git("branch", "-D", "hidden-side");
+    const { samples } = await mergeSamples(f);
+    expect(samples.map((s) => s.scenario.merge_commit_hash)).toEqual([m]);
+  });
+
+  it("counts conflicts in CRLF files and in paths with spaces and non-ASCII names", async () => {
+    const f = fixture();
+    f.commit("base", { "dir with space/ünïcode.py": Fixture.lines("u", 20), "win.py": Fixture.lines("w", 20, "\r\n") });
+    const m = conflictingMerge(
+      f,
+      "side",
+      { "dir with space/ünïcode.py": { 2: "m" }, "win.py": { 2: "m\r", 12: "m\r" } },
+      { "dir with space/ünïcode.py": { 2: "t" }, "win.py": { 2: "t\r", 12: "t\r" } },
+    );
+    const { samples } = await mergeSamples(f);
+    expect(samples).toHaveLength(1);
+    expect(samples[0]?.scenario.files_in_merge_conflict).toEqual(["dir with space/ünïcode.py", "win.py"]);
+    expect(samples[0]?.scenario.total_number_of_merge_conflicts).toBe(3);
+    expect(realMergeConflicts(f, m).regions).toEqual([1, 2]);
+  });
+
+  it("drops merges whose conflicts have no marker region (modify/delete)", async () => {
+    const f = fixture();
+    base(f);
+    f.checkout("del", true);
+    f.commit("delete b", { "b.py": null });
+    f.checkout("main");
+    f.commit("modify b", { "b.py": edit(f.git("show", "HEAD:b.py") + "\n", { 1: "changed" }) });
+    f.merge("del", { "b.py": "resolved\n" });
+    const { samples, summary } = await mergeSamples(f);
+    expect(samples).toEqual([]);
+    expect(summary.dropped.merge.conflict_without_markers).toBe(1);
+  });
+});

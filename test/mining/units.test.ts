@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { idPrefix, projectSizeOf, sampleId } from "../../src/dataset/sample.js";
+import { countConflictRegions } from "../../src/mining/conflicts.js";
+import { LanguageSet } from "../../src/mining/languages.js";
+import { detectLicense } from "../../src/mining/license.js";
+import { normalizeMetadata } from "../../src/mining/metadata.js";
+import { chainDifficulty, roundedRatio } from "../../src/mining/purity.js";
+import { nameFromRemoteUrl } from "../../src/mining/repository.js";
+import { mergeDifficulty } from "../../src/mining/merges.js";
+
+describe("roundedRatio", () => {
+  it("rounds like Python's round(x, 2), ties to even", () => {
+    expect(roundedRatio(1, 8)).toBe(0.12); // 0.125
+    expect(roundedRatio(3, 8)).toBe(0.38); // 0.375
+    expect(roundedRatio(5, 8)).toBe(0.62); // 0.625
+    expect(roundedRatio(7, 8)).toBe(0.88); // 0.875
+    expect(roundedRatio(2, 3)).toBe(0.67);
+    expect(roundedRatio(1, 3)).toBe(0.33);
+    expect(roundedRatio(199, 200)).toBe(0.99); // the float 0.995 lies just below the tie
+    expect(roundedRatio(3, 200)).toBe(0.01); // so does 0.015
+    expect(roundedRatio(9, 8)).toBe(1.12); // 1.125
+    expect(roundedRatio(1, 1)).toBe(1);
+    expect(roundedRatio(0, 5)).toBe(0);
+    expect(roundedRatio(1001, 2000)).toBe(0.5); // 0.5005
+  });
+  it("rejects a zero denominator", () => {
+    expect(() => roundedRatio(1, 0)).toThrow(RangeError);
+  });
+});
+
+describe("difficulty", () => {
+  it("maps purity to chain difficulty with configurable thresholds", () => {
+    expect(chainDifficulty(1)).toBe("easy");
+    expect(chainDifficulty(0.99)).toBe("medium");
+    expect(chainDifficulty(0.75)).toBe("medium");
+    expect(chainDifficulty(0.74)).toBe("hard");
+    expect(chainDifficulty(0.5)).toBe("hard");
+    expect(chainDifficulty(0.7, { medium: 0.6 })).toBe("medium");
+  });
+  it("maps conflicts to merge difficulty", () => {
+    expect(mergeDifficulty(1, 1)).toBe("easy");
+    expect(mergeDifficulty(1, 3)).toBe("medium");
+    expect(mergeDifficulty(2, 2)).toBe("hard");
+  });
+});
+
+describe("countConflictRegions", () => {
+  const b = (s: string) => Buffer.from(s);
+  it("counts regions opened by exactly seven '<' at a line start", () => {
+    expect(countConflictRegions(b("<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"))).toBe(1);
+    expect(countConflictRegions(b("x\n<<<<<<< a\n1\n=======\n2\n>>>>>>> b\ny\n<<<<<<< a\n3\n=======\n4\n>>>>>>> b\n"))).toBe(2);
+    expect(countConflictRegions(b("<<<<<<< a\r\n1\r\n=======\r\n2\r\n>>>>>>> b\r\n"))).toBe(1);
+    expect(countConflictRegions(b("<<<<<<<\n"))).toBe(1);
+  });
+  it("ignores longer markers, indented markers and markers inside a line", () => {
+    expect(countConflictRegions(b("<<<<<<<<< inner\n  <<<<<<< x\nprint('<<<<<<< y')\n<<<<<<<x\n"))).toBe(0);
+    expect(countConflictRegions(b(""))).toBe(0);
+  });
+});
+
+describe("LanguageSet", () => {
+  it("maps extensions of the chosen languages only", () => {
+    const l = new LanguageSet(["python", "kotlin"]);
+    expect(l.languageOf("src/a.py")).toBe("python");
+    expect(l.languageOf("b/Main.kt")).toBe("kotlin");
+    expect(l.languageOf("Main.java")).toBeNull();
+    expect(l.languageOf("dir.py/README")).toBeNull();
+    expect(l.languageOf(".py")).toBeNull();
+    expect(l.languageOf("with space/ünïcode.py")).toBe("python");
+  });
+  it("rejects unknown languages with a clear message", () => {
+    expect(() => new LanguageSet(["cobol"])).toThrow(/unknown language 'cobol'/);
+  });
+});
+
+describe("ids and sizes", () => {
+  it("follows the published id pattern", () => {
+    expect(sampleId("mockito/mockito", "merge", 2)).toBe("mockito_mockito_merge_0002");
+    expect(sampleId("a-b/c.d", "file_commit_chain", 12)).toBe("a-b_c.d_file_commit_chain_0012");
+    expect(idPrefix("x y/z")).toBe("x_y_z");
+  });
+  it("classifies project size by lines of code", () => {
+    expect(projectSizeOf(999)).toBe("tiny");
+    expect(projectSizeOf(1000)).toBe("small");
+    expect(projectSizeOf(99_999)).toBe("medium");
+    expect(projectSizeOf(100_000)).toBe("large");
+    expect(projectSizeOf(1_000_000)).toBe("huge");
+  });
+});
+
+describe("repository facts", () => {
+  it("reads owner/repo from remote URLs", () => {
+    expect(nameFromRemoteUrl("https://github.com/mockito/mockito.git")).toBe("mockito/mockito");
+    expect(nameFromRemoteUrl("git@github.com:JetBrains/kotlin.git")).toBe("JetBrains/kotlin");
+    expect(nameFromRemoteUrl("ssh://git@host:22/owner/name/")).toBe("owner/name");
+    expect(nameFromRemoteUrl("file:///srv/git/team/tool.git")).toBe("team/tool");
+    expect(nameFromRemoteUrl("lonely")).toBeNull();
+  });
+  it("recognises common licenses", () => {
+    expect(detectLicense("MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy")).toBe("MIT");
+    expect(detectLicense("Apache License\n Version 2.0, January 2004")).toBe("Apache-2.0");
+    expect(
+      detectLicense("Redistribution and use in source and binary forms ... 3. Neither the name of the copyright holder"),
+    ).toBe("BSD-3-Clause");
+    expect(detectLicense("Redistribution and use in source and binary forms, with or without modification")).toBe("BSD-2-Clause");
+    expect(detectLicense("GNU GENERAL PUBLIC LICENSE\n Version 3, 29 June 2007")).toBe("GPL-3.0");
+    expect(detectLicense("All rights reserved.")).toBeNull();
+  });
+  it("normalises metadata exports of several shapes", () => {
+    const gh = normalizeMetadata({
+      stargazers_count: 1500,
+      license: { spdx_id: "MIT" },
+      topics: ["git", "agents"],
+      created_at: "2020-01-01T00:00:00Z",
+      archived: false,
+      fork: false,
+      language: "Python",
+    });
+    expect(gh).toMatchObject({ stargazers: 1500, license: "MIT", topics: "git;agents", archived: false, language: "Python" });
+    const flat = normalizeMetadata({ stars: "12", license: "Apache-2.0", topics: "a;b", contributors: [1, 2, 3] });
+    expect(flat).toMatchObject({ stargazers: 12, license: "Apache-2.0", topics: "a;b", contributors: 3 });
+    expect(() => normalizeMetadata([1, 2])).toThrow(/JSON object/);
+  });
+});
