@@ -110,3 +110,24 @@ describe("gitgood mine (CLI)", () => {
     expect(gitgood(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+describe("git on PATH", () => {
+  function fakeGit(dir: string, script: string): void {
+    writeFileSync(path.join(dir, "git"), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+  }
+
+  it("refuses a git older than 2.38 with one line", () => {
+    const dir = f.scratch("old-git");
+    fakeGit(dir, 'echo "git version 2.30.1"');
+    const r = gitgood(["mine", f.dir], { env: { PATH: dir } });
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /^gitgood: git 2\.30\.1 is too old: gitgood needs git 2\.38\.0 or newer/);
+  });
+
+  it("says so when git is missing", () => {
+    const dir = f.scratch("no-git");
+    const r = gitgood(["mine", f.dir], { env: { PATH: dir } });
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /^gitgood: git was not found on PATH/);
+  });
+});
