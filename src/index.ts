@@ -25,3 +25,8 @@ export { LANGUAGE_EXTENSIONS, DEFAULT_LANGUAGES } from "./mining/languages.js";
 export { normalizeMetadata, readMetadataFile, type RepositoryMetadata } from "./mining/metadata.js";
 export { FILTER_RULES, type FilterResult } from "./mining/filters.js";
 export { Repo } from "./git/repo.js";
+export { readDataset, type Dataset } from "./dataset/importer.js";
+export { splitSamples, PUBLISHED_SPLIT, type SplitOptions, type SplitResult } from "./dataset/split.js";
+export { statsReport, formatStats, type StatsReport } from "./dataset/stats.js";
+export { fetchRepositories, type FetchReposOptions, type ReposReport } from "./dataset/repos.js";
+export { parsePythonLiteral, formatPythonLiteral } from "./dataset/pyliteral.js";

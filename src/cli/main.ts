@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { createRequire } from "node:module";
 import { isGitGoodError } from "../errors.js";
 import { gitVersion } from "../git/version.js";
+import { datasetCommand } from "./dataset.js";
 import { mineCommand } from "./mine.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
       await gitVersion();
     });
   program.addCommand(mineCommand());
+  program.addCommand(datasetCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,0 +1,192 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
+import { GitGoodError, toGitGoodError } from "../errors.js";
+import { cloneBare, fetchCommits, objectKinds, type ObjectKind } from "../git/clone.js";
+import { Repo } from "../git/repo.js";
+import { mapPool } from "../util/pool.js";
+import type { Sample } from "./sample.js";
+
+export const DEFAULT_URL_PATTERN = "https://github.com/{name}.git";
+
+export interface FetchReposOptions {
+  /** Directory that receives `owner/repo` bare clones. */
+  into: string;
+  /** Remote URL with `{name}` (owner/repo), or `{owner}` and `{repo}`. */
+  urlPattern?: string;
+  /** Repositories handled at once. */
+  jobs?: number;
+  /** Fetch commits a clone lacks by id from the remote (default true). */
+  fetchMissing?: boolean;
+  /** Called as each repository is done. */
+  onRepository?: (outcome: RepositoryOutcome) => void;
+}
+
+export type RepositoryStatus = "cloned" | "recloned" | "present" | "failed";
+
+export interface RepositoryOutcome {
+  name: string;
+  path: string;
+  url: string;
+  /** cloned: new; recloned: a half-made clone of an interrupted run was replaced; present: kept as it was. */
+  status: RepositoryStatus;
+  /** Commits fetched by id because the clone lacked them. */
+  fetched: string[];
+  error?: string;
+}
+
+export interface MissingCommit {
+  /** The scenario field that names the commit: `merge_commit_hash`, `parents[1]`, `newest_commit`, … */
+  field: string;
+  commit: string;
+  /** What the repository has under that id: `missing`, or the kind of a non-commit object. */
+  found: Exclude<ObjectKind, "commit">;
+}
+
+export interface UnverifiedSample {
+  id: string;
+  name: string;
+  reason: "repository-unavailable" | "missing-commits";
+  detail: string;
+  missing: MissingCommit[];
+}
+
+export interface ReposReport {
+  repositories: RepositoryOutcome[];
+  samples: number;
+  verified: number;
+  unverified: UnverifiedSample[];
+}
+
+const NAME_PART = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
+
+/** Splits `owner/repo`, refusing anything that could leave the target directory. */
+export function splitRepositoryName(name: string): { owner: string; repo: string } | null {
+  const parts = name.split("/");
+  if (parts.length !== 2) return null;
+  const [owner, repo] = parts as [string, string];
+  return NAME_PART.test(owner) && NAME_PART.test(repo) ? { owner, repo } : null;
+}
+
+export function checkUrlPattern(pattern: string): void {
+  if (!pattern.includes("{name}") && !(pattern.includes("{owner}") && pattern.includes("{repo}"))) {
+    throw new GitGoodError("BAD_OPTION", `--url '${pattern}' must contain {name}, or {owner} and {repo}`);
+  }
+}
+
+export function repositoryUrl(pattern: string, name: string): string {
+  const [owner = "", repo = ""] = name.split("/");
+  return pattern.replaceAll("{name}", name).replaceAll("{owner}", owner).replaceAll("{repo}", repo);
+}
+
+/** The commits a sample names, each with the field it comes from. */
+export function sampleCommits(s: Sample): { field: string; commit: string }[] {
+  if (s.sample_type === "merge") {
+    return [
+      { field: "merge_commit_hash", commit: s.scenario.merge_commit_hash },
+      { field: "parents[0]", commit: s.scenario.parents[0] },
+      { field: "parents[1]", commit: s.scenario.parents[1] },
+    ];
+  }
+  return [
+    { field: "newest_commit", commit: s.scenario.newest_commit },
+    { field: "oldest_commit", commit: s.scenario.oldest_commit },
+  ];
+}
+
+/**
+ * Puts a complete bare clone at `dest`. A clone is made in a sibling `.repo.incomplete` directory and
+ * renamed into place only when git has finished, so an existing `dest` is always complete and a left-over
+ * `.incomplete` directory marks an interrupted run: it is removed and the clone made again.
+ */
+async function ensureClone(url: string, dest: string): Promise<"cloned" | "recloned" | "present"> {
+  if (existsSync(dest)) {
+    const repo = await Repo.open(dest).catch(() => null);
+    if (!repo || !repo.bare) {
+      throw new GitGoodError("NOT_A_CLONE", `${dest} exists but is not a bare git repository; move it away`);
+    }
+    return "present";
+  }
+  const parent = path.dirname(dest);
+  const temp = path.join(parent, `.${path.basename(dest)}.incomplete`);
+  const resumed = existsSync(temp);
+  if (resumed) rmSync(temp, { recursive: true, force: true });
+  mkdirSync(parent, { recursive: true });
+  try {
+    await cloneBare(url, temp, parent);
+  } catch (err) {
+    rmSync(temp, { recursive: true, force: true });
+    throw err;
+  }
+  renameSync(temp, dest);
+  return resumed ? "recloned" : "cloned";
+}
+
+async function handleRepository(
+  name: string,
+  samples: readonly Sample[],
+  opts: FetchReposOptions,
+): Promise<{ outcome: RepositoryOutcome; unverified: UnverifiedSample[] }> {
+  const url = repositoryUrl(opts.urlPattern ?? DEFAULT_URL_PATTERN, name);
+  const parts = splitRepositoryName(name);
+  const dest = parts ? path.join(path.resolve(opts.into), parts.owner, parts.repo) : "";
+  const outcome: RepositoryOutcome = { name, path: dest, url, status: "failed", fetched: [] };
+  const unavailable = (detail: string) =>
+    samples.map((s) => ({ id: s.id, name, reason: "repository-unavailable" as const, detail, missing: [] }));
+  if (!parts) {
+    outcome.error = `'${name}' is not an owner/repo name`;
+    return { outcome, unverified: unavailable(outcome.error) };
+  }
+  try {
+    outcome.status = await ensureClone(url, dest);
+    const repo = await Repo.open(dest);
+    const wanted = samples.flatMap(sampleCommits).map((c) => c.commit);
+    let kinds = await objectKinds(repo, wanted);
+    const absent = [...kinds].filter(([, k]) => k === "missing").map(([oid]) => oid);
+    if (absent.length > 0 && opts.fetchMissing !== false) {
+      outcome.fetched = (await fetchCommits(repo, url, absent)).fetched;
+      if (outcome.fetched.length > 0) kinds = await objectKinds(repo, wanted);
+    }
+    const unverified: UnverifiedSample[] = [];
+    for (const s of samples) {
+      const missing = sampleCommits(s)
+        .map(({ field, commit }) => ({ field, commit, found: kinds.get(commit) ?? "missing" }))
+        .filter((m): m is MissingCommit => m.found !== "commit");
+      if (missing.length > 0) {
+        const detail = missing.map((m) => `${m.field} ${m.commit} ${m.found === "missing" ? "missing" : `is a ${m.found}`}`);
+        unverified.push({ id: s.id, name, reason: "missing-commits", detail: detail.join("; "), missing });
+      }
+    }
+    return { outcome, unverified };
+  } catch (err) {
+    outcome.status = "failed";
+    outcome.error = toGitGoodError(err).message;
+    return { outcome, unverified: unavailable(outcome.error) };
+  }
+}
+
+/**
+ * Clones every repository the samples name into `into/owner/repo` (bare, complete), resuming after an
+ * interruption, fetches commits a clone lacks, and verifies that every commit of every sample exists.
+ * Problems of one repository or sample are data in the report, never an exception.
+ */
+export async function fetchRepositories(samples: readonly Sample[], opts: FetchReposOptions): Promise<ReposReport> {
+  checkUrlPattern(opts.urlPattern ?? DEFAULT_URL_PATTERN);
+  const byRepo = new Map<string, Sample[]>();
+  for (const s of samples) {
+    const list = byRepo.get(s.name);
+    if (list) list.push(s);
+    else byRepo.set(s.name, [s]);
+  }
+  const names = [...byRepo.keys()].sort();
+  const outcomes: RepositoryOutcome[] = [];
+  const unverified: UnverifiedSample[] = [];
+  const work = (name: string) => handleRepository(name, byRepo.get(name) as Sample[], opts);
+  for await (const done of mapPool(names, opts.jobs ?? 4, work)) {
+    outcomes.push(done.outcome);
+    unverified.push(...done.unverified);
+    opts.onRepository?.(done.outcome);
+  }
+  outcomes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  unverified.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { repositories: outcomes, samples: samples.length, verified: samples.length - unverified.length, unverified };
+}
