@@ -4,6 +4,8 @@ import { isGitGoodError } from "../errors.js";
 import { gitVersion } from "../git/version.js";
 import { datasetCommand } from "./dataset.js";
 import { mineCommand } from "./mine.js";
+import { envCommand } from "./env.js";
+import { toolCommand } from "./tool.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
     });
   program.addCommand(mineCommand());
   program.addCommand(datasetCommand());
+  program.addCommand(envCommand());
+  program.addCommand(toolCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

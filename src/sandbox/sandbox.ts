@@ -1,0 +1,113 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import path from "node:path";
+import { GitGoodError } from "../errors.js";
+import type { RunResult } from "../git/process.js";
+import { Repo, type RunOptions } from "../git/repo.js";
+import { initSharedRepo, SANDBOX_GIT_ENV } from "../git/shared-clone.js";
+import { removeAtExit } from "../util/cleanup.js";
+import { currentOwner, readOwner, writeOwner } from "./owner.js";
+import { sandboxRoot, sweepStale } from "./sweep.js";
+
+export interface SandboxOptions {
+  /** Short text that starts the directory name (a sample id, say). */
+  label: string;
+  /** Name of the branch the new repository starts on. */
+  branch?: string;
+  /**
+   * Keep the sandbox after this process ends (for `gitgood env`); it is removed by `remove()` or by a
+   * later sweep. Without it the sandbox is removed at process exit at the latest.
+   */
+  keep?: boolean;
+  /** Directory to create the sandbox in (default: `sandboxRoot()`). */
+  root?: string;
+}
+
+const WORK = "work";
+const PRIVATE = "private";
+
+function slug(label: string): string {
+  const s = label.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[.-]+/, "").slice(0, 60);
+  return s === "" ? "sandbox" : s;
+}
+
+/**
+ * An isolated working copy made from a source repository. Layout of its directory:
+ * `owner.json` (who made it), `work/` (the repository the agent works in: a fresh repository that
+ * borrows the source's objects), `private/` (gitgood's own files: scenario state, message files). The
+ * source repository is only ever read; everything written goes below the sandbox directory.
+ */
+export class Sandbox {
+  private removed = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly repo: Repo,
+    private readonly removeNow: () => void,
+  ) {}
+
+  /** Creates a sandbox borrowing the objects of `source`. Stale sandboxes of killed runs are swept first. */
+  static async create(source: Repo, opts: SandboxOptions): Promise<Sandbox> {
+    const root = opts.root ?? sandboxRoot();
+    mkdirSync(root, { recursive: true });
+    sweepStale(root);
+    const dir = mkdtempSync(path.join(root, `${slug(opts.label)}-`));
+    // Until set-up succeeds the sandbox belongs to this process, so a kill mid-way leaves it sweepable.
+    writeOwner(dir, currentOwner(false));
+    const removeNow = opts.keep ? () => rmSync(dir, { recursive: true, force: true }) : removeAtExit(dir);
+    try {
+      const work = path.join(dir, WORK);
+      mkdirSync(path.join(dir, PRIVATE));
+      await initSharedRepo(work, source.objectsDir, opts.branch ?? "gitgood");
+      return new Sandbox(dir, await Repo.open(work), removeNow);
+    } catch (err) {
+      removeNow();
+      throw err;
+    }
+  }
+
+  /** Opens a sandbox made earlier (possibly by another process). */
+  static async open(dir: string): Promise<Sandbox> {
+    const abs = path.resolve(dir);
+    if (!readOwner(abs) || !existsSync(path.join(abs, WORK, ".git"))) {
+      throw new GitGoodError("NO_SANDBOX", `not a gitgood sandbox (or already finished): ${dir}`, { dir: abs });
+    }
+    return new Sandbox(abs, await Repo.open(path.join(abs, WORK)), () =>
+      rmSync(abs, { recursive: true, force: true }),
+    );
+  }
+
+  /** The work tree the agent sees; tool paths are relative to it. */
+  get workDir(): string {
+    return this.repo.dir;
+  }
+
+  /** A path in the sandbox's private area (outside the work tree). */
+  privatePath(name: string): string {
+    return path.join(this.dir, PRIVATE, name);
+  }
+
+  /** Marks a kept sandbox as fully set up: from now on only `remove()` or the keep limit removes it. */
+  markKept(): void {
+    writeOwner(this.dir, currentOwner(true));
+  }
+
+  /** Runs git in the work tree with the sandbox's environment (no global config, no editor). */
+  git(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+    return this.repo.run(args, { ...opts, env: { ...SANDBOX_GIT_ENV, ...opts.env } });
+  }
+
+  async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {
+    return (await this.git(args, opts)).stdout.toString("utf8");
+  }
+
+  get isRemoved(): boolean {
+    return this.removed;
+  }
+
+  /** Removes the sandbox directory. Safe to call twice. */
+  remove(): void {
+    if (this.removed) return;
+    this.removed = true;
+    this.removeNow();
+  }
+}

@@ -1,0 +1,146 @@
+import { GitGoodError } from "../../errors.js";
+import type { ChainSample } from "../../dataset/sample.js";
+import type { Repo } from "../../git/repo.js";
+import { Sandbox } from "../../sandbox/sandbox.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { ScenarioBase } from "../shared/base.js";
+import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
+import { DIFF_OPTIONS, identityEnv } from "../shared/commits.js";
+import { privateText } from "../shared/files.js";
+import type { HistoryFinalState, InitialContext } from "../types.js";
+import { iccContext } from "./context.js";
+import { buildPatch, numberHunks, parseDiff, type FileDiff, type Hunk } from "./hunks.js";
+import { ICC_TOOLS } from "./tools.js";
+
+/** Which hunks the agent may pick: the chain file's (as published) or every file's. */
+export type IccScope = "file" | "all";
+
+export interface IccData {
+  chain: Chain;
+  scope: IccScope;
+  /** Nothing is left to commit. */
+  done: boolean;
+}
+
+export const ICC_BRANCH = "gitgood/icc";
+
+export interface Remaining {
+  files: FileDiff[];
+  /** The hunks offered, numbered from 0. */
+  hunks: Hunk[];
+  /** Files with changes that are not offered as hunks (only with the default scope). */
+  others: FileDiff[];
+}
+
+/**
+ * Iterative committing: HEAD at the parent of the chain's oldest commit, the work tree holding the
+ * chain's whole change. The work tree never changes; what is left to commit is always the diff from
+ * HEAD to the chain's tip, so hunks are git's own and are renumbered after every commit.
+ */
+export class IccScenario extends ScenarioBase<IccData> {
+  readonly kind = "icc" as const;
+  protected readonly registry: ToolRegistry<this> = ICC_TOOLS;
+  declare readonly sample: ChainSample;
+
+  static async setup(
+    sample: ChainSample,
+    source: Repo,
+    opts: { keep?: boolean; root?: string; scope?: IccScope } = {},
+  ): Promise<IccScenario> {
+    const sandbox = await Sandbox.create(source, { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root });
+    try {
+      const chain = await loadChain(sandbox, sample);
+      await sandbox.git(["checkout", "-q", "-B", ICC_BRANCH, chain.tip.oid]);
+      await sandbox.git(["reset", "-q", chain.base]);
+      const scenario = new IccScenario(sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
+      scenario.data.done = (await scenario.remaining()).files.length === 0;
+      scenario.save();
+      if (opts.keep) sandbox.markKept();
+      return scenario;
+    } catch (err) {
+      sandbox.remove();
+      throw err;
+    }
+  }
+
+  static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IccData): IccScenario {
+    return new IccScenario(sandbox, sample, source, data);
+  }
+
+  get scope(): IccScope {
+    return this.data.scope;
+  }
+
+  get chain(): Chain {
+    return this.data.chain;
+  }
+
+  /** What is left to commit: the diff from HEAD to the chain's tip. */
+  async remaining(): Promise<Remaining> {
+    const target = this.data.chain.tip.oid;
+    const options = [...DIFF_OPTIONS, "--binary", "--full-index"];
+    const names = (await this.sandbox.text(["diff", "--name-status", "-z", ...options, "HEAD", target])).split("\0");
+    const entries: { path: string; status: string }[] = [];
+    for (let i = 0; i + 1 < names.length; i += 2) entries.push({ status: names[i] ?? "", path: names[i + 1] ?? "" });
+    const patch = (await this.sandbox.git(["diff", ...options, "HEAD", target])).stdout.toString("latin1");
+    const files = parseDiff(patch, entries);
+    const offered = (f: FileDiff): boolean => this.data.scope === "all" || f.path === this.sample.scenario.file;
+    return { files, hunks: numberHunks(files, offered), others: files.filter((f) => !offered(f)) };
+  }
+
+  /** Commits exactly the chosen hunks (by current number); the rest stays in the work tree. */
+  async commitHunks(selected: readonly number[], message: string): Promise<string> {
+    const left = await this.remaining();
+    const count = left.hunks.length;
+    if (count === 0) {
+      throw new GitGoodError("NO_HUNKS", "there are no hunks left to choose; use commit_remaining_changes for the rest");
+    }
+    const bad = selected.filter((n) => n >= count);
+    if (bad.length > 0) {
+      throw new GitGoodError(
+        "INDEX_OUT_OF_RANGE",
+        `no hunk ${bad.map((n) => `HUNK-${n}`).join(", ")}: the hunks now run from HUNK-0 to HUNK-${count - 1}`,
+      );
+    }
+    const dupes = selected.filter((n, i) => selected.indexOf(n) !== i);
+    if (dupes.length > 0) throw new GitGoodError("BAD_ARGUMENTS", `HUNK-${dupes[0]} is selected more than once`);
+    const chosen = left.hunks.filter((h) => selected.includes(h.id));
+    const patch = Buffer.from(buildPatch(left.files, chosen), "latin1");
+    await this.sandbox.git(["apply", "--cached", "--whitespace=nowarn", "-"], { input: patch });
+    return this.commitIndex(message);
+  }
+
+  /** Commits everything still uncommitted, in every file. */
+  async commitRest(message: string): Promise<string> {
+    if (this.data.done) throw new GitGoodError("NOTHING_TO_COMMIT", "everything is committed already");
+    await this.sandbox.git(["read-tree", this.data.chain.tip.oid]);
+    return this.commitIndex(message);
+  }
+
+  private async commitIndex(message: string): Promise<string> {
+    const file = privateText(this.sandbox, "commit-message.txt", message.endsWith("\n") ? message : `${message}\n`);
+    try {
+      await this.sandbox.git(["commit", "-q", "--no-verify", "--cleanup=whitespace", "-F", file], {
+        env: identityEnv(this.data.chain.author, this.data.chain.committer),
+      });
+    } catch (err) {
+      await this.sandbox.git(["reset", "-q"]);
+      throw err;
+    }
+    this.data.done = (await this.remaining()).files.length === 0;
+    return (await this.sandbox.text(["rev-parse", "HEAD"])).trim();
+  }
+
+  initialContext(): Promise<InitialContext> {
+    return iccContext(this);
+  }
+
+  isDone(): boolean {
+    return this.data.done;
+  }
+
+  async finalState(): Promise<HistoryFinalState> {
+    const pending = this.data.done ? null : "some changes were never committed";
+    return chainFinalState(this.sandbox, "icc", this.data.chain.base, this.data.done, pending);
+  }
+}

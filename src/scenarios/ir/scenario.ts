@@ -1,0 +1,193 @@
+import { GitGoodError } from "../../errors.js";
+import type { ChainSample } from "../../dataset/sample.js";
+import type { Repo } from "../../git/repo.js";
+import { Sandbox } from "../../sandbox/sandbox.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { ScenarioBase } from "../shared/base.js";
+import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
+import { unmergedPaths } from "../shared/commits.js";
+import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
+import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
+import { privateText } from "../shared/files.js";
+import type { HistoryFinalState, InitialContext } from "../types.js";
+import { irContext } from "./context.js";
+import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "./rebase.js";
+import { gitTodo, type TodoItem } from "./todo.js";
+import { IR_TOOLS } from "./tools.js";
+
+export type IrPhase = "planning" | "conflict" | "done";
+
+export interface IrData {
+  chain: Chain;
+  todo: TodoItem[];
+  phase: IrPhase;
+  conflicts: ConflictState | null;
+  /** Index of the commit whose step stopped on a conflict. */
+  stoppedAt: number | null;
+}
+
+export const IR_BRANCH = "gitgood/ir";
+
+/**
+ * Interactive rebase: the chain's tip is checked out and `git rebase -i` over the chain's commits is
+ * started and paused before any step. The agent plans a todo list, executes it, and resolves any
+ * conflicts a reordering causes (or aborts back to the paused start).
+ */
+export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
+  readonly kind = "ir" as const;
+  protected readonly registry: ToolRegistry<this> = IR_TOOLS;
+  declare readonly sample: ChainSample;
+
+  static async setup(sample: ChainSample, source: Repo, opts: { keep?: boolean; root?: string } = {}): Promise<IrScenario> {
+    const sandbox = await Sandbox.create(source, { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root });
+    try {
+      const chain = await loadChain(sandbox, sample);
+      await sandbox.git(["checkout", "-q", "-B", IR_BRANCH, chain.tip.oid]);
+      const listed = await startPausedRebase(sandbox, chain.base, chain.committerEnv);
+      const matches =
+        listed.length === chain.commits.length && listed.every((short, i) => chain.commits[i]?.oid.startsWith(short));
+      if (!matches) {
+        throw new GitGoodError("SAMPLE_MISMATCH", `git's rebase todo does not list the chain's commits`, { listed });
+      }
+      const data: IrData = {
+        chain,
+        todo: chain.commits.map((_, i) => ({ commit_index: i, command: "pick" })),
+        phase: "planning",
+        conflicts: null,
+        stoppedAt: null,
+      };
+      const scenario = new IrScenario(sandbox, sample, source.dir, data);
+      scenario.save();
+      if (opts.keep) sandbox.markKept();
+      return scenario;
+    } catch (err) {
+      sandbox.remove();
+      throw err;
+    }
+  }
+
+  static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IrData): IrScenario {
+    return new IrScenario(sandbox, sample, source, data);
+  }
+
+  get chain(): Chain {
+    return this.data.chain;
+  }
+
+  get todo(): readonly TodoItem[] {
+    return this.data.todo;
+  }
+
+  get phase(): IrPhase {
+    return this.data.phase;
+  }
+
+  get stoppedAt(): number | null {
+    return this.data.stoppedAt;
+  }
+
+  /** Fails unless the rebase is paused before its first step (the only time the plan may change). */
+  requirePlanning(action: string): void {
+    if (this.data.phase === "done") {
+      throw new GitGoodError("REBASE_DONE", `cannot ${action}: the rebase has already been executed`);
+    }
+    if (this.data.phase === "conflict") {
+      throw new GitGoodError(
+        "REBASE_STOPPED",
+        `cannot ${action}: the rebase is stopped on a conflict in commit ${this.data.stoppedAt}; resolve it with ${VIEW_CURRENT} and resolve_current_merge_conflict_with, or call abort_rebase`,
+      );
+    }
+  }
+
+  setTodo(items: TodoItem[]): void {
+    this.requirePlanning("change the todo list");
+    this.data.todo = items;
+  }
+
+  /** Runs the planned todo. Returns a description of how it went (finished, or stopped on a conflict). */
+  async execute(): Promise<string> {
+    this.requirePlanning("execute the rebase");
+    const { text, messages } = gitTodo(this.data.todo, this.data.chain.commits.map((c) => c.oid));
+    for (const [name, message] of messages) privateText(this.sandbox, name, message);
+    const r = await continueRebase(this.sandbox, this.data.chain.committerEnv, text);
+    return this.afterGit(r);
+  }
+
+  /** Abandons the running rebase and starts it again, paused, with the same plan. */
+  async abort(): Promise<string> {
+    if (this.data.phase !== "conflict") {
+      throw new GitGoodError("NO_REBASE_STOP", "abort_rebase only applies while a rebase step is stopped on a conflict");
+    }
+    await this.restart();
+    return "The rebase was aborted; the branch is back at the chain's tip and a new rebase is paused before its first step. The todo list is kept: change it with update_rebase_todo_list and call execute_rebase again.";
+  }
+
+  private async restart(): Promise<void> {
+    if (rebaseInProgress(this.sandbox)) await abortRebase(this.sandbox);
+    await startPausedRebase(this.sandbox, this.data.chain.base, this.data.chain.committerEnv);
+    this.data.phase = "planning";
+    this.data.conflicts = null;
+    this.data.stoppedAt = null;
+  }
+
+  private async afterGit(r: { code: number; stderr: string }): Promise<string> {
+    if (!rebaseInProgress(this.sandbox)) {
+      this.data.phase = "done";
+      this.data.conflicts = null;
+      this.data.stoppedAt = null;
+      const head = (await this.sandbox.text(["rev-parse", "HEAD"])).trim();
+      return `The rebase finished; the branch now ends at ${head}. The task is finished.`;
+    }
+    const unmerged = await unmergedPaths(this.sandbox);
+    if (unmerged.length === 0) {
+      // Stopped for another reason (a message could not be applied, say): go back to the paused start.
+      const why = firstLine(r.stderr);
+      await this.restart();
+      throw new GitGoodError("REBASE_FAILED", `the rebase stopped without a conflict (${why}); it was aborted and paused again`, {
+        stderr: r.stderr,
+      });
+    }
+    const stopped = stoppedCommit(this.sandbox);
+    const index = this.data.chain.commits.findIndex((c) => stopped !== null && c.oid.startsWith(stopped));
+    this.data.phase = "conflict";
+    this.data.stoppedAt = index === -1 ? null : index;
+    this.data.conflicts = scanConflicts(this.sandbox.workDir, [...unmerged].sort());
+    const subject = index === -1 ? "" : ` (${JSON.stringify(this.data.chain.commits[index]?.subject ?? "")})`;
+    return [
+      `The rebase stopped: applying commit ${index}${subject} conflicts in ${unmerged.join(", ")} (${this.data.conflicts.conflicts.length} conflict(s)).`,
+      `Resolve them in order with ${VIEW_CURRENT} and resolve_current_merge_conflict_with; the rebase continues by itself after the last one. Or call abort_rebase to go back to the paused start.`,
+    ].join("\n");
+  }
+
+  activeConflicts(): ConflictState {
+    if (this.data.phase !== "conflict" || !this.data.conflicts) {
+      throw new GitGoodError("NO_CONFLICT", "no rebase step is stopped on a conflict");
+    }
+    return this.data.conflicts;
+  }
+
+  async afterResolution(): Promise<string> {
+    const state = this.activeConflicts();
+    if (unresolvedCount(state) > 0) return nextConflictLine(this.sandbox.workDir, state);
+    await this.sandbox.git(["add", "-A", "--", ...state.files.map((f) => f.path)]);
+    return this.afterGit(await continueRebase(this.sandbox, this.data.chain.committerEnv));
+  }
+
+  initialContext(): Promise<InitialContext> {
+    return irContext(this);
+  }
+
+  isDone(): boolean {
+    return this.data.phase === "done";
+  }
+
+  async finalState(): Promise<HistoryFinalState> {
+    const pending =
+      this.data.phase === "planning"
+        ? "the rebase was never executed"
+        : this.data.phase === "conflict"
+          ? `the rebase is stopped on a conflict in commit ${this.data.stoppedAt}`
+          : null;
+    return chainFinalState(this.sandbox, "ir", this.data.chain.base, this.isDone(), pending);
+  }
+}

@@ -1,0 +1,131 @@
+import { GitGoodError } from "../../errors.js";
+import type { MergeSample } from "../../dataset/sample.js";
+import { MERGE_CONFIG, type Repo } from "../../git/repo.js";
+import { Sandbox } from "../../sandbox/sandbox.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { ScenarioBase } from "../shared/base.js";
+import { identityEnv, readCommit, requireCommits, unmergedPaths } from "../shared/commits.js";
+import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
+import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
+import { fileContent, privateText } from "../shared/files.js";
+import type { InitialContext, MergeFinalState } from "../types.js";
+import { mcrContext } from "./context.js";
+import { MCR_TOOLS } from "./tools.js";
+
+export interface McrData {
+  conflicts: ConflictState;
+  /** Sample files that git did not report as conflicted (kept to tell the agent). */
+  notConflicted: string[];
+  /** The merge commit the scenario made after the last resolution. */
+  committed: string | null;
+}
+
+export interface SetupOptions {
+  keep?: boolean;
+  root?: string;
+}
+
+export const MCR_BRANCH = "gitgood/mcr";
+
+/**
+ * Merge conflict resolution: parent 1 checked out on a scenario branch, parent 2 merged into it with
+ * the conflicts left in the work tree. The agent resolves them in order; after the last one the merge
+ * is committed with the original merge commit's message, author and committer.
+ */
+export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
+  readonly kind = "mcr" as const;
+  protected readonly registry: ToolRegistry<this> = MCR_TOOLS;
+  declare readonly sample: MergeSample;
+
+  static async setup(sample: MergeSample, source: Repo, opts: SetupOptions = {}): Promise<McrScenario> {
+    const sandbox = await Sandbox.create(source, { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root });
+    try {
+      const { merge_commit_hash: merge, parents } = sample.scenario;
+      await requireCommits(sandbox, [parents[0], parents[1], merge]);
+      await sandbox.git(["checkout", "-q", "-B", MCR_BRANCH, parents[0]]);
+      const r = await sandbox.git([...MERGE_CONFIG, "merge", "--no-ff", "--no-commit", "-q", parents[1]], {
+        okCodes: [0, 1],
+      });
+      const unmerged = await unmergedPaths(sandbox);
+      if (r.code === 0 || unmerged.length === 0) {
+        throw new GitGoodError("SAMPLE_MISMATCH", `merging the parents of ${merge} gives no conflict`, { sample: sample.id });
+      }
+      const listed = sample.scenario.files_in_merge_conflict;
+      const order = [
+        ...listed.filter((f) => unmerged.includes(f)),
+        ...unmerged.filter((f) => !listed.includes(f)).sort(),
+      ];
+      const data: McrData = {
+        conflicts: scanConflicts(sandbox.workDir, order),
+        notConflicted: listed.filter((f) => !unmerged.includes(f)),
+        committed: null,
+      };
+      const scenario = new McrScenario(sandbox, sample, source.dir, data);
+      scenario.save();
+      if (opts.keep) sandbox.markKept();
+      return scenario;
+    } catch (err) {
+      sandbox.remove();
+      throw err;
+    }
+  }
+
+  static restore(sandbox: Sandbox, sample: MergeSample, source: string, data: McrData): McrScenario {
+    return new McrScenario(sandbox, sample, source, data);
+  }
+
+  get conflicts(): ConflictState {
+    return this.data.conflicts;
+  }
+
+  get notConflicted(): readonly string[] {
+    return this.data.notConflicted;
+  }
+
+  activeConflicts(): ConflictState {
+    if (this.data.committed) {
+      throw new GitGoodError("NO_CONFLICT", `all conflicts are resolved and the merge is committed (${this.data.committed})`);
+    }
+    return this.data.conflicts;
+  }
+
+  async afterResolution(): Promise<string> {
+    if (unresolvedCount(this.data.conflicts) > 0) return nextConflictLine(this.sandbox.workDir, this.data.conflicts);
+    const oid = await this.commitMerge();
+    return `All conflicts are resolved; the merge is committed as ${oid}. The task is finished.`;
+  }
+
+  private async commitMerge(): Promise<string> {
+    const original = await readCommit(this.sandbox, this.sample.scenario.merge_commit_hash);
+    const paths = this.data.conflicts.files.map((f) => f.path);
+    await this.sandbox.git(["add", "-A", "--", ...paths]);
+    const messageFile = privateText(this.sandbox, "merge-message.txt", `${original.message}\n`);
+    await this.sandbox.git(["commit", "-q", "--no-verify", "--cleanup=verbatim", "-F", messageFile], {
+      env: identityEnv(original.author, original.committer),
+    });
+    const oid = (await this.sandbox.text(["rev-parse", "HEAD"])).trim();
+    this.data.committed = oid;
+    return oid;
+  }
+
+  initialContext(): Promise<InitialContext> {
+    return mcrContext(this);
+  }
+
+  isDone(): boolean {
+    return this.data.committed !== null;
+  }
+
+  async finalState(): Promise<MergeFinalState> {
+    const committed = this.data.committed;
+    const tree = committed ? (await this.sandbox.text(["rev-parse", `${committed}^{tree}`])).trim() : null;
+    return {
+      kind: "mcr",
+      done: committed !== null,
+      conflicts_left: unresolvedCount(this.data.conflicts),
+      head: committed,
+      tree,
+      files: this.data.conflicts.files.map((f) => fileContent(this.sandbox.workDir, f.path)),
+    };
+  }
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { checkRelativePath } from "../../sandbox/paths.js";
+import { ToolRegistry } from "../../tools/registry.js";
+import { defineTool } from "../../tools/tool.js";
+import { DIFF_OPTIONS } from "../shared/commits.js";
+import { conflictTools } from "../shared/conflict-tools.js";
+import { showFile } from "../shared/files.js";
+import type { McrScenario } from "./scenario.js";
+
+const pathParam = z
+  .string()
+  .describe("Path of a file relative to the project root, with forward slashes (for example src/app/main.py).");
+
+export const MCR_TOOLS = new ToolRegistry<McrScenario>([
+  ...conflictTools<McrScenario>(),
+  defineTool<McrScenario, { relative_path_from_project_root: typeof pathParam }>({
+    name: "view_diff_for",
+    description:
+      "Shows a diff for one file. For a file with conflicts it is git's combined diff of the work tree against both " +
+      "sides; for any other file it is what the merge changes relative to HEAD (parent 1).",
+    params: { relative_path_from_project_root: pathParam },
+    readOnly: true,
+    async run(s, args) {
+      const rel = checkRelativePath(s.sandbox.workDir, args.relative_path_from_project_root);
+      const conflicted = s.conflicts.files.some((f) => f.path === rel) && !s.isDone();
+      const diffArgs = conflicted ? ["diff", ...DIFF_OPTIONS, "--", rel] : ["diff", ...DIFF_OPTIONS, "HEAD", "--", rel];
+      const out = await s.sandbox.text(diffArgs);
+      return out === "" ? `No changes in ${rel}.` : out;
+    },
+  }),
+  defineTool<McrScenario, { relative_path_from_project_root: typeof pathParam }>({
+    name: "view_file_at",
+    description:
+      "Shows the current content of one file of the project (conflict markers included while unresolved). The first " +
+      "line, starting with [gitgood], is a header; line breaks are shown as LF whatever the file uses.",
+    params: { relative_path_from_project_root: pathParam },
+    readOnly: true,
+    async run(s, args) {
+      return showFile(s.sandbox, args.relative_path_from_project_root);
+    },
+  }),
+]);

@@ -1,0 +1,83 @@
+import { GitGoodError } from "../../errors.js";
+import type { ChainSample } from "../../dataset/sample.js";
+import type { Sandbox } from "../../sandbox/sandbox.js";
+import type { CommitRecord, HistoryFinalState } from "../types.js";
+import { commitDiff, firstParentLine, readCommit, requireCommits, type Person } from "./commits.js";
+
+export interface ChainCommit {
+  oid: string;
+  subject: string;
+}
+
+/** A file-commit chain as a scenario needs it. */
+export interface Chain {
+  /** Parent of the oldest commit: where the new history starts. */
+  base: string;
+  /** Oldest first; a commit's position is its `commit_index`. */
+  commits: ChainCommit[];
+  tip: ChainCommit;
+  /** Author and committer of the tip, used for every commit the scenario makes, so results are reproducible. */
+  author: Person;
+  committer: Person;
+  committerEnv: Record<string, string>;
+}
+
+/** Reads the chain of a sample: the first-parent line from the newest commit back to the oldest. */
+export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<Chain> {
+  const { newest_commit: newest, oldest_commit: oldest, times_seen_consecutively: length } = sample.scenario;
+  await requireCommits(sandbox, [newest, oldest]);
+  const oids = await firstParentLine(sandbox, newest, length);
+  if (oids.length !== length || oids[0] !== oldest) {
+    throw new GitGoodError(
+      "SAMPLE_MISMATCH",
+      `the ${length} first-parent commits ending at ${newest} do not start at ${oldest}`,
+      { sample: sample.id },
+    );
+  }
+  const infos = await Promise.all(oids.map((o) => readCommit(sandbox, o)));
+  const first = infos[0];
+  const tip = infos[infos.length - 1];
+  if (!first || !tip) throw new GitGoodError("SAMPLE_MISMATCH", "the chain is empty", { sample: sample.id });
+  const base = first.parents[0];
+  if (!base) {
+    throw new GitGoodError("SAMPLE_MISMATCH", `the chain's oldest commit ${oldest} has no parent`, { sample: sample.id });
+  }
+  if (infos.some((c) => c.parents.length > 1)) {
+    throw new GitGoodError("SAMPLE_MISMATCH", "the chain contains a merge commit", { sample: sample.id });
+  }
+  return {
+    base,
+    commits: infos.map((c) => ({ oid: c.oid, subject: c.subject })),
+    tip: { oid: tip.oid, subject: tip.subject },
+    author: tip.author,
+    committer: tip.committer,
+    committerEnv: {
+      GIT_COMMITTER_NAME: tip.committer.name,
+      GIT_COMMITTER_EMAIL: tip.committer.email,
+      GIT_COMMITTER_DATE: tip.committer.date,
+    },
+  };
+}
+
+/** The commits from `base` (exclusive) to HEAD, oldest first, with message, author and patch. */
+export async function commitsSince(sandbox: Sandbox, base: string): Promise<CommitRecord[]> {
+  const out = await sandbox.text(["rev-list", "--reverse", `${base}..HEAD`]);
+  const records: CommitRecord[] = [];
+  for (const oid of out.split("\n").filter(Boolean)) {
+    const info = await readCommit(sandbox, oid);
+    records.push({ oid, message: info.message, author: info.author, diff: await commitDiff(sandbox, oid) });
+  }
+  return records;
+}
+
+export async function chainFinalState(
+  sandbox: Sandbox,
+  kind: "ir" | "icc",
+  base: string,
+  done: boolean,
+  pending: string | null,
+): Promise<HistoryFinalState> {
+  const head = (await sandbox.text(["rev-parse", "HEAD"])).trim();
+  const tree = (await sandbox.text(["rev-parse", "HEAD^{tree}"])).trim();
+  return { kind, done, base, head, tree, commits: await commitsSince(sandbox, base), pending };
+}

@@ -1,0 +1,159 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Repo } from "../../src/git/repo.js";
+import { currentOwner, OWNER_FILE, writeOwner } from "../../src/sandbox/owner.js";
+import { Sandbox } from "../../src/sandbox/sandbox.js";
+import { staleReason, sweepStale } from "../../src/sandbox/sweep.js";
+import { locateSandbox } from "../../src/sandbox/locate.js";
+import { openScenario, setupScenario, withScenario } from "../../src/scenarios/index.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { buildMergeFixture, snapshot, useSandboxRoot } from "../helpers/scenarios.js";
+import type { MergeSample } from "../../src/dataset/sample.js";
+
+let root: ReturnType<typeof useSandboxRoot>;
+let fx: Fixture;
+let sample: MergeSample;
+
+beforeAll(() => {
+  root = useSandboxRoot();
+  ({ fx, sample } = buildMergeFixture());
+});
+afterAll(() => {
+  fx.remove();
+  root.cleanup();
+});
+
+/** The id of a process that has exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(r.stdout);
+}
+
+describe("sandbox", () => {
+  it("borrows the source's objects, copies no refs, and lives under the sandbox root", async () => {
+    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "a/b c", branch: "gitgood/test" });
+    try {
+      expect(path.dirname(sb.dir)).toBe(root.root);
+      expect(path.basename(sb.dir)).toMatch(/^a_b_c-/);
+      const alternates = readFileSync(path.join(sb.workDir, ".git", "objects", "info", "alternates"), "utf8");
+      expect(alternates.trim()).toBe(path.join(fx.dir, ".git", "objects"));
+      expect(await sb.text(["for-each-ref"])).toBe("");
+      expect((await sb.text(["cat-file", "-t", sample.scenario.merge_commit_hash])).trim()).toBe("commit");
+      expect(JSON.parse(readFileSync(path.join(sb.dir, OWNER_FILE), "utf8"))).toMatchObject({ pid: process.pid, kept: false });
+    } finally {
+      sb.remove();
+    }
+    expect(existsSync(sb.dir)).toBe(false);
+  });
+
+  it("ignores the user's global git config", async () => {
+    const globalConfig = path.join(root.root, "..", `global-${process.pid}.gitconfig`);
+    writeFileSync(globalConfig, "[core]\n\tautocrlf = true\n[merge]\n\tconflictStyle = diff3\n");
+    const previous = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = globalConfig;
+    try {
+      await withScenario(sample, fx.dir, {}, async (s) => {
+        const text = readFileSync(path.join(s.sandbox.workDir, "app.py"), "utf8");
+        expect(text).not.toContain("|||||||");
+        expect(text).not.toContain("\r");
+        expect(readFileSync(path.join(s.sandbox.workDir, "win.py"), "latin1")).toContain("\r\n");
+      });
+    } finally {
+      if (previous === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = previous;
+    }
+  });
+
+  it("never changes the source repository: refs, HEAD, index, config, work tree, worktrees", async () => {
+    const before = snapshot(fx);
+    for (let i = 0; i < 2; i++) {
+      const s = await setupScenario(sample, fx.dir, { keep: i === 1 });
+      await s.callTool("resolve_current_merge_conflict_with", { content: "x\n", reason: "r" });
+      await s.finalState();
+      s.close();
+    }
+    expect(snapshot(fx)).toEqual(before);
+  });
+
+  it("works from a bare source repository", async () => {
+    const bare = path.join(fx.scratch("bare"), "repo.git");
+    fx.git("clone", "-q", "--bare", fx.dir, bare);
+    await withScenario(sample, bare, {}, async (s) => {
+      expect(s.kind).toBe("mcr");
+      expect((await s.initialContext()).data).toMatchObject({ files: ["win.py", "app.py"] });
+    });
+  });
+
+  it("is removed when the work with it throws", async () => {
+    let dir = "";
+    await expect(
+      withScenario(sample, fx.dir, {}, async (s) => {
+        dir = s.sandbox.dir;
+        expect(existsSync(dir)).toBe(true);
+        throw new Error("agent crashed");
+      }),
+    ).rejects.toThrow("agent crashed");
+    expect(dir).not.toBe("");
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("is removed when set-up itself fails", async () => {
+    const bad = { ...sample, scenario: { ...sample.scenario, merge_commit_hash: "2".repeat(40) } };
+    const beforeEntries = readdirSync(root.root);
+    await expect(setupScenario(bad, fx.dir)).rejects.toMatchObject({ code: "MISSING_COMMIT" });
+    expect(readdirSync(root.root)).toEqual(beforeEntries);
+  });
+
+  it("a process that dies without cleaning up leaves nothing the next run trips on", async () => {
+    const stale = path.join(root.root, "killed-run-abc123");
+    mkdirSync(path.join(stale, "work", ".git"), { recursive: true });
+    writeOwner(stale, { ...currentOwner(false), pid: deadPid() });
+    const orphan = path.join(root.root, "half-made-xyz");
+    mkdirSync(orphan);
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(orphan, old, old);
+    const young = path.join(root.root, "being-made-now");
+    mkdirSync(young);
+    const kept = path.join(root.root, "kept-by-a-person");
+    mkdirSync(kept);
+    writeOwner(kept, { ...currentOwner(true), pid: deadPid() });
+    const abandoned = path.join(root.root, "kept-long-ago");
+    mkdirSync(abandoned);
+    writeOwner(abandoned, { ...currentOwner(true), created: Date.now() - 30 * 24 * 3600_000 });
+
+    expect(staleReason(stale)).toMatch(/process \d+ is gone/);
+    expect(staleReason(kept)).toBeNull();
+    // The next set-up sweeps the stale ones and works.
+    await withScenario(sample, fx.dir, {}, async (s) => {
+      expect(s.kind).toBe("mcr");
+    });
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(orphan)).toBe(false);
+    expect(existsSync(abandoned)).toBe(false);
+    expect(existsSync(young)).toBe(true);
+    expect(existsSync(kept)).toBe(true);
+    expect(sweepStale(root.root)).toEqual([]);
+    // A directory that is not a sandbox cannot be opened as one.
+    await expect(openScenario(young)).rejects.toMatchObject({ code: "NO_SANDBOX" });
+    await expect(openScenario(kept)).rejects.toMatchObject({ code: "NO_SANDBOX" });
+  });
+
+  it("finds the live sandbox for the CLI: given, from the environment, or the only kept one", async () => {
+    expect(locateSandbox("/x/y")).toBe("/x/y");
+    process.env.GITGOOD_SANDBOX = "/from/env";
+    try {
+      expect(locateSandbox()).toBe("/from/env");
+    } finally {
+      delete process.env.GITGOOD_SANDBOX;
+    }
+    // The fake kept sandbox of the previous test is there; a real one makes two.
+    const s = await setupScenario(sample, fx.dir, { keep: true });
+    try {
+      expect(() => locateSandbox()).toThrow(/2 live scenarios/);
+    } finally {
+      s.close();
+    }
+  });
+});
