@@ -6,6 +6,7 @@ import { datasetCommand } from "./dataset.js";
 import { mineCommand } from "./mine.js";
 import { envCommand } from "./env.js";
 import { toolCommand } from "./tool.js";
+import { memoryCommand } from "./memory.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   program.addCommand(datasetCommand());
   program.addCommand(envCommand());
   program.addCommand(toolCommand());
+  program.addCommand(memoryCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,0 +1,56 @@
+import { GitGoodError } from "../errors.js";
+import { lastEntry, nextEntryNumber, nextSummary } from "./entries.js";
+import { locked, refusePartlyStaged, refuseUnfinished, subjectOf } from "./guard.js";
+import { appendEntry, memoryTrailers, readCommitLog, refreshBranchMetadata, updateRoadmap, worktreeSource } from "./store.js";
+import type { MemoryWorkspace } from "./workspace.js";
+
+export interface CommitInput {
+  /** What this commit contributed. */
+  contribution: string;
+  /** New running summary; by default the previous one followed by the contribution. */
+  summary?: string;
+  /** Milestones to add to main.md. */
+  milestones?: string[];
+  /** To-do items to add to main.md. */
+  todos?: string[];
+}
+
+export interface CommitResult {
+  branch: string;
+  entry: number;
+  commit: string;
+  summary: string;
+}
+
+/**
+ * COMMIT: appends an entry to the branch's commit.md, updates main.md when asked, refreshes
+ * metadata.yaml, and records the whole work tree (code and memory) in one git commit.
+ */
+export async function commitMemory(ws: MemoryWorkspace, input: CommitInput): Promise<CommitResult> {
+  if (input.contribution.trim() === "") {
+    throw new GitGoodError("BAD_INPUT", "a commit needs a contribution: say what this step achieved");
+  }
+  return locked(ws, async () => {
+    const branch = await ws.currentMemoryBranch();
+    await refuseUnfinished(ws);
+    await refusePartlyStaged(ws);
+    const log = await readCommitLog(ws, worktreeSource(ws), branch);
+    const n = nextEntryNumber(log);
+    const summary = nextSummary(log, input.contribution, input.summary);
+    appendEntry(ws, branch, {
+      n,
+      date: ws.timestamp(),
+      note: null,
+      purpose: lastEntry(log)?.purpose || log.purpose,
+      summary,
+      contribution: input.contribution,
+    });
+    updateRoadmap(ws, input.milestones ?? [], input.todos ?? []);
+    await ws.git.addAll();
+    await refreshBranchMetadata(ws, branch);
+    await ws.git.addForce([ws.memoryDir]);
+    const message = `memory(${branch}): ${subjectOf(input.contribution)}\n\n${input.contribution.trim()}\n\n${memoryTrailers(branch, n)}\n`;
+    const commit = await ws.git.commit(message);
+    return { branch, entry: n, commit, summary };
+  });
+}

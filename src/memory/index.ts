@@ -1,0 +1,10 @@
+export { MemoryWorkspace, DEFAULT_MEMORY_DIR, DEFAULT_CONTEXT_LIMIT, type WorkspaceOptions } from "./workspace.js";
+export { initMemory, type InitInput, type InitResult } from "./init.js";
+export { commitMemory, type CommitInput, type CommitResult } from "./commit.js";
+export { branchMemory, type BranchInput, type BranchResult } from "./branch.js";
+export { mergeMemory, type MergeInput, type MergeResult } from "./merge.js";
+export { memoryContext, type ContextQuery } from "./context.js";
+export { logMemory, type LogResult } from "./log.js";
+export { diffMemory, restoreMemory, type DiffInput, type RestoreResult } from "./history.js";
+export { MEMORY_OPERATIONS, type MemoryOperation } from "./operations.js";
+export type { TraceRecord } from "./trace.js";

@@ -1,0 +1,49 @@
+import { existsSync, readdirSync } from "node:fs";
+import { GitGoodError } from "../errors.js";
+import { renderHeader } from "./entries.js";
+import { writeText } from "./files.js";
+import { locked, refuseUnfinished } from "./guard.js";
+import { renderRoadmap } from "./roadmap.js";
+import { refreshBranchMetadata, memoryTrailers } from "./store.js";
+import { renderTraceHeader } from "./trace.js";
+import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
+
+export interface InitInput {
+  goal: string;
+  /** Purpose of the first memory branch (the checked-out git branch). */
+  purpose?: string;
+}
+
+export interface InitResult {
+  branch: string;
+  commit: string;
+  memoryDir: string;
+}
+
+export const DEFAULT_MAIN_PURPOSE = "Main line of work toward the goal.";
+
+/** Creates the memory folder for the checked-out branch and commits it (and nothing else). */
+export async function initMemory(ws: MemoryWorkspace, input: InitInput): Promise<InitResult> {
+  const dir = ws.abs();
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new GitGoodError(
+      "ALREADY_INITIALIZED",
+      `${ws.rel()} already exists in ${ws.root}; memory is set up there already (or pick another folder name)`,
+      { dir },
+    );
+  }
+  const branch = await ws.currentBranch();
+  return locked(ws, async () => {
+    await refuseUnfinished(ws);
+    writeText(ws.abs(MAIN_FILE), renderRoadmap(input.goal));
+    writeText(ws.branchAbs(branch, "commit.md"), renderHeader(branch, input.purpose ?? DEFAULT_MAIN_PURPOSE));
+    writeText(ws.branchAbs(branch, "log.md"), renderTraceHeader(branch));
+    await refreshBranchMetadata(ws, branch);
+    await ws.git.addForce([ws.memoryDir]);
+    const commit = await ws.git.commit(
+      `memory(${branch}): start memory\n\n${input.goal.trim()}\n\n${memoryTrailers(branch, 0)}\n`,
+      [ws.memoryDir],
+    );
+    return { branch, commit, memoryDir: ws.memoryDir };
+  });
+}

@@ -1,0 +1,111 @@
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { GitGoodError } from "../errors.js";
+
+/**
+ * An exclusive lock between processes: a file created with O_EXCL that holds the owner's pid. A lock
+ * whose owner no longer runs (on this host) is stale and taken over; a live owner is waited for.
+ */
+export interface LockOptions {
+  /** Give up after this long (default 30 s). */
+  timeoutMs?: number;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function tryCreate(file: string, token: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "wx");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new GitGoodError("LOCK_FAILED", `cannot create lock ${file}: ${(err as Error).message}`, { file });
+  }
+  try {
+    writeSync(fd, token);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function readOwner(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** Moves a stale lock aside; if what was moved turns out to be a fresh lock, puts it back. */
+function breakStale(file: string, seen: string): void {
+  const aside = `${file}.stale-${process.pid}`;
+  try {
+    renameSync(file, aside);
+  } catch {
+    return;
+  }
+  const moved = readOwner(aside);
+  if (moved !== seen) {
+    try {
+      linkSync(aside, file);
+    } catch {
+      /* someone took the lock meanwhile; the moved one belonged to a process that now runs unlocked */
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** An empty lock file is one whose owner died between creating and writing it, once it is old enough. */
+function olderThan(file: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs > ms;
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function withLock<T>(file: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  const token = `${process.pid} ${Date.now()} ${Math.random().toString(36).slice(2)}\n`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  let wait = 2;
+  while (!tryCreate(file, token)) {
+    const owner = readOwner(file);
+    const pid = owner ? Number(owner.split(" ")[0]) : NaN;
+    if (owner !== null && ((Number.isInteger(pid) && pid > 0 && !isAlive(pid)) || (owner === "" && olderThan(file, 5_000)))) {
+      breakStale(file, owner);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new GitGoodError("LOCKED", `memory is locked by another process (${file}); try again later`, {
+        file,
+        owner: owner?.trim() ?? null,
+      });
+    }
+    await sleep(wait + Math.floor(Math.random() * wait));
+    wait = Math.min(wait * 2, 50);
+  }
+  try {
+    return await fn();
+  } finally {
+    if (readOwner(file) === token) {
+      try {
+        unlinkSync(file);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}

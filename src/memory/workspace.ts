@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { GitGoodError } from "../errors.js";
+import { MemoryGit } from "../git/memory.js";
+
+/** Name of the memory folder inside a workspace unless configured otherwise. */
+export const DEFAULT_MEMORY_DIR = ".GCC";
+/** Largest CONTEXT answer, in characters, unless configured otherwise. */
+export const DEFAULT_CONTEXT_LIMIT = 6000;
+
+export interface WorkspaceOptions {
+  /** Memory folder name relative to the work tree root (default `.GCC`). */
+  memoryDir?: string;
+  /** Largest CONTEXT answer in characters. */
+  contextLimit?: number;
+  /** Extra environment for every git process (identity, dates). */
+  env?: Record<string, string | undefined>;
+  /** Clock for timestamps in memory files (tests pin it). */
+  now?: () => Date;
+}
+
+/**
+ * A git work tree with an agent memory folder in it. Memory branches are git branches: the memory
+ * branch being written is always the checked-out git branch.
+ */
+export class MemoryWorkspace {
+  private constructor(
+    readonly git: MemoryGit,
+    /** Memory folder, relative to the root, with forward slashes. */
+    readonly memoryDir: string,
+    readonly contextLimit: number,
+    readonly now: () => Date,
+  ) {}
+
+  static async open(location: string, opts: WorkspaceOptions = {}): Promise<MemoryWorkspace> {
+    const memoryDir = normalizeMemoryDir(opts.memoryDir ?? DEFAULT_MEMORY_DIR);
+    const limit = opts.contextLimit ?? DEFAULT_CONTEXT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 400) {
+      throw new GitGoodError("BAD_OPTION", `the context limit must be a whole number of at least 400 characters, not ${limit}`);
+    }
+    const git = await MemoryGit.open(location, opts.env ?? {});
+    return new MemoryWorkspace(git, memoryDir, limit, opts.now ?? (() => new Date()));
+  }
+
+  get root(): string {
+    return this.git.root;
+  }
+
+  /** Repository-relative path of a memory file (forward slashes, as git wants them). */
+  rel(...parts: string[]): string {
+    return [this.memoryDir, ...parts].join("/");
+  }
+
+  /** Absolute path of a memory file in the work tree. */
+  abs(...parts: string[]): string {
+    return path.join(this.root, ...this.rel(...parts).split("/"));
+  }
+
+  branchRel(branch: string, file: BranchFile): string {
+    return this.rel("branches", ...branch.split("/"), file);
+  }
+
+  branchAbs(branch: string, file: BranchFile): string {
+    return this.abs("branches", ...branch.split("/"), file);
+  }
+
+  isInitialized(): boolean {
+    return existsSync(this.abs(MAIN_FILE));
+  }
+
+  /** ISO timestamp to the second, UTC. */
+  timestamp(): string {
+    return this.now().toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+
+  /** The checked-out branch; memory cannot be written on a detached HEAD. */
+  async currentBranch(): Promise<string> {
+    const b = await this.git.currentBranch();
+    if (!b) {
+      throw new GitGoodError("DETACHED_HEAD", "HEAD is detached; check out a branch before using memory", {
+        root: this.root,
+      });
+    }
+    return b;
+  }
+
+  requireInitialized(): void {
+    if (!this.isInitialized()) {
+      throw new GitGoodError(
+        "NOT_INITIALIZED",
+        `no memory in ${this.root} (missing ${this.rel(MAIN_FILE)}); run 'gitgood memory init' first`,
+        { root: this.root },
+      );
+    }
+  }
+
+  /** The current branch, checked to have a memory branch in the work tree. */
+  async currentMemoryBranch(): Promise<string> {
+    this.requireInitialized();
+    const b = await this.currentBranch();
+    if (!existsSync(this.branchAbs(b, "commit.md"))) {
+      throw new GitGoodError(
+        "NO_MEMORY_BRANCH",
+        `git branch '${b}' has no memory branch (${this.branchRel(b, "commit.md")} is missing); switch to a branch made with 'gitgood memory branch'`,
+        { branch: b },
+      );
+    }
+    return b;
+  }
+}
+
+export const MAIN_FILE = "main.md";
+export type BranchFile = "commit.md" | "log.md" | "metadata.yaml";
+export const BRANCH_FILES: readonly BranchFile[] = ["commit.md", "log.md", "metadata.yaml"];
+
+function normalizeMemoryDir(dir: string): string {
+  const d = dir.replace(/\\/g, "/").replace(/\/+$/, "");
+  const parts = d.split("/");
+  if (d === "" || path.isAbsolute(dir) || parts.some((p) => p === "" || p === "." || p === ".." || p === ".git")) {
+    throw new GitGoodError("BAD_OPTION", `the memory folder must be a plain relative path inside the workspace, not '${dir}'`);
+  }
+  return d;
+}
