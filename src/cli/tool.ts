@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { GitGoodError } from "../errors.js";
+import { logCall } from "../sandbox/calls.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario } from "../scenarios/index.js";
 
@@ -46,7 +47,16 @@ export function toolCommand(): Command {
         );
         return;
       }
-      const result = await scenario.callTool(name, readArgs(flags.args));
+      const args = readArgs(flags.args);
+      const result = await scenario.callTool(name, args);
+      logCall(scenario.sandbox, {
+        at: new Date().toISOString(),
+        tool: name,
+        args,
+        ok: result.ok,
+        output: result.output,
+        done: result.done,
+      });
       if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else if (result.ok) process.stdout.write(`${result.output}\n`);
       if (!result.ok) {

@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { resolutionsFor as regionTexts } from "../../src/agents/resolutions.js";
 import type { ChainSample, MergeSample } from "../../src/dataset/sample.js";
-import { findRegions } from "../../src/scenarios/shared/markers.js";
 import { Fixture } from "./fixture.js";
 
 /** A private sandbox root for one test file, so parallel test files never see each other's sandboxes. */
@@ -126,31 +126,11 @@ export function buildChainFixture(): { fx: Fixture; commits: string[]; base: str
   return { fx, commits, base, sample: chainSample("lib.py", c1, c4, 4) };
 }
 
-/**
- * Oracle for MCR: the text each conflict region of `conflicted` must become so the file equals
- * `final` (the merge commit's version). The parts outside the regions are matched in order.
- */
+/** The text each conflict region must become for the file to equal `final` (see src/agents/resolutions.ts). */
 export function resolutionsFor(conflicted: Buffer, final: Buffer): string[] {
-  const regions = findRegions(conflicted);
-  const segments: Buffer[] = [];
-  let at = 0;
-  for (const r of regions) {
-    segments.push(conflicted.subarray(at, r.start));
-    at = r.end;
-  }
-  const tail = conflicted.subarray(at);
-  const first = segments[0] ?? Buffer.alloc(0);
-  if (!final.subarray(0, first.length).equals(first)) throw new Error("final file does not start like the conflicted one");
-  let pos = first.length;
-  const out: string[] = [];
-  for (let i = 0; i < regions.length; i++) {
-    const next = i + 1 < segments.length ? (segments[i + 1] as Buffer) : null;
-    const end = next === null ? final.length - tail.length : final.indexOf(next, pos);
-    if (end < pos) throw new Error(`cannot place the text after conflict ${i}`);
-    out.push(final.toString("utf8", pos, end));
-    pos = end + (next?.length ?? 0);
-  }
-  return out;
+  const parts = regionTexts(conflicted, final);
+  if (!parts) throw new Error("the final file changed text outside the conflict regions");
+  return parts;
 }
 
 /** Everything about a repository that a sandbox must never change. */

@@ -1,0 +1,77 @@
+import { GitGoodError } from "../errors.js";
+import type { Agent } from "./agent.js";
+import { CommitAgent, KeepAgent, SideAgent, SquashFixupsAgent } from "./baselines.js";
+import { CommandAgent } from "./command.js";
+import { LlmAgent } from "./llm.js";
+import { OpenAIChatClient, type ModelClient } from "./model.js";
+import { OracleAgent } from "./oracle.js";
+
+export { AgentSession, type Agent, type TrajectoryEvent } from "./agent.js";
+
+/** The floors of each scenario, as one agent: union merge for MCR, fix-up squashing for IR, one commit per file for ICC. */
+export class BaselineAgent implements Agent {
+  readonly name = "baseline";
+  private readonly byKind = { mcr: new SideAgent("union"), ir: new SquashFixupsAgent(), icc: new CommitAgent("per-file") };
+
+  supports(): boolean {
+    return true;
+  }
+
+  run(session: Parameters<Agent["run"]>[0]): Promise<void> {
+    return this.byKind[session.kind].run(session);
+  }
+}
+
+export const AGENT_NAMES = [
+  "llm",
+  "command",
+  "oracle",
+  "baseline",
+  "ours",
+  "theirs",
+  "union",
+  "keep",
+  "squash-fixups",
+  "one-commit",
+  "per-file",
+] as const;
+
+export interface AgentOptions {
+  /** For `llm`: the model name, and optionally a client (tests pass a scripted one). */
+  model?: string;
+  client?: ModelClient;
+  temperature?: number;
+  /** For `command`: the shell command to run. */
+  command?: string;
+}
+
+/** Makes an agent by name, with a one-line error for a wrong name or a missing option. */
+export function createAgent(name: string, opts: AgentOptions = {}): Agent {
+  switch (name) {
+    case "llm": {
+      const client = opts.client ?? (opts.model ? new OpenAIChatClient({ model: opts.model }) : null);
+      if (!client) throw new GitGoodError("BAD_OPTION", "the llm agent needs --model (and OPENAI_BASE_URL / OPENAI_API_KEY)");
+      return new LlmAgent(client, { temperature: opts.temperature });
+    }
+    case "command":
+      if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
+      return new CommandAgent(opts.command);
+    case "oracle":
+      return new OracleAgent();
+    case "baseline":
+      return new BaselineAgent();
+    case "ours":
+    case "theirs":
+    case "union":
+      return new SideAgent(name);
+    case "keep":
+      return new KeepAgent();
+    case "squash-fixups":
+      return new SquashFixupsAgent();
+    case "one-commit":
+    case "per-file":
+      return new CommitAgent(name);
+    default:
+      throw new GitGoodError("BAD_OPTION", `unknown agent '${name}'; agents: ${AGENT_NAMES.join(", ")}`);
+  }
+}

@@ -1,0 +1,48 @@
+import { findRegions } from "../scenarios/shared/markers.js";
+
+/**
+ * The text each conflict region of `conflicted` must become for the file to equal `resolved` (the
+ * version the project committed). The text outside the regions is matched in order; null when the
+ * committed file also changed text outside the regions, so no choice of region texts can reach it.
+ */
+export function resolutionsFor(conflicted: Buffer, resolved: Buffer): string[] | null {
+  const regions = findRegions(conflicted);
+  const between: Buffer[] = [];
+  let at = 0;
+  for (const r of regions) {
+    between.push(conflicted.subarray(at, r.start));
+    at = r.end;
+  }
+  const tail = conflicted.subarray(at);
+  const head = between[0] ?? Buffer.alloc(0);
+  if (!resolved.subarray(0, head.length).equals(head)) return null;
+  if (resolved.length < head.length + tail.length || !resolved.subarray(resolved.length - tail.length).equals(tail)) return null;
+  const limit = resolved.length - tail.length;
+  let pos = head.length;
+  const out: string[] = [];
+  for (let i = 0; i < regions.length; i++) {
+    const next = i + 1 < between.length ? (between[i + 1] as Buffer) : null;
+    const end = next === null ? limit : resolved.indexOf(next, pos);
+    if (end < pos || end > limit) return null;
+    out.push(resolved.toString("utf8", pos, end));
+    pos = end + (next?.length ?? 0);
+  }
+  return pos <= limit ? out : null;
+}
+
+/** The two sides of one conflict region's text (merge style, or diff3 with a base section). */
+export function regionSides(region: string): { ours: string; theirs: string } {
+  const lines = region.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const ours: string[] = [];
+  const theirs: string[] = [];
+  let part: "start" | "ours" | "base" | "theirs" = "start";
+  for (const line of lines) {
+    if (part === "start" && line.startsWith("<<<<<<<")) part = "ours";
+    else if (part === "ours" && line.startsWith("|||||||")) part = "base";
+    else if ((part === "ours" || part === "base") && /^={7}(\r?\n|$)/.test(line)) part = "theirs";
+    else if (part === "theirs" && line.startsWith(">>>>>>>")) break;
+    else if (part === "ours") ours.push(line);
+    else if (part === "theirs") theirs.push(line);
+  }
+  return { ours: ours.join(""), theirs: theirs.join("") };
+}

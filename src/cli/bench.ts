@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { Command } from "commander";
+import { createAgent } from "../agents/index.js";
+import { OpenAIChatClient } from "../agents/model.js";
+import { sampleToJson, type Sample } from "../dataset/sample.js";
+import { buildSyntheticRepo } from "../demo/synthetic.js";
+import { Repo } from "../git/repo.js";
+import { mine } from "../mining/mine.js";
+import { runBenchmark } from "../runs/runner.js";
+import { RunStore } from "../runs/store.js";
+import { intOption, writeFileAtomic } from "./io.js";
+import { writeReport } from "./report.js";
+import { addRunOptions, progressPrinter, type RunFlags } from "./run.js";
+
+interface BenchFlags extends RunFlags {
+  demo: boolean;
+  perType: number;
+  html?: string;
+}
+
+/** Up to `n` samples of one type, spread over difficulties and over the repository's history. */
+export function pickSamples(samples: readonly Sample[], n: number): Sample[] {
+  const byDifficulty = ["easy", "medium", "hard"].map((d) => samples.filter((s) => s.difficulty === d));
+  const spread = (group: Sample[], k: number): Sample[] =>
+    k >= group.length ? group : Array.from({ length: k }, (_, i) => group[Math.floor(((i + 0.5) * group.length) / k)] as Sample);
+  const quota = [0, 0, 0];
+  for (let left = n, d = 0; left > 0 && quota.some((q, i) => q < (byDifficulty[i]?.length ?? 0)); d = (d + 1) % 3) {
+    if ((quota[d] ?? 0) < (byDifficulty[d]?.length ?? 0)) {
+      quota[d] = (quota[d] ?? 0) + 1;
+      left--;
+    }
+  }
+  return byDifficulty.flatMap((g, i) => spread(g, quota[i] ?? 0)).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+async function isRepository(dir: string): Promise<boolean> {
+  try {
+    await Repo.open(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function benchCommand(): Command {
+  const cmd = new Command("bench")
+    .description("one command: mine a repository, run an agent on a few samples of each scenario, score and report")
+    .argument("[repo]", "repository to benchmark on (default: the current directory, else a demo repository)")
+    .option("--demo", "use a small demo repository that gitgood builds itself", false)
+    .option("--per-type <n>", "samples per sample type (merge, file_commit_chain)", intOption("--per-type"), 5)
+    .option("--out <dir>", "where samples, run records and the report go", "gitgood-bench")
+    .option("--html <file>", "HTML report (default: OUT/report.html)");
+  return addRunOptions(cmd).action(async (repoArg: string | undefined, flags: BenchFlags) => {
+    const out = flags.out ?? "gitgood-bench";
+    mkdirSync(out, { recursive: true });
+    let repo = repoArg ?? ".";
+    if (flags.demo || (!repoArg && !(await isRepository(".")))) {
+      repo = path.join(out, "demo-repo");
+      if (!existsSync(path.join(repo, ".git"))) {
+        process.stderr.write(`building a demo repository in ${repo}\n`);
+        await buildSyntheticRepo(repo, { commits: 400, merges: 30, files: 12, seed: 11 });
+      }
+    }
+    const mined = await mine(repo, repo === path.join(out, "demo-repo") ? { name: "gitgood/demo" } : {});
+    const merges = pickSamples(mined.samples.filter((s) => s.sample_type === "merge"), flags.perType);
+    const chains = pickSamples(mined.samples.filter((s) => s.sample_type === "file_commit_chain"), flags.perType);
+    const samples = [...merges, ...chains];
+    const samplesFile = path.join(out, "samples.jsonl");
+    writeFileAtomic(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+    process.stderr.write(
+      `mined ${mined.samples.length} samples from ${mined.summary.repository}; running ${merges.length} merge and ${chains.length} chain samples (${samplesFile})\n`,
+    );
+    const model = flags.model ?? process.env.GITGOOD_MODEL;
+    const agentName = cmd.getOptionValueSource("agent") === "default" && model ? "llm" : flags.agent;
+    const agent = createAgent(agentName, { model, command: flags.command });
+    const runDir = path.join(out, "run");
+    const store = RunStore.open(runDir, {
+      samples: path.resolve(samplesFile),
+      agent: agent.name,
+      judges: flags.judge ?? [],
+      max_turns: flags.maxTurns,
+    });
+    await runBenchmark({
+      samples,
+      where: { repo },
+      agent,
+      store,
+      jobs: flags.jobs,
+      timeoutSeconds: flags.timeout,
+      maxTurns: flags.maxTurns,
+      judges: (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m })),
+      prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
+      onResult: progressPrinter(),
+    });
+    writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") });
+  });
+}

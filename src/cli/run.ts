@@ -1,0 +1,138 @@
+import path from "node:path";
+import { Command } from "commander";
+import { AGENT_NAMES, createAgent } from "../agents/index.js";
+import { OpenAIChatClient } from "../agents/model.js";
+import { readDataset } from "../dataset/importer.js";
+import type { Sample } from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import { buildReport } from "../report/summary.js";
+import { formatReport } from "../report/text.js";
+import type { ResultRecord } from "../runs/record.js";
+import { runBenchmark, type RepoLocator, type RunSummary } from "../runs/runner.js";
+import { RunStore } from "../runs/store.js";
+import { intOption, listOption, numberOption } from "./io.js";
+
+export interface RunFlags {
+  dataset?: string[];
+  repo?: string;
+  repos?: string;
+  agent: string;
+  model?: string;
+  command?: string;
+  judge?: string[];
+  jobs: number;
+  timeout: number;
+  maxTurns: number;
+  out?: string;
+  ids?: string[];
+  limit?: number;
+  priceIn?: number;
+  priceOut?: number;
+  json: boolean;
+}
+
+function slug(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
+}
+
+/** One line per finished sample (plain output), or a bar that redraws itself on a terminal. */
+export function progressPrinter(): (r: ResultRecord, p: { done: number; total: number; resumed: boolean }) => void {
+  const tty = process.stderr.isTTY === true;
+  return (r, p) => {
+    const what = `${r.sample_id} ${r.scenario}: ${r.verdict}${r.error ? ` (${r.error.code})` : ""}`;
+    if (tty) {
+      const width = 24;
+      const filled = Math.round((p.done / Math.max(1, p.total)) * width);
+      const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
+      process.stderr.write(`\r\x1b[2K[${bar}] ${p.done}/${p.total} ${what.slice(0, 60)}`);
+      if (p.done === p.total) process.stderr.write("\n");
+    } else {
+      const note = p.resumed ? " (already done)" : ` ${(r.duration_ms / 1000).toFixed(1)}s`;
+      process.stderr.write(`[${p.done}/${p.total}] ${what}${note}\n`);
+    }
+  };
+}
+
+/** Loads the samples of a run, narrowed by --ids and --limit. */
+export async function loadSamples(files: readonly string[], ids?: readonly string[], limit?: number): Promise<Sample[]> {
+  if (files.length === 0) throw new GitGoodError("BAD_OPTION", "give a samples file (JSONL, CSV or Parquet)");
+  let samples = (await readDataset(files)).samples;
+  if (ids && ids.length > 0) {
+    const want = new Set(ids);
+    const unknown = ids.filter((id) => !samples.some((s) => s.id === id));
+    if (unknown.length > 0) throw new GitGoodError("BAD_OPTION", `no sample with id ${unknown.join(", ")}`);
+    samples = samples.filter((s) => want.has(s.id));
+  }
+  return limit !== undefined ? samples.slice(0, limit) : samples;
+}
+
+/** Runs the benchmark for the CLI's flags and prints the report; returns the run directory and summary. */
+export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ dir: string; summary: RunSummary }> {
+  if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
+    throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
+  }
+  const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
+  const all = [...files, ...(flags.dataset ?? [])];
+  const samples = await loadSamples(all, flags.ids, flags.limit);
+  const agent = createAgent(flags.agent, { model: flags.model, command: flags.command });
+  const judges = (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m }));
+  const dir =
+    flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
+  const store = RunStore.open(dir, {
+    samples: all.map((f) => path.resolve(f)).join(","),
+    ids: flags.ids ?? null,
+    limit: flags.limit ?? null,
+    agent: agent.name,
+    judges: flags.judge ?? [],
+    max_turns: flags.maxTurns,
+  });
+  process.stderr.write(`run directory: ${dir}\n`);
+  const summary = await runBenchmark({
+    samples,
+    where,
+    agent,
+    store,
+    jobs: flags.jobs,
+    timeoutSeconds: flags.timeout,
+    maxTurns: flags.maxTurns,
+    judges,
+    prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
+    onResult: progressPrinter(),
+  });
+  if (summary.unsupported > 0) {
+    process.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
+  }
+  const report = buildReport(summary.records);
+  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  return { dir, summary };
+}
+
+/** The options shared by `gitgood run` and `gitgood bench`. */
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .option("--agent <name>", `agent: ${AGENT_NAMES.join(", ")}`, "baseline")
+    .option("--model <name>", "model for the llm agent (OPENAI_BASE_URL and OPENAI_API_KEY select the endpoint)")
+    .option("--command <cmd>", "program for the command agent (gets the context on stdin, calls 'gitgood tool')")
+    .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
+    .option("-j, --jobs <n>", "samples at once", intOption("--jobs"), 2)
+    .option("--timeout <seconds>", "time limit per sample and scenario", intOption("--timeout"), 900)
+    .option("--max-turns <n>", "turn budget per sample and scenario", intOption("--max-turns"), 40)
+    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
+    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
+    .option("--json", "print the report as JSON", false);
+}
+
+export function runCommand(): Command {
+  const cmd = new Command("run")
+    .description("run an agent on samples, each in its own sandbox; score, record and report (re-run to resume)")
+    .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
+    .option("--dataset <file>", "a samples file (same as the positional argument; repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--repo <path>", "the repository every sample comes from")
+    .option("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
+    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>)")
+    .option("--ids <list>", "only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
+    .option("--limit <n>", "only the first N samples", intOption("--limit"));
+  return addRunOptions(cmd).action(async (files: string[], flags: RunFlags) => {
+    await runFromFlags(files, flags);
+  });
+}

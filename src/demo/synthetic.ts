@@ -1,0 +1,136 @@
+import { mkdirSync } from "node:fs";
+import { runGit } from "../git/process.js";
+
+/** A tiny deterministic PRNG (mulberry32), so every build makes the same repository. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface SyntheticOptions {
+  commits?: number;
+  merges?: number;
+  files?: number;
+  seed?: number;
+}
+
+type Content = Map<string, string[]>;
+
+/**
+ * Builds a deterministic repository with `git fast-import`: a main line with runs of edits to one file
+ * (file-commit chains) and side branches merged back, about 40 % of them with a conflict that the
+ * recorded merge resolves. Used by `gitgood bench --demo` and the benchmark scripts.
+ */
+export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {}): Promise<{ commits: number; merges: number }> {
+  const commits = opts.commits ?? 10_000;
+  const merges = opts.merges ?? 850;
+  const files = opts.files ?? 60;
+  mkdirSync(dir, { recursive: true });
+  await runGit(["init", "-q", "-b", "main"], { cwd: dir });
+  await runGit(["config", "gc.auto", "0"], { cwd: dir });
+  const rand = prng(opts.seed ?? 7);
+  const pick = (n: number): number => Math.floor(rand() * n);
+  const paths = Array.from({ length: files }, (_, i) => `pkg/mod${i % 7}/file_${i}.py`);
+  paths.push("README.md", "docs/notes.txt", "config/settings.yaml");
+  const at = (i: number): string => paths[i] as string;
+  const initial = (p: string): string[] => Array.from({ length: 200 }, (_, i) => `${p.replace(/\W/g, "_")}_line_${i} = ${i}`);
+  const chunks: string[] = [];
+  const state = new Map<number, Content>();
+  let mark = 0;
+  let time = 1_600_000_000;
+  const blob = (lines: readonly string[]): string => {
+    const text = `${lines.join("\n")}\n`;
+    return `data ${Buffer.byteLength(text)}\n${text}\n`;
+  };
+  const commit = (branch: string, parents: readonly number[], content: Content, changed: readonly string[], message: string): number => {
+    mark++;
+    time += 60;
+    let s = `commit refs/heads/${branch}\nmark :${mark}\ncommitter Demo <demo@example.com> ${time} +0000\n`;
+    s += `data ${Buffer.byteLength(message)}\n${message}\n`;
+    if (parents[0]) s += `from :${parents[0]}\n`;
+    if (parents[1]) s += `merge :${parents[1]}\n`;
+    for (const p of changed) s += `M 100644 inline ${p}\n${blob(content.get(p) ?? [])}`;
+    chunks.push(s);
+    state.set(mark, content);
+    return mark;
+  };
+  const edit = (content: Content, p: string, line: number, value: string): Content => {
+    const next = new Map(content);
+    const lines = [...(next.get(p) ?? [])];
+    lines[line] = value;
+    next.set(p, lines);
+    return next;
+  };
+  let content: Content = new Map(paths.map((p) => [p, initial(p)]));
+  let head = commit("main", [], content, paths, "Initial import");
+  let made = 1;
+  let merged = 0;
+  const perMerge = Math.max(4, Math.floor(commits / Math.max(1, merges)));
+  while (made < commits) {
+    // A run on main: 1..6 edits, mostly to one file, so chains appear.
+    const focus = at(pick(files));
+    const run = 1 + pick(6);
+    for (let i = 0; i < run && made < commits; i++) {
+      const p = rand() < 0.8 ? focus : at(pick(paths.length));
+      content = edit(content, p, pick(200), `main_edit_${made} = ${made}`);
+      const changed = [p];
+      if (rand() < 0.3) {
+        const q = at(paths.length - 1 - pick(3));
+        content = edit(content, q, pick(200), `note ${made}`);
+        changed.push(q);
+      }
+      head = commit("main", [head], content, changed, `Change ${p.split("/").pop()} (${made})`);
+      made++;
+    }
+    if (merged < merges && made + perMerge < commits) {
+      const base = head;
+      const baseContent = state.get(base) as Content;
+      const conflicting = rand() < 0.4;
+      const target = at(pick(files));
+      const line = pick(190);
+      let side = baseContent;
+      let sideHead = base;
+      const sideCommits = 1 + pick(perMerge - 2);
+      for (let i = 0; i < sideCommits; i++) {
+        const p = i === 0 && conflicting ? target : at(pick(files));
+        const l = i === 0 && conflicting ? line : pick(200);
+        side = edit(side, p, l, `side_edit_${made} = ${made}`);
+        sideHead = commit(`topic/${merged % 40}`, [sideHead], side, [p], `Side change to ${p.split("/").pop()} (${made})`);
+        made++;
+      }
+      if (conflicting) {
+        content = edit(content, target, line, `main_side_of_conflict_${made} = ${made}`);
+        head = commit("main", [head], content, [target], `Conflicting change to ${target.split("/").pop()} (${made})`);
+        made++;
+      }
+      // The recorded resolution: main's files, with the side's where only the side changed them.
+      const result = new Map(content);
+      const changed: string[] = [];
+      for (const p of paths) {
+        if (side.get(p) !== baseContent.get(p) && content.get(p) === baseContent.get(p)) {
+          result.set(p, side.get(p) ?? []);
+          changed.push(p);
+        }
+      }
+      if (conflicting) {
+        const mine = content.get(target) ?? [];
+        result.set(target, (side.get(target) ?? []).map((l, i) => (i === line ? `resolved_${made} = ${made}` : (mine[i] ?? l))));
+        changed.push(target);
+      }
+      content = result;
+      head = commit("main", [head, sideHead], content, changed, `Merge topic ${merged}`);
+      made++;
+      merged++;
+    }
+  }
+  chunks.push("done\n");
+  await runGit(["fast-import", "--quiet", "--done"], { cwd: dir, input: chunks.join("") });
+  await runGit(["checkout", "-q", "-f", "main"], { cwd: dir });
+  return { commits: made, merges: merged };
+}

@@ -1,0 +1,108 @@
+import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
+import { SCENARIO_LABELS, type ResultRecord, type ScenarioLabel } from "../runs/record.js";
+
+/** Version of the `gitgood report --json` layout. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface RateRow {
+  scenario: ScenarioLabel | "total";
+  difficulty: Difficulty | "all";
+  samples: number;
+  /** Ran without a system error. */
+  success: number;
+  solved: number;
+  /** Finished without error but not judged (IR/ICC without --judge). */
+  unjudged: number;
+  /** success / samples, in percent with two decimals; null for no samples. */
+  success_rate: number | null;
+  /** solved / samples in percent; null when some samples are unjudged (the rate would mislead). */
+  solve_rate: number | null;
+}
+
+export interface SampleRow {
+  sample_id: string;
+  scenario: ScenarioLabel;
+  difficulty: Difficulty;
+  repository: string;
+  status: ResultRecord["status"];
+  verdict: ResultRecord["verdict"];
+  turns: number;
+  tool_calls: number;
+  tokens: number;
+  cost_usd: number | null;
+  duration_ms: number;
+  error: string | null;
+  trajectory: string | null;
+}
+
+export interface Report {
+  schema_version: number;
+  agents: string[];
+  totals: RateRow[];
+  by_difficulty: RateRow[];
+  tokens: { prompt: number; completion: number };
+  cost_usd: number | null;
+  samples: SampleRow[];
+}
+
+const percent = (n: number, d: number): number | null => (d === 0 ? null : Math.round((n / d) * 10_000) / 100);
+
+function rate(records: readonly ResultRecord[], scenario: RateRow["scenario"], difficulty: RateRow["difficulty"]): RateRow {
+  const success = records.filter((r) => r.status === "success").length;
+  const solved = records.filter((r) => r.solved === true).length;
+  const unjudged = records.filter((r) => r.verdict === "unjudged").length;
+  return {
+    scenario,
+    difficulty,
+    samples: records.length,
+    success,
+    solved,
+    unjudged,
+    success_rate: percent(success, records.length),
+    solve_rate: unjudged > 0 ? null : percent(solved, records.length),
+  };
+}
+
+/** The paper's tables from a run's records: success and solve rate per scenario and per difficulty. */
+export function buildReport(records: readonly ResultRecord[]): Report {
+  const ordered = [...records].sort(
+    (a, b) => SCENARIO_LABELS.indexOf(a.scenario) - SCENARIO_LABELS.indexOf(b.scenario) || (a.sample_id < b.sample_id ? -1 : a.sample_id > b.sample_id ? 1 : 0),
+  );
+  const reportOrder: ScenarioLabel[] = ["IR", "ICC", "MCR"];
+  const totals = reportOrder.map((s) => rate(ordered.filter((r) => r.scenario === s), s, "all"));
+  totals.push(rate(ordered, "total", "all"));
+  const byDifficulty: RateRow[] = [];
+  for (const s of reportOrder) {
+    for (const d of DIFFICULTIES) {
+      const group = ordered.filter((r) => r.scenario === s && r.difficulty === d);
+      if (group.length > 0) byDifficulty.push(rate(group, s, d));
+    }
+  }
+  const costs = ordered.map((r) => r.cost_usd);
+  return {
+    schema_version: REPORT_SCHEMA_VERSION,
+    agents: [...new Set(ordered.map((r) => r.agent))].sort(),
+    totals,
+    by_difficulty: byDifficulty,
+    tokens: {
+      prompt: ordered.reduce((a, r) => a + r.tokens.prompt, 0),
+      completion: ordered.reduce((a, r) => a + r.tokens.completion, 0),
+    },
+    cost_usd: costs.some((c) => c === null) ? null : Math.round(costs.reduce((a: number, c) => a + (c ?? 0), 0) * 1e6) / 1e6,
+    samples: ordered.map((r) => ({
+      sample_id: r.sample_id,
+      scenario: r.scenario,
+      difficulty: r.difficulty,
+      repository: r.repository,
+      status: r.status,
+      verdict: r.verdict,
+      turns: r.turns,
+      tool_calls: r.tool_calls,
+      tokens: r.tokens.prompt + r.tokens.completion,
+      cost_usd: r.cost_usd,
+      duration_ms: r.duration_ms,
+      error: r.error ? `${r.error.code}: ${r.error.message}` : null,
+      trajectory: r.trajectory,
+    })),
+  };
+}

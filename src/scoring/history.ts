@@ -1,0 +1,36 @@
+import type { ChainSample } from "../dataset/sample.js";
+import type { Repo } from "../git/repo.js";
+import type { HistoryFinalState } from "../scenarios/types.js";
+
+/** Deterministic facts about an agent's history, recorded with or without a judge. */
+export interface HistoryChecks {
+  finished: boolean;
+  commits: number;
+  original_commits: number;
+  /** The final tree equals the chain tip's tree (expected unless the agent dropped a commit). */
+  tree_matches_tip: boolean;
+  empty_messages: number;
+  duplicate_messages: number;
+  /** Commits that change nothing. */
+  empty_commits: number;
+}
+
+export async function checkHistory(sample: ChainSample, final: HistoryFinalState, source: Repo): Promise<HistoryChecks> {
+  const tipTree = (await source.text(["rev-parse", `${sample.scenario.newest_commit}^{tree}`])).trim();
+  const messages = final.commits.map((c) => c.message.trim());
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const m of messages) {
+    if (m && seen.has(m)) duplicates++;
+    seen.add(m);
+  }
+  return {
+    finished: final.done && final.pending === null,
+    commits: final.commits.length,
+    original_commits: sample.scenario.times_seen_consecutively,
+    tree_matches_tip: final.tree === tipTree,
+    empty_messages: messages.filter((m) => m === "").length,
+    duplicate_messages: duplicates,
+    empty_commits: final.commits.filter((c) => c.diff.trim() === "").length,
+  };
+}

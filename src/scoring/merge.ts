@@ -1,0 +1,47 @@
+import type { MergeSample } from "../dataset/sample.js";
+import type { Repo } from "../git/repo.js";
+import type { MergeFinalState } from "../scenarios/types.js";
+
+export interface FileMatch {
+  path: string;
+  /** Byte-identical to the file in the recorded merge commit. */
+  exact: boolean;
+  /** Identical once all whitespace is removed: a diagnostic, not the score. */
+  ignoring_whitespace: boolean;
+}
+
+export interface MergeScore {
+  solved: boolean;
+  conflicts_left: number;
+  /** The resulting tree equals the merge commit's tree. */
+  tree_matches: boolean;
+  files: FileMatch[];
+}
+
+async function blobText(repo: Repo, rev: string): Promise<string | null> {
+  const r = await repo.run(["cat-file", "blob", rev], { okCodes: [0, 128] });
+  return r.code === 0 ? r.stdout.toString("utf8") : null;
+}
+
+const squash = (s: string): string => s.replace(/\s+/g, "");
+
+/**
+ * MCR scoring as published: solved iff no conflict is left and the resulting tree is the merge
+ * commit's tree (exact match); per conflicted file, exact and whitespace-blind matches as diagnostics.
+ */
+export async function scoreMerge(sample: MergeSample, final: MergeFinalState, source: Repo): Promise<MergeScore> {
+  const merge = sample.scenario.merge_commit_hash;
+  const expectedTree = (await source.text(["rev-parse", `${merge}^{tree}`])).trim();
+  const files: FileMatch[] = [];
+  for (const f of final.files) {
+    const expected = await blobText(source, `${merge}:${f.path}`);
+    const actual = f.content === null ? null : f.encoding === "base64" ? Buffer.from(f.content, "base64").toString("utf8") : f.content;
+    files.push({
+      path: f.path,
+      exact: expected === actual,
+      ignoring_whitespace: expected !== null && actual !== null ? squash(expected) === squash(actual) : expected === actual,
+    });
+  }
+  const treeMatches = final.tree !== null && final.tree === expectedTree;
+  return { solved: final.conflicts_left === 0 && treeMatches, conflicts_left: final.conflicts_left, tree_matches: treeMatches, files };
+}

@@ -1,0 +1,121 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord } from "../../src/runs/record.js";
+import { RunStore } from "../../src/runs/store.js";
+import { buildReport } from "../../src/report/summary.js";
+import { formatReport } from "../../src/report/text.js";
+import { renderHtml } from "../../src/report/html.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tmp(): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), "gitgood-run-"));
+  dirs.push(d);
+  return d;
+}
+
+export function record(id: string, scenario: ResultRecord["scenario"], over: Partial<ResultRecord> = {}): ResultRecord {
+  return {
+    schema_version: RESULTS_SCHEMA_VERSION,
+    key: resultKey(id, scenario),
+    sample_id: id,
+    scenario,
+    repository: "o/r",
+    difficulty: "easy",
+    agent: "oracle",
+    status: "success",
+    solved: true,
+    verdict: "solved",
+    scores: {},
+    error: null,
+    turns: 2,
+    tool_calls: 3,
+    tokens: { prompt: 10, completion: 5 },
+    cost_usd: null,
+    started_at: "2026-01-01T00:00:00.000Z",
+    duration_ms: 1200,
+    trajectory: null,
+    ...over,
+  };
+}
+
+describe("RunStore", () => {
+  const config = { samples: "/data/s.jsonl", agent: "oracle" };
+
+  it("appends records and finds them again when the run is reopened", () => {
+    const dir = tmp();
+    const a = RunStore.open(dir, config);
+    a.append(record("s1", "MCR"));
+    a.append(record("s2", "IR", { solved: null, verdict: "unjudged" }));
+    const b = RunStore.open(dir, config);
+    expect(b.has(resultKey("s1", "MCR"))).toBe(true);
+    expect(b.has(resultKey("s2", "IR"))).toBe(true);
+    expect(b.has(resultKey("s2", "ICC"))).toBe(false);
+    expect(b.all()).toHaveLength(2);
+  });
+
+  it("cuts a line torn by a kill and counts nothing twice", () => {
+    const dir = tmp();
+    const a = RunStore.open(dir, config);
+    a.append(record("s1", "MCR"));
+    appendFileSync(path.join(dir, "results.jsonl"), '{"schema_version":1,"key":"s2.MC');
+    const b = RunStore.open(dir, config);
+    expect(b.all().map((r) => r.key)).toEqual(["s1.MCR"]);
+    expect(readFileSync(path.join(dir, "results.jsonl"), "utf8").endsWith("}\n")).toBe(true);
+    b.append(record("s1", "MCR", { solved: false, verdict: "unsolved" }));
+    expect(RunStore.open(dir, config).all()).toHaveLength(1);
+  });
+
+  it("refuses to resume a directory made with other settings", () => {
+    const dir = tmp();
+    RunStore.open(dir, config);
+    expect(() => RunStore.open(dir, { ...config, agent: "llm" })).toThrow(/other settings \(agent\)/);
+    expect(() => RunStore.read(tmp())).toThrow(/not a gitgood run directory/);
+  });
+});
+
+describe("report", () => {
+  const records = [
+    record("m1", "MCR", { difficulty: "easy" }),
+    record("m2", "MCR", { difficulty: "hard", solved: false, verdict: "unsolved" }),
+    record("m3", "MCR", { difficulty: "hard", status: "error", solved: false, verdict: "error", error: { code: "TIMEOUT", message: "slow" } }),
+    record("c1", "IR", { solved: true }),
+    record("c1", "ICC", { solved: false, verdict: "unsolved" }),
+  ];
+
+  it("computes success and solve rates per scenario, difficulty and in total", () => {
+    const r = buildReport(records);
+    const byScenario = Object.fromEntries(r.totals.map((t) => [t.scenario, t]));
+    expect(byScenario.MCR).toMatchObject({ samples: 3, success: 2, solved: 1, success_rate: 66.67, solve_rate: 33.33 });
+    expect(byScenario.IR).toMatchObject({ samples: 1, success_rate: 100, solve_rate: 100 });
+    expect(byScenario.ICC).toMatchObject({ samples: 1, solve_rate: 0 });
+    expect(byScenario.total).toMatchObject({ samples: 5, success: 4, solved: 2, success_rate: 80, solve_rate: 40 });
+    expect(r.by_difficulty.filter((d) => d.scenario === "MCR").map((d) => [d.difficulty, d.samples, d.solve_rate])).toEqual([
+      ["easy", 1, 100],
+      ["hard", 2, 0],
+    ]);
+    expect(r.tokens).toEqual({ prompt: 50, completion: 25 });
+    expect(r.samples.map((s) => `${s.scenario}:${s.sample_id}`)).toEqual(["MCR:m1", "MCR:m2", "MCR:m3", "IR:c1", "ICC:c1"]);
+  });
+
+  it("does not report a solve rate over unjudged samples", () => {
+    const r = buildReport([record("c1", "IR", { solved: null, verdict: "unjudged" }), record("c2", "IR")]);
+    expect(r.totals.find((t) => t.scenario === "IR")).toMatchObject({ unjudged: 1, solve_rate: null, success_rate: 100 });
+    expect(formatReport(r)).toMatch(/IR\s+2\s+100\.00\s+unjudged \(1\)/);
+  });
+
+  it("renders text and a self-contained HTML page with escaped content", () => {
+    const r = buildReport(records);
+    const text = formatReport(r);
+    expect(text).toMatch(/total\s+5\s+80\.00\s+40\.00/);
+    const html = renderHtml(r, new Map([["m1.MCR", { diff: "-<<<<<<< ours\n+fixed", trajectory: { events: [{ type: "tool_call", tool: "x", args: { a: "<b>" } }] } }]]));
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain("-&lt;&lt;&lt;&lt;&lt;&lt;&lt; ours");
+    expect(html).toContain("&lt;b&gt;");
+    expect(html).not.toMatch(/<script|https?:\/\//);
+  });
+});
