@@ -91,40 +91,59 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
     if (merged < merges && made + perMerge < commits) {
       const base = head;
       const baseContent = state.get(base) as Content;
+      // A conflicting merge clashes on 1..2 lines (far apart) of 1..2 files: easy, medium and hard samples.
       const conflicting = rand() < 0.4;
-      const target = at(pick(files));
-      const line = pick(190);
+      const clashes: { file: string; line: number }[] = [];
+      if (conflicting) {
+        const first = pick(files);
+        const targets = rand() < 0.3 ? [at(first), at((first + 1 + pick(files - 1)) % files)] : [at(first)];
+        for (const file of targets) {
+          const line = pick(90);
+          clashes.push({ file, line });
+          if (rand() < 0.4) clashes.push({ file, line: line + 20 + pick(80) });
+        }
+      }
       let side = baseContent;
       let sideHead = base;
       const sideCommits = 1 + pick(perMerge - 2);
       for (let i = 0; i < sideCommits; i++) {
-        const p = i === 0 && conflicting ? target : at(pick(files));
-        const l = i === 0 && conflicting ? line : pick(200);
-        side = edit(side, p, l, `side_edit_${made} = ${made}`);
-        sideHead = commit(`topic/${merged % 40}`, [sideHead], side, [p], `Side change to ${p.split("/").pop()} (${made})`);
+        if (i === 0 && clashes.length > 0) {
+          for (const c of clashes) side = edit(side, c.file, c.line, `side_edit_${made}_${c.line} = ${made}`);
+          const touched = [...new Set(clashes.map((c) => c.file))];
+          sideHead = commit(`topic/${merged % 40}`, [sideHead], side, touched, `Side change to ${touched.map((t) => t.split("/").pop()).join(", ")} (${made})`);
+        } else {
+          const p = at(pick(files));
+          side = edit(side, p, pick(200), `side_edit_${made} = ${made}`);
+          sideHead = commit(`topic/${merged % 40}`, [sideHead], side, [p], `Side change to ${p.split("/").pop()} (${made})`);
+        }
         made++;
       }
-      if (conflicting) {
-        content = edit(content, target, line, `main_side_of_conflict_${made} = ${made}`);
-        head = commit("main", [head], content, [target], `Conflicting change to ${target.split("/").pop()} (${made})`);
+      if (clashes.length > 0) {
+        for (const c of clashes) content = edit(content, c.file, c.line, `main_side_of_conflict_${made}_${c.line} = ${made}`);
+        const touched = [...new Set(clashes.map((c) => c.file))];
+        head = commit("main", [head], content, touched, `Conflicting change to ${touched.map((t) => t.split("/").pop()).join(", ")} (${made})`);
         made++;
       }
-      // The recorded resolution: main's files, with the side's where only the side changed them.
+      // The recorded resolution: main's files, with the side's where only the side changed them, and a
+      // hand-written line where both did.
       const result = new Map(content);
-      const changed: string[] = [];
+      const changed = new Set<string>();
       for (const p of paths) {
         if (side.get(p) !== baseContent.get(p) && content.get(p) === baseContent.get(p)) {
           result.set(p, side.get(p) ?? []);
-          changed.push(p);
+          changed.add(p);
         }
       }
-      if (conflicting) {
-        const mine = content.get(target) ?? [];
-        result.set(target, (side.get(target) ?? []).map((l, i) => (i === line ? `resolved_${made} = ${made}` : (mine[i] ?? l))));
-        changed.push(target);
+      for (const c of clashes) {
+        const mine = result.get(c.file) ?? [];
+        const theirs = side.get(c.file) ?? [];
+        const merged_ = theirs.map((l, i) => (mine[i] !== (baseContent.get(c.file) ?? [])[i] ? (mine[i] ?? l) : l));
+        merged_[c.line] = `resolved_${made}_${c.line} = ${made}`;
+        result.set(c.file, merged_);
+        changed.add(c.file);
       }
       content = result;
-      head = commit("main", [head, sideHead], content, changed, `Merge topic ${merged}`);
+      head = commit("main", [head, sideHead], content, [...changed], `Merge topic ${merged}`);
       made++;
       merged++;
     }

@@ -23,7 +23,7 @@ function chart(rows: readonly RateRow[]): string {
   const rowH = 2 * barH + 14;
   const width = 520;
   const x0 = 70;
-  const scale = (width - x0 - 60) / 100;
+  const scale = (width - x0 - 130) / 100;
   const parts: string[] = [];
   rows.forEach((r, i) => {
     const y = 10 + i * rowH;
@@ -32,11 +32,13 @@ function chart(rows: readonly RateRow[]): string {
       ["success", r.success_rate],
       ["solve", r.solve_rate],
     ];
+    const unjudged = r.solve_rate === null && r.unjudged > 0;
     bars.forEach(([name, v], j) => {
       const w = (v ?? 0) * scale;
       const yy = y + j * barH;
       parts.push(`<rect x="${x0}" y="${yy}" width="${w.toFixed(1)}" height="${barH - 2}" class="${name}"><title>${name} ${pct(v)}</title></rect>`);
-      parts.push(`<text x="${x0 + w + 4}" y="${yy + barH - 4}" class="val">${name} ${pct(v)}</text>`);
+      const label = name === "solve" && unjudged ? "solve: unjudged" : `${name} ${pct(v)}`;
+      parts.push(`<text x="${x0 + w + 4}" y="${yy + barH - 4}" class="val">${label}</text>`);
     });
   });
   const h = 20 + rows.length * rowH;
@@ -78,7 +80,9 @@ export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDe
         .join("");
       return `<details><summary><b>${escape(s.sample_id)}</b> ${s.scenario} · ${s.difficulty} · <span class="${s.verdict}">${s.verdict}</span>` +
         ` · ${s.turns} turns · ${s.tokens} tokens${s.error ? ` · ${escape(s.error)}` : ""}</summary>` +
-        (d?.diff ? `<h4>Against the ground truth</h4><pre class="diff">${escape(d.diff)}</pre>` : "") +
+        (d?.diff !== undefined
+          ? `<h4>Against the ground truth</h4>${d.diff ? `<pre class="diff">${escape(d.diff)}</pre>` : "<p>Identical to the ground truth.</p>"}`
+          : "") +
         (log ? `<h4>Trajectory</h4>${log}` : "") +
         `</details>`;
     })

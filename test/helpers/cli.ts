@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,4 +20,17 @@ export function gitgood(args: string[], opts: { cwd?: string; input?: string; en
     maxBuffer: 64 * 1024 * 1024,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Like gitgood(), without blocking this process (for tests that serve something the CLI calls). */
+export function gitgoodAsync(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString("utf8")));
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString("utf8")));
+    child.stdin.end();
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
 }

@@ -1,0 +1,166 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleToJson, type Sample } from "../../src/dataset/sample.js";
+import { gitgood } from "../helpers/cli.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/gitgood.js");
+
+let fx: Fixture;
+let samples: Sample[];
+let dirs: ReturnType<typeof tempDirs>;
+let samplesFile: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  ({ fx, samples } = await buildRunFixture());
+  dirs = tempDirs();
+  samplesFile = path.join(fx.scratch("data"), "samples.jsonl");
+  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+  env = { GITGOOD_SANDBOX_ROOT: path.join(fx.scratch("sandboxes")) };
+});
+afterAll(() => {
+  dirs.cleanup();
+  fx.remove();
+});
+
+const lines = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+
+describe("gitgood run and report", () => {
+  it("runs an agent, prints the tables, and the report reads the run back as text, JSON and HTML", () => {
+    const out = path.join(fx.scratch("r1"), "run");
+    const r = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/MCR\s+2\s+100\.00\s+100\.00/);
+    expect(r.stderr).toMatch(/\[4\/4\]/);
+    const rep = gitgood(["report", out, "--json", "--html", path.join(out, "r.html")], { env });
+    expect(rep.code).toBe(0);
+    const json = JSON.parse(rep.stdout);
+    expect(json.totals.find((t: { scenario: string }) => t.scenario === "MCR")).toMatchObject({ samples: 2, solve_rate: 100 });
+    const html = readFileSync(path.join(out, "r.html"), "utf8");
+    expect(html).toContain("resolve_current_merge_conflict_with");
+    expect(html).toContain("Against the ground truth");
+    expect(gitgood(["report", fx.scratch("not-a-run")]).stderr).toMatch(/^gitgood: .* is not a gitgood run directory/);
+  });
+
+  it("resumes a killed run without counting anything twice", async () => {
+    const args = (out: string) => [BIN, "run", samplesFile, "--repo", fx.dir, "--agent", "command", "--command", "sleep 0.4", "--jobs", "1", "--out", out];
+    const whole = path.join(fx.scratch("whole"), "run");
+    expect(gitgood(args(whole).slice(1), { env }).code).toBe(0);
+
+    const cut = path.join(fx.scratch("cut"), "run");
+    const child = spawn(process.execPath, args(cut), { env: { ...process.env, ...env }, stdio: "ignore" });
+    const results = path.join(cut, "results.jsonl");
+    await new Promise<void>((resolve, reject) => {
+      const started = Date.now();
+      const poll = setInterval(() => {
+        if (existsSync(results) && readFileSync(results, "utf8").split("\n").filter(Boolean).length >= 1) {
+          clearInterval(poll);
+          child.kill("SIGKILL");
+          resolve();
+        } else if (Date.now() - started > 30_000) {
+          clearInterval(poll);
+          reject(new Error("the run never wrote a record"));
+        }
+      }, 20);
+    });
+    await new Promise((resolve) => child.on("close", resolve));
+    const before = lines(results).length;
+    expect(before).toBeLessThan(4);
+    const again = gitgood(args(cut).slice(1), { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/already done/);
+    const strip = (r: Record<string, unknown>) => [r.key, r.status, r.verdict, JSON.stringify(r.scores)];
+    const a = lines(path.join(whole, "results.jsonl")).map(strip).sort();
+    const b = lines(results).map(strip).sort();
+    expect(b).toEqual(a);
+    expect(new Set(b.map((x) => x[0])).size).toBe(4);
+    // The sandbox of the killed sample was swept; nothing is left behind.
+    expect(readdirSync(env.GITGOOD_SANDBOX_ROOT!).filter((d) => !d.startsWith("."))).toEqual([]);
+  });
+
+  it("refuses bad usage with one line", () => {
+    const both = gitgood(["run", samplesFile, "--repo", fx.dir, "--repos", fx.dir], { env });
+    expect(both.code).toBe(2);
+    expect(both.stderr.trim()).toBe("gitgood: give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
+    const agent = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "wizard"], { env });
+    expect(agent.stderr).toMatch(/^gitgood: unknown agent 'wizard'/);
+    const llm = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm"], { env });
+    expect(llm.stderr).toMatch(/needs --model/);
+  });
+});
+
+describe("command agent", () => {
+  it("drives a scenario through 'gitgood tool' and is scored from the state on disk", () => {
+    const merge = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy")!;
+    const script = path.join(fx.scratch("agent"), "agent.sh");
+    writeFileSync(
+      script,
+      [
+        "#!/bin/sh",
+        "set -e",
+        'cat > /dev/null',
+        `gitgood tool view_current_merge_conflict_with --args '{"context_window_size": 1, "reason": "look"}' > /dev/null`,
+        `gitgood tool resolve_current_merge_conflict_with --args '{"content": "io3 = '"'"'topic'"'"'\\n", "reason": "take topic"}'`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    const out = path.join(fx.scratch("cmd"), "run");
+    const r = gitgood(["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "command", "--command", script, "--out", out], { env });
+    expect(r.code).toBe(0);
+    const [rec] = lines(path.join(out, "results.jsonl"));
+    expect(rec).toMatchObject({ status: "success", solved: true, tool_calls: 2 });
+    const t = JSON.parse(readFileSync(path.join(out, rec.trajectory), "utf8"));
+    expect(t.events.filter((e: { type: string }) => e.type === "tool_call").map((e: { tool: string }) => e.tool)).toEqual([
+      "view_current_merge_conflict_with",
+      "resolve_current_merge_conflict_with",
+    ]);
+  });
+});
+
+describe("gitgood bench", () => {
+  it("mines, runs the baselines and writes the report in one command", () => {
+    const out = path.join(fx.scratch("bench"), "b");
+    const r = gitgood(["bench", fx.dir, "--per-type", "1", "--out", out], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/agent: baseline/);
+    expect(r.stdout).toMatch(/total\s+3\s+100\.00/);
+    expect(existsSync(path.join(out, "report.html"))).toBe(true);
+    expect(lines(path.join(out, "samples.jsonl"))).toHaveLength(2);
+  });
+});
+
+describe("llm agent over an OpenAI-compatible endpoint", () => {
+  it("retries a 429, solves through tool calls, and records tokens and cost", async () => {
+    const { fakeOpenAI, completion } = await import("../helpers/fake-openai.js");
+    const { gitgoodAsync } = await import("../helpers/cli.js");
+    const merge = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy")!;
+    const server = await fakeOpenAI([
+      { status: 429, headers: { "retry-after-ms": "5" }, body: { error: { message: "rate limited" } } },
+      {
+        body: completion(
+          { tool_calls: [{ name: "resolve_current_merge_conflict_with", arguments: JSON.stringify({ content: "io3 = 'topic'\n", reason: "take topic" }) }] },
+          { prompt_tokens: 1000, completion_tokens: 200 },
+        ),
+      },
+    ]);
+    try {
+      const out = path.join(fx.scratch("llm"), "run");
+      const r = await gitgoodAsync(
+        ["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "llm", "--model", "tiny", "--out", out, "--price-in", "2", "--price-out", "10"],
+        { env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" } },
+      );
+      expect(r.code).toBe(0);
+      expect(server.requests).toHaveLength(2);
+      const [rec] = lines(path.join(out, "results.jsonl"));
+      expect(rec).toMatchObject({ agent: "llm:tiny", solved: true, turns: 1, tokens: { prompt: 1000, completion: 200 }, cost_usd: 0.004 });
+    } finally {
+      await server.close();
+    }
+  });
+});
