@@ -1,6 +1,8 @@
 import type { Sample } from "../dataset/sample.js";
 import type { InitialContext, LiveScenario, ScenarioKind, ScenarioToolResult } from "../scenarios/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import type { FunctionTool } from "../tools/schema.js";
+import type { ToolResult } from "../tools/tool.js";
 import type { ChatMessage, Usage } from "./model.js";
 
 /** One entry of a sample's trajectory: every tool call and result, every model message. */
@@ -12,6 +14,22 @@ export type TrajectoryEntry =
   | { type: "note"; text: string };
 
 export type TrajectoryEvent = TrajectoryEntry & { at_ms: number };
+
+/** Tools beyond the scenario's (agent memory, say), each answered by its own registry. */
+export interface ToolProvider {
+  has(name: string): boolean;
+  functionTools(): FunctionTool[];
+  call(name: string, args: unknown): Promise<ToolResult>;
+}
+
+/** A registry and the state its tools work on, as a ToolProvider. */
+export function toolProvider<W>(registry: ToolRegistry<W>, state: W): ToolProvider {
+  return {
+    has: (name) => registry.get(name) !== undefined,
+    functionTools: () => registry.functionTools(),
+    call: (name, args) => registry.call(state, name, args),
+  };
+}
 
 /**
  * What an agent works with: the scenario's initial context and tools, a turn budget and a way to stop.
@@ -32,6 +50,8 @@ export class AgentSession {
     readonly context: InitialContext,
     readonly maxTurns: number,
     readonly signal: AbortSignal,
+    /** Extra tools offered next to the scenario's (the memory tools with --memory). */
+    readonly extra: ToolProvider | null = null,
   ) {
     this.note("context", context.text);
   }
@@ -45,7 +65,7 @@ export class AgentSession {
   }
 
   get tools(): FunctionTool[] {
-    return this.scenario.functionTools();
+    return [...this.scenario.functionTools(), ...(this.extra?.functionTools() ?? [])];
   }
 
   get toolHelp(): string {
@@ -78,7 +98,9 @@ export class AgentSession {
   async call(tool: string, args: unknown): Promise<ScenarioToolResult> {
     this.toolCalls++;
     this.push({ type: "tool_call", tool, args });
-    const result = await this.scenario.callTool(tool, args);
+    const result = this.extra?.has(tool)
+      ? { ...(await this.extra.call(tool, args)), done: this.isDone() }
+      : await this.scenario.callTool(tool, args);
     this.push({ type: "tool_result", tool, ok: result.ok, output: result.output, done: result.done });
     return result;
   }

@@ -1,7 +1,7 @@
 import type { ScenarioKind } from "../scenarios/types.js";
 import type { Agent, AgentSession } from "./agent.js";
 import type { ChatMessage, ModelClient } from "./model.js";
-import { NOT_DONE_YET, systemPrompt } from "./prompts.js";
+import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
 export interface LlmAgentOptions {
   temperature?: number;
@@ -30,7 +30,7 @@ export class LlmAgent implements Agent {
 
   async run(session: AgentSession): Promise<void> {
     const messages: ChatMessage[] = [
-      { role: "system", content: systemPrompt(session.kind) },
+      { role: "system", content: session.extra ? `${systemPrompt(session.kind)}\n\n${MEMORY_NOTE}` : systemPrompt(session.kind) },
       { role: "user", content: session.context.text },
     ];
     let nudges = 0;

@@ -34,3 +34,10 @@ export function systemPrompt(kind: ScenarioKind): string {
 /** What the agent is told when it stops calling tools before the task is done. */
 export const NOT_DONE_YET = `The task is not finished yet. Continue with the tools; if you believe you are blocked,
 explain why in one sentence and call the tool that shows the current state.`;
+
+/** Added to the system prompt when the agent has the memory tools. */
+export const MEMORY_NOTE = `You also have a versioned memory for this task (tools named memory_*): a roadmap, a running summary
+of your progress, and a log of observations, thoughts and actions, kept in its own git repository (not the
+project's). Record what you learn with memory_log, save checkpoints with memory_commit after meaningful steps,
+and read memory_context when you need to recall where you are. Use memory_branch to try an alternative
+approach and memory_merge to bring back what worked.`;

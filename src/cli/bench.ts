@@ -80,6 +80,7 @@ export function benchCommand(): Command {
       agent: agent.name,
       judges: flags.judge ?? [],
       max_turns: flags.maxTurns,
+      memory: flags.memory,
     });
     await runBenchmark({
       samples,
@@ -91,6 +92,7 @@ export function benchCommand(): Command {
       maxTurns: flags.maxTurns,
       judges: (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m })),
       prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
+      memory: flags.memory,
       onResult: progressPrinter(),
     });
     writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") });

@@ -16,7 +16,7 @@ export function loadDetails(runDir: string, records: ReturnType<typeof RunStore.
     if (!existsSync(file)) continue;
     try {
       const t = JSON.parse(readFileSync(file, "utf8")) as { ground_truth_diff?: string };
-      details.set(`${r.sample_id}.${r.scenario}`, { trajectory: t, diff: t.ground_truth_diff });
+      details.set(`${r.sample_id}.${r.scenario}${r.agent.endsWith("+memory") ? "+memory" : ""}`, { trajectory: t, diff: t.ground_truth_diff });
     } catch {
       /* a damaged trajectory only loses its detail view */
     }

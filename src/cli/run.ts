@@ -28,6 +28,7 @@ export interface RunFlags {
   limit?: number;
   priceIn?: number;
   priceOut?: number;
+  memory: boolean;
   json: boolean;
 }
 
@@ -85,6 +86,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
     agent: agent.name,
     judges: flags.judge ?? [],
     max_turns: flags.maxTurns,
+    memory: flags.memory,
   });
   process.stderr.write(`run directory: ${dir}\n`);
   const summary = await runBenchmark({
@@ -97,6 +99,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
     maxTurns: flags.maxTurns,
     judges,
     prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
+    memory: flags.memory,
     onResult: progressPrinter(),
   });
   if (summary.unsupported > 0) {
@@ -119,6 +122,7 @@ export function addRunOptions(cmd: Command): Command {
     .option("--max-turns <n>", "turn budget per sample and scenario", intOption("--max-turns"), 40)
     .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
     .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
+    .option("--memory", "run every scenario twice, without and with the agent memory tools (memory_*), to compare", false)
     .option("--json", "print the report as JSON", false);
 }
 

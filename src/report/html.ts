@@ -6,11 +6,12 @@ const escape = (s: string): string =>
 const pct = (v: number | null): string => (v === null ? "–" : `${v.toFixed(2)} %`);
 
 function rateTable(rows: readonly RateRow[], withDifficulty: boolean): string {
-  const head = `<tr><th>Scenario</th>${withDifficulty ? "<th>Difficulty</th>" : ""}<th>Samples</th><th>Success</th><th>Solve</th></tr>`;
+  const many = new Set(rows.map((r) => r.agent)).size > 1;
+  const head = `<tr>${many ? "<th>Agent</th>" : ""}<th>Scenario</th>${withDifficulty ? "<th>Difficulty</th>" : ""}<th>Samples</th><th>Success</th><th>Solve</th></tr>`;
   const body = rows
     .map(
       (r) =>
-        `<tr><td>${r.scenario}</td>${withDifficulty ? `<td>${r.difficulty}</td>` : ""}<td class="n">${r.samples}</td>` +
+        `<tr>${many ? `<td>${escape(r.agent)}</td>` : ""}<td>${r.scenario}</td>${withDifficulty ? `<td>${r.difficulty}</td>` : ""}<td class="n">${r.samples}</td>` +
         `<td class="n">${pct(r.success_rate)}</td><td class="n">${r.solve_rate === null && r.unjudged > 0 ? `unjudged (${r.unjudged})` : pct(r.solve_rate)}</td></tr>`,
     )
     .join("");
@@ -19,6 +20,7 @@ function rateTable(rows: readonly RateRow[], withDifficulty: boolean): string {
 
 /** Horizontal bars of success and solve rate per scenario, as inline SVG. */
 function chart(rows: readonly RateRow[]): string {
+  const many = new Set(rows.map((r) => r.agent)).size > 1;
   const barH = 14;
   const rowH = 2 * barH + 14;
   const width = 520;
@@ -27,7 +29,7 @@ function chart(rows: readonly RateRow[]): string {
   const parts: string[] = [];
   rows.forEach((r, i) => {
     const y = 10 + i * rowH;
-    parts.push(`<text x="0" y="${y + barH}" class="lbl">${r.scenario}</text>`);
+    parts.push(`<text x="0" y="${y + barH}" class="lbl">${r.scenario}${many ? ` ${escape(r.agent.endsWith("+memory") ? "+mem" : "")}` : ""}</text>`);
     const bars: [string, number | null][] = [
       ["success", r.success_rate],
       ["solve", r.solve_rate],
@@ -59,7 +61,7 @@ export interface SampleDetail {
 export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDetail>, title = "gitgood report"): string {
   const samples = report.samples
     .map((s) => {
-      const key = `${s.sample_id}.${s.scenario}`;
+      const key = `${s.sample_id}.${s.scenario}${s.agent.endsWith("+memory") ? "+memory" : ""}`;
       const d = details.get(key);
       const events = Array.isArray((d?.trajectory as { events?: unknown[] } | undefined)?.events)
         ? ((d?.trajectory as { events: unknown[] }).events)
@@ -78,7 +80,7 @@ export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDe
           return `<div class="ev ${escape(String(ev.type))}"><span class="t">${escape(String(ev.type))}</span><pre>${escape(body)}</pre></div>`;
         })
         .join("");
-      return `<details><summary><b>${escape(s.sample_id)}</b> ${s.scenario} · ${s.difficulty} · <span class="${s.verdict}">${s.verdict}</span>` +
+      return `<details><summary><b>${escape(s.sample_id)}</b> ${escape(s.agent)} · ${s.scenario} · ${s.difficulty} · <span class="${s.verdict}">${s.verdict}</span>` +
         ` · ${s.turns} turns · ${s.tokens} tokens${s.error ? ` · ${escape(s.error)}` : ""}</summary>` +
         (d?.diff !== undefined
           ? `<h4>Against the ground truth</h4>${d.diff ? `<pre class="diff">${escape(d.diff)}</pre>` : "<p>Identical to the ground truth.</p>"}`

@@ -5,6 +5,8 @@ import { SCENARIO_LABELS, type ResultRecord, type ScenarioLabel } from "../runs/
 export const REPORT_SCHEMA_VERSION = 1;
 
 export interface RateRow {
+  /** The agent the row is about (a run with --memory has two: `A` and `A+memory`). */
+  agent: string;
   scenario: ScenarioLabel | "total";
   difficulty: Difficulty | "all";
   samples: number;
@@ -20,6 +22,7 @@ export interface RateRow {
 }
 
 export interface SampleRow {
+  agent: string;
   sample_id: string;
   scenario: ScenarioLabel;
   difficulty: Difficulty;
@@ -47,11 +50,12 @@ export interface Report {
 
 const percent = (n: number, d: number): number | null => (d === 0 ? null : Math.round((n / d) * 10_000) / 100);
 
-function rate(records: readonly ResultRecord[], scenario: RateRow["scenario"], difficulty: RateRow["difficulty"]): RateRow {
+function rate(agent: string, records: readonly ResultRecord[], scenario: RateRow["scenario"], difficulty: RateRow["difficulty"]): RateRow {
   const success = records.filter((r) => r.status === "success").length;
   const solved = records.filter((r) => r.solved === true).length;
   const unjudged = records.filter((r) => r.verdict === "unjudged").length;
   return {
+    agent,
     scenario,
     difficulty,
     samples: records.length,
@@ -69,19 +73,24 @@ export function buildReport(records: readonly ResultRecord[]): Report {
     (a, b) => SCENARIO_LABELS.indexOf(a.scenario) - SCENARIO_LABELS.indexOf(b.scenario) || (a.sample_id < b.sample_id ? -1 : a.sample_id > b.sample_id ? 1 : 0),
   );
   const reportOrder: ScenarioLabel[] = ["IR", "ICC", "MCR"];
-  const totals = reportOrder.map((s) => rate(ordered.filter((r) => r.scenario === s), s, "all"));
-  totals.push(rate(ordered, "total", "all"));
+  const agents = [...new Set(ordered.map((r) => r.agent))].sort();
+  const totals: RateRow[] = [];
   const byDifficulty: RateRow[] = [];
-  for (const s of reportOrder) {
-    for (const d of DIFFICULTIES) {
-      const group = ordered.filter((r) => r.scenario === s && r.difficulty === d);
-      if (group.length > 0) byDifficulty.push(rate(group, s, d));
+  for (const agent of agents) {
+    const mine = ordered.filter((r) => r.agent === agent);
+    totals.push(...reportOrder.map((s) => rate(agent, mine.filter((r) => r.scenario === s), s, "all")));
+    totals.push(rate(agent, mine, "total", "all"));
+    for (const s of reportOrder) {
+      for (const d of DIFFICULTIES) {
+        const group = mine.filter((r) => r.scenario === s && r.difficulty === d);
+        if (group.length > 0) byDifficulty.push(rate(agent, group, s, d));
+      }
     }
   }
   const costs = ordered.map((r) => r.cost_usd);
   return {
     schema_version: REPORT_SCHEMA_VERSION,
-    agents: [...new Set(ordered.map((r) => r.agent))].sort(),
+    agents,
     totals,
     by_difficulty: byDifficulty,
     tokens: {
@@ -90,6 +99,7 @@ export function buildReport(records: readonly ResultRecord[]): Report {
     },
     cost_usd: costs.some((c) => c === null) ? null : Math.round(costs.reduce((a: number, c) => a + (c ?? 0), 0) * 1e6) / 1e6,
     samples: ordered.map((r) => ({
+      agent: r.agent,
       sample_id: r.sample_id,
       scenario: r.scenario,
       difficulty: r.difficulty,

@@ -1,7 +1,7 @@
 import type { RateRow, Report } from "./summary.js";
 
 /** A plain table; columns whose header is in `left` are left-aligned, the others (numbers) right-aligned. */
-function table(header: string[], rows: string[][], left: readonly string[] = ["scenario", "difficulty", "sample", "status", "verdict", "error"]): string {
+function table(header: string[], rows: string[][], left: readonly string[] = ["agent", "scenario", "difficulty", "sample", "status", "verdict", "error"]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells
@@ -23,18 +23,21 @@ function rateCells(r: RateRow): string[] {
 
 /** The report as plain-text tables, for a terminal. */
 export function formatReport(report: Report): string {
+  const many = report.agents.length > 1;
+  const who = (r: { agent: string }) => (many ? [r.agent] : []);
+  const agentHead = many ? ["agent"] : [];
   const out: string[] = [];
   out.push(`agent: ${report.agents.join(", ") || "-"}`);
   out.push("");
   out.push("Success and solve rate (%) per scenario");
-  out.push(table(["scenario", "samples", "success", "solve"], report.totals.map((r) => [r.scenario, ...rateCells(r)])));
+  out.push(table([...agentHead, "scenario", "samples", "success", "solve"], report.totals.map((r) => [...who(r), r.scenario, ...rateCells(r)])));
   if (report.by_difficulty.length > 0) {
     out.push("");
     out.push("Per difficulty");
     out.push(
       table(
-        ["scenario", "difficulty", "samples", "success", "solve"],
-        report.by_difficulty.map((r) => [r.scenario, r.difficulty, ...rateCells(r)]),
+        [...agentHead, "scenario", "difficulty", "samples", "success", "solve"],
+        report.by_difficulty.map((r) => [...who(r), r.scenario, r.difficulty, ...rateCells(r)]),
       ),
     );
   }
@@ -42,8 +45,9 @@ export function formatReport(report: Report): string {
   out.push("Samples");
   out.push(
     table(
-      ["sample", "scenario", "difficulty", "status", "verdict", "turns", "tokens", "seconds", "error"],
+      [...agentHead, "sample", "scenario", "difficulty", "status", "verdict", "turns", "tokens", "seconds", "error"],
       report.samples.map((s) => [
+        ...who(s),
         s.sample_id,
         s.scenario,
         s.difficulty,

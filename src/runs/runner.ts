@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { AgentSession, type Agent } from "../agents/agent.js";
+import { AgentSession, toolProvider, type Agent, type ToolProvider } from "../agents/agent.js";
 import type { ModelClient } from "../agents/model.js";
 import type { ChainSample, MergeSample, Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
@@ -11,6 +11,7 @@ import type { FinalState, LiveScenario, ScenarioKind } from "../scenarios/types.
 import { checkHistory } from "../scoring/history.js";
 import { judgeHistories, type JudgedCommit } from "../scoring/judge.js";
 import { scoreMerge } from "../scoring/merge.js";
+import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
 import { mapPool } from "../util/pool.js";
 import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord, type ScenarioLabel } from "./record.js";
 import type { RunStore } from "./store.js";
@@ -52,6 +53,8 @@ export interface RunOptions {
   maxTurns: number;
   judges: readonly ModelClient[];
   prices?: Prices;
+  /** Run every scenario twice: without and with the memory tools (agent name suffixed `+memory`). */
+  memory?: boolean;
   /** Called when a sample × scenario finishes (or is skipped as already done). */
   onResult?: (record: ResultRecord, progress: { done: number; total: number; resumed: boolean }) => void;
 }
@@ -72,7 +75,12 @@ interface Job {
   sample: Sample;
   kind: ScenarioKind;
   key: string;
+  /** This run of the scenario offers the agent the memory tools. */
+  memory: boolean;
 }
+
+/** The suffix that tells a with-memory run of a scenario from the plain one, in keys and agent names. */
+export const MEMORY_VARIANT = "+memory";
 
 function stats(session: AgentSession | null): Pick<RecordInput, "turns" | "toolCalls" | "tokens"> {
   return {
@@ -153,20 +161,23 @@ export interface RecordInput {
   prices?: Prices;
   /** Path of the trajectory file, relative to the run directory. */
   trajectory: string | null;
+  /** The agent had the memory tools (a `--memory` run's second pass). */
+  memory?: boolean;
   outcome: { scored: Scored } | { error: GitGoodError };
 }
 
 /** The results record of one sample × scenario (shared by `gitgood run` and the MCP server). */
 export function resultRecord(r: RecordInput): ResultRecord {
   const label = LABELS[r.kind];
+  const variant = r.memory ? MEMORY_VARIANT : "";
   const common = {
     schema_version: RESULTS_SCHEMA_VERSION as typeof RESULTS_SCHEMA_VERSION,
-    key: resultKey(r.sample.id, label),
+    key: `${resultKey(r.sample.id, label)}${variant}`,
     sample_id: r.sample.id,
     scenario: label,
     repository: r.sample.name,
     difficulty: r.sample.difficulty,
-    agent: r.agent,
+    agent: `${r.agent}${variant}`,
     turns: r.turns,
     tool_calls: r.toolCalls,
     tokens: r.tokens,
@@ -196,7 +207,11 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
   const t0 = Date.now();
   const label = LABELS[job.kind];
   let session: AgentSession | null = null;
-  const trajectory: Record<string, unknown> = { sample_id: job.sample.id, scenario: label, agent: opts.agent.name };
+  const trajectory: Record<string, unknown> = {
+    sample_id: job.sample.id,
+    scenario: label,
+    agent: `${opts.agent.name}${job.memory ? MEMORY_VARIANT : ""}`,
+  };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutSeconds * 1000);
   try {
@@ -205,7 +220,12 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
     try {
       const context = await scenario.initialContext();
       trajectory.context = context.data;
-      session = new AgentSession(scenario, context, opts.maxTurns, controller.signal);
+      let extra: ToolProvider | null = null;
+      if (job.memory) {
+        const goal = `${context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
+        extra = toolProvider(MEMORY_TOOLS, await scratchMemory(scenario.sandbox.privatePath("memory"), goal));
+      }
+      session = new AgentSession(scenario, context, opts.maxTurns, controller.signal, extra);
       const timedOut = new Promise<never>((_, reject) =>
         controller.signal.addEventListener("abort", () =>
           reject(new GitGoodError("TIMEOUT", `the agent did not finish within ${opts.timeoutSeconds} s`)),
@@ -231,6 +251,7 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
         durationMs: Date.now() - t0,
         prices: opts.prices,
         trajectory: opts.store.writeTrajectory(job.key, trajectory),
+        memory: job.memory,
         outcome: { scored },
       });
     } finally {
@@ -250,6 +271,7 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
       durationMs: Date.now() - t0,
       prices: opts.prices,
       trajectory: opts.store.writeTrajectory(job.key, trajectory),
+      memory: job.memory,
       outcome: { error: e },
     });
   } finally {
@@ -271,7 +293,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
         unsupported++;
         continue;
       }
-      jobs.push({ sample, kind, key: resultKey(sample.id, LABELS[kind]) });
+      for (const memory of opts.memory ? [false, true] : [false]) {
+        jobs.push({ sample, kind, memory, key: `${resultKey(sample.id, LABELS[kind])}${memory ? MEMORY_VARIANT : ""}` });
+      }
     }
   }
   const todo = jobs.filter((j) => !opts.store.has(j.key));

@@ -181,3 +181,40 @@ describe("failures are data", () => {
     expect(missing.records[0]).toMatchObject({ status: "error", verdict: "error", error: { code: "REPO_NOT_FOUND" } });
   });
 });
+
+describe("--memory", () => {
+  it("runs each scenario without and with the memory tools and reports both", async () => {
+    const easy = merges.find((m) => m.difficulty === "easy")!;
+    const resolve = { tool_calls: [{ name: "resolve_current_merge_conflict_with", arguments: { content: "io3 = 'topic'\n", reason: "take topic" } }] };
+    // The scripted model answers by what it is offered: with memory tools it first logs and commits a note.
+    const model = new ScriptedModelClient(
+      Array.from({ length: 6 }, () => (req: ModelRequest) => {
+        const names = req.tools?.map((t) => t.function.name) ?? [];
+        const used = req.messages.filter((m) => m.role === "tool").length;
+        if (names.includes("memory_log") && used === 0) {
+          return { tool_calls: [{ name: "memory_log", arguments: { observation: "io3 differs", thought: "topic wins", action: "resolve", reason: "note" } }] };
+        }
+        if (names.includes("memory_commit") && used === 1) {
+          return { tool_calls: [{ name: "memory_commit", arguments: { contribution: "Decided to keep the topic line.", reason: "save" } }] };
+        }
+        return resolve;
+      }),
+    );
+    const { summary, byKey, dir } = await run("llm", [easy], { memory: true, jobs: 1 }, model);
+    expect(summary.total).toBe(2);
+    const plain = byKey[`${easy.id}.MCR`]!;
+    const withMemory = byKey[`${easy.id}.MCR+memory`]!;
+    expect(plain).toMatchObject({ agent: "llm:scripted", solved: true, tool_calls: 1 });
+    expect(withMemory).toMatchObject({ agent: "llm:scripted+memory", solved: true, tool_calls: 3 });
+    const t = JSON.parse(readFileSync(path.join(dir, withMemory.trajectory!), "utf8"));
+    const results = t.events.filter((e: { type: string }) => e.type === "tool_result");
+    expect(results[1].output).toMatch(/Committed entry #1 on branch main/);
+    const { buildReport } = await import("../../src/report/summary.js");
+    const report = buildReport(summary.records);
+    expect(report.agents).toEqual(["llm:scripted", "llm:scripted+memory"]);
+    expect(report.totals.filter((r) => r.scenario === "MCR").map((r) => [r.agent, r.solve_rate])).toEqual([
+      ["llm:scripted", 100],
+      ["llm:scripted+memory", 100],
+    ]);
+  });
+});
