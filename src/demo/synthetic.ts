@@ -1,17 +1,6 @@
 import { mkdirSync } from "node:fs";
+import { mulberry32 } from "../dataset/random.js";
 import { runGit } from "../git/process.js";
-
-/** A tiny deterministic PRNG (mulberry32), so every build makes the same repository. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SyntheticOptions {
   commits?: number;
@@ -34,7 +23,7 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
   mkdirSync(dir, { recursive: true });
   await runGit(["init", "-q", "-b", "main"], { cwd: dir });
   await runGit(["config", "gc.auto", "0"], { cwd: dir });
-  const rand = prng(opts.seed ?? 7);
+  const rand = mulberry32(opts.seed ?? 7);
   const pick = (n: number): number => Math.floor(rand() * n);
   const paths = Array.from({ length: files }, (_, i) => `pkg/mod${i % 7}/file_${i}.py`);
   paths.push("README.md", "docs/notes.txt", "config/settings.yaml");

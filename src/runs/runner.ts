@@ -212,6 +212,19 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
     scenario: label,
     agent: `${opts.agent.name}${job.memory ? MEMORY_VARIANT : ""}`,
   };
+  const finish = (outcome: RecordInput["outcome"]): ResultRecord =>
+    resultRecord({
+      ...stats(session),
+      sample: job.sample,
+      kind: job.kind,
+      agent: opts.agent.name,
+      startedAt,
+      durationMs: Date.now() - t0,
+      prices: opts.prices,
+      trajectory: opts.store.writeTrajectory(job.key, trajectory),
+      memory: job.memory,
+      outcome,
+    });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutSeconds * 1000);
   try {
@@ -242,18 +255,7 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
       trajectory.ground_truth_diff = scored.groundTruthDiff;
       trajectory.events = session.events;
       trajectory.scores = scored.scores;
-      return resultRecord({
-        ...stats(session),
-        sample: job.sample,
-        kind: job.kind,
-        agent: opts.agent.name,
-        startedAt,
-        durationMs: Date.now() - t0,
-        prices: opts.prices,
-        trajectory: opts.store.writeTrajectory(job.key, trajectory),
-        memory: job.memory,
-        outcome: { scored },
-      });
+      return finish({ scored });
     } finally {
       controller.abort();
       scenario.close();
@@ -262,18 +264,7 @@ async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
     const e = toGitGoodError(err);
     trajectory.events = session?.events ?? [];
     trajectory.error = e.toJSON();
-    return resultRecord({
-      ...stats(session),
-      sample: job.sample,
-      kind: job.kind,
-      agent: opts.agent.name,
-      startedAt,
-      durationMs: Date.now() - t0,
-      prices: opts.prices,
-      trajectory: opts.store.writeTrajectory(job.key, trajectory),
-      memory: job.memory,
-      outcome: { error: e },
-    });
+    return finish({ error: e });
   } finally {
     clearTimeout(timer);
   }

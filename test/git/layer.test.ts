@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GitGoodError } from "../../src/errors.js";
 import { CatFile } from "../../src/git/catfile.js";
 import { diffCommits, listBranches, readCommitGraph } from "../../src/git/history.js";
@@ -6,18 +6,9 @@ import { Remerger } from "../../src/git/mergetree.js";
 import { streamGit } from "../../src/git/process.js";
 import { Repo } from "../../src/git/repo.js";
 import { atLeast, parseGitVersion } from "../../src/git/version.js";
-import { Fixture } from "../helpers/fixture.js";
+import { useFixtures } from "../helpers/fixture.js";
 
-const fixtures: Fixture[] = [];
-afterEach(() => {
-  for (const f of fixtures.splice(0)) f.remove();
-});
-
-function fixture(): Fixture {
-  const f = new Fixture();
-  fixtures.push(f);
-  return f;
-}
+const fixture = useFixtures();
 
 describe("git version", () => {
   it("parses versions and compares them", () => {

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 
 /** Environment for git in tests: no user or system config, fixed identity and dates. */
 export function fixtureEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -137,4 +138,21 @@ export class Fixture {
   remove(): void {
     rmSync(this.tmpRoot, { recursive: true, force: true });
   }
+}
+
+/**
+ * For a test file: a function that makes fixtures, each removed after the test that made it. `setup`
+ * runs on every new fixture.
+ */
+export function useFixtures(setup: (f: Fixture) => void = () => undefined): (opts?: { bare?: boolean }) => Fixture {
+  const made: Fixture[] = [];
+  afterEach(() => {
+    for (const f of made.splice(0)) f.remove();
+  });
+  return (opts = {}) => {
+    const f = new Fixture(opts);
+    made.push(f);
+    setup(f);
+    return f;
+  };
 }

@@ -1,21 +1,12 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GitGoodError } from "../../src/errors.js";
 import { mine } from "../../src/mining/mine.js";
-import { Fixture } from "../helpers/fixture.js";
+import { Fixture, useFixtures } from "../helpers/fixture.js";
 
-const fixtures: Fixture[] = [];
-afterEach(() => {
-  for (const f of fixtures.splice(0)) f.remove();
-});
-
-function fixture(opts: { bare?: boolean } = {}): Fixture {
-  const f = new Fixture(opts);
-  fixtures.push(f);
-  return f;
-}
+const fixture = useFixtures();
 
 /** A repository with merge and chain samples. */
 function richRepo(): Fixture {

@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
 import { mine } from "../../src/mining/mine.js";
-import { Fixture } from "../helpers/fixture.js";
+import { Fixture, useFixtures } from "../helpers/fixture.js";
 import { numstat } from "../helpers/oracle.js";
 
-const fixtures: Fixture[] = [];
-afterEach(() => {
-  for (const f of fixtures.splice(0)) f.remove();
-});
-
-function fixture(): Fixture {
-  const f = new Fixture();
-  fixtures.push(f);
+const fixture = useFixtures((f) => {
   f.commit("base", { "a.py": Fixture.lines("a", 30), "b.py": Fixture.lines("b", 30), "README.md": "hello\n" });
   // Files added in `base` would otherwise extend every run down to their addition.
   f.commit("separator", { "README.md": "hello again\n" });
-  return f;
-}
+});
 
 async function chains(f: Fixture, opts: Parameters<typeof mine>[1] = {}) {
   const r = await mine(f.dir, { type: "file_commit_chain", name: "acme/widgets", ...opts });

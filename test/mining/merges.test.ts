@@ -1,19 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MergeSample } from "../../src/dataset/sample.js";
 import { mine } from "../../src/mining/mine.js";
-import { Fixture } from "../helpers/fixture.js";
+import { Fixture, useFixtures } from "../helpers/fixture.js";
 import { realMergeConflicts } from "../helpers/oracle.js";
 
-const fixtures: Fixture[] = [];
-afterEach(() => {
-  for (const f of fixtures.splice(0)) f.remove();
-});
-
-function fixture(): Fixture {
-  const f = new Fixture();
-  fixtures.push(f);
-  return f;
-}
+const fixture = useFixtures();
 
 /** Replaces the given 0-based lines of `text`. */
 function edit(text: string, changes: Record<number, string>): string {

@@ -3,7 +3,7 @@ import type { ChainSample } from "../../dataset/sample.js";
 import type { Repo } from "../../git/repo.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { ScenarioBase } from "../shared/base.js";
+import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { DIFF_OPTIONS, identityEnv } from "../shared/commits.js";
 import { privateText } from "../shared/files.js";
@@ -47,20 +47,14 @@ export class IccScenario extends ScenarioBase<IccData> {
     source: Repo,
     opts: { keep?: boolean; root?: string; scope?: IccScope } = {},
   ): Promise<IccScenario> {
-    const sandbox = await Sandbox.create(source, { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root });
-    try {
+    return inNewSandbox(source, { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
       const chain = await loadChain(sandbox, sample);
       await sandbox.git(["checkout", "-q", "-B", ICC_BRANCH, chain.tip.oid]);
       await sandbox.git(["reset", "-q", chain.base]);
       const scenario = new IccScenario(sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
       scenario.data.done = (await scenario.remaining()).files.length === 0;
-      scenario.save();
-      if (opts.keep) sandbox.markKept();
       return scenario;
-    } catch (err) {
-      sandbox.remove();
-      throw err;
-    }
+    });
   }
 
   static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IccData): IccScenario {

@@ -3,7 +3,7 @@ import type { ChainSample } from "../../dataset/sample.js";
 import type { Repo } from "../../git/repo.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { ScenarioBase } from "../shared/base.js";
+import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { unmergedPaths } from "../shared/commits.js";
 import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
@@ -39,8 +39,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
   declare readonly sample: ChainSample;
 
   static async setup(sample: ChainSample, source: Repo, opts: { keep?: boolean; root?: string } = {}): Promise<IrScenario> {
-    const sandbox = await Sandbox.create(source, { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root });
-    try {
+    return inNewSandbox(source, { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
       const chain = await loadChain(sandbox, sample);
       await sandbox.git(["checkout", "-q", "-B", IR_BRANCH, chain.tip.oid]);
       const listed = await startPausedRebase(sandbox, chain.base, chain.committerEnv);
@@ -57,13 +56,8 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
         stoppedAt: null,
       };
       const scenario = new IrScenario(sandbox, sample, source.dir, data);
-      scenario.save();
-      if (opts.keep) sandbox.markKept();
       return scenario;
-    } catch (err) {
-      sandbox.remove();
-      throw err;
-    }
+    });
   }
 
   static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IrData): IrScenario {

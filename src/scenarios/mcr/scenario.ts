@@ -3,7 +3,7 @@ import type { MergeSample } from "../../dataset/sample.js";
 import { MERGE_CONFIG, type Repo } from "../../git/repo.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { ScenarioBase } from "../shared/base.js";
+import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { identityEnv, readCommit, requireCommits, unmergedPaths } from "../shared/commits.js";
 import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
 import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
@@ -38,8 +38,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   declare readonly sample: MergeSample;
 
   static async setup(sample: MergeSample, source: Repo, opts: SetupOptions = {}): Promise<McrScenario> {
-    const sandbox = await Sandbox.create(source, { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root });
-    try {
+    return inNewSandbox(source, { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
       const { merge_commit_hash: merge, parents } = sample.scenario;
       await requireCommits(sandbox, [parents[0], parents[1], merge]);
       await sandbox.git(["checkout", "-q", "-B", MCR_BRANCH, parents[0]]);
@@ -61,13 +60,8 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
         committed: null,
       };
       const scenario = new McrScenario(sandbox, sample, source.dir, data);
-      scenario.save();
-      if (opts.keep) sandbox.markKept();
       return scenario;
-    } catch (err) {
-      sandbox.remove();
-      throw err;
-    }
+    });
   }
 
   static restore(sandbox: Sandbox, sample: MergeSample, source: string, data: McrData): McrScenario {

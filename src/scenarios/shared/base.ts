@@ -2,7 +2,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { GitGoodError } from "../../errors.js";
 import { SampleSchema, type Sample } from "../../dataset/sample.js";
 import { acquireLock } from "../../sandbox/lock.js";
-import type { Sandbox } from "../../sandbox/sandbox.js";
+import type { Repo } from "../../git/repo.js";
+import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { FunctionTool } from "../../tools/schema.js";
 import type {
@@ -36,6 +37,27 @@ export function readSaved(sandbox: Sandbox): SavedScenario {
     throw new GitGoodError("BAD_STATE", `the sandbox was made by another version of gitgood (state ${raw.schema_version})`);
   }
   return { ...raw, sample: SampleSchema.parse(raw.sample) };
+}
+
+/**
+ * Makes a sandbox for a new scenario and lets `build` set it up; the built scenario is saved, and its
+ * sandbox kept for later processes when asked. If anything fails the sandbox is removed.
+ */
+export async function inNewSandbox<S extends { save(): void }>(
+  source: Repo,
+  opts: SandboxOptions,
+  build: (sandbox: Sandbox) => Promise<S>,
+): Promise<S> {
+  const sandbox = await Sandbox.create(source, opts);
+  try {
+    const scenario = await build(sandbox);
+    scenario.save();
+    if (opts.keep) sandbox.markKept();
+    return scenario;
+  } catch (err) {
+    sandbox.remove();
+    throw err;
+  }
 }
 
 /**
