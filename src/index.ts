@@ -30,3 +30,44 @@ export { splitSamples, PUBLISHED_SPLIT, type SplitOptions, type SplitResult } fr
 export { statsReport, formatStats, type StatsReport } from "./dataset/stats.js";
 export { fetchRepositories, type FetchReposOptions, type ReposReport } from "./dataset/repos.js";
 export { parsePythonLiteral, formatPythonLiteral } from "./dataset/pyliteral.js";
+export { setupScenario, openScenario, withScenario, kindsOf } from "./scenarios/index.js";
+export type { LiveScenario, FinalState, InitialContext, ScenarioKind } from "./scenarios/types.js";
+export { ToolRegistry } from "./tools/registry.js";
+export { defineTool, type Tool, type ToolResult } from "./tools/tool.js";
+export { AgentSession, toolProvider, type Agent, type ToolProvider } from "./agents/agent.js";
+export { createAgent, AGENT_NAMES, BaselineAgent } from "./agents/index.js";
+export { LlmAgent } from "./agents/llm.js";
+export { OracleAgent } from "./agents/oracle.js";
+export { CommandAgent } from "./agents/command.js";
+export {
+  OpenAIChatClient,
+  ScriptedModelClient,
+  type ModelClient,
+  type ModelRequest,
+  type ModelReply,
+  type ChatMessage,
+  type ToolSpec,
+} from "./agents/model.js";
+export { runBenchmark, scoreFinal, resultRecord, type RunOptions, type RunSummary } from "./runs/runner.js";
+export { RunStore } from "./runs/store.js";
+export { ResultRecordSchema, RESULTS_SCHEMA_VERSION, type ResultRecord } from "./runs/record.js";
+export { scoreMerge, type MergeScore } from "./scoring/merge.js";
+export { checkHistory, type HistoryChecks } from "./scoring/history.js";
+export { judgeHistories, type JudgeOutcome, type JudgeVerdict } from "./scoring/judge.js";
+export { buildReport, REPORT_SCHEMA_VERSION, type Report } from "./report/summary.js";
+export { formatReport } from "./report/text.js";
+export { renderHtml } from "./report/html.js";
+export { buildSyntheticRepo } from "./demo/synthetic.js";
+export {
+  MemoryWorkspace,
+  initMemory,
+  commitMemory,
+  branchMemory,
+  mergeMemory,
+  memoryContext,
+  logMemory,
+  diffMemory,
+  restoreMemory,
+  MEMORY_OPERATIONS,
+} from "./memory/index.js";
+export { MEMORY_TOOLS, scratchMemory } from "./memory/tools.js";
