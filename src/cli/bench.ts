@@ -5,6 +5,7 @@ import { createAgent } from "../agents/index.js";
 import { OpenAIChatClient } from "../agents/model.js";
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { buildSyntheticRepo } from "../demo/synthetic.js";
+import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
@@ -66,6 +67,12 @@ export function benchCommand(): Command {
     const merges = pickSamples(mined.samples.filter((s) => s.sample_type === "merge"), flags.perType);
     const chains = pickSamples(mined.samples.filter((s) => s.sample_type === "file_commit_chain"), flags.perType);
     const samples = [...merges, ...chains];
+    if (samples.length === 0) {
+      throw new GitGoodError(
+        "NO_SAMPLES",
+        `no merge conflicts or file-commit chains to benchmark in ${mined.summary.repository}; try 'gitgood bench --demo'`,
+      );
+    }
     const samplesFile = path.join(out, "samples.jsonl");
     writeFileAtomic(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
     process.stderr.write(
