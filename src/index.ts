@@ -71,3 +71,8 @@ export {
   MEMORY_OPERATIONS,
 } from "./memory/index.js";
 export { MEMORY_TOOLS, scratchMemory } from "./memory/tools.js";
+export { Workbench, type WorkbenchOptions } from "./mcp/workbench.js";
+export { createMcpServer } from "./mcp/server.js";
+export { serveStdio } from "./mcp/stdio.js";
+export { serveHttp, type HttpServeOptions } from "./mcp/http.js";
+export { McpCommandAgent } from "./agents/mcp-command.js";

@@ -3,6 +3,7 @@ import type { Agent } from "./agent.js";
 import { CommitAgent, KeepAgent, SideAgent, SquashFixupsAgent } from "./baselines.js";
 import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
+import { McpCommandAgent } from "./mcp-command.js";
 import { OpenAIChatClient, type ModelClient } from "./model.js";
 import { OracleAgent } from "./oracle.js";
 
@@ -25,6 +26,7 @@ export class BaselineAgent implements Agent {
 export const AGENT_NAMES = [
   "llm",
   "command",
+  "mcp-command",
   "oracle",
   "baseline",
   "ours",
@@ -41,7 +43,7 @@ export interface AgentOptions {
   model?: string;
   client?: ModelClient;
   temperature?: number;
-  /** For `command`: the shell command to run. */
+  /** For `command` and `mcp-command`: the shell command to run. */
   command?: string;
 }
 
@@ -56,6 +58,9 @@ export function createAgent(name: string, opts: AgentOptions = {}): Agent {
     case "command":
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
       return new CommandAgent(opts.command);
+    case "mcp-command":
+      if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the mcp-command agent needs --command "PROGRAM ARGS"');
+      return new McpCommandAgent(opts.command);
     case "oracle":
       return new OracleAgent();
     case "baseline":

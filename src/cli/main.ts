@@ -10,6 +10,7 @@ import { runCommand } from "./run.js";
 import { envCommand } from "./env.js";
 import { toolCommand } from "./tool.js";
 import { memoryCommand } from "./memory.js";
+import { mcpCommand } from "./mcp.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   program.addCommand(envCommand());
   program.addCommand(toolCommand());
   program.addCommand(memoryCommand());
+  program.addCommand(mcpCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -115,7 +115,7 @@ export function addRunOptions(cmd: Command): Command {
   return cmd
     .option("--agent <name>", `agent: ${AGENT_NAMES.join(", ")}`, "baseline")
     .option("--model <name>", "model for the llm agent (OPENAI_BASE_URL and OPENAI_API_KEY select the endpoint)")
-    .option("--command <cmd>", "program for the command agent (gets the context on stdin, calls 'gitgood tool')")
+    .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
     .option("-j, --jobs <n>", "samples at once", intOption("--jobs"), 2)
     .option("--timeout <seconds>", "time limit per sample and scenario", intOption("--timeout"), 900)

@@ -1,14 +1,34 @@
 import { mkdirSync } from "node:fs";
 import { runGit } from "../git/process.js";
-import { defineTool } from "../tools/tool.js";
+import { z } from "zod";
 import { ToolRegistry } from "../tools/registry.js";
+import { REASON_DESCRIPTION, type Tool } from "../tools/tool.js";
 import { initMemory } from "./init.js";
-import { MEMORY_OPERATIONS } from "./operations.js";
+import { MEMORY_OPERATIONS, type MemoryOperation } from "./operations.js";
 import { MemoryWorkspace } from "./workspace.js";
 
-/** The memory operations as registry tools (each gets the required `reason`, like every tool). */
+/**
+ * A memory operation as a registry tool: its own schema and handler, plus the `reason` every tool
+ * takes. The operations cut long answers themselves (with their own `offset`), so the registry does
+ * not page them again.
+ */
+function memoryTool(op: MemoryOperation): Tool<MemoryWorkspace> {
+  return {
+    name: op.name,
+    description: op.description,
+    input: op.input.extend({ reason: z.string().min(1).describe(REASON_DESCRIPTION) }),
+    readOnly: op.readOnly,
+    run: (workspace, args) => {
+      const { reason: _reason, ...rest } = args;
+      return op.run(workspace, rest as never);
+    },
+  };
+}
+
+/** The memory operations as one registry: the tools of `gitgood run --memory` and `gitgood mcp --memory`. */
 export const MEMORY_TOOLS = new ToolRegistry<MemoryWorkspace>(
-  MEMORY_OPERATIONS.map((op) => defineTool<MemoryWorkspace, typeof op.params>(op as never)),
+  (MEMORY_OPERATIONS as readonly MemoryOperation[]).map(memoryTool),
+  Number.MAX_SAFE_INTEGER,
 );
 
 /** Identity for the commits of a scratch memory workspace. */

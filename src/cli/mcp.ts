@@ -1,0 +1,186 @@
+import path from "node:path";
+import { Command } from "commander";
+import { OpenAIChatClient } from "../agents/model.js";
+import type { Sample } from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import { Repo } from "../git/repo.js";
+import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../memory/index.js";
+import type { Recorder } from "../mcp/attempt.js";
+import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
+import { serveStdio } from "../mcp/stdio.js";
+import { Workbench, type WorkbenchSource } from "../mcp/workbench.js";
+import { repositoryPath, type RepoLocator } from "../runs/runner.js";
+import { RunStore } from "../runs/store.js";
+import { kindsOf } from "../scenarios/index.js";
+import { SCENARIO_KINDS, type ScenarioKind } from "../scenarios/types.js";
+import { intOption, listOption } from "./io.js";
+import { loadSamples } from "./run.js";
+
+export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
+/** The agent name MCP-driven results are recorded under. */
+export const MCP_AGENT = "mcp";
+
+interface McpFlags {
+  samples?: string[];
+  id?: string;
+  scenario?: string;
+  ids?: string[];
+  limit?: number;
+  repo?: string;
+  repos?: string;
+  out?: string;
+  judge?: string[];
+  sandbox?: string;
+  memory?: string;
+  memoryDir: string;
+  maxChars: number;
+  http?: number;
+  host: string;
+  token?: string;
+  allowOrigin?: string[];
+  idleTimeout: number;
+  allTools: boolean;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function slug(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
+}
+
+function scenarioKind(value: string | undefined): ScenarioKind | undefined {
+  if (value === undefined) return undefined;
+  const v = value.toLowerCase();
+  if (!(SCENARIO_KINDS as readonly string[]).includes(v)) {
+    throw new GitGoodError("BAD_OPTION", `--scenario takes one of ${SCENARIO_KINDS.join(", ")}, not '${value}'`);
+  }
+  return v as ScenarioKind;
+}
+
+/** The kind a single-scenario server serves, checked before anything is set up. */
+function singleKind(sample: Sample, wanted: ScenarioKind | undefined): ScenarioKind {
+  const kinds = kindsOf(sample);
+  const kind = wanted ?? (kinds.length === 1 ? kinds[0] : undefined);
+  if (!kind) throw new GitGoodError("BAD_OPTION", `sample ${sample.id} is a file-commit chain: give --scenario ir or --scenario icc`);
+  if (!kinds.includes(kind)) {
+    throw new GitGoodError("BAD_OPTION", `sample ${sample.id} (${sample.sample_type}) has no ${kind} scenario; it has ${kinds.join(", ")}`);
+  }
+  return kind;
+}
+
+function recorderFor(files: string[], flags: McpFlags): Recorder {
+  const out = flags.out ?? path.join("runs", `${slug(path.basename(files[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${MCP_AGENT}`);
+  const store = RunStore.open(out, {
+    samples: files.map((f) => path.resolve(f)).join(","),
+    agent: MCP_AGENT,
+    judges: flags.judge ?? [],
+  });
+  return { store, judges: (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m })), agent: MCP_AGENT };
+}
+
+/** Works out what to serve from the flags; fails with one line on wrong usage, before anything is served. */
+async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: WorkbenchSource; what: string }> {
+  if (flags.sandbox) {
+    if (files.length > 0 || flags.id) throw new GitGoodError("BAD_OPTION", "--sandbox serves an existing scenario: give no samples file or --id");
+    return { source: { mode: "attached", sandboxDir: path.resolve(flags.sandbox) }, what: `the scenario in ${flags.sandbox}` };
+  }
+  if (files.length === 0) {
+    if (flags.memory) return { source: { mode: "memory" }, what: "memory operations" };
+    throw new GitGoodError("BAD_OPTION", "give a samples file (with --id for one scenario), --sandbox DIR, or --memory PATH");
+  }
+  if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
+    throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
+  }
+  const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
+  const wanted = scenarioKind(flags.scenario);
+  if (flags.allTools && flags.id) throw new GitGoodError("BAD_OPTION", "--all-tools is for session mode (without --id)");
+  if (flags.id) {
+    const [sample] = await loadSamples(files, [flags.id]);
+    if (!sample) throw new GitGoodError("BAD_OPTION", `no sample with id ${flags.id}`);
+    const kind = singleKind(sample, wanted);
+    await Repo.open(repositoryPath(where, sample));
+    const recorder = recorderFor(files, flags);
+    return {
+      source: { mode: "single", sample, kind, where, recorder },
+      what: `sample ${sample.id} (${kind}); results in ${recorder.store.dir}`,
+    };
+  }
+  if (wanted) throw new GitGoodError("BAD_OPTION", "--scenario goes with --id (in session mode the client picks the scenario)");
+  const samples = await loadSamples(files, flags.ids, flags.limit);
+  const recorder = recorderFor(files, flags);
+  return { source: { mode: "session", samples, where, recorder, allTools: flags.allTools }, what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}` };
+}
+
+/** On Ctrl-C or a kill, open scenarios are recorded as errors before the process ends (synchronously). */
+function onStop(abandon: (code: string, message: string) => void): void {
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    process.once(signal, () => {
+      abandon("SERVER_STOPPED", `gitgood mcp was stopped (${signal}) before the client finished the scenario`);
+      process.exit(code);
+    });
+  }
+}
+
+export async function runMcp(files: string[], flags: McpFlags): Promise<void> {
+  const log = (line: string): void => {
+    process.stderr.write(`gitgood mcp: ${line}\n`);
+  };
+  if (flags.http !== undefined && flags.http > 65535) throw new GitGoodError("BAD_OPTION", `--http takes a port from 0 to 65535, not ${flags.http}`);
+  if (flags.idleTimeout < 1) throw new GitGoodError("BAD_OPTION", "--idle-timeout takes at least 1 second");
+  const token = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+  if (flags.http !== undefined) requireTokenBeyondLoopback(flags.host, token);
+  const { source, what } = await sourceFrom(files, flags);
+  const memory = flags.memory ? await MemoryWorkspace.open(flags.memory, { memoryDir: flags.memoryDir, contextLimit: flags.maxChars }) : null;
+  const served = memory ? `${what}, with memory operations on ${memory.root}` : what;
+  const makeBench = () => Workbench.create({ source, memory });
+
+  if (flags.http === undefined) {
+    let bench: Workbench | null = null;
+    onStop((code, message) => bench?.abandonNow(code, message));
+    bench = await makeBench();
+    log(`serving ${served} over stdio`);
+    await serveStdio(bench);
+    return;
+  }
+  let handle: HttpHandle | null = null;
+  onStop((code, message) => handle?.abandonAll(code, message));
+  handle = await serveHttp({
+    port: flags.http,
+    host: flags.host,
+    token,
+    allowedOrigins: flags.allowOrigin ?? [],
+    idleTimeoutSeconds: flags.idleTimeout,
+    makeBench,
+    log,
+  });
+  log(`serving ${served}`);
+  log(`listening on ${handle.url}`);
+}
+
+export function mcpCommand(): Command {
+  return new Command("mcp")
+    .description("serve scenarios (and agent memory) to any MCP client, over stdio or Streamable HTTP; results go to a run directory")
+    .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
+    .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", collect)
+    .option("--id <id>", "serve this one sample's scenario (without it: session mode, the client picks samples)")
+    .option("--scenario <kind>", "with --id: mcr, ir or icc (a file-commit chain has ir and icc)")
+    .option("--ids <list>", "session mode: only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
+    .option("--limit <n>", "session mode: only the first N samples", intOption("--limit"))
+    .option("--all-tools", "session mode: list every scenario's tools from the start (for clients that ignore tool-list changes)", false)
+    .option("--repo <path>", "the repository every sample comes from")
+    .option("--repos <dir>", "directory of clones at DIR/owner/repo")
+    .option("--out <dir>", `run directory for the results (default: runs/<samples>-${MCP_AGENT})`)
+    .option("--judge <models>", "judge models for IR/ICC, comma-separated", listOption)
+    .option("--sandbox <dir>", "serve the scenario of an existing sandbox, unrecorded (what 'run --agent mcp-command' configures)")
+    .option("--memory <path>", "also serve the memory operations of the workspace at PATH (alone: a memory-only server)")
+    .option("--memory-dir <name>", "memory folder inside the workspace", process.env.GITGOOD_MEMORY_DIR ?? DEFAULT_MEMORY_DIR)
+    .option("--max-chars <n>", "largest memory CONTEXT answer, in characters", intOption("--max-chars"), DEFAULT_CONTEXT_LIMIT)
+    .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port)", intOption("--http"))
+    .option("--host <addr>", "address to bind the HTTP server to; not loopback requires a token", "127.0.0.1")
+    .option("--token <token>", `bearer token every HTTP request must carry (or set ${MCP_TOKEN_ENV})`)
+    .option("--allow-origin <origin>", "an extra browser origin allowed to call the HTTP server (repeatable)", collect)
+    .option("--idle-timeout <seconds>", "close an HTTP session after this long without a request", intOption("--idle-timeout"), 3600)
+    .action(async (files: string[], flags: McpFlags) => {
+      await runMcp([...files, ...(flags.samples ?? [])], flags);
+    });
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { SCENARIO_KINDS } from "../scenarios/types.js";
+import { OUTPUT_OFFSET_DESCRIPTION, REASON_DESCRIPTION, type Tool } from "../tools/tool.js";
+import type { Workbench } from "./workbench.js";
+
+export const GET_TASK = "get_task";
+export const FINISH = "finish_scenario";
+export const LIST_SAMPLES = "list_samples";
+export const START = "start_scenario";
+
+/** Tools that only end a scenario; every other bench tool just reads or creates. */
+export const DESTRUCTIVE_BENCH_TOOLS = new Set([FINISH]);
+
+// The scenario tools require a reason (as published); here it is accepted but optional.
+const reason = z.string().optional().describe(REASON_DESCRIPTION);
+const offset = z.number().int().min(0).optional().describe(OUTPUT_OFFSET_DESCRIPTION);
+
+function benchTool(def: {
+  name: string;
+  description: string;
+  params: z.ZodRawShape;
+  readOnly: boolean;
+  moreWith?: string;
+  run(bench: Workbench, args: Record<string, unknown>): Promise<string>;
+}): Tool<Workbench> {
+  return {
+    name: def.name,
+    description: def.description,
+    input: z.object({ ...def.params, reason }).strict(),
+    readOnly: def.readOnly,
+    moreWith: def.moreWith,
+    run: def.run,
+  };
+}
+
+export const getTask = benchTool({
+  name: GET_TASK,
+  description:
+    "Shows the task of the open scenario: what to do, and the starting state (conflicts, commits or hunks). " +
+    "Read it first; it is also served as the resource gitgood://task.",
+  params: { output_offset: offset },
+  readOnly: true,
+  run: (bench) => bench.taskText(),
+});
+
+export const finishScenario = benchTool({
+  name: FINISH,
+  description:
+    "Submits your work on the open scenario: its final state is scored and recorded, and its sandbox is removed. " +
+    "Call it once you are done; no scenario tool works on this scenario afterwards. Returns the score.",
+  params: {},
+  readOnly: false,
+  run: (bench) => bench.finishScenario(),
+});
+
+export const listSamples = benchTool({
+  name: LIST_SAMPLES,
+  description:
+    "Lists the samples of the dataset with their scenarios (MCR for a merge; IR and ICC for a file-commit chain) " +
+    "and, for each scenario already recorded in this run, its verdict.",
+  params: { output_offset: offset },
+  readOnly: true,
+  run: async (bench) => bench.samplesListing(),
+});
+
+export const startScenario = benchTool({
+  name: START,
+  description:
+    "Sets up one scenario of a sample in a fresh sandbox and returns its task. The scenario's tools are then " +
+    "listed (the tool list changes); finish it with finish_scenario before starting another.",
+  params: {
+    sample_id: z.string().min(1).describe("The id of a sample, as list_samples shows it."),
+    scenario: z
+      .enum(SCENARIO_KINDS)
+      .optional()
+      .describe("mcr for a merge sample; ir or icc for a file-commit chain (required for a chain)."),
+  },
+  readOnly: false,
+  moreWith: GET_TASK,
+  run: (bench, args) => bench.startScenario(args.sample_id as string, args.scenario as (typeof SCENARIO_KINDS)[number] | undefined),
+});

@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+
+/** Environment variables an `mcp-command` agent program gets. */
+export const MCP_CONFIG_ENV = "GITGOOD_MCP_CONFIG";
+export const MCP_COMMAND_ENV = "GITGOOD_MCP_COMMAND";
+/** The name the server has in a generated configuration. */
+export const MCP_SERVER_NAME = "gitgood";
+
+const BIN = fileURLToPath(new URL("../../bin/gitgood.js", import.meta.url));
+
+/** How a client starts a stdio MCP server, in the shape MCP configuration files use. */
+export interface StdioServerEntry {
+  command: string;
+  args: string[];
+}
+
+/** The command that serves the scenario of an existing sandbox over stdio (`gitgood mcp --sandbox DIR`). */
+export function sandboxServer(sandboxDir: string): StdioServerEntry {
+  return { command: process.execPath, args: [BIN, "mcp", "--sandbox", sandboxDir] };
+}
+
+/** A configuration file as MCP clients read it: `{"mcpServers": {"gitgood": {...}}}`. */
+export function mcpConfig(entry: StdioServerEntry): { mcpServers: Record<string, StdioServerEntry> } {
+  return { mcpServers: { [MCP_SERVER_NAME]: entry } };
+}
+
+/** Quotes one word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The same command as one shell-ready line. */
+export function shellLine(entry: StdioServerEntry): string {
+  return [entry.command, ...entry.args].map(shellQuote).join(" ");
+}

@@ -1,0 +1,338 @@
+import type { Sample } from "../dataset/sample.js";
+import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { MemoryWorkspace } from "../memory/workspace.js";
+import { resultKey, type ResultRecord } from "../runs/record.js";
+import { LABELS, type RepoLocator } from "../runs/runner.js";
+import { logCall } from "../sandbox/calls.js";
+import { ICC_TOOLS } from "../scenarios/icc/tools.js";
+import { kindsOf, openScenario } from "../scenarios/index.js";
+import { IR_TOOLS } from "../scenarios/ir/tools.js";
+import { MCR_TOOLS } from "../scenarios/mcr/tools.js";
+import type { InitialContext, LiveScenario, ScenarioKind } from "../scenarios/types.js";
+import { ToolRegistry } from "../tools/registry.js";
+import type { Tool, ToolResult } from "../tools/tool.js";
+import { Attempt, type ClientInfo, type Recorder } from "./attempt.js";
+import {
+  DESTRUCTIVE_BENCH_TOOLS,
+  FINISH,
+  LIST_SAMPLES,
+  START,
+  finishScenario,
+  getTask,
+  listSamples,
+  startScenario,
+} from "./bench-tools.js";
+import type { OfferedTool } from "./descriptors.js";
+import { MEMORY_TOOLS } from "../memory/tools.js";
+
+/** The tools of each scenario kind: the registries the scenarios themselves call. */
+const SCENARIO_TOOLS = {
+  mcr: MCR_TOOLS.tools,
+  ir: IR_TOOLS.tools,
+  icc: ICC_TOOLS.tools,
+} as unknown as Record<ScenarioKind, readonly Tool<unknown>[]>;
+/** Every scenario tool once (MCR and IR share the conflict tools), in registry order. */
+const ALL_SCENARIO_TOOLS = [...new Map(Object.values(SCENARIO_TOOLS).flat().map((t) => [t.name, t])).values()];
+const ANY_SCENARIO_TOOL = new Set(ALL_SCENARIO_TOOLS.map((t) => t.name));
+
+export const TASK_URI = "gitgood://task";
+export const TASK_DATA_URI = "gitgood://task.json";
+const FINISH_HINT = `When you are done, call ${FINISH} to submit your work.`;
+const DONE_NOTE = `[gitgood] The task is complete. Call ${FINISH} to submit it.`;
+
+/** What a server serves: one scenario, a dataset to work through, a sandbox set up by `gitgood run`, or memory only. */
+export type WorkbenchSource =
+  | { mode: "single"; sample: Sample; kind?: ScenarioKind; where: RepoLocator; recorder: Recorder }
+  | {
+      mode: "session";
+      samples: readonly Sample[];
+      where: RepoLocator;
+      recorder: Recorder;
+      /** List every scenario kind's tools from the start, for clients that ignore tool-list changes. */
+      allTools?: boolean;
+    }
+  | { mode: "attached"; sandboxDir: string }
+  | { mode: "memory" };
+
+export interface WorkbenchOptions {
+  source: WorkbenchSource;
+  /** A memory workspace whose operations are served as tools as well. */
+  memory?: MemoryWorkspace | null;
+}
+
+export interface CallOutcome {
+  result: ToolResult;
+  /** Extra text for the client after the result (not part of the tool's output). */
+  notes: string[];
+  /** The tool list (and the task resources) changed with this call. */
+  changed: boolean;
+}
+
+export interface TaskResource {
+  uri: string;
+  name: string;
+  title: string;
+  mimeType: string;
+}
+
+function errorResult(tool: string, err: GitGoodError): ToolResult {
+  return { tool, ok: false, output: `error: ${err.message}`, error: { code: err.code, message: err.message } };
+}
+
+const BENCH_TOOLS: Record<WorkbenchSource["mode"], Tool<Workbench>[]> = {
+  single: [getTask, finishScenario],
+  session: [listSamples, startScenario, getTask, finishScenario],
+  attached: [getTask, finishScenario],
+  memory: [],
+};
+
+/**
+ * The state behind one MCP connection: which scenario is open, which tools are offered, and what
+ * happens to the scenario when the client finishes or goes away. Calls run one at a time, in order of
+ * arrival, and never throw: every failure comes back as an error result.
+ */
+export class Workbench {
+  client: ClientInfo | null = null;
+  private attempt: Attempt | null = null;
+  private attached: { scenario: LiveScenario; context: InitialContext; submitted: boolean } | null = null;
+  private last: ResultRecord | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly bench: ToolRegistry<Workbench>;
+
+  private constructor(private readonly opts: WorkbenchOptions) {
+    this.bench = new ToolRegistry<Workbench>(BENCH_TOOLS[opts.source.mode]);
+  }
+
+  /** Makes a workbench; in single-scenario mode the scenario is set up now, attached mode opens its sandbox. */
+  static async create(opts: WorkbenchOptions): Promise<Workbench> {
+    const wb = new Workbench(opts);
+    const s = opts.source;
+    if (s.mode === "single") {
+      wb.attempt = await Attempt.start(s.sample, s.kind, s.where, s.recorder, () => wb.client);
+    } else if (s.mode === "attached") {
+      const scenario = await openScenario(s.sandboxDir);
+      wb.attached = { scenario, context: await scenario.initialContext(), submitted: false };
+    }
+    return wb;
+  }
+
+  get mode(): WorkbenchSource["mode"] {
+    return this.opts.source.mode;
+  }
+
+  /** The scenario tools can be called on this one now (null when none is open). */
+  private live(): LiveScenario | null {
+    if (this.attempt?.isOpen) return this.attempt.scenario;
+    if (this.attached && !this.attached.submitted) return this.attached.scenario;
+    return null;
+  }
+
+  offered(): OfferedTool[] {
+    const out: OfferedTool[] = this.bench.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: DESTRUCTIVE_BENCH_TOOLS.has(t.name) }));
+    const live = this.live();
+    const s = this.opts.source;
+    const scenarioTools = s.mode === "session" && s.allTools ? ALL_SCENARIO_TOOLS : live ? SCENARIO_TOOLS[live.kind] : [];
+    out.push(...scenarioTools.map((tool) => ({ tool, destructive: true })));
+    if (this.opts.memory) out.push(...MEMORY_TOOLS.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: false })));
+    return out;
+  }
+
+  /** What the client sees listed: the tools, and whether the task resources exist. */
+  private signature(): string {
+    const names = this.offered().map((o) => o.tool.name);
+    return `${names.join(",")}|${this.live() ? "task" : ""}`;
+  }
+
+  /** Runs one call after the calls before it. */
+  call(name: string, args: unknown): Promise<CallOutcome> {
+    const run = this.queue.then(() => this.dispatch(name, args));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async dispatch(name: string, args: unknown): Promise<CallOutcome> {
+    const before = this.signature();
+    const notes: string[] = [];
+    let result: ToolResult;
+    try {
+      if (this.closed) {
+        result = errorResult(name, new GitGoodError("CLOSED", "the server is closing this connection"));
+      } else if (this.bench.get(name)) {
+        const open = this.attempt?.isOpen ? this.attempt : null;
+        result = await this.bench.call(this, name, args);
+        if (open?.isOpen) open.note(name, args, result);
+        this.logAttached(name, args, result);
+      } else if (this.opts.memory && MEMORY_TOOLS.get(name)) {
+        result = await MEMORY_TOOLS.call(this.opts.memory, name, args);
+        if (this.attempt?.isOpen) this.attempt.note(name, args, result);
+        this.logAttached(name, args, result);
+      } else {
+        const live = this.live();
+        if (live && live.toolNames().includes(name)) {
+          const r = this.attempt?.isOpen ? await this.attempt.call(name, args) : await this.callAttached(live, name, args);
+          if (r.ok && r.done) notes.push(DONE_NOTE);
+          result = r;
+        } else if (live && ANY_SCENARIO_TOOL.has(name)) {
+          const why = `the open scenario is ${live.kind.toUpperCase()}, which has no tool ${name}; its tools are: ${live.toolNames().join(", ")}`;
+          result = errorResult(name, new GitGoodError("WRONG_SCENARIO", why));
+        } else if (ANY_SCENARIO_TOOL.has(name)) {
+          result = errorResult(name, new GitGoodError("NO_SCENARIO", `${name} is a scenario tool, but ${this.noScenario()}`));
+        } else {
+          const names = this.offered().map((o) => o.tool.name);
+          result = errorResult(name, new GitGoodError("UNKNOWN_TOOL", `there is no tool '${name}'; the tools are: ${names.join(", ")}`));
+        }
+      }
+    } catch (err) {
+      result = errorResult(name, toGitGoodError(err));
+    }
+    return { result, notes, changed: this.signature() !== before };
+  }
+
+  private async callAttached(live: LiveScenario, name: string, args: unknown): Promise<ToolResult & { done: boolean }> {
+    let r: ToolResult & { done: boolean };
+    try {
+      r = await live.callTool(name, args);
+    } catch (err) {
+      r = { ...errorResult(name, toGitGoodError(err)), done: false };
+    }
+    this.logAttached(name, args, r);
+    return r;
+  }
+
+  /** In attached mode every call goes to the sandbox's call log, which `gitgood run` turns into the trajectory. */
+  private logAttached(tool: string, args: unknown, r: { ok: boolean; output: string; done?: boolean }): void {
+    if (!this.attached) return;
+    try {
+      logCall(this.attached.scenario.sandbox, {
+        at: new Date().toISOString(),
+        tool,
+        args,
+        ok: r.ok,
+        output: r.output,
+        done: r.done ?? this.attached.scenario.isDone(),
+      });
+    } catch {
+      /* the run removed the sandbox (time-out): nothing left to log to */
+    }
+  }
+
+  private noScenario(): string {
+    switch (this.mode) {
+      case "single":
+        return this.last
+          ? `the scenario ${this.last.key} is finished (recorded as ${this.last.verdict}); you may disconnect`
+          : "no scenario is open";
+      case "session":
+        return `no scenario is open: call ${START} first (${LIST_SAMPLES} shows the samples)`;
+      case "attached":
+        return "the scenario was submitted; end your program to have it scored";
+      default:
+        return "this server serves memory operations only, no scenario";
+    }
+  }
+
+  private context(): InitialContext {
+    if (this.attempt?.isOpen) return this.attempt.context;
+    if (this.attached && !this.attached.submitted) return this.attached.context;
+    throw new GitGoodError("NO_SCENARIO", this.noScenario());
+  }
+
+  async taskText(): Promise<string> {
+    return `${this.context().text}\n\n${FINISH_HINT}`;
+  }
+
+  async finishScenario(): Promise<string> {
+    if (this.attached && !this.attached.submitted) {
+      this.attached.submitted = true;
+      return "Submitted. The run scores the sandbox's final state when your program exits.";
+    }
+    const a = this.attempt;
+    if (!a?.isOpen) throw new GitGoodError("NO_SCENARIO", this.noScenario());
+    const r = await a.finish(FINISH);
+    this.last = r;
+    const lines = [
+      `Recorded ${r.key} in ${a.runDir}: ${r.verdict} (status ${r.status}).`,
+      ...(r.error ? [`error ${r.error.code}: ${r.error.message}`] : []),
+      `scores: ${JSON.stringify(r.scores)}`,
+      this.mode === "session"
+        ? `Start the next scenario with ${START}, or call ${LIST_SAMPLES} to see what is left.`
+        : "The scenario is closed; you may disconnect.",
+    ];
+    return lines.join("\n");
+  }
+
+  async startScenario(sampleId: string, kind: ScenarioKind | undefined): Promise<string> {
+    const s = this.opts.source;
+    if (s.mode !== "session") throw new GitGoodError("BAD_MODE", `${START} works in session mode only`);
+    if (this.attempt?.isOpen) {
+      throw new GitGoodError("SCENARIO_OPEN", `the scenario ${this.attempt.key} is still open: call ${FINISH} first`);
+    }
+    const sample = s.samples.find((x) => x.id === sampleId);
+    if (!sample) throw new GitGoodError("UNKNOWN_SAMPLE", `there is no sample '${sampleId}'; ${LIST_SAMPLES} shows the samples`);
+    this.attempt = await Attempt.start(sample, kind, s.where, s.recorder, () => this.client);
+    const names = SCENARIO_TOOLS[this.attempt.kind].map((t) => t.name);
+    return [
+      `Started ${this.attempt.key}. Its tools are now listed: ${names.join(", ")}.`,
+      "",
+      this.attempt.context.text,
+      "",
+      FINISH_HINT,
+    ].join("\n");
+  }
+
+  samplesListing(): string {
+    const s = this.opts.source;
+    if (s.mode !== "session") throw new GitGoodError("BAD_MODE", `${LIST_SAMPLES} works in session mode only`);
+    const byKey = new Map(s.recorder.store.all().map((r) => [r.key, r]));
+    const lines = s.samples.map((sample) => {
+      const scenarios = kindsOf(sample).map((k) => {
+        const r = byKey.get(resultKey(sample.id, LABELS[k]));
+        return r ? `${k} (recorded: ${r.verdict})` : k;
+      });
+      return `${sample.id}  ${sample.sample_type}  ${sample.difficulty}  ${sample.name}  scenarios: ${scenarios.join(", ")}`;
+    });
+    return [`${s.samples.length} sample(s):`, ...lines].join("\n");
+  }
+
+  resources(): TaskResource[] {
+    if (!this.live()) return [];
+    return [
+      { uri: TASK_URI, name: "task", title: "The scenario's task", mimeType: "text/plain" },
+      { uri: TASK_DATA_URI, name: "task.json", title: "The scenario's starting state as JSON", mimeType: "application/json" },
+    ];
+  }
+
+  readResource(uri: string): { uri: string; mimeType: string; text: string } {
+    const context = this.context();
+    if (uri === TASK_URI) return { uri, mimeType: "text/plain", text: `${context.text}\n\n${FINISH_HINT}` };
+    if (uri === TASK_DATA_URI) return { uri, mimeType: "application/json", text: `${JSON.stringify(context.data, null, 1)}\n` };
+    throw new GitGoodError("UNKNOWN_RESOURCE", `there is no resource ${uri}; the resources are ${TASK_URI} and ${TASK_DATA_URI}`);
+  }
+
+  /**
+   * The client went away: after the call in progress, an open scenario is scored if its task is
+   * complete, else recorded as a CLIENT_DISCONNECTED error; its sandbox is removed either way.
+   */
+  async close(how = "the client disconnected"): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    const a = this.attempt;
+    if (!a?.isOpen) return;
+    if (a.scenario.isDone()) {
+      await a.finish("disconnect");
+      return;
+    }
+    a.abandon(
+      new GitGoodError("CLIENT_DISCONNECTED", `${how} before finishing the scenario (after ${a.session.toolCalls} tool call(s))`),
+      "disconnect",
+    );
+  }
+
+  /** The process is being stopped: records an open scenario as an error at once, synchronously. */
+  abandonNow(code: string, message: string): void {
+    this.closed = true;
+    this.attempt?.abandon(new GitGoodError(code, message), "stopped");
+  }
+}
