@@ -48,7 +48,9 @@ export {
   type ChatMessage,
   type ToolSpec,
 } from "./agents/model.js";
-export { runBenchmark, scoreFinal, resultRecord, type RunOptions, type RunSummary } from "./runs/runner.js";
+export { runBenchmark, type RunOptions, type RunSummary } from "./runs/runner.js";
+export { resultRecord } from "./runs/result.js";
+export { scoreFinal } from "./scoring/final.js";
 export { RunStore } from "./runs/store.js";
 export { ResultRecordSchema, RESULTS_SCHEMA_VERSION, type ResultRecord } from "./runs/record.js";
 export { scoreMerge, type MergeScore } from "./scoring/merge.js";

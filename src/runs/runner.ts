@@ -2,21 +2,18 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { AgentSession, toolProvider, type Agent, type ToolProvider } from "../agents/agent.js";
 import type { ModelClient } from "../agents/model.js";
-import type { ChainSample, MergeSample, Sample } from "../dataset/sample.js";
+import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import { kindsOf, openScenario, setupScenario } from "../scenarios/index.js";
-import { commitDiff, firstParentLine, readCommit } from "../scenarios/shared/commits.js";
-import type { FinalState, LiveScenario, ScenarioKind } from "../scenarios/types.js";
-import { checkHistory } from "../scoring/history.js";
-import { judgeHistories, type JudgedCommit } from "../scoring/judge.js";
-import { scoreMerge } from "../scoring/merge.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
+import { kindsOf, openScenario, setupScenario } from "../scenarios/index.js";
+import type { ScenarioKind } from "../scenarios/types.js";
+import { scoreFinal } from "../scoring/final.js";
 import { mapPool } from "../util/pool.js";
-import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord, type ScenarioLabel } from "./record.js";
+import { resultKey, type ResultRecord } from "./record.js";
+import { LABELS, MEMORY_VARIANT, resultRecord, type Prices, type RecordInput } from "./result.js";
 import type { RunStore } from "./store.js";
 
-export const LABELS: Record<ScenarioKind, ScenarioLabel> = { mcr: "MCR", ir: "IR", icc: "ICC" };
 
 /** Where each sample's repository is: one repository for all, or `DIR/owner/repo` clones. */
 export type RepoLocator = { repo: string } | { repos: string };
@@ -35,12 +32,6 @@ export function repositoryPath(where: RepoLocator, sample: Sample): string {
   });
 }
 
-export interface Prices {
-  /** US dollars per million prompt tokens. */
-  input: number;
-  /** US dollars per million completion tokens. */
-  output: number;
-}
 
 export interface RunOptions {
   samples: readonly Sample[];
@@ -79,8 +70,6 @@ interface Job {
   memory: boolean;
 }
 
-/** The suffix that tells a with-memory run of a scenario from the plain one, in keys and agent names. */
-export const MEMORY_VARIANT = "+memory";
 
 function stats(session: AgentSession | null): Pick<RecordInput, "turns" | "toolCalls" | "tokens"> {
   return {
@@ -90,116 +79,6 @@ function stats(session: AgentSession | null): Pick<RecordInput, "turns" | "toolC
   };
 }
 
-function cost(tokens: { prompt: number; completion: number }, prices?: Prices): number | null {
-  if (!prices) return null;
-  return Math.round(((tokens.prompt * prices.input + tokens.completion * prices.output) / 1e6) * 1e6) / 1e6;
-}
-
-/** The chain's original commits (message and diff), oldest first, read in the sandbox. */
-async function originalHistory(scenario: LiveScenario, sample: ChainSample): Promise<JudgedCommit[]> {
-  const line = await firstParentLine(scenario.sandbox, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
-  const out: JudgedCommit[] = [];
-  for (const oid of line) {
-    const info = await readCommit(scenario.sandbox, oid);
-    out.push({ message: info.message, diff: await commitDiff(scenario.sandbox, oid) });
-  }
-  return out;
-}
-
-export interface Scored {
-  scores: Record<string, unknown>;
-  /** null when an IR/ICC history was not judged. */
-  solved: boolean | null;
-  /** The agent's result against the ground truth, as a diff (for reports). */
-  groundTruthDiff: string;
-}
-
-/**
- * Scores a scenario's final state: MCR by exact match with the merge commit; IR/ICC by deterministic
- * checks, and by the pairwise judge when judges are given. Shared by `gitgood run` and the MCP server.
- */
-export async function scoreFinal(
-  sample: Sample,
-  scenario: LiveScenario,
-  final: FinalState,
-  source: Repo,
-  judges: readonly ModelClient[],
-): Promise<Scored> {
-  const diff = (from: string, to: string[]): Promise<string> =>
-    scenario.sandbox.text(["diff", "--no-color", "--no-ext-diff", from, ...to]);
-  if (final.kind === "mcr") {
-    const merge = sample as MergeSample;
-    const s = await scoreMerge(merge, final, source);
-    const files = final.files.map((f) => f.path);
-    return { scores: { ...s }, solved: s.solved, groundTruthDiff: await diff(merge.scenario.merge_commit_hash, ["--", ...files]) };
-  }
-  const chain = sample as ChainSample;
-  const checks = await checkHistory(chain, final, source);
-  const scores: Record<string, unknown> = { checks };
-  let solved: boolean | null = null;
-  if (judges.length > 0) {
-    const verdict = await judgeHistories(
-      judges,
-      await originalHistory(scenario, chain),
-      final.commits.map((c) => ({ message: c.message, diff: c.diff })),
-    );
-    scores.judge = verdict;
-    solved = checks.finished && verdict.solved;
-  }
-  return { scores, solved, groundTruthDiff: await diff(chain.scenario.newest_commit, [final.head]) };
-}
-
-export interface RecordInput {
-  sample: Sample;
-  kind: ScenarioKind;
-  agent: string;
-  startedAt: Date;
-  durationMs: number;
-  turns: number;
-  toolCalls: number;
-  tokens: { prompt: number; completion: number };
-  prices?: Prices;
-  /** Path of the trajectory file, relative to the run directory. */
-  trajectory: string | null;
-  /** The agent had the memory tools (a `--memory` run's second pass). */
-  memory?: boolean;
-  outcome: { scored: Scored } | { error: GitGoodError };
-}
-
-/** The results record of one sample × scenario (shared by `gitgood run` and the MCP server). */
-export function resultRecord(r: RecordInput): ResultRecord {
-  const label = LABELS[r.kind];
-  const variant = r.memory ? MEMORY_VARIANT : "";
-  const common = {
-    schema_version: RESULTS_SCHEMA_VERSION as typeof RESULTS_SCHEMA_VERSION,
-    key: `${resultKey(r.sample.id, label)}${variant}`,
-    sample_id: r.sample.id,
-    scenario: label,
-    repository: r.sample.name,
-    difficulty: r.sample.difficulty,
-    agent: `${r.agent}${variant}`,
-    turns: r.turns,
-    tool_calls: r.toolCalls,
-    tokens: r.tokens,
-    cost_usd: cost(r.tokens, r.prices),
-    started_at: r.startedAt.toISOString(),
-    duration_ms: r.durationMs,
-    trajectory: r.trajectory,
-  };
-  if ("error" in r.outcome) {
-    const e = r.outcome.error;
-    return { ...common, status: "error", solved: false, verdict: "error", scores: {}, error: { code: e.code, message: e.message } };
-  }
-  const { scores, solved } = r.outcome.scored;
-  return {
-    ...common,
-    status: "success",
-    solved,
-    verdict: solved === null ? "unjudged" : solved ? "solved" : "unsolved",
-    scores,
-    error: null,
-  };
-}
 
 /** Runs the agent on one scenario in its own sandbox and scores the outcome. Never throws. */
 async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {

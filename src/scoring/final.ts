@@ -1,0 +1,63 @@
+import type { ModelClient } from "../agents/model.js";
+import type { ChainSample, MergeSample, Sample } from "../dataset/sample.js";
+import type { Repo } from "../git/repo.js";
+import { commitDiff, firstParentLine, readCommit } from "../scenarios/shared/commits.js";
+import type { FinalState, LiveScenario } from "../scenarios/types.js";
+import { checkHistory } from "./history.js";
+import { judgeHistories, type JudgedCommit } from "./judge.js";
+import { scoreMerge } from "./merge.js";
+
+/** The chain's original commits (message and diff), oldest first, read in the sandbox. */
+async function originalHistory(scenario: LiveScenario, sample: ChainSample): Promise<JudgedCommit[]> {
+  const line = await firstParentLine(scenario.sandbox, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
+  const out: JudgedCommit[] = [];
+  for (const oid of line) {
+    const info = await readCommit(scenario.sandbox, oid);
+    out.push({ message: info.message, diff: await commitDiff(scenario.sandbox, oid) });
+  }
+  return out;
+}
+
+export interface Scored {
+  scores: Record<string, unknown>;
+  /** null when an IR/ICC history was not judged. */
+  solved: boolean | null;
+  /** The agent's result against the ground truth, as a diff (for reports). */
+  groundTruthDiff: string;
+}
+
+/**
+ * Scores a scenario's final state: MCR by exact match with the merge commit; IR/ICC by deterministic
+ * checks, and by the pairwise judge when judges are given. Shared by `gitgood run` and the MCP server.
+ */
+export async function scoreFinal(
+  sample: Sample,
+  scenario: LiveScenario,
+  final: FinalState,
+  source: Repo,
+  judges: readonly ModelClient[],
+): Promise<Scored> {
+  const diff = (from: string, to: string[]): Promise<string> =>
+    scenario.sandbox.text(["diff", "--no-color", "--no-ext-diff", from, ...to]);
+  if (final.kind === "mcr") {
+    const merge = sample as MergeSample;
+    const s = await scoreMerge(merge, final, source);
+    const files = final.files.map((f) => f.path);
+    return { scores: { ...s }, solved: s.solved, groundTruthDiff: await diff(merge.scenario.merge_commit_hash, ["--", ...files]) };
+  }
+  const chain = sample as ChainSample;
+  const checks = await checkHistory(chain, final, source);
+  const scores: Record<string, unknown> = { checks };
+  let solved: boolean | null = null;
+  if (judges.length > 0) {
+    const verdict = await judgeHistories(
+      judges,
+      await originalHistory(scenario, chain),
+      final.commits.map((c) => ({ message: c.message, diff: c.diff })),
+    );
+    scores.judge = verdict;
+    solved = checks.finished && verdict.solved;
+  }
+  return { scores, solved, groundTruthDiff: await diff(chain.scenario.newest_commit, [final.head]) };
+}
+
