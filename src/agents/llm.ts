@@ -5,6 +5,11 @@ import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
 export interface LlmAgentOptions {
   temperature?: number;
+  /**
+   * Upper bound on the characters of the conversation sent to the model; past it, the oldest tool
+   * results are replaced by a short note (the agent can call the tool again). Default 300,000.
+   */
+  maxContextChars?: number;
   /** How often the agent is told to go on after it stops calling tools too early. */
   maxNudges?: number;
 }
@@ -36,6 +41,7 @@ export class LlmAgent implements Agent {
     let nudges = 0;
     while (session.canContinue) {
       session.beginTurn();
+      elideOldResults(messages, this.opts.maxContextChars ?? 300_000);
       const reply = await this.model.complete({
         messages,
         tools: session.tools,
@@ -67,5 +73,32 @@ export class LlmAgent implements Agent {
       }
       if (session.isDone()) return;
     }
+  }
+}
+
+/** Characters of a conversation as sent (contents and tool-call arguments). */
+function size(messages: readonly ChatMessage[]): number {
+  let n = 0;
+  for (const m of messages) {
+    n += m.content?.length ?? 0;
+    if (m.role === "assistant") for (const c of m.tool_calls ?? []) n += c.function.arguments.length;
+  }
+  return n;
+}
+
+/**
+ * Keeps a long conversation within `limit` characters by replacing the oldest tool results (never the
+ * last one) with a note saying how to see them again. The system prompt and the task stay whole.
+ */
+export function elideOldResults(messages: ChatMessage[], limit: number): void {
+  let total = size(messages);
+  if (total <= limit) return;
+  const lastTool = messages.map((m) => m.role).lastIndexOf("tool");
+  for (let i = 0; i < lastTool && total > limit; i++) {
+    const m = messages[i];
+    if (!m || m.role !== "tool" || m.content.startsWith("[earlier output elided")) continue;
+    const note = `[earlier output elided to keep the conversation short (${m.content.length} characters); call the tool again to see it]`;
+    total -= m.content.length - note.length;
+    messages[i] = { ...m, content: note };
   }
 }

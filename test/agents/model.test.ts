@@ -56,3 +56,25 @@ describe("ScriptedModelClient", () => {
     expect(m.requests).toHaveLength(4);
   });
 });
+
+describe("long conversations", () => {
+  it("elides the oldest tool results first and keeps the last one and the task", async () => {
+    const { elideOldResults } = await import("../../src/agents/llm.js");
+    const big = "x".repeat(1000);
+    const messages = [
+      { role: "system" as const, content: "s" },
+      { role: "user" as const, content: "task" },
+      { role: "tool" as const, tool_call_id: "a", content: big },
+      { role: "tool" as const, tool_call_id: "b", content: big },
+      { role: "tool" as const, tool_call_id: "c", content: big },
+    ];
+    elideOldResults(messages, 2200);
+    expect(messages[2]?.content).toMatch(/^\[earlier output elided .*\(1000 characters\)/);
+    expect(messages[3]?.content).toBe(big);
+    expect(messages[4]?.content).toBe(big);
+    expect(messages[1]?.content).toBe("task");
+    elideOldResults(messages, 100);
+    expect(messages[3]?.content).toMatch(/^\[earlier output elided/);
+    expect(messages[4]?.content).toBe(big);
+  });
+});
