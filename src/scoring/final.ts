@@ -49,15 +49,26 @@ export async function scoreFinal(
   const checks = await checkHistory(chain, final, source);
   const scores: Record<string, unknown> = { checks };
   let solved: boolean | null = null;
+  const original = await originalHistory(scenario, chain);
   if (judges.length > 0) {
     const verdict = await judgeHistories(
       judges,
-      await originalHistory(scenario, chain),
+      original,
       final.commits.map((c) => ({ message: c.message, diff: c.diff })),
     );
     scores.judge = verdict;
     solved = checks.finished && verdict.solved;
   }
-  return { scores, solved, groundTruthDiff: await diff(chain.scenario.newest_commit, [final.head]) };
+  const subjects = (commits: readonly { message: string }[]): string =>
+    commits.map((c, i) => `  ${i + 1}. ${c.message.split("\n")[0] ?? ""}`).join("\n") || "  (none)";
+  const treeDiff = await diff(chain.scenario.newest_commit, [final.head]);
+  const summary = [
+    `Original commits (${original.length}):`,
+    subjects(original),
+    `Agent's commits (${final.commits.length}):`,
+    subjects(final.commits),
+    treeDiff ? "Final tree against the chain tip:" : "Final tree: identical to the chain tip.",
+  ].join("\n");
+  return { scores, solved, groundTruthDiff: treeDiff ? `${summary}\n${treeDiff}` : summary };
 }
 
