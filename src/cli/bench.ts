@@ -10,7 +10,7 @@ import { Repo } from "../git/repo.js";
 import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
-import { intOption, writeFileAtomic } from "./io.js";
+import { positiveIntOption, writeFileAtomic } from "./io.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, progressPrinter, type RunFlags } from "./run.js";
 
@@ -49,7 +49,7 @@ export function benchCommand(): Command {
     .description("one command: mine a repository, run an agent on a few samples of each scenario, score and report")
     .argument("[repo]", "repository to benchmark on (default: the current directory, else a demo repository)")
     .option("--demo", "use a small demo repository that gitgood builds itself", false)
-    .option("--per-type <n>", "samples per sample type (merge, file_commit_chain)", intOption("--per-type"), 5)
+    .option("--per-type <n>", "samples per sample type (merge, file_commit_chain)", positiveIntOption("--per-type"), 5)
     .option("--out <dir>", "where samples, run records and the report go", "gitgood-bench")
     .option("--html <file>", "HTML report (default: OUT/report.html)");
   return addRunOptions(cmd).action(async (repoArg: string | undefined, flags: BenchFlags) => {

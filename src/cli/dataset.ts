@@ -8,7 +8,7 @@ import { DEFAULT_URL_PATTERN, checkUrlPattern, fetchRepositories, type ReposRepo
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { PUBLISHED_SPLIT, splitSamples, type SplitResult } from "../dataset/split.js";
 import { formatStats, statsReport } from "../dataset/stats.js";
-import { intOption, listOption, writeFileAtomic } from "./io.js";
+import { intOption, listOption, positiveIntOption, writeFileAtomic } from "./io.js";
 
 function formatOption(): Option {
   return new Option("--format <format>", "read every file as this format (default: by extension)").choices([
@@ -139,7 +139,7 @@ function reposCommand(): Command {
     .argument("<files...>", "samples (gitgood JSONL or published Parquet / CSV / JSONL)")
     .requiredOption("--into <dir>", "directory for the bare clones")
     .option("--url <pattern>", "remote URL, with {name} (owner/repo) or {owner} and {repo}", DEFAULT_URL_PATTERN)
-    .option("-j, --jobs <n>", "repositories cloned at once", intOption("--jobs"), 4)
+    .option("-j, --jobs <n>", "repositories cloned at once", positiveIntOption("--jobs"), 4)
     .option("--no-fetch", "do not fetch commits a clone lacks")
     .addOption(formatOption())
     .option("--json", "print the whole report as JSON", false)

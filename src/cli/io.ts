@@ -25,6 +25,16 @@ export function intOption(name: string): (value: string) => number {
   };
 }
 
+/** Parses a whole number option that must be at least 1. */
+export function positiveIntOption(name: string): (value: string) => number {
+  const parse = intOption(name);
+  return (value: string) => {
+    const n = parse(value);
+    if (n < 1) throw new GitGoodError("BAD_OPTION", `${name} must be at least 1, not ${value}`);
+    return n;
+  };
+}
+
 /** Parses a number option in [min, max]. */
 export function numberOption(name: string, min: number, max: number): (value: string) => number {
   return (value: string) => {

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { AGENT_NAMES, createAgent } from "../agents/index.js";
@@ -5,12 +6,13 @@ import { OpenAIChatClient } from "../agents/model.js";
 import { readDataset } from "../dataset/importer.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
+import { Repo } from "../git/repo.js";
 import { buildReport } from "../report/summary.js";
 import { formatReport } from "../report/text.js";
 import type { ResultRecord } from "../runs/record.js";
 import { runBenchmark, type RepoLocator, type RunSummary } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
-import { intOption, listOption, numberOption } from "./io.js";
+import { intOption, listOption, numberOption, positiveIntOption } from "./io.js";
 
 export interface RunFlags {
   dataset?: string[];
@@ -54,6 +56,15 @@ export function progressPrinter(): (r: ResultRecord, p: { done: number; total: n
   };
 }
 
+/** Wrong usage stops before any sample runs: --repo must be a repository, --repos a directory. */
+export async function checkLocator(where: RepoLocator): Promise<void> {
+  if ("repo" in where) {
+    await Repo.open(where.repo);
+  } else if (!existsSync(where.repos) || !statSync(where.repos).isDirectory()) {
+    throw new GitGoodError("NOT_FOUND", `--repos ${where.repos} is not a directory`);
+  }
+}
+
 /** Loads the samples of a run, narrowed by --ids and --limit. */
 export async function loadSamples(files: readonly string[], ids?: readonly string[], limit?: number): Promise<Sample[]> {
   if (files.length === 0) throw new GitGoodError("BAD_OPTION", "give a samples file (JSONL, CSV or Parquet)");
@@ -73,6 +84,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
+  await checkLocator(where);
   const all = [...files, ...(flags.dataset ?? [])];
   const samples = await loadSamples(all, flags.ids, flags.limit);
   const agent = createAgent(flags.agent, { model: flags.model, command: flags.command });
@@ -117,9 +129,9 @@ export function addRunOptions(cmd: Command): Command {
     .option("--model <name>", "model for the llm agent (OPENAI_BASE_URL and OPENAI_API_KEY select the endpoint)")
     .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
-    .option("-j, --jobs <n>", "samples at once", intOption("--jobs"), 2)
-    .option("--timeout <seconds>", "time limit per sample and scenario", intOption("--timeout"), 900)
-    .option("--max-turns <n>", "turn budget per sample and scenario", intOption("--max-turns"), 40)
+    .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2)
+    .option("--timeout <seconds>", "time limit per sample and scenario", positiveIntOption("--timeout"), 900)
+    .option("--max-turns <n>", "turn budget per sample and scenario", positiveIntOption("--max-turns"), 40)
     .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
     .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .option("--memory", "run every scenario twice, without and with the agent memory tools (memory_*), to compare", false)

@@ -91,6 +91,14 @@ describe("gitgood run and report", () => {
     expect(agent.stderr).toMatch(/^gitgood: unknown agent 'wizard'/);
     const llm = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm"], { env });
     expect(llm.stderr).toMatch(/needs --model/);
+    const jobs = gitgood(["run", samplesFile, "--repo", fx.dir, "--jobs", "0"], { env });
+    expect(jobs.code).toBe(2);
+    expect(jobs.stderr.trim()).toBe("gitgood: --jobs must be at least 1, not 0");
+    const out = path.join(fx.scratch("norepo"), "run");
+    const noRepo = gitgood(["run", samplesFile, "--repo", path.join(fx.dir, "missing"), "--out", out], { env });
+    expect(noRepo.code).toBe(1);
+    expect(noRepo.stderr.trim()).toMatch(/^gitgood: no such directory: .*missing$/);
+    expect(existsSync(out)).toBe(false);
   });
 });
 
