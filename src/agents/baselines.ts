@@ -37,24 +37,6 @@ export class SideAgent implements Agent {
   }
 }
 
-/** IR floor: keep the history as it is (pick everything). */
-export class KeepAgent implements Agent {
-  readonly name = "keep";
-
-  supports(kind: ScenarioKind): boolean {
-    return kind === "ir";
-  }
-
-  async run(session: AgentSession): Promise<void> {
-    session.beginTurn();
-    const commits = (session.context.data.commits as unknown[] | undefined) ?? [];
-    await expectOk(session, "update_rebase_todo_list", {
-      rebase_todo_list_items: commits.map((_, i) => ({ commit_index: i, command: "pick" })),
-    });
-    await expectOk(session, "execute_rebase", {});
-  }
-}
-
 /** Subjects that announce a fix-up of the commit before rather than a change of their own. */
 const FIXUP_SUBJECT =
   /^(?:(?:fixup|squash|amend)!|(?:fix(?:ed|es)?\s+)?typos?\b|oops\b|wip\b|minor\b|nit\b|lint\b|format(?:ting)?\b|clean ?up\b|address(?:ed)? (?:review )?comments?\b|review comments?\b|small fix\b|fix build\b)/i;
@@ -63,9 +45,16 @@ export function isFixupSubject(subject: string): boolean {
   return FIXUP_SUBJECT.test(subject.trim());
 }
 
-/** IR floor: fold commits whose message marks them as fix-ups into the commit before; keep the rest. */
-export class SquashFixupsAgent implements Agent {
-  readonly name = "squash-fixups";
+/**
+ * IR floors: `keep` picks every commit as it is; `squash-fixups` folds commits whose subject marks
+ * them as fix-ups into the commit before and keeps the rest.
+ */
+export class RebaseAgent implements Agent {
+  readonly name: "keep" | "squash-fixups";
+
+  constructor(mode: "keep" | "squash-fixups") {
+    this.name = mode;
+  }
 
   supports(kind: ScenarioKind): boolean {
     return kind === "ir";
@@ -74,10 +63,9 @@ export class SquashFixupsAgent implements Agent {
   async run(session: AgentSession): Promise<void> {
     session.beginTurn();
     const commits = (session.context.data.commits as { message: string }[] | undefined) ?? [];
-    const items = commits.map((c, i) => ({
-      commit_index: i,
-      command: i > 0 && isFixupSubject(c.message.split("\n")[0] ?? "") ? "fixup" : "pick",
-    }));
+    const fold = (c: { message: string }, i: number): boolean =>
+      this.name === "squash-fixups" && i > 0 && isFixupSubject(c.message.split("\n")[0] ?? "");
+    const items = commits.map((c, i) => ({ commit_index: i, command: fold(c, i) ? "fixup" : "pick" }));
     await expectOk(session, "update_rebase_todo_list", { rebase_todo_list_items: items });
     await expectOk(session, "execute_rebase", {});
   }

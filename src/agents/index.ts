@@ -1,6 +1,6 @@
 import { GitGoodError } from "../errors.js";
 import type { Agent } from "./agent.js";
-import { CommitAgent, KeepAgent, SideAgent, SquashFixupsAgent } from "./baselines.js";
+import { CommitAgent, RebaseAgent, SideAgent } from "./baselines.js";
 import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
@@ -12,7 +12,7 @@ export { AgentSession, type Agent, type TrajectoryEvent } from "./agent.js";
 /** The floors of each scenario, as one agent: union merge for MCR, fix-up squashing for IR, one commit per file for ICC. */
 export class BaselineAgent implements Agent {
   readonly name = "baseline";
-  private readonly byKind = { mcr: new SideAgent("union"), ir: new SquashFixupsAgent(), icc: new CommitAgent("per-file") };
+  private readonly byKind = { mcr: new SideAgent("union"), ir: new RebaseAgent("squash-fixups"), icc: new CommitAgent("per-file") };
 
   supports(): boolean {
     return true;
@@ -70,9 +70,8 @@ export function createAgent(name: string, opts: AgentOptions = {}): Agent {
     case "union":
       return new SideAgent(name);
     case "keep":
-      return new KeepAgent();
     case "squash-fixups":
-      return new SquashFixupsAgent();
+      return new RebaseAgent(name);
     case "one-commit":
     case "per-file":
       return new CommitAgent(name);
