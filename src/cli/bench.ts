@@ -54,6 +54,8 @@ export function benchCommand(): Command {
     .option("--html <file>", "HTML report (default: OUT/report.html)");
   return addRunOptions(cmd).action(async (repoArg: string | undefined, flags: BenchFlags) => {
     const out = flags.out ?? "gitgood-bench";
+    // A repository given by name must open before anything is written.
+    if (repoArg && !flags.demo) await Repo.open(repoArg);
     mkdirSync(out, { recursive: true });
     let repo = repoArg ?? ".";
     if (flags.demo || (!repoArg && !(await isRepository(".")))) {

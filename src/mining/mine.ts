@@ -1,7 +1,6 @@
 import os from "node:os";
 import { readFileSync } from "node:fs";
 import {
-
   sampleId,
   type ChainSample,
   type Difficulty,

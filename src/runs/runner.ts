@@ -174,7 +174,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   for (const j of jobs) {
     if (!opts.store.has(j.key)) continue;
     done++;
-    const r = opts.store.all().find((x) => x.key === j.key);
+    const r = opts.store.get(j.key);
     if (r) opts.onResult?.(r, { done, total: jobs.length, resumed: true });
   }
   for await (const record of mapPool(todo, opts.jobs, (j) => runJob(j, opts))) {

@@ -83,6 +83,10 @@ export class RunStore {
     return this.records.has(key);
   }
 
+  get(key: string): ResultRecord | undefined {
+    return this.records.get(key);
+  }
+
   /** Records, one per key (a later record of a key replaces an earlier one), in file order. */
   all(): ResultRecord[] {
     return [...this.records.values()];

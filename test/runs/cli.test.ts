@@ -141,6 +141,14 @@ describe("gitgood bench", () => {
     expect(existsSync(path.join(out, "report.html"))).toBe(true);
     expect(lines(path.join(out, "samples.jsonl"))).toHaveLength(2);
   });
+
+  it("refuses a repository that does not exist before writing anything", () => {
+    const out = path.join(fx.scratch("bench-bad"), "b");
+    const r = gitgood(["bench", path.join(fx.dir, "nowhere"), "--out", out], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^gitgood: no such directory: .*nowhere$/);
+    expect(existsSync(out)).toBe(false);
+  });
 });
 
 describe("llm agent over an OpenAI-compatible endpoint", () => {

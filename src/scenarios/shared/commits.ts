@@ -72,11 +72,6 @@ export async function commitDiff(sandbox: Sandbox, oid: string): Promise<string>
   return sandbox.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
 }
 
-export async function resolveRev(sandbox: Sandbox, rev: string): Promise<string | null> {
-  const r = await sandbox.git(["rev-parse", "--verify", "--quiet", "--end-of-options", rev], { okCodes: [0, 1, 128] });
-  return r.code === 0 ? r.stdout.toString("utf8").trim() : null;
-}
-
 /** Fails with MISSING_COMMIT naming the first of `oids` the sandbox cannot read (a shallow or partial source). */
 export async function requireCommits(sandbox: Sandbox, oids: readonly string[]): Promise<void> {
   const out = await sandbox.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
