@@ -30,12 +30,35 @@ export { splitSamples, PUBLISHED_SPLIT, type SplitOptions, type SplitResult } fr
 export { statsReport, formatStats, type StatsReport } from "./dataset/stats.js";
 export { fetchRepositories, type FetchReposOptions, type ReposReport } from "./dataset/repos.js";
 export { parsePythonLiteral, formatPythonLiteral } from "./dataset/pyliteral.js";
-export { setupScenario, openScenario, withScenario, kindsOf } from "./scenarios/index.js";
-export type { LiveScenario, FinalState, InitialContext, ScenarioKind } from "./scenarios/types.js";
+export {
+  setupScenario,
+  openScenario,
+  withScenario,
+  chooseScenario,
+  registerScenario,
+  scenarios,
+  scenarioNamed,
+  scenarioNames,
+  scenariosFor,
+  type SetupOptions,
+  type AnyScenarioDefinition,
+  type ScenarioDefinition,
+  type ScenarioSession,
+  type ScenarioSetupOptions,
+  type Strategy,
+} from "./scenarios/index.js";
+export type { LiveScenario, InitialContext, ScenarioToolResult, HistoryFinalState, FileContent, CommitRecord } from "./scenarios/types.js";
+export { MCR } from "./scenarios/mcr/index.js";
+export { IR } from "./scenarios/ir/index.js";
+export { ICC } from "./scenarios/icc/index.js";
+export type { McrFinalState } from "./scenarios/mcr/state.js";
+export { repositoryPath, clonePath, type RepoLocator } from "./dataset/clones.js";
+export { runScorers, type Scorer, type Score, type ScoreContext, type Scored } from "./scoring/scorer.js";
 export { ToolRegistry } from "./tools/registry.js";
 export { defineTool, type Tool, type ToolResult } from "./tools/tool.js";
-export { AgentSession, toolProvider, type Agent, type ToolProvider } from "./agents/agent.js";
-export { createAgent, AGENT_NAMES, BaselineAgent } from "./agents/index.js";
+export { agentSupports, type Agent, type Session } from "./agents/agent.js";
+export { AgentSession, toolProvider, type ToolProvider, type TrajectoryEvent } from "./runs/session.js";
+export { createAgent, agentNames, BaselineAgent, StrategyAgent, type AgentOptions } from "./agents/index.js";
 export { LlmAgent } from "./agents/llm.js";
 export { OracleAgent } from "./agents/oracle.js";
 export { CommandAgent } from "./agents/command.js";
@@ -49,12 +72,16 @@ export {
   type ToolSpec,
 } from "./agents/model.js";
 export { runBenchmark, type RunOptions, type RunSummary } from "./runs/runner.js";
-export { resultRecord } from "./runs/result.js";
-export { scoreFinal } from "./scoring/final.js";
+export { resultRecord, type Prices } from "./runs/result.js";
+export { settle, type Attempt, type Recorder } from "./runs/settle.js";
+export { rescoreRun, type RescoreOptions, type RescoreSummary } from "./runs/rescore.js";
+export { runConfig, RunConfigSchema, type RunConfig, type RunConfigInput } from "./runs/config.js";
+export { TrajectorySchema, type Trajectory } from "./runs/trajectory.js";
 export { RunStore } from "./runs/store.js";
 export { ResultRecordSchema, RESULTS_SCHEMA_VERSION, type ResultRecord } from "./runs/record.js";
-export { scoreMerge, type MergeScore } from "./scoring/merge.js";
-export { checkHistory, type HistoryChecks } from "./scoring/history.js";
+export { scoreMerge, exactMatch, type MergeScore } from "./scoring/merge.js";
+export { checkHistory, historyChecks, type HistoryChecks } from "./scoring/history.js";
+export { pairwiseJudge } from "./scoring/pairwise.js";
 export { judgeHistories, type JudgeOutcome, type JudgeVerdict } from "./scoring/judge.js";
 export { buildReport, REPORT_SCHEMA_VERSION, type Report } from "./report/summary.js";
 export { formatReport } from "./report/text.js";

@@ -1,138 +1,45 @@
 import type { Sample } from "../dataset/sample.js";
-import type { InitialContext, LiveScenario, ScenarioKind, ScenarioToolResult } from "../scenarios/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
+import type { AnyScenarioDefinition, ScenarioSession } from "../scenarios/definition.js";
+import type { LiveScenario } from "../scenarios/types.js";
 import type { FunctionTool } from "../tools/schema.js";
-import type { ToolResult } from "../tools/tool.js";
 import type { ChatMessage, Usage } from "./model.js";
 
-/** One entry of a sample's trajectory: every tool call and result, every model message. */
-export type TrajectoryEntry =
-  | { type: "context"; text: string }
-  | { type: "model"; message: ChatMessage; usage?: Usage }
-  | { type: "tool_call"; tool: string; args: unknown }
-  | { type: "tool_result"; tool: string; ok: boolean; output: string; done: boolean }
-  | { type: "note"; text: string };
-
-export type TrajectoryEvent = TrajectoryEntry & { at_ms: number };
-
-/** Tools beyond the scenario's (agent memory, say), each answered by its own registry. */
-export interface ToolProvider {
-  has(name: string): boolean;
-  functionTools(): FunctionTool[];
-  call(name: string, args: unknown): Promise<ToolResult>;
-}
-
-/** A registry and the state its tools work on, as a ToolProvider. */
-export function toolProvider<W>(registry: ToolRegistry<W>, state: W): ToolProvider {
-  return {
-    has: (name) => registry.get(name) !== undefined,
-    functionTools: () => registry.functionTools(),
-    call: (name, args) => registry.call(state, name, args),
-  };
-}
-
 /**
- * What an agent works with: the scenario's initial context and tools, a turn budget and a way to stop.
- * Every tool call goes through `call`, which records it; model agents report their messages with
- * `recordModel`, which also counts tokens.
+ * What an agent works with: the scenario, its initial context and tools, a turn budget and a way to
+ * stop. Every tool call goes through `call`, which records it; model agents report their messages with
+ * `recordModel`, which also counts tokens. The runner's recording session (runs/session.ts) is the one
+ * implementation.
  */
-export class AgentSession {
-  readonly events: TrajectoryEvent[] = [];
-  readonly usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
-  turns = 0;
-  toolCalls = 0;
-  /** Set by agents that act through another process (`gitgood tool`): the scenario must be re-read from disk. */
-  stateChangedOutside = false;
-  private readonly started = Date.now();
-
-  constructor(
-    readonly scenario: LiveScenario,
-    readonly context: InitialContext,
-    readonly maxTurns: number,
-    readonly signal: AbortSignal,
-    /** Extra tools offered next to the scenario's (the memory tools with --memory). */
-    readonly extra: ToolProvider | null = null,
-  ) {
-    this.note("context", context.text);
-  }
-
-  get kind(): ScenarioKind {
-    return this.scenario.kind;
-  }
-
-  get sample(): Sample {
-    return this.scenario.sample;
-  }
-
-  get tools(): FunctionTool[] {
-    return [...this.scenario.functionTools(), ...(this.extra?.functionTools() ?? [])];
-  }
-
-  get toolHelp(): string {
-    return this.scenario.toolHelp();
-  }
-
-  /** The work tree of the sandbox (for agents that run their own commands). */
-  get workDir(): string {
-    return this.scenario.sandbox.workDir;
-  }
-
-  get sandboxDir(): string {
-    return this.scenario.sandbox.dir;
-  }
-
-  isDone(): boolean {
-    return this.scenario.isDone();
-  }
-
+export interface Session extends ScenarioSession {
+  readonly scenario: LiveScenario;
+  readonly definition: AnyScenarioDefinition;
+  readonly sample: Sample;
+  /** Aborted on the sample's time-out: stop, and pass it to every model request. */
+  readonly signal: AbortSignal;
+  /** Every tool offered: the scenario's and any extra ones (memory). */
+  readonly tools: FunctionTool[];
+  /** Extra tools are offered besides the scenario's (the agent memory, with --memory). */
+  readonly hasExtraTools: boolean;
+  readonly toolHelp: string;
   /** True while the agent may take another turn. */
-  get canContinue(): boolean {
-    return !this.signal.aborted && this.turns < this.maxTurns && !this.isDone();
-  }
-
-  /** Starts a turn (a model call, or a step of a scripted agent). */
-  beginTurn(): void {
-    this.turns++;
-  }
-
-  async call(tool: string, args: unknown): Promise<ScenarioToolResult> {
-    this.toolCalls++;
-    this.push({ type: "tool_call", tool, args });
-    const result = this.extra?.has(tool)
-      ? { ...(await this.extra.call(tool, args)), done: this.isDone() }
-      : await this.scenario.callTool(tool, args);
-    this.push({ type: "tool_result", tool, ok: result.ok, output: result.output, done: result.done });
-    return result;
-  }
-
-  /** Adds calls made by another process (through `gitgood tool`) to the trajectory. */
-  recordExternalCall(tool: string, args: unknown, result: { ok: boolean; output: string; done: boolean }): void {
-    this.toolCalls++;
-    this.push({ type: "tool_call", tool, args });
-    this.push({ type: "tool_result", tool, ...result });
-  }
-
-  recordModel(message: ChatMessage, usage?: Usage): void {
-    if (usage) {
-      this.usage.prompt_tokens += usage.prompt_tokens;
-      this.usage.completion_tokens += usage.completion_tokens;
-    }
-    this.push({ type: "model", message, ...(usage ? { usage } : {}) });
-  }
-
-  note(type: "context" | "note", text: string): void {
-    this.push({ type, text });
-  }
-
-  private push(e: TrajectoryEntry): void {
-    this.events.push({ at_ms: Date.now() - this.started, ...e });
-  }
+  readonly canContinue: boolean;
+  /** Set by agents that act through another process: the scenario must be re-read from its sandbox. */
+  stateChangedOutside: boolean;
+  recordModel(message: ChatMessage, usage?: Usage): void;
+  /** Adds calls made by another process (through `gitgood tool` or `gitgood mcp`) to the trajectory. */
+  recordExternalCall(tool: string, args: unknown, result: { ok: boolean; output: string; done: boolean }): void;
+  note(type: "context" | "note", text: string): void;
 }
 
 /** An agent works a scenario through its session until it is done, gives up, or runs out of turns. */
 export interface Agent {
   readonly name: string;
-  /** The scenario kinds it can work (baselines are scenario-specific). */
-  supports(kind: ScenarioKind): boolean;
-  run(session: AgentSession): Promise<void>;
+  /** The scenarios it can work (baselines are scenario-specific); without it, every scenario. */
+  supports?(scenario: AnyScenarioDefinition): boolean;
+  run(session: Session): Promise<void>;
+}
+
+/** Whether `agent` works `scenario` (an agent that does not say works every one). */
+export function agentSupports(agent: Agent, scenario: AnyScenarioDefinition): boolean {
+  return typeof agent.supports === "function" ? agent.supports(scenario) : true;
 }

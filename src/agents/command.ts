@@ -1,8 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ScenarioKind } from "../scenarios/types.js";
-import type { Agent, AgentSession } from "./agent.js";
+import type { Agent, Session } from "./agent.js";
 import { runExternalAgent } from "./external.js";
 
 const BIN = fileURLToPath(new URL("../../bin/gitgood.js", import.meta.url));
@@ -19,11 +18,7 @@ export class CommandAgent implements Agent {
     this.name = `command:${command.slice(0, 60)}`;
   }
 
-  supports(_kind: ScenarioKind): boolean {
-    return true;
-  }
-
-  async run(session: AgentSession): Promise<void> {
+  async run(session: Session): Promise<void> {
     const shimDir = session.scenario.sandbox.privatePath("bin");
     mkdirSync(shimDir, { recursive: true });
     const shim = path.join(shimDir, "gitgood");

@@ -1,42 +1,22 @@
 import { GitGoodError } from "../errors.js";
 import type { Agent } from "./agent.js";
-import { CommitAgent, RebaseAgent, SideAgent } from "./baselines.js";
 import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
 import { OpenAIChatClient, type ModelClient } from "./model.js";
 import { OracleAgent } from "./oracle.js";
+import { BaselineAgent, StrategyAgent, baselineStrategies } from "./strategies.js";
 
-export { AgentSession, type Agent, type TrajectoryEvent } from "./agent.js";
+export { agentSupports, type Agent, type Session } from "./agent.js";
+export { BaselineAgent, StrategyAgent } from "./strategies.js";
 
-/** The floors of each scenario, as one agent: union merge for MCR, fix-up squashing for IR, one commit per file for ICC. */
-export class BaselineAgent implements Agent {
-  readonly name = "baseline";
-  private readonly byKind = { mcr: new SideAgent("union"), ir: new RebaseAgent("squash-fixups"), icc: new CommitAgent("per-file") };
+/** The agents gitgood makes by name, beyond the registered scenarios' baselines. */
+const BUILT_IN = ["llm", "command", "mcp-command", "oracle", "baseline"] as const;
 
-  supports(): boolean {
-    return true;
-  }
-
-  run(session: Parameters<Agent["run"]>[0]): Promise<void> {
-    return this.byKind[session.kind].run(session);
-  }
+/** Every agent name `createAgent` knows: the built-in ones, then each scenario's baselines. */
+export function agentNames(): string[] {
+  return [...BUILT_IN, ...baselineStrategies().keys()];
 }
-
-export const AGENT_NAMES = [
-  "llm",
-  "command",
-  "mcp-command",
-  "oracle",
-  "baseline",
-  "ours",
-  "theirs",
-  "union",
-  "keep",
-  "squash-fixups",
-  "one-commit",
-  "per-file",
-] as const;
 
 export interface AgentOptions {
   /** For `llm`: the model name, and optionally a client (tests pass a scripted one). */
@@ -65,17 +45,10 @@ export function createAgent(name: string, opts: AgentOptions = {}): Agent {
       return new OracleAgent();
     case "baseline":
       return new BaselineAgent();
-    case "ours":
-    case "theirs":
-    case "union":
-      return new SideAgent(name);
-    case "keep":
-    case "squash-fixups":
-      return new RebaseAgent(name);
-    case "one-commit":
-    case "per-file":
-      return new CommitAgent(name);
-    default:
-      throw new GitGoodError("BAD_OPTION", `unknown agent '${name}'; agents: ${AGENT_NAMES.join(", ")}`);
+    default: {
+      const entries = baselineStrategies().get(name);
+      if (entries) return new StrategyAgent(name, entries);
+      throw new GitGoodError("BAD_OPTION", `unknown agent '${name}'; agents: ${agentNames().join(", ")}`);
+    }
   }
 }

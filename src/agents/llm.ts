@@ -1,5 +1,4 @@
-import type { ScenarioKind } from "../scenarios/types.js";
-import type { Agent, AgentSession } from "./agent.js";
+import type { Agent, Session } from "./agent.js";
 import type { ChatMessage, ModelClient } from "./model.js";
 import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
@@ -29,13 +28,9 @@ export class LlmAgent implements Agent {
     this.name = `llm:${model.model}`;
   }
 
-  supports(_kind: ScenarioKind): boolean {
-    return true;
-  }
-
-  async run(session: AgentSession): Promise<void> {
+  async run(session: Session): Promise<void> {
     const messages: ChatMessage[] = [
-      { role: "system", content: session.extra ? `${systemPrompt(session.kind)}\n\n${MEMORY_NOTE}` : systemPrompt(session.kind) },
+      { role: "system", content: session.hasExtraTools ? `${systemPrompt(session.definition)}\n\n${MEMORY_NOTE}` : systemPrompt(session.definition) },
       { role: "user", content: session.context.text },
     ];
     let nudges = 0;

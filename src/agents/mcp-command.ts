@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { MCP_COMMAND_ENV, MCP_CONFIG_ENV, mcpConfig, sandboxServer, shellLine } from "../mcp/config.js";
-import type { ScenarioKind } from "../scenarios/types.js";
-import type { Agent, AgentSession } from "./agent.js";
+import type { Agent, Session } from "./agent.js";
 import { runExternalAgent } from "./external.js";
 
 /**
@@ -18,12 +17,8 @@ export class McpCommandAgent implements Agent {
     this.name = `mcp-command:${command.slice(0, 60)}`;
   }
 
-  supports(_kind: ScenarioKind): boolean {
-    return true;
-  }
-
-  async run(session: AgentSession): Promise<void> {
-    const server = sandboxServer(session.sandboxDir);
+  async run(session: Session): Promise<void> {
+    const server = sandboxServer(session.scenario.sandbox.dir);
     const configFile = session.scenario.sandbox.privatePath("mcp.json");
     writeFileSync(configFile, `${JSON.stringify(mcpConfig(server), null, 2)}\n`);
     await runExternalAgent(session, this.command, { [MCP_CONFIG_ENV]: configFile, [MCP_COMMAND_ENV]: shellLine(server) });

@@ -9,10 +9,9 @@ import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
-import { RunStore } from "../runs/store.js";
 import { positiveIntOption, writeFileAtomic } from "./io.js";
 import { writeReport } from "./report.js";
-import { addRunOptions, progressPrinter, type RunFlags } from "./run.js";
+import { addRunOptions, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
 
 interface BenchFlags extends RunFlags {
   demo: boolean;
@@ -84,11 +83,15 @@ export function benchCommand(): Command {
     const agentName = cmd.getOptionValueSource("agent") === "default" && model ? "llm" : flags.agent;
     const agent = createAgent(agentName, { model, command: flags.command });
     const runDir = path.join(out, "run");
-    const store = RunStore.open(runDir, {
-      samples: path.resolve(samplesFile),
+    const store = openRun(runDir, {
+      samples: [samplesFile],
       agent: agent.name,
-      judges: flags.judge ?? [],
-      max_turns: flags.maxTurns,
+      model: agentName === "llm" ? modelInfo(model) : null,
+      where: { repo },
+      judges: flags.judge,
+      jobs: flags.jobs,
+      timeoutSeconds: flags.timeout,
+      maxTurns: flags.maxTurns,
       memory: flags.memory,
     });
     await runBenchmark({

@@ -2,34 +2,17 @@ import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
 import { findSample } from "../dataset/jsonl.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
-import { openScenario, setupScenario, type FinalState, type ScenarioKind } from "../scenarios/index.js";
+import { openScenario, setupScenario } from "../scenarios/index.js";
+import { scenarioChoices } from "./scenario-option.js";
 
 interface EnvFlags {
   id?: string;
   repo?: string;
-  scenario?: ScenarioKind;
+  scenario?: string;
   scope: "file" | "all";
   finish: boolean;
   sandbox?: string;
   json: boolean;
-}
-
-function describeFinal(state: FinalState): string {
-  const lines: string[] = [];
-  if (state.kind === "mcr") {
-    lines.push(
-      `mcr: ${state.done ? "merge committed" : "not finished"}; conflicts left: ${state.conflicts_left}`,
-      `head ${state.head ?? "-"}  tree ${state.tree ?? "-"}`,
-    );
-    for (const f of state.files) lines.push(`  ${f.path}: ${f.content === null ? "deleted" : `${f.content.length} characters (${f.encoding})`}`);
-  } else {
-    lines.push(`${state.kind}: ${state.done ? "finished" : `not finished (${state.pending ?? "open"})`}`);
-    lines.push(`base ${state.base}  head ${state.head}  tree ${state.tree}`);
-    for (const c of state.commits) {
-      lines.push(`  ${c.oid.slice(0, 12)} ${c.author.name} <${c.author.email}>  ${c.message.split("\n")[0] ?? ""}`);
-    }
-  }
-  return lines.join("\n");
 }
 
 async function finish(flags: EnvFlags): Promise<void> {
@@ -37,7 +20,9 @@ async function finish(flags: EnvFlags): Promise<void> {
   try {
     const state = await scenario.finalState();
     process.stdout.write(
-      flags.json ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, final_state: state })}\n` : `${describeFinal(state)}\n`,
+      flags.json
+        ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, scenario: scenario.definition.name, final_state: state })}\n`
+        : `${scenario.definition.describeFinal(state)}\n`,
     );
   } finally {
     scenario.close();
@@ -50,13 +35,13 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
     throw new GitGoodError("BAD_OPTION", "gitgood env needs <samples.jsonl>, --id ID and --repo PATH (or --finish)");
   }
   const sample = findSample(samplesFile, flags.id);
-  const scenario = await setupScenario(sample, flags.repo, { kind: flags.scenario, scope: flags.scope, keep: true });
+  const scenario = await setupScenario(sample, flags.repo, { scenario: flags.scenario, settings: { scope: flags.scope }, keep: true });
   try {
     const context = await scenario.initialContext();
     if (flags.json) {
       const out = {
         sandbox: scenario.sandbox.dir,
-        scenario: scenario.kind,
+        scenario: scenario.definition.name.toLowerCase(),
         sample_id: sample.id,
         context: context.data,
         context_text: context.text,
@@ -78,7 +63,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
       ].join("\n"),
     );
     process.stderr.write(
-      `scenario ${scenario.kind} is live in ${scenario.sandbox.dir}\n` +
+      `scenario ${scenario.definition.name} is live in ${scenario.sandbox.dir}\n` +
         `  export ${SANDBOX_ENV}=${scenario.sandbox.dir}   # so 'gitgood tool' finds it; 'gitgood env --finish' ends it\n`,
     );
   } catch (err) {
@@ -93,7 +78,7 @@ export function envCommand(): Command {
     .argument("[samples]", "JSONL file of samples (as written by 'gitgood mine')")
     .option("--id <id>", "id of the sample to set up")
     .option("--repo <path>", "local repository the sample was mined from (only read, never changed)")
-    .addOption(new Option("--scenario <kind>", "for a file-commit chain: which scenario").choices(["mcr", "ir", "icc"]))
+    .option("--scenario <name>", `for a sample that gives several scenarios, which one: ${scenarioChoices().join(", ")}`)
     .addOption(
       new Option("--scope <scope>", "ICC: offer the chain file's hunks (file, as published) or every file's (all)")
         .choices(["file", "all"])

@@ -6,6 +6,7 @@ import { benchCommand } from "./bench.js";
 import { datasetCommand } from "./dataset.js";
 import { mineCommand } from "./mine.js";
 import { reportCommand } from "./report.js";
+import { scoreCommand } from "./score.js";
 import { runCommand } from "./run.js";
 import { envCommand } from "./env.js";
 import { toolCommand } from "./tool.js";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   program.addCommand(datasetCommand());
   program.addCommand(runCommand());
   program.addCommand(reportCommand());
+  program.addCommand(scoreCommand());
   program.addCommand(benchCommand());
   program.addCommand(envCommand());
   program.addCommand(toolCommand());

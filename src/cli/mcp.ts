@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Command } from "commander";
 import { OpenAIChatClient } from "../agents/model.js";
-import type { Sample } from "../dataset/sample.js";
+import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../memory/index.js";
@@ -9,10 +9,10 @@ import type { Recorder } from "../mcp/attempt.js";
 import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { Workbench, type WorkbenchSource } from "../mcp/workbench.js";
-import { repositoryPath, type RepoLocator } from "../runs/runner.js";
+import { runConfig } from "../runs/config.js";
 import { RunStore } from "../runs/store.js";
-import { kindsOf } from "../scenarios/index.js";
-import { SCENARIO_KINDS, type ScenarioKind } from "../scenarios/types.js";
+import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
+import { scenarioChoices } from "./scenario-option.js";
 import { intOption, listOption } from "./io.js";
 import { loadSamples } from "./run.js";
 
@@ -48,33 +48,13 @@ function slug(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
 }
 
-function scenarioKind(value: string | undefined): ScenarioKind | undefined {
-  if (value === undefined) return undefined;
-  const v = value.toLowerCase();
-  if (!(SCENARIO_KINDS as readonly string[]).includes(v)) {
-    throw new GitGoodError("BAD_OPTION", `--scenario takes one of ${SCENARIO_KINDS.join(", ")}, not '${value}'`);
-  }
-  return v as ScenarioKind;
-}
-
-/** The kind a single-scenario server serves, checked before anything is set up. */
-function singleKind(sample: Sample, wanted: ScenarioKind | undefined): ScenarioKind {
-  const kinds = kindsOf(sample);
-  const kind = wanted ?? (kinds.length === 1 ? kinds[0] : undefined);
-  if (!kind) throw new GitGoodError("BAD_OPTION", `sample ${sample.id} is a file-commit chain: give --scenario ir or --scenario icc`);
-  if (!kinds.includes(kind)) {
-    throw new GitGoodError("BAD_OPTION", `sample ${sample.id} (${sample.sample_type}) has no ${kind} scenario; it has ${kinds.join(", ")}`);
-  }
-  return kind;
-}
-
-function recorderFor(files: string[], flags: McpFlags): Recorder {
+function recorderFor(files: string[], flags: McpFlags, where: RepoLocator): Recorder {
   const out = flags.out ?? path.join("runs", `${slug(path.basename(files[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${MCP_AGENT}`);
-  const store = RunStore.open(out, {
-    samples: files.map((f) => path.resolve(f)).join(","),
-    agent: MCP_AGENT,
-    judges: flags.judge ?? [],
-  });
+  const config = runConfig(
+    { samples: files, agent: MCP_AGENT, ids: flags.id ? [flags.id] : flags.ids, limit: flags.limit, where, judges: flags.judge },
+    (p) => path.resolve(p),
+  );
+  const store = RunStore.open(out, config);
   return { store, judges: (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m })), agent: MCP_AGENT };
 }
 
@@ -92,22 +72,22 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
-  const wanted = scenarioKind(flags.scenario);
+  const wanted = flags.scenario === undefined ? undefined : scenarioNamed(flags.scenario);
   if (flags.allTools && flags.id) throw new GitGoodError("BAD_OPTION", "--all-tools is for session mode (without --id)");
   if (flags.id) {
     const [sample] = await loadSamples(files, [flags.id]);
     if (!sample) throw new GitGoodError("BAD_OPTION", `no sample with id ${flags.id}`);
-    const kind = singleKind(sample, wanted);
+    const scenario = chooseScenario(sample, wanted);
     await Repo.open(repositoryPath(where, sample));
-    const recorder = recorderFor(files, flags);
+    const recorder = recorderFor(files, flags, where);
     return {
-      source: { mode: "single", sample, kind, where, recorder },
-      what: `sample ${sample.id} (${kind}); results in ${recorder.store.dir}`,
+      source: { mode: "single", sample, scenario: scenario.name, where, recorder },
+      what: `sample ${sample.id} (${scenario.name}); results in ${recorder.store.dir}`,
     };
   }
   if (wanted) throw new GitGoodError("BAD_OPTION", "--scenario goes with --id (in session mode the client picks the scenario)");
   const samples = await loadSamples(files, flags.ids, flags.limit);
-  const recorder = recorderFor(files, flags);
+  const recorder = recorderFor(files, flags, where);
   return { source: { mode: "session", samples, where, recorder, allTools: flags.allTools }, what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}` };
 }
 
@@ -163,7 +143,7 @@ export function mcpCommand(): Command {
     .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
     .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", collect)
     .option("--id <id>", "serve this one sample's scenario (without it: session mode, the client picks samples)")
-    .option("--scenario <kind>", "with --id: mcr, ir or icc (a file-commit chain has ir and icc)")
+    .option("--scenario <name>", `with --id, for a sample that gives several: ${scenarioChoices().join(", ")}`)
     .option("--ids <list>", "session mode: only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
     .option("--limit <n>", "session mode: only the first N samples", intOption("--limit"))
     .option("--all-tools", "session mode: list every scenario's tools from the start (for clients that ignore tool-list changes)", false)

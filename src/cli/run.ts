@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
-import { AGENT_NAMES, createAgent } from "../agents/index.js";
+import { agentNames, createAgent } from "../agents/index.js";
 import { OpenAIChatClient } from "../agents/model.js";
 import { readDataset } from "../dataset/importer.js";
 import type { Sample } from "../dataset/sample.js";
@@ -10,7 +10,9 @@ import { Repo } from "../git/repo.js";
 import { buildReport } from "../report/summary.js";
 import { formatReport } from "../report/text.js";
 import type { ResultRecord } from "../runs/record.js";
-import { runBenchmark, type RepoLocator, type RunSummary } from "../runs/runner.js";
+import type { RepoLocator } from "../dataset/clones.js";
+import { runConfig, type ModelInfo, type RunConfigInput } from "../runs/config.js";
+import { runBenchmark, type RunSummary } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
 import { intOption, listOption, numberOption, positiveIntOption } from "./io.js";
 
@@ -78,6 +80,17 @@ export async function loadSamples(files: readonly string[], ids?: readonly strin
   return limit !== undefined ? samples.slice(0, limit) : samples;
 }
 
+/** What run.json records of the model an llm agent uses. */
+export function modelInfo(name: string | undefined, temperature?: number): ModelInfo | null {
+  if (!name) return null;
+  return { name, endpoint: process.env.OPENAI_BASE_URL || null, temperature: temperature ?? null };
+}
+
+/** Opens (or resumes) a run directory with run.json built from what the command knows. */
+export function openRun(dir: string, input: RunConfigInput): RunStore {
+  return RunStore.open(dir, runConfig(input, (p) => path.resolve(p)));
+}
+
 /** Runs the benchmark for the CLI's flags and prints the report; returns the run directory and summary. */
 export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ dir: string; summary: RunSummary }> {
   if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
@@ -91,13 +104,17 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
   const judges = (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m }));
   const dir =
     flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
-  const store = RunStore.open(dir, {
-    samples: all.map((f) => path.resolve(f)).join(","),
-    ids: flags.ids ?? null,
-    limit: flags.limit ?? null,
+  const store = openRun(dir, {
+    samples: all,
+    ids: flags.ids,
+    limit: flags.limit,
     agent: agent.name,
-    judges: flags.judge ?? [],
-    max_turns: flags.maxTurns,
+    model: flags.agent === "llm" ? modelInfo(flags.model) : null,
+    where,
+    judges: flags.judge,
+    jobs: flags.jobs,
+    timeoutSeconds: flags.timeout,
+    maxTurns: flags.maxTurns,
     memory: flags.memory,
   });
   process.stderr.write(`run directory: ${dir}\n`);
@@ -125,7 +142,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
 /** The options shared by `gitgood run` and `gitgood bench`. */
 export function addRunOptions(cmd: Command): Command {
   return cmd
-    .option("--agent <name>", `agent: ${AGENT_NAMES.join(", ")}`, "baseline")
+    .option("--agent <name>", `agent: ${agentNames().join(", ")}`, "baseline")
     .option("--model <name>", "model for the llm agent (OPENAI_BASE_URL and OPENAI_API_KEY select the endpoint)")
     .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)

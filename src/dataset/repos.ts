@@ -5,6 +5,7 @@ import { cloneBare, fetchCommits, objectKinds, type ObjectKind } from "../git/cl
 import { Repo } from "../git/repo.js";
 import { mapPool } from "../util/pool.js";
 import type { Sample } from "./sample.js";
+import { clonePath } from "./clones.js";
 
 export const DEFAULT_URL_PATTERN = "https://github.com/{name}.git";
 
@@ -57,15 +58,6 @@ export interface ReposReport {
   unverified: UnverifiedSample[];
 }
 
-const NAME_PART = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
-
-/** Splits `owner/repo`, refusing anything that could leave the target directory. */
-export function splitRepositoryName(name: string): { owner: string; repo: string } | null {
-  const parts = name.split("/");
-  if (parts.length !== 2) return null;
-  const [owner, repo] = parts as [string, string];
-  return NAME_PART.test(owner) && NAME_PART.test(repo) ? { owner, repo } : null;
-}
 
 export function checkUrlPattern(pattern: string): void {
   if (!pattern.includes("{name}") && !(pattern.includes("{owner}") && pattern.includes("{repo}"))) {
@@ -127,12 +119,11 @@ async function handleRepository(
   opts: FetchReposOptions,
 ): Promise<{ outcome: RepositoryOutcome; unverified: UnverifiedSample[] }> {
   const url = repositoryUrl(opts.urlPattern ?? DEFAULT_URL_PATTERN, name);
-  const parts = splitRepositoryName(name);
-  const dest = parts ? path.join(path.resolve(opts.into), parts.owner, parts.repo) : "";
+  const dest = clonePath(opts.into, name) ?? "";
   const outcome: RepositoryOutcome = { name, path: dest, url, status: "failed", fetched: [] };
   const unavailable = (detail: string) =>
     samples.map((s) => ({ id: s.id, name, reason: "repository-unavailable" as const, detail, missing: [] }));
-  if (!parts) {
+  if (!dest) {
     outcome.error = `'${name}' is not an owner/repo name`;
     return { outcome, unverified: unavailable(outcome.error) };
   }

@@ -64,6 +64,14 @@ export type MergeSample = z.infer<typeof MergeSampleSchema>;
 export type ChainSample = z.infer<typeof ChainSampleSchema>;
 export type Sample = z.infer<typeof SampleSchema>;
 
+export function isMergeSample(sample: Sample): sample is MergeSample {
+  return sample.sample_type === "merge";
+}
+
+export function isChainSample(sample: Sample): sample is ChainSample {
+  return sample.sample_type === "file_commit_chain";
+}
+
 /** The repository-level fields every sample of one repository shares. */
 export type RepositoryFields = Pick<
   Sample,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SCENARIO_KINDS } from "../scenarios/types.js";
+import { scenarios } from "../scenarios/registry.js";
 import { OUTPUT_OFFSET_DESCRIPTION, REASON_DESCRIPTION, type Tool } from "../tools/tool.js";
 import type { Workbench } from "./workbench.js";
 
@@ -56,26 +56,30 @@ export const finishScenario = benchTool({
 export const listSamples = benchTool({
   name: LIST_SAMPLES,
   description:
-    "Lists the samples of the dataset with their scenarios (MCR for a merge; IR and ICC for a file-commit chain) " +
-    "and, for each scenario already recorded in this run, its verdict.",
+    "Lists the samples of the dataset with the scenarios each gives and, for each scenario already recorded in " +
+    "this run, its verdict.",
   params: { output_offset: offset },
   readOnly: true,
   run: async (bench) => bench.samplesListing(),
 });
 
-export const startScenario = benchTool({
-  name: START,
-  description:
-    "Sets up one scenario of a sample in a fresh sandbox and returns its task. The scenario's tools are then " +
-    "listed (the tool list changes); finish it with finish_scenario before starting another.",
-  params: {
-    sample_id: z.string().min(1).describe("The id of a sample, as list_samples shows it."),
-    scenario: z
-      .enum(SCENARIO_KINDS)
-      .optional()
-      .describe("mcr for a merge sample; ir or icc for a file-commit chain (required for a chain)."),
-  },
-  readOnly: false,
-  moreWith: GET_TASK,
-  run: (bench, args) => bench.startScenario(args.sample_id as string, args.scenario as (typeof SCENARIO_KINDS)[number] | undefined),
-});
+/** Made when a workbench is made, so that it names every scenario registered by then. */
+export function startScenarioTool(): Tool<Workbench> {
+  const names = scenarios().map((d) => `${d.name.toLowerCase()} (${d.title})`);
+  return benchTool({
+    name: START,
+    description:
+      "Sets up one scenario of a sample in a fresh sandbox and returns its task. The scenario's tools are then " +
+      "listed (the tool list changes); finish it with finish_scenario before starting another.",
+    params: {
+      sample_id: z.string().min(1).describe("The id of a sample, as list_samples shows it."),
+      scenario: z
+        .string()
+        .optional()
+        .describe(`Which of the sample's scenarios: ${names.join(", ")}; required when the sample gives several.`),
+    },
+    readOnly: false,
+    moreWith: GET_TASK,
+    run: (bench, args) => bench.startScenario(args.sample_id as string, args.scenario as string | undefined),
+  });
+}

@@ -1,15 +1,13 @@
+import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
-import { resultKey, type ResultRecord } from "../runs/record.js";
-import { LABELS } from "../runs/result.js";
-import type { RepoLocator } from "../runs/runner.js";
+import type { ResultRecord } from "../runs/record.js";
+import { attemptKey } from "../runs/result.js";
 import { logCall } from "../sandbox/calls.js";
-import { ICC_TOOLS } from "../scenarios/icc/tools.js";
-import { kindsOf, openScenario } from "../scenarios/index.js";
-import { IR_TOOLS } from "../scenarios/ir/tools.js";
-import { MCR_TOOLS } from "../scenarios/mcr/tools.js";
-import type { InitialContext, LiveScenario, ScenarioKind } from "../scenarios/types.js";
+import { openScenario } from "../scenarios/index.js";
+import { scenarios, scenariosFor } from "../scenarios/registry.js";
+import type { InitialContext, LiveScenario } from "../scenarios/types.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/tool.js";
 import { Attempt, type ClientInfo, type Recorder } from "./attempt.js";
@@ -21,20 +19,17 @@ import {
   finishScenario,
   getTask,
   listSamples,
-  startScenario,
+  startScenarioTool,
 } from "./bench-tools.js";
 import type { OfferedTool } from "./descriptors.js";
 import { MEMORY_TOOLS } from "../memory/tools.js";
 
-/** The tools of each scenario kind: the registries the scenarios themselves call. */
-const SCENARIO_TOOLS = {
-  mcr: MCR_TOOLS.tools,
-  ir: IR_TOOLS.tools,
-  icc: ICC_TOOLS.tools,
-} as unknown as Record<ScenarioKind, readonly Tool<unknown>[]>;
-/** Every scenario tool once (MCR and IR share the conflict tools), in registry order. */
-const ALL_SCENARIO_TOOLS = [...new Map(Object.values(SCENARIO_TOOLS).flat().map((t) => [t.name, t])).values()];
-const ANY_SCENARIO_TOOL = new Set(ALL_SCENARIO_TOOLS.map((t) => t.name));
+/** Every registered scenario's tools, each name once (MCR and IR share the conflict tools), in registry order. */
+function allScenarioTools(): Tool<unknown>[] {
+  const byName = new Map<string, Tool<unknown>>();
+  for (const d of scenarios()) for (const t of d.tools.tools as readonly Tool<unknown>[]) if (!byName.has(t.name)) byName.set(t.name, t);
+  return [...byName.values()];
+}
 
 export const TASK_URI = "gitgood://task";
 export const TASK_DATA_URI = "gitgood://task.json";
@@ -43,7 +38,14 @@ const DONE_NOTE = `[gitgood] The task is complete. Call ${FINISH} to submit it.`
 
 /** What a server serves: one scenario, a dataset to work through, a sandbox set up by `gitgood run`, or memory only. */
 export type WorkbenchSource =
-  | { mode: "single"; sample: Sample; kind?: ScenarioKind; where: RepoLocator; recorder: Recorder }
+  | {
+      mode: "single";
+      sample: Sample;
+      /** Which of the sample's scenarios (a registry name, any case); needed when it gives several. */
+      scenario?: string;
+      where: RepoLocator;
+      recorder: Recorder;
+    }
   | {
       mode: "session";
       samples: readonly Sample[];
@@ -80,12 +82,17 @@ function errorResult(tool: string, err: GitGoodError): ToolResult {
   return { tool, ok: false, output: `error: ${err.message}`, error: { code: err.code, message: err.message } };
 }
 
-const BENCH_TOOLS: Record<WorkbenchSource["mode"], Tool<Workbench>[]> = {
-  single: [getTask, finishScenario],
-  session: [listSamples, startScenario, getTask, finishScenario],
-  attached: [getTask, finishScenario],
-  memory: [],
-};
+function benchTools(mode: WorkbenchSource["mode"]): Tool<Workbench>[] {
+  switch (mode) {
+    case "single":
+    case "attached":
+      return [getTask, finishScenario];
+    case "session":
+      return [listSamples, startScenarioTool(), getTask, finishScenario];
+    case "memory":
+      return [];
+  }
+}
 
 /**
  * The state behind one MCP connection: which scenario is open, which tools are offered, and what
@@ -100,9 +107,12 @@ export class Workbench {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly bench: ToolRegistry<Workbench>;
+  /** Every scenario tool name, to tell a tool of another scenario from no tool at all. */
+  private readonly anyScenarioTool: ReadonlySet<string>;
 
   private constructor(private readonly opts: WorkbenchOptions) {
-    this.bench = new ToolRegistry<Workbench>(BENCH_TOOLS[opts.source.mode]);
+    this.bench = new ToolRegistry<Workbench>(benchTools(opts.source.mode));
+    this.anyScenarioTool = new Set(allScenarioTools().map((t) => t.name));
   }
 
   /** Makes a workbench; in single-scenario mode the scenario is set up now, attached mode opens its sandbox. */
@@ -110,7 +120,7 @@ export class Workbench {
     const wb = new Workbench(opts);
     const s = opts.source;
     if (s.mode === "single") {
-      wb.attempt = await Attempt.start(s.sample, s.kind, s.where, s.recorder, () => wb.client);
+      wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client);
     } else if (s.mode === "attached") {
       const scenario = await openScenario(s.sandboxDir);
       wb.attached = { scenario, context: await scenario.initialContext(), submitted: false };
@@ -133,7 +143,8 @@ export class Workbench {
     const out: OfferedTool[] = this.bench.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: DESTRUCTIVE_BENCH_TOOLS.has(t.name) }));
     const live = this.live();
     const s = this.opts.source;
-    const scenarioTools = s.mode === "session" && s.allTools ? ALL_SCENARIO_TOOLS : live ? SCENARIO_TOOLS[live.kind] : [];
+    const scenarioTools =
+      s.mode === "session" && s.allTools ? allScenarioTools() : live ? (live.definition.tools.tools as readonly Tool<unknown>[]) : [];
     out.push(...scenarioTools.map((tool) => ({ tool, destructive: true })));
     if (this.opts.memory) out.push(...MEMORY_TOOLS.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: false })));
     return out;
@@ -174,10 +185,10 @@ export class Workbench {
           const r = this.attempt?.isOpen ? await this.attempt.call(name, args) : await this.callAttached(live, name, args);
           if (r.ok && r.done) notes.push(DONE_NOTE);
           result = r;
-        } else if (live && ANY_SCENARIO_TOOL.has(name)) {
-          const why = `the open scenario is ${live.kind.toUpperCase()}, which has no tool ${name}; its tools are: ${live.toolNames().join(", ")}`;
+        } else if (live && this.anyScenarioTool.has(name)) {
+          const why = `the open scenario is ${live.definition.name}, which has no tool ${name}; its tools are: ${live.toolNames().join(", ")}`;
           result = errorResult(name, new GitGoodError("WRONG_SCENARIO", why));
-        } else if (ANY_SCENARIO_TOOL.has(name)) {
+        } else if (this.anyScenarioTool.has(name)) {
           result = errorResult(name, new GitGoodError("NO_SCENARIO", `${name} is a scenario tool, but ${this.noScenario()}`));
         } else {
           const names = this.offered().map((o) => o.tool.name);
@@ -263,7 +274,7 @@ export class Workbench {
     return lines.join("\n");
   }
 
-  async startScenario(sampleId: string, kind: ScenarioKind | undefined): Promise<string> {
+  async startScenario(sampleId: string, scenario: string | undefined): Promise<string> {
     const s = this.opts.source;
     if (s.mode !== "session") throw new GitGoodError("BAD_MODE", `${START} works in session mode only`);
     if (this.attempt?.isOpen) {
@@ -271,8 +282,8 @@ export class Workbench {
     }
     const sample = s.samples.find((x) => x.id === sampleId);
     if (!sample) throw new GitGoodError("UNKNOWN_SAMPLE", `there is no sample '${sampleId}'; ${LIST_SAMPLES} shows the samples`);
-    this.attempt = await Attempt.start(sample, kind, s.where, s.recorder, () => this.client);
-    const names = SCENARIO_TOOLS[this.attempt.kind].map((t) => t.name);
+    this.attempt = await Attempt.start(sample, scenario, s.where, s.recorder, () => this.client);
+    const names = this.attempt.definition.tools.names();
     return [
       `Started ${this.attempt.key}. Its tools are now listed: ${names.join(", ")}.`,
       "",
@@ -287,11 +298,12 @@ export class Workbench {
     if (s.mode !== "session") throw new GitGoodError("BAD_MODE", `${LIST_SAMPLES} works in session mode only`);
     const byKey = new Map(s.recorder.store.all().map((r) => [r.key, r]));
     const lines = s.samples.map((sample) => {
-      const scenarios = kindsOf(sample).map((k) => {
-        const r = byKey.get(resultKey(sample.id, LABELS[k]));
-        return r ? `${k} (recorded: ${r.verdict})` : k;
+      const offered = scenariosFor(sample).map((d) => {
+        const name = d.name.toLowerCase();
+        const r = byKey.get(attemptKey(sample.id, d.name));
+        return r ? `${name} (recorded: ${r.verdict})` : name;
       });
-      return `${sample.id}  ${sample.sample_type}  ${sample.difficulty}  ${sample.name}  scenarios: ${scenarios.join(", ")}`;
+      return `${sample.id}  ${sample.sample_type}  ${sample.difficulty}  ${sample.name}  scenarios: ${offered.join(", ")}`;
     });
     return [`${s.samples.length} sample(s):`, ...lines].join("\n");
   }

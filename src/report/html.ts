@@ -11,7 +11,7 @@ function rateTable(rows: readonly RateRow[], withDifficulty: boolean): string {
   const body = rows
     .map(
       (r) =>
-        `<tr>${many ? `<td>${escape(r.agent)}</td>` : ""}<td>${r.scenario}</td>${withDifficulty ? `<td>${r.difficulty}</td>` : ""}<td class="n">${r.samples}</td>` +
+        `<tr>${many ? `<td>${escape(r.agent)}</td>` : ""}<td>${escape(r.scenario)}</td>${withDifficulty ? `<td>${r.difficulty}</td>` : ""}<td class="n">${r.samples}</td>` +
         `<td class="n">${pct(r.success_rate)}</td><td class="n">${r.solve_rate === null && r.unjudged > 0 ? `unjudged (${r.unjudged})` : pct(r.solve_rate)}</td></tr>`,
     )
     .join("");
@@ -29,7 +29,7 @@ function chart(rows: readonly RateRow[]): string {
   const parts: string[] = [];
   rows.forEach((r, i) => {
     const y = 10 + i * rowH;
-    parts.push(`<text x="0" y="${y + barH}" class="lbl">${r.scenario}${many ? ` ${escape(r.agent.endsWith("+memory") ? "+mem" : "")}` : ""}</text>`);
+    parts.push(`<text x="0" y="${y + barH}" class="lbl">${escape(r.scenario)}${many ? ` ${escape(r.agent.endsWith("+memory") ? "+mem" : "")}` : ""}</text>`);
     const bars: [string, number | null][] = [
       ["success", r.success_rate],
       ["solve", r.solve_rate],
@@ -80,7 +80,7 @@ export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDe
           return `<div class="ev ${escape(String(ev.type))}"><span class="t">${escape(String(ev.type))}</span><pre>${escape(body)}</pre></div>`;
         })
         .join("");
-      return `<details><summary><b>${escape(s.sample_id)}</b> ${escape(s.agent)} · ${s.scenario} · ${s.difficulty} · <span class="${s.verdict}">${s.verdict}</span>` +
+      return `<details><summary><b>${escape(s.sample_id)}</b> ${escape(s.agent)} · ${escape(s.scenario)} · ${s.difficulty} · <span class="${s.verdict}">${s.verdict}</span>` +
         ` · ${s.turns} turns · ${s.tokens} tokens${s.error ? ` · ${escape(s.error)}` : ""}</summary>` +
         (d?.diff !== undefined
           ? `<h4>Against the ground truth</h4>${d.diff ? `<pre class="diff">${escape(d.diff)}</pre>` : "<p>Identical to the ground truth.</p>"}`

@@ -1,5 +1,6 @@
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
-import { SCENARIO_LABELS, type ResultRecord, type ScenarioLabel } from "../runs/record.js";
+import type { ResultRecord } from "../runs/record.js";
+import { reportRank, scenarioNames } from "../scenarios/registry.js";
 
 /** Version of the `gitgood report --json` layout. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -7,7 +8,8 @@ export const REPORT_SCHEMA_VERSION = 1;
 export interface RateRow {
   /** The agent the row is about (a run with --memory has two: `A` and `A+memory`). */
   agent: string;
-  scenario: ScenarioLabel | "total";
+  /** A scenario's registry name, or "total". */
+  scenario: string;
   difficulty: Difficulty | "all";
   samples: number;
   /** Ran without a system error. */
@@ -24,7 +26,7 @@ export interface RateRow {
 export interface SampleRow {
   agent: string;
   sample_id: string;
-  scenario: ScenarioLabel;
+  scenario: string;
   difficulty: Difficulty;
   repository: string;
   status: ResultRecord["status"];
@@ -70,9 +72,13 @@ function rate(agent: string, records: readonly ResultRecord[], scenario: RateRow
 /** The paper's tables from a run's records: success and solve rate per scenario and per difficulty. */
 export function buildReport(records: readonly ResultRecord[]): Report {
   const ordered = [...records].sort(
-    (a, b) => SCENARIO_LABELS.indexOf(a.scenario) - SCENARIO_LABELS.indexOf(b.scenario) || (a.sample_id < b.sample_id ? -1 : a.sample_id > b.sample_id ? 1 : 0),
+    (a, b) =>
+      reportRank(a.scenario) - reportRank(b.scenario) ||
+      (a.scenario < b.scenario ? -1 : a.scenario > b.scenario ? 1 : 0) ||
+      (a.sample_id < b.sample_id ? -1 : a.sample_id > b.sample_id ? 1 : 0),
   );
-  const reportOrder: ScenarioLabel[] = ["IR", "ICC", "MCR"];
+  // Every registered scenario has a row (as the paper's table has), then any other scenario the records name.
+  const reportOrder = [...new Set([...scenarioNames(), ...ordered.map((r) => r.scenario)])];
   const agents = [...new Set(ordered.map((r) => r.agent))].sort();
   const totals: RateRow[] = [];
   const byDifficulty: RateRow[] = [];

@@ -1,11 +1,8 @@
 import { z } from "zod";
 import { DIFFICULTIES } from "../dataset/sample.js";
 
-/** Version of the results format (results.jsonl, run.json); bumped on any incompatible change. */
-export const RESULTS_SCHEMA_VERSION = 1;
-
-export const SCENARIO_LABELS = ["MCR", "IR", "ICC"] as const;
-export type ScenarioLabel = (typeof SCENARIO_LABELS)[number];
+/** Version of the results format (results.jsonl, run.json, trajectories); bumped on any incompatible change. */
+export const RESULTS_SCHEMA_VERSION = 2;
 
 export const TokensSchema = z.object({ prompt: z.number().int(), completion: z.number().int() });
 export type Tokens = z.infer<typeof TokensSchema>;
@@ -18,7 +15,8 @@ export const ResultRecordSchema = z.object({
   schema_version: z.literal(RESULTS_SCHEMA_VERSION),
   key: z.string(),
   sample_id: z.string(),
-  scenario: z.enum(SCENARIO_LABELS),
+  /** The scenario's registry name (MCR, IR, ICC, …). */
+  scenario: z.string(),
   repository: z.string(),
   difficulty: z.enum(DIFFICULTIES),
   agent: z.string(),
@@ -39,6 +37,6 @@ export const ResultRecordSchema = z.object({
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;
 
 /** The key of a sample × scenario in a run: unique, and safe as a file name. */
-export function resultKey(sampleId: string, scenario: ScenarioLabel): string {
+export function resultKey(sampleId: string, scenario: string): string {
   return `${sampleId.replace(/[^A-Za-z0-9._-]+/g, "_")}.${scenario}`;
 }

@@ -1,10 +1,7 @@
 import type { Sample } from "../dataset/sample.js";
 import type { GitGoodError } from "../errors.js";
-import type { ScenarioKind } from "../scenarios/types.js";
-import type { Scored } from "../scoring/final.js";
-import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord, type ScenarioLabel } from "./record.js";
-
-export const LABELS: Record<ScenarioKind, ScenarioLabel> = { mcr: "MCR", ir: "IR", icc: "ICC" };
+import type { Scored } from "../scoring/scorer.js";
+import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord } from "./record.js";
 
 /** The suffix that tells a with-memory run of a scenario from the plain one, in keys and agent names. */
 export const MEMORY_VARIANT = "+memory";
@@ -21,9 +18,15 @@ export function cost(tokens: { prompt: number; completion: number }, prices?: Pr
   return Math.round(((tokens.prompt * prices.input + tokens.completion * prices.output) / 1e6) * 1e6) / 1e6;
 }
 
+/** The key of an attempt in its run: the sample, the scenario, and the memory variant. */
+export function attemptKey(sampleId: string, scenario: string, memory = false): string {
+  return `${resultKey(sampleId, scenario)}${memory ? MEMORY_VARIANT : ""}`;
+}
+
 export interface RecordInput {
   sample: Sample;
-  kind: ScenarioKind;
+  /** The scenario's registry name. */
+  scenario: string;
   agent: string;
   startedAt: Date;
   durationMs: number;
@@ -38,15 +41,19 @@ export interface RecordInput {
   outcome: { scored: Scored } | { error: GitGoodError };
 }
 
+/** The verdict a record shows for a scoring outcome. */
+export function verdictOf(solved: boolean | null): ResultRecord["verdict"] {
+  return solved === null ? "unjudged" : solved ? "solved" : "unsolved";
+}
+
 /** The results record of one sample × scenario (shared by `gitgood run` and the MCP server). */
 export function resultRecord(r: RecordInput): ResultRecord {
-  const label = LABELS[r.kind];
   const variant = r.memory ? MEMORY_VARIANT : "";
   const common = {
     schema_version: RESULTS_SCHEMA_VERSION as typeof RESULTS_SCHEMA_VERSION,
-    key: `${resultKey(r.sample.id, label)}${variant}`,
+    key: attemptKey(r.sample.id, r.scenario, r.memory),
     sample_id: r.sample.id,
-    scenario: label,
+    scenario: r.scenario,
     repository: r.sample.name,
     difficulty: r.sample.difficulty,
     agent: `${r.agent}${variant}`,
@@ -63,13 +70,5 @@ export function resultRecord(r: RecordInput): ResultRecord {
     return { ...common, status: "error", solved: false, verdict: "error", scores: {}, error: { code: e.code, message: e.message } };
   }
   const { scores, solved } = r.outcome.scored;
-  return {
-    ...common,
-    status: "success",
-    solved,
-    verdict: solved === null ? "unjudged" : solved ? "solved" : "unsolved",
-    scores,
-    error: null,
-  };
+  return { ...common, status: "success", solved, verdict: verdictOf(solved), scores, error: null };
 }
-

@@ -1,37 +1,19 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { AgentSession, toolProvider, type Agent, type ToolProvider } from "../agents/agent.js";
+import { agentSupports, type Agent } from "../agents/agent.js";
 import type { ModelClient } from "../agents/model.js";
+import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
-import { kindsOf, openScenario, setupScenario } from "../scenarios/index.js";
-import type { ScenarioKind } from "../scenarios/types.js";
-import { scoreFinal } from "../scoring/final.js";
+import type { AnyScenarioDefinition } from "../scenarios/definition.js";
+import type { LiveScenario } from "../scenarios/types.js";
+import { scenariosFor } from "../scenarios/registry.js";
 import { mapPool } from "../util/pool.js";
-import { resultKey, type ResultRecord } from "./record.js";
-import { LABELS, MEMORY_VARIANT, resultRecord, type Prices, type RecordInput } from "./result.js";
+import type { ResultRecord } from "./record.js";
+import type { Prices } from "./result.js";
+import { AgentSession, toolProvider, type ToolProvider } from "./session.js";
+import { keyOf, settle, type Attempt, type Recorder } from "./settle.js";
 import type { RunStore } from "./store.js";
-
-
-/** Where each sample's repository is: one repository for all, or `DIR/owner/repo` clones. */
-export type RepoLocator = { repo: string } | { repos: string };
-
-export function repositoryPath(where: RepoLocator, sample: Sample): string {
-  if ("repo" in where) return where.repo;
-  const [owner, name] = sample.name.split("/");
-  if (!owner || !name || owner === ".." || name === "..") {
-    throw new GitGoodError("BAD_SAMPLE", `sample ${sample.id} names no owner/repo: '${sample.name}'`);
-  }
-  for (const candidate of [path.join(where.repos, owner, name), path.join(where.repos, owner, `${name}.git`)]) {
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new GitGoodError("REPO_NOT_FOUND", `no clone of ${sample.name} under ${where.repos} (expected ${owner}/${name})`, {
-    name: sample.name,
-  });
-}
-
 
 export interface RunOptions {
   samples: readonly Sample[];
@@ -57,93 +39,59 @@ export interface RunSummary {
   ran: number;
   /** Found finished in the run directory. */
   resumed: number;
-  /** Scenario kinds the agent does not work (baselines are scenario-specific). */
+  /** Scenarios the agent does not work (baselines are scenario-specific). */
   unsupported: number;
   records: ResultRecord[];
 }
 
 interface Job {
   sample: Sample;
-  kind: ScenarioKind;
+  scenario: AnyScenarioDefinition;
   key: string;
   /** This run of the scenario offers the agent the memory tools. */
   memory: boolean;
 }
 
-
-function stats(session: AgentSession | null): Pick<RecordInput, "turns" | "toolCalls" | "tokens"> {
-  return {
-    turns: session?.turns ?? 0,
-    toolCalls: session?.toolCalls ?? 0,
-    tokens: { prompt: session?.usage.prompt_tokens ?? 0, completion: session?.usage.completion_tokens ?? 0 },
-  };
+/** Rejects with TIMEOUT when `signal` aborts. */
+function timeoutOf(signal: AbortSignal, seconds: number): Promise<never> {
+  return new Promise<never>((_, reject) =>
+    signal.addEventListener("abort", () => reject(new GitGoodError("TIMEOUT", `the agent did not finish within ${seconds} s`))),
+  );
 }
 
-
-/** Runs the agent on one scenario in its own sandbox and scores the outcome. Never throws. */
-async function runJob(job: Job, opts: RunOptions): Promise<ResultRecord> {
-  const startedAt = new Date();
-  const t0 = Date.now();
-  const label = LABELS[job.kind];
-  let session: AgentSession | null = null;
-  const trajectory: Record<string, unknown> = {
-    sample_id: job.sample.id,
-    scenario: label,
-    agent: `${opts.agent.name}${job.memory ? MEMORY_VARIANT : ""}`,
+/** Runs the agent on one scenario in its own sandbox and settles the attempt. Never throws. */
+async function runJob(job: Job, opts: RunOptions, recorder: Recorder): Promise<ResultRecord> {
+  const attempt: Attempt = {
+    sample: job.sample,
+    scenario: job.scenario,
+    memory: job.memory,
+    startedAt: new Date(),
+    live: null,
+    source: null,
+    session: null,
+    context: null,
   };
-  const finish = (outcome: RecordInput["outcome"]): ResultRecord =>
-    resultRecord({
-      ...stats(session),
-      sample: job.sample,
-      kind: job.kind,
-      agent: opts.agent.name,
-      startedAt,
-      durationMs: Date.now() - t0,
-      prices: opts.prices,
-      trajectory: opts.store.writeTrajectory(job.key, trajectory),
-      memory: job.memory,
-      outcome,
-    });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutSeconds * 1000);
   try {
-    const source = await Repo.open(repositoryPath(opts.where, job.sample));
-    const scenario = await setupScenario(job.sample, source, { kind: job.kind });
-    try {
-      const context = await scenario.initialContext();
-      trajectory.context = context.data;
-      let extra: ToolProvider | null = null;
-      if (job.memory) {
-        const goal = `${context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
-        extra = toolProvider(MEMORY_TOOLS, await scratchMemory(scenario.sandbox.privatePath("memory"), goal));
-      }
-      session = new AgentSession(scenario, context, opts.maxTurns, controller.signal, extra);
-      const timedOut = new Promise<never>((_, reject) =>
-        controller.signal.addEventListener("abort", () =>
-          reject(new GitGoodError("TIMEOUT", `the agent did not finish within ${opts.timeoutSeconds} s`)),
-        ),
-      );
-      const work = opts.agent.run(session);
-      work.catch(() => undefined); // after a time-out its late failure is of no interest
-      await Promise.race([work, timedOut]);
-      // An agent that acted through `gitgood tool` changed the scenario's saved state, not this object's.
-      const live = session.stateChangedOutside ? await openScenario(scenario.sandbox.dir) : scenario;
-      const final = await live.finalState();
-      trajectory.final = final;
-      const scored = await scoreFinal(job.sample, live, final, source, opts.judges);
-      trajectory.ground_truth_diff = scored.groundTruthDiff;
-      trajectory.events = session.events;
-      trajectory.scores = scored.scores;
-      return finish({ scored });
-    } finally {
-      controller.abort();
-      scenario.close();
+    attempt.source = await Repo.open(repositoryPath(opts.where, job.sample));
+    const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, {});
+    attempt.live = live;
+    attempt.context = await live.initialContext();
+    let extra: ToolProvider | null = null;
+    if (job.memory) {
+      const goal = `${attempt.context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
+      extra = toolProvider(MEMORY_TOOLS, await scratchMemory(live.sandbox.privatePath("memory"), goal));
     }
+    attempt.session = new AgentSession(live, attempt.context, opts.maxTurns, controller.signal, extra);
+    const work = opts.agent.run(attempt.session);
+    work.catch(() => undefined); // after a time-out its late failure is of no interest
+    await Promise.race([work, timeoutOf(controller.signal, opts.timeoutSeconds)]);
+    controller.abort();
+    return await settle(attempt, recorder);
   } catch (err) {
-    const e = toGitGoodError(err);
-    trajectory.events = session?.events ?? [];
-    trajectory.error = e.toJSON();
-    return finish({ error: e });
+    controller.abort();
+    return settle(attempt, recorder, toGitGoodError(err));
   } finally {
     clearTimeout(timer);
   }
@@ -158,27 +106,26 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   const jobs: Job[] = [];
   let unsupported = 0;
   for (const sample of opts.samples) {
-    for (const kind of kindsOf(sample)) {
-      if (!opts.agent.supports(kind)) {
+    for (const scenario of scenariosFor(sample)) {
+      if (!agentSupports(opts.agent, scenario)) {
         unsupported++;
         continue;
       }
       for (const memory of opts.memory ? [false, true] : [false]) {
-        jobs.push({ sample, kind, memory, key: `${resultKey(sample.id, LABELS[kind])}${memory ? MEMORY_VARIANT : ""}` });
+        jobs.push({ sample, scenario, memory, key: keyOf({ sample, scenario, memory }) });
       }
     }
   }
+  const recorder: Recorder = { store: opts.store, judges: opts.judges, agent: opts.agent.name, prices: opts.prices };
   const todo = jobs.filter((j) => !opts.store.has(j.key));
-  const resumed = jobs.length - todo.length;
   let done = 0;
   for (const j of jobs) {
-    if (!opts.store.has(j.key)) continue;
-    done++;
     const r = opts.store.get(j.key);
-    if (r) opts.onResult?.(r, { done, total: jobs.length, resumed: true });
+    if (!r) continue;
+    done++;
+    opts.onResult?.(r, { done, total: jobs.length, resumed: true });
   }
-  for await (const record of mapPool(todo, opts.jobs, (j) => runJob(j, opts))) {
-    opts.store.append(record);
+  for await (const record of mapPool(todo, opts.jobs, (j) => runJob(j, opts, recorder))) {
     done++;
     opts.onResult?.(record, { done, total: jobs.length, resumed: false });
   }
@@ -186,7 +133,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   return {
     total: jobs.length,
     ran: todo.length,
-    resumed,
+    resumed: jobs.length - todo.length,
     unsupported,
     records: opts.store.all().filter((r) => keys.has(r.key)),
   };

@@ -1,17 +1,18 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { RunConfigSchema, type RunConfig } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, type ResultRecord } from "./record.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
 export const TRAJECTORY_DIR = "trajectories";
 
-/** What identifies a run: re-running with the same settings resumes it. */
-export interface RunConfig {
-  samples: string;
-  agent: string;
-  [setting: string]: unknown;
+/** Writes JSON whole or not at all: a temporary sibling renamed into place. */
+function writeJsonAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(tmp, file);
 }
 
 /**
@@ -25,15 +26,21 @@ export class RunStore {
 
   private constructor(readonly dir: string) {}
 
-  /** Opens (or creates) a run directory for `config`; refuses one made with other settings. */
-  static open(dir: string, config: RunConfig): RunStore {
+  /**
+   * Opens (or creates) a run directory for `config`; refuses one whose identity differs (other samples,
+   * agent, model, repositories, limits that change results) or that another gitgood version made.
+   * Judges and other settings are updated in run.json.
+   */
+  static open(dir: string, config: Omit<RunConfig, "created_at">): RunStore {
     mkdirSync(path.join(dir, TRAJECTORY_DIR), { recursive: true });
     const runFile = path.join(dir, RUN_FILE);
-    const wanted = { schema_version: RESULTS_SCHEMA_VERSION, ...config };
+    let createdAt = new Date().toISOString();
     if (existsSync(runFile)) {
-      const saved = JSON.parse(readFileSync(runFile, "utf8")) as Record<string, unknown>;
-      const differs = Object.keys({ ...saved, ...wanted }).filter(
-        (k) => k !== "created_at" && JSON.stringify(saved[k]) !== JSON.stringify((wanted as Record<string, unknown>)[k]),
+      const saved = RunStore.readConfig(dir);
+      const differs = Object.keys({ ...saved.identity, ...config.identity }).filter(
+        (k) =>
+          JSON.stringify((saved.identity as Record<string, unknown>)[k]) !==
+          JSON.stringify((config.identity as Record<string, unknown>)[k]),
       );
       if (differs.length > 0) {
         throw new GitGoodError(
@@ -42,19 +49,47 @@ export class RunStore {
           { differs },
         );
       }
-    } else {
-      writeFileSync(runFile, `${JSON.stringify({ ...wanted, created_at: new Date().toISOString() }, null, 2)}\n`);
+      createdAt = saved.created_at;
     }
+    writeJsonAtomic(runFile, { ...config, created_at: createdAt });
     const store = new RunStore(dir);
     store.load();
     return store;
   }
 
-  /** Reads an existing run directory for reporting. */
-  static read(dir: string): { config: Record<string, unknown>; records: ResultRecord[] } {
+  /** Reads and checks a run directory's run.json. */
+  static readConfig(dir: string): RunConfig {
     const runFile = path.join(dir, RUN_FILE);
     if (!existsSync(runFile)) throw new GitGoodError("NOT_A_RUN", `${dir} is not a gitgood run directory (no ${RUN_FILE})`);
-    const config = JSON.parse(readFileSync(runFile, "utf8")) as Record<string, unknown>;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(runFile, "utf8"));
+    } catch {
+      throw new GitGoodError("BAD_RUN", `${runFile} is damaged (not JSON)`);
+    }
+    const version = (raw as { schema_version?: unknown } | null)?.schema_version;
+    if (version !== RESULTS_SCHEMA_VERSION) {
+      throw new GitGoodError(
+        "RUN_MISMATCH",
+        `${dir} was written by another version of gitgood (results format ${String(version)}, this one reads ${RESULTS_SCHEMA_VERSION}); use another --out`,
+      );
+    }
+    const parsed = RunConfigSchema.safeParse(raw);
+    if (!parsed.success) throw new GitGoodError("BAD_RUN", `${runFile} is damaged`);
+    return parsed.data;
+  }
+
+  /** Opens an existing run directory as it is (for re-scoring), without changing its settings. */
+  static openExisting(dir: string): RunStore {
+    RunStore.readConfig(dir);
+    const store = new RunStore(dir);
+    store.load(false);
+    return store;
+  }
+
+  /** Reads an existing run directory for reporting. */
+  static read(dir: string): { config: RunConfig; records: ResultRecord[] } {
+    const config = RunStore.readConfig(dir);
     const store = new RunStore(dir);
     store.load(false);
     return { config, records: store.all() };
@@ -95,6 +130,32 @@ export class RunStore {
   append(record: ResultRecord): void {
     appendFileSync(path.join(this.dir, RESULTS_FILE), `${JSON.stringify(record)}\n`);
     this.records.set(record.key, record);
+  }
+
+  /** Replaces every record (after re-scoring): the results file is rewritten whole or not at all. */
+  replaceAll(records: readonly ResultRecord[]): void {
+    const text = records.map((r) => `${JSON.stringify(r)}\n`).join("");
+    const file = path.join(this.dir, RESULTS_FILE);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+    this.records.clear();
+    for (const r of records) this.records.set(r.key, r);
+  }
+
+  /** Updates the judges run.json names (after re-scoring with other judges). */
+  setJudges(judges: readonly string[]): void {
+    const config = RunStore.readConfig(this.dir);
+    writeJsonAtomic(path.join(this.dir, RUN_FILE), { ...config, judges: [...judges] });
+  }
+
+  /** Reads a trajectory file (path relative to the run directory) as JSON. */
+  readTrajectory(rel: string): unknown {
+    const file = path.resolve(this.dir, rel);
+    if (path.relative(path.resolve(this.dir, TRAJECTORY_DIR), file).startsWith("..")) {
+      throw new GitGoodError("BAD_RUN", `the trajectory path ${rel} leaves the run directory`);
+    }
+    return JSON.parse(readFileSync(file, "utf8"));
   }
 
   /** Writes a trajectory file and returns its path relative to the run directory. */

@@ -5,6 +5,7 @@ import type { RunResult } from "../git/process.js";
 import { Repo, type RunOptions } from "../git/repo.js";
 import { initSharedRepo, SANDBOX_GIT_ENV } from "../git/shared-clone.js";
 import { removeAtExit } from "../util/cleanup.js";
+import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
 
@@ -98,6 +99,15 @@ export class Sandbox {
 
   async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {
     return (await this.git(args, opts)).stdout.toString("utf8");
+  }
+
+  /**
+   * Runs a program (no shell) in the work tree, or in `opts.cwd` below it. Test runs, builds and the
+   * programs of command agents go through here; on a time-out or abort its whole process group is killed.
+   */
+  exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    if (this.removed) return Promise.reject(new GitGoodError("NO_SANDBOX", "the sandbox is removed"));
+    return execIn(execDir(this.workDir, opts.cwd), argv, opts);
   }
 
   get isRemoved(): boolean {

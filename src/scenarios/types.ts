@@ -2,10 +2,9 @@ import type { Sample } from "../dataset/sample.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { FunctionTool } from "../tools/schema.js";
 import type { ToolResult } from "../tools/tool.js";
-import type { Person } from "./shared/commits.js";
+import type { AnyScenarioDefinition } from "./definition.js";
 
-export const SCENARIO_KINDS = ["mcr", "ir", "icc"] as const;
-export type ScenarioKind = (typeof SCENARIO_KINDS)[number];
+export type { CommitRecord, FileContent, HistoryFinalState } from "./shared/schemas.js";
 
 /** What an agent needs to start: structured data, and the same rendered as text for a prompt. */
 export interface InitialContext {
@@ -18,55 +17,17 @@ export interface ScenarioToolResult extends ToolResult {
   done: boolean;
 }
 
-export interface FileContent {
-  path: string;
-  /** The file's bytes as UTF-8 text, or base64 when they are not valid UTF-8; null when the file is gone. */
-  content: string | null;
-  encoding: "utf8" | "base64";
-}
-
-export interface CommitRecord {
-  oid: string;
-  message: string;
-  author: Person;
-  diff: string;
-}
-
-export interface MergeFinalState {
-  kind: "mcr";
-  done: boolean;
-  conflicts_left: number;
-  /** The merge commit the scenario made, once all conflicts are resolved. */
-  head: string | null;
-  /** Its tree (compare with the original merge commit's tree for exact match). */
-  tree: string | null;
-  files: FileContent[];
-}
-
-export interface HistoryFinalState {
-  kind: "ir" | "icc";
-  done: boolean;
-  /** The parent of the chain's oldest commit. */
-  base: string;
-  head: string;
-  tree: string;
-  /** New commits from base (exclusive) to HEAD, oldest first. */
-  commits: CommitRecord[];
-  /** What was still open when the state was read (a rebase stopped on a conflict, uncommitted hunks). */
-  pending: string | null;
-}
-
-export type FinalState = MergeFinalState | HistoryFinalState;
-
 /** One scenario set up in a sandbox, with its tools and state machine. */
 export interface LiveScenario {
-  readonly kind: ScenarioKind;
+  /** The registry entry this scenario is an instance of. */
+  readonly definition: AnyScenarioDefinition;
   readonly sample: Sample;
   readonly sandbox: Sandbox;
   initialContext(): Promise<InitialContext>;
   /** True once the task is finished (MCR: merge committed; IR: rebase done; ICC: nothing left to commit). */
   isDone(): boolean;
-  finalState(): Promise<FinalState>;
+  /** The state scorers read; it satisfies the definition's `finalSchema`. */
+  finalState(): Promise<unknown>;
   callTool(name: string, args: unknown): Promise<ScenarioToolResult>;
   functionTools(): FunctionTool[];
   toolHelp(): string;

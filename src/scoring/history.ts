@@ -1,6 +1,14 @@
 import type { ChainSample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
-import type { HistoryFinalState } from "../scenarios/types.js";
+import type { Scorer } from "./scorer.js";
+
+/** What the history checks need of an IR/ICC final state. */
+export interface HistoryOutcome {
+  done: boolean;
+  pending: string | null;
+  tree: string;
+  commits: readonly { message: string; diff: string }[];
+}
 
 /** Deterministic facts about an agent's history, recorded with or without a judge. */
 export interface HistoryChecks {
@@ -15,7 +23,7 @@ export interface HistoryChecks {
   empty_commits: number;
 }
 
-export async function checkHistory(sample: ChainSample, final: HistoryFinalState, source: Repo): Promise<HistoryChecks> {
+export async function checkHistory(sample: ChainSample, final: HistoryOutcome, source: Repo): Promise<HistoryChecks> {
   const tipTree = (await source.text(["rev-parse", `${sample.scenario.newest_commit}^{tree}`])).trim();
   const messages = final.commits.map((c) => c.message.trim());
   const seen = new Set<string>();
@@ -34,3 +42,11 @@ export async function checkHistory(sample: ChainSample, final: HistoryFinalState
     empty_commits: final.commits.filter((c) => c.diff.trim() === "").length,
   };
 }
+
+/** The deterministic checks as a scorer: recorded facts, no verdict of their own. */
+export const historyChecks: Scorer<ChainSample, HistoryOutcome> = {
+  name: "checks",
+  async score(sample, final, ctx) {
+    return { solved: null, value: { ...(await checkHistory(sample, final, ctx.source)) } };
+  },
+};

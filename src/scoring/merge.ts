@@ -1,6 +1,14 @@
 import type { MergeSample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
-import type { MergeFinalState } from "../scenarios/types.js";
+import type { Scorer } from "./scorer.js";
+
+/** What exact-match scoring needs of a merge's final state. */
+export interface MergeOutcome {
+  conflicts_left: number;
+  /** The tree of the merge the scenario committed, or null when it was never committed. */
+  tree: string | null;
+  files: readonly { path: string; content: string | null; encoding: "utf8" | "base64" }[];
+}
 
 export interface FileMatch {
   path: string;
@@ -18,9 +26,9 @@ export interface MergeScore {
   files: FileMatch[];
 }
 
-async function blobText(repo: Repo, rev: string): Promise<string | null> {
+async function blob(repo: Repo, rev: string): Promise<Buffer | null> {
   const r = await repo.run(["cat-file", "blob", rev], { okCodes: [0, 128] });
-  return r.code === 0 ? r.stdout.toString("utf8") : null;
+  return r.code === 0 ? r.stdout : null;
 }
 
 const squash = (s: string): string => s.replace(/\s+/g, "");
@@ -29,19 +37,27 @@ const squash = (s: string): string => s.replace(/\s+/g, "");
  * MCR scoring as published: solved iff no conflict is left and the resulting tree is the merge
  * commit's tree (exact match); per conflicted file, exact and whitespace-blind matches as diagnostics.
  */
-export async function scoreMerge(sample: MergeSample, final: MergeFinalState, source: Repo): Promise<MergeScore> {
+export async function scoreMerge(sample: MergeSample, final: MergeOutcome, source: Repo): Promise<MergeScore> {
   const merge = sample.scenario.merge_commit_hash;
   const expectedTree = (await source.text(["rev-parse", `${merge}^{tree}`])).trim();
   const files: FileMatch[] = [];
   for (const f of final.files) {
-    const expected = await blobText(source, `${merge}:${f.path}`);
-    const actual = f.content === null ? null : f.encoding === "base64" ? Buffer.from(f.content, "base64").toString("utf8") : f.content;
-    files.push({
-      path: f.path,
-      exact: expected === actual,
-      ignoring_whitespace: expected !== null && actual !== null ? squash(expected) === squash(actual) : expected === actual,
-    });
+    const expected = await blob(source, `${merge}:${f.path}`);
+    const actual = f.content === null ? null : Buffer.from(f.content, f.encoding === "base64" ? "base64" : "utf8");
+    const exact = expected === null || actual === null ? expected === actual : expected.equals(actual);
+    const loose =
+      expected !== null && actual !== null ? squash(expected.toString("utf8")) === squash(actual.toString("utf8")) : exact;
+    files.push({ path: f.path, exact, ignoring_whitespace: loose });
   }
   const treeMatches = final.tree !== null && final.tree === expectedTree;
   return { solved: final.conflicts_left === 0 && treeMatches, conflicts_left: final.conflicts_left, tree_matches: treeMatches, files };
 }
+
+/** The exact-match scorer: decides the verdict. */
+export const exactMatch: Scorer<MergeSample, MergeOutcome> = {
+  name: "exact_match",
+  async score(sample, final, ctx) {
+    const s = await scoreMerge(sample, final, ctx.source);
+    return { solved: s.solved, value: { ...s } };
+  },
+};

@@ -7,9 +7,9 @@ import {
   checkUrlPattern,
   fetchRepositories,
   repositoryUrl,
-  splitRepositoryName,
   type RepositoryOutcome,
 } from "../../src/dataset/repos.js";
+import { splitRepositoryName } from "../../src/dataset/clones.js";
 import type { Sample } from "../../src/dataset/sample.js";
 import { FETCHED_REF_PREFIX } from "../../src/git/clone.js";
 import { chainSample, fakeOid, mergeSample } from "../helpers/dataset.js";

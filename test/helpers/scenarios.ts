@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { resolutionsFor as regionTexts } from "../../src/agents/resolutions.js";
+import { resolutionsFor as regionTexts } from "../../src/scenarios/shared/resolutions.js";
 import type { ChainSample, MergeSample } from "../../src/dataset/sample.js";
 import { Fixture } from "./fixture.js";
 

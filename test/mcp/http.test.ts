@@ -94,7 +94,7 @@ describe("gitgood mcp over Streamable HTTP", () => {
 
       const chainNeedsKind = await call(client, "start_scenario", { sample_id: fx.chainSample.id });
       expect(chainNeedsKind).toMatchObject({ isError: true });
-      expect(chainNeedsKind.text).toContain("choose its scenario, ir or icc");
+      expect(chainNeedsKind.text).toContain("gives several scenarios: choose one of IR, ICC");
       await ok(client, "start_scenario", { sample_id: fx.chainSample.id, scenario: "ir" });
       const twice = await call(client, "start_scenario", { sample_id: fx.chainSample.id, scenario: "icc" });
       expect(twice.text).toContain(`the scenario ${fx.chainSample.id}.IR is still open: call finish_scenario first`);

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FinalState } from "../../src/scenarios/types.js";
+import type { McrFinalState } from "../../src/scenarios/mcr/state.js";
 import { MCR_TOOLS } from "../../src/scenarios/mcr/tools.js";
 import type { HistoryChecks } from "../../src/scoring/history.js";
 import {
@@ -79,7 +79,7 @@ describe("gitgood mcp over stdio, one scenario", () => {
     expect(Object.keys(records)).toEqual([key]);
     expect(records[key]).toMatchObject({ status: "success", solved: true, verdict: "solved", agent: "mcp", tool_calls: 5 });
     const t = trajectoryOf(out, records[key]);
-    expect((t.final as FinalState).tree).toBe(fx.mergeFx.git("rev-parse", `${fx.merge}^{tree}`));
+    expect((t.final as McrFinalState).tree).toBe(fx.mergeFx.git("rev-parse", `${fx.merge}^{tree}`));
     expect(t.client).toMatchObject({ name: "gitgood-test", transport: "stdio" });
     const events = t.events as { type: string; tool?: string }[];
     expect(events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual([

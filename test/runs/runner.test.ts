@@ -1,3 +1,4 @@
+import { runConfig } from "../../src/runs/config.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,7 +32,7 @@ afterAll(() => {
 async function run(agentName: string, which: readonly Sample[], extra: Partial<Parameters<typeof runBenchmark>[0]> = {}, client?: ScriptedModelClient) {
   const dir = `${dirs.out}-${n++}`;
   const agent = createAgent(agentName, { client });
-  const store = RunStore.open(dir, { samples: "test", agent: agent.name });
+  const store = RunStore.open(dir, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
   const summary = await runBenchmark({
     samples: which,
     where: { repo: fx.dir },
@@ -153,7 +154,7 @@ describe("judge in a run", () => {
 describe("failures are data", () => {
   it("records a missing repository and a time-out as errors and goes on", async () => {
     const agent = createAgent("command", { command: "sleep 30" });
-    const store = RunStore.open(`${dirs.out}-fail`, { samples: "t", agent: agent.name });
+    const store = RunStore.open(`${dirs.out}-fail`, runConfig({ samples: ["t"], agent: agent.name }, (p) => p));
     const summary = await runBenchmark({
       samples: merges,
       where: { repo: fx.dir },
@@ -172,7 +173,7 @@ describe("failures are data", () => {
       samples: [merges[0]!],
       where: { repos: path.join(dirs.out, "nowhere") },
       agent: createAgent("oracle"),
-      store: RunStore.open(`${dirs.out}-missing`, { samples: "t", agent: "oracle" }),
+      store: RunStore.open(`${dirs.out}-missing`, runConfig({ samples: ["t"], agent: "oracle" }, (p) => p)),
       jobs: 1,
       timeoutSeconds: 10,
       maxTurns: 5,

@@ -1,3 +1,4 @@
+import { runConfig } from "../../src/runs/config.js";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -44,7 +45,7 @@ export function record(id: string, scenario: ResultRecord["scenario"], over: Par
 }
 
 describe("RunStore", () => {
-  const config = { samples: "/data/s.jsonl", agent: "oracle" };
+  const config = runConfig({ samples: ["/data/s.jsonl"], agent: "oracle" }, (p) => p);
 
   it("appends records and finds them again when the run is reopened", () => {
     const dir = tmp();
@@ -73,7 +74,10 @@ describe("RunStore", () => {
   it("refuses to resume a directory made with other settings", () => {
     const dir = tmp();
     RunStore.open(dir, config);
-    expect(() => RunStore.open(dir, { ...config, agent: "llm" })).toThrow(/other settings \(agent\)/);
+    expect(() => RunStore.open(dir, { ...config, identity: { ...config.identity, agent: "llm" } })).toThrow(/other settings \(agent\)/);
+    // Judges and limits are not part of a run's identity: other ones resume the same run and are recorded.
+    RunStore.open(dir, { ...config, judges: ["judge-a"], limits: { jobs: 4, timeout_s: 60, max_turns: 10 } });
+    expect(RunStore.readConfig(dir).judges).toEqual(["judge-a"]);
     expect(() => RunStore.read(tmp())).toThrow(/not a gitgood run directory/);
   });
 });
@@ -99,7 +103,7 @@ describe("report", () => {
       ["hard", 2, 0],
     ]);
     expect(r.tokens).toEqual({ prompt: 50, completion: 25 });
-    expect(r.samples.map((s) => `${s.scenario}:${s.sample_id}`)).toEqual(["MCR:m1", "MCR:m2", "MCR:m3", "IR:c1", "ICC:c1"]);
+    expect(r.samples.map((s) => `${s.scenario}:${s.sample_id}`)).toEqual(["IR:c1", "ICC:c1", "MCR:m1", "MCR:m2", "MCR:m3"]);
   });
 
   it("does not report a solve rate over unjudged samples", () => {

@@ -81,7 +81,7 @@ describe("sandbox", () => {
     const bare = path.join(fx.scratch("bare"), "repo.git");
     fx.git("clone", "-q", "--bare", fx.dir, bare);
     await withScenario(sample, bare, {}, async (s) => {
-      expect(s.kind).toBe("mcr");
+      expect(s.definition.name).toBe("MCR");
       expect((await s.initialContext()).data).toMatchObject({ files: ["win.py", "app.py"] });
     });
   });
@@ -127,7 +127,7 @@ describe("sandbox", () => {
     expect(staleReason(kept)).toBeNull();
     // The next set-up sweeps the stale ones and works.
     await withScenario(sample, fx.dir, {}, async (s) => {
-      expect(s.kind).toBe("mcr");
+      expect(s.definition.name).toBe("MCR");
     });
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(orphan)).toBe(false);

@@ -119,7 +119,7 @@ describe("gitgood env / tool", () => {
     expect(missing.stderr).toBe(`gitgood: no sample with id nope in ${samples}\n`);
     const chain = cli(["env", samples, "--id", "acme_widgets_file_commit_chain_0001", "--repo", chainFx.dir]);
     expect(chain.code).toBe(2);
-    expect(chain.stderr).toContain("choose its scenario, ir or icc");
+    expect(chain.stderr).toContain("gives several scenarios: choose one of IR, ICC");
     const noArgs = cli(["env"]);
     expect(noArgs.code).toBe(2);
     const gone = cli(["tool", "view_rebase_todo", "--sandbox", path.join(root.root, "nothing-here")]);

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
-import { IccScenario, setupScenario, type IccScope } from "../../src/scenarios/index.js";
+import { setupScenario } from "../../src/scenarios/index.js";
+import type { IccScenario } from "../../src/scenarios/icc/scenario.js";
+import type { IccScope } from "../../src/scenarios/icc/state.js";
 import type { HistoryFinalState, LiveScenario } from "../../src/scenarios/types.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { blob, buildSpacedChainFixture, snapshot, useSandboxRoot } from "../helpers/scenarios.js";
@@ -28,7 +30,7 @@ afterEach(() => {
 });
 
 async function start(scope?: IccScope): Promise<IccScenario> {
-  const s = await setupScenario(sample, fx.dir, { kind: "icc", scope });
+  const s = await setupScenario(sample, fx.dir, { scenario: "icc", settings: { scope } });
   open.push(s);
   return s as IccScenario;
 }

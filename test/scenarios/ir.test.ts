@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
-import { IrScenario, setupScenario } from "../../src/scenarios/index.js";
+import { setupScenario } from "../../src/scenarios/index.js";
+import type { IrScenario } from "../../src/scenarios/ir/scenario.js";
 import type { HistoryFinalState, LiveScenario } from "../../src/scenarios/types.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { buildChainFixture, snapshot, useSandboxRoot } from "../helpers/scenarios.js";
@@ -28,7 +29,7 @@ afterEach(() => {
 });
 
 async function start(): Promise<IrScenario> {
-  const s = await setupScenario(sample, fx.dir, { kind: "ir" });
+  const s = await setupScenario(sample, fx.dir, { scenario: "ir" });
   open.push(s);
   return s as IrScenario;
 }
@@ -59,12 +60,12 @@ describe("IR set-up", () => {
 
   it("needs the scenario kind for a chain sample", async () => {
     await expect(setupScenario(sample, fx.dir)).rejects.toMatchObject({ code: "BAD_OPTION" });
-    await expect(setupScenario(sample, fx.dir, { kind: "mcr" })).rejects.toMatchObject({ code: "BAD_OPTION" });
+    await expect(setupScenario(sample, fx.dir, { scenario: "mcr" })).rejects.toMatchObject({ code: "BAD_OPTION" });
   });
 
   it("rejects a sample whose chain does not match the history", async () => {
     const wrong = { ...sample, scenario: { ...sample.scenario, times_seen_consecutively: 3 } };
-    await expect(setupScenario(wrong, fx.dir, { kind: "ir" })).rejects.toMatchObject({ code: "SAMPLE_MISMATCH" });
+    await expect(setupScenario(wrong, fx.dir, { scenario: "ir" })).rejects.toMatchObject({ code: "SAMPLE_MISMATCH" });
   });
 });
 

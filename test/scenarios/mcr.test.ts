@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { McrScenario, setupScenario } from "../../src/scenarios/index.js";
-import type { LiveScenario, MergeFinalState } from "../../src/scenarios/types.js";
+import { setupScenario } from "../../src/scenarios/index.js";
+import type { McrScenario } from "../../src/scenarios/mcr/scenario.js";
+import type { McrFinalState as MergeFinalState } from "../../src/scenarios/mcr/state.js";
+import type { LiveScenario } from "../../src/scenarios/types.js";
 import { blob, buildMergeFixture, resolutionsFor, snapshot, useSandboxRoot } from "../helpers/scenarios.js";
 import type { Fixture } from "../helpers/fixture.js";
 import type { MergeSample } from "../../src/dataset/sample.js";
@@ -36,7 +38,7 @@ const reason = "test";
 describe("MCR set-up", () => {
   it("checks out parent 1, merges parent 2 and numbers conflicts in sample file order", async () => {
     const s = await start();
-    expect(s.kind).toBe("mcr");
+    expect(s.definition.name).toBe("MCR");
     const head = (await s.sandbox.text(["rev-parse", "HEAD"])).trim();
     expect(head).toBe(sample.scenario.parents[0]);
     const mergeHead = (await s.sandbox.text(["rev-parse", "MERGE_HEAD"])).trim();

@@ -2,25 +2,19 @@ import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
 import type { Repo } from "../../git/repo.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import type { ToolRegistry } from "../../tools/registry.js";
+import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { DIFF_OPTIONS, identityEnv } from "../shared/commits.js";
 import { privateText } from "../shared/files.js";
-import type { HistoryFinalState, InitialContext } from "../types.js";
+import type { HistoryFinalState } from "../shared/schemas.js";
+import type { InitialContext } from "../types.js";
 import { iccContext } from "./context.js";
 import { buildPatch, numberHunks, parseDiff, type FileDiff, type Hunk } from "./hunks.js";
-import { ICC_TOOLS } from "./tools.js";
+import { ICC } from "./index.js";
+import type { IccData, IccScope } from "./state.js";
 
-/** Which hunks the agent may pick: the chain file's (as published) or every file's. */
-export type IccScope = "file" | "all";
-
-export interface IccData {
-  chain: Chain;
-  scope: IccScope;
-  /** Nothing is left to commit. */
-  done: boolean;
-}
+export type { IccScope };
 
 export const ICC_BRANCH = "gitgood/icc";
 
@@ -38,9 +32,11 @@ export interface Remaining {
  * HEAD to the chain's tip, so hunks are git's own and are renumbered after every commit.
  */
 export class IccScenario extends ScenarioBase<IccData> {
-  readonly kind = "icc" as const;
-  protected readonly registry: ToolRegistry<this> = ICC_TOOLS;
   declare readonly sample: ChainSample;
+
+  get definition(): AnyScenarioDefinition {
+    return ICC;
+  }
 
   static async setup(
     sample: ChainSample,
@@ -135,6 +131,6 @@ export class IccScenario extends ScenarioBase<IccData> {
 
   async finalState(): Promise<HistoryFinalState> {
     const pending = this.data.done ? null : "some changes were never committed";
-    return chainFinalState(this.sandbox, "icc", this.data.chain.base, this.data.done, pending);
+    return chainFinalState(this.sandbox, this.data.chain.base, this.data.done, pending);
   }
 }

@@ -2,29 +2,22 @@ import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
 import type { Repo } from "../../git/repo.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import type { ToolRegistry } from "../../tools/registry.js";
+import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { unmergedPaths } from "../shared/commits.js";
 import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
 import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
 import { privateText } from "../shared/files.js";
-import type { HistoryFinalState, InitialContext } from "../types.js";
+import type { HistoryFinalState } from "../shared/schemas.js";
+import type { InitialContext } from "../types.js";
 import { irContext } from "./context.js";
 import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "./rebase.js";
 import { gitTodo, type TodoItem } from "./todo.js";
-import { IR_TOOLS } from "./tools.js";
+import { IR } from "./index.js";
+import type { IrData, IrPhase } from "./state.js";
 
-export type IrPhase = "planning" | "conflict" | "done";
-
-export interface IrData {
-  chain: Chain;
-  todo: TodoItem[];
-  phase: IrPhase;
-  conflicts: ConflictState | null;
-  /** Index of the commit whose step stopped on a conflict. */
-  stoppedAt: number | null;
-}
+export type { IrPhase };
 
 export const IR_BRANCH = "gitgood/ir";
 
@@ -34,9 +27,11 @@ export const IR_BRANCH = "gitgood/ir";
  * conflicts a reordering causes (or aborts back to the paused start).
  */
 export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
-  readonly kind = "ir" as const;
-  protected readonly registry: ToolRegistry<this> = IR_TOOLS;
   declare readonly sample: ChainSample;
+
+  get definition(): AnyScenarioDefinition {
+    return IR;
+  }
 
   static async setup(sample: ChainSample, source: Repo, opts: { keep?: boolean; root?: string } = {}): Promise<IrScenario> {
     return inNewSandbox(source, { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
@@ -182,6 +177,6 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
         : this.data.phase === "conflict"
           ? `the rebase is stopped on a conflict in commit ${this.data.stoppedAt}`
           : null;
-    return chainFinalState(this.sandbox, "ir", this.data.chain.base, this.isDone(), pending);
+    return chainFinalState(this.sandbox, this.data.chain.base, this.isDone(), pending);
   }
 }

@@ -2,23 +2,16 @@ import { GitGoodError } from "../../errors.js";
 import type { MergeSample } from "../../dataset/sample.js";
 import { MERGE_CONFIG, type Repo } from "../../git/repo.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import type { ToolRegistry } from "../../tools/registry.js";
+import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { identityEnv, readCommit, requireCommits, unmergedPaths } from "../shared/commits.js";
 import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
 import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
 import { fileContent, privateText } from "../shared/files.js";
-import type { InitialContext, MergeFinalState } from "../types.js";
+import type { InitialContext } from "../types.js";
 import { mcrContext } from "./context.js";
-import { MCR_TOOLS } from "./tools.js";
-
-export interface McrData {
-  conflicts: ConflictState;
-  /** Sample files that git did not report as conflicted (kept to tell the agent). */
-  notConflicted: string[];
-  /** The merge commit the scenario made after the last resolution. */
-  committed: string | null;
-}
+import { MCR } from "./index.js";
+import type { McrData, McrFinalState } from "./state.js";
 
 export interface SetupOptions {
   keep?: boolean;
@@ -33,9 +26,11 @@ export const MCR_BRANCH = "gitgood/mcr";
  * is committed with the original merge commit's message, author and committer.
  */
 export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
-  readonly kind = "mcr" as const;
-  protected readonly registry: ToolRegistry<this> = MCR_TOOLS;
   declare readonly sample: MergeSample;
+
+  get definition(): AnyScenarioDefinition {
+    return MCR;
+  }
 
   static async setup(sample: MergeSample, source: Repo, opts: SetupOptions = {}): Promise<McrScenario> {
     return inNewSandbox(source, { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
@@ -110,11 +105,10 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
     return this.data.committed !== null;
   }
 
-  async finalState(): Promise<MergeFinalState> {
+  async finalState(): Promise<McrFinalState> {
     const committed = this.data.committed;
     const tree = committed ? (await this.sandbox.text(["rev-parse", `${committed}^{tree}`])).trim() : null;
     return {
-      kind: "mcr",
       done: committed !== null,
       conflicts_left: unresolvedCount(this.data.conflicts),
       head: committed,

@@ -1,42 +1,45 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
 import { SampleSchema, type Sample } from "../../dataset/sample.js";
 import { acquireLock } from "../../sandbox/lock.js";
 import type { Repo } from "../../git/repo.js";
 import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox.js";
-import type { ToolRegistry } from "../../tools/registry.js";
 import type { FunctionTool } from "../../tools/schema.js";
-import type {
-  FinalState,
-  InitialContext,
-  LiveScenario,
-  ScenarioKind,
-  ScenarioToolResult,
-} from "../types.js";
+import type { AnyScenarioDefinition, SavedScenario } from "../definition.js";
+import type { InitialContext, LiveScenario, ScenarioToolResult } from "../types.js";
 
 export const STATE_FILE = "state.json";
-export const STATE_VERSION = 1;
+/** Version of the saved scenario state; a sandbox saved by another version is refused, not misread. */
+export const STATE_VERSION = 2;
 
-/** What a sandbox keeps between calls (possibly made by different processes). */
-export interface SavedScenario<D = unknown> {
-  schema_version: number;
-  kind: ScenarioKind;
-  sample: Sample;
-  /** Absolute path of the source repository the sandbox borrows objects from. */
-  source: string;
-  data: D;
-}
+const SavedScenarioSchema = z.object({
+  schema_version: z.number().int(),
+  scenario: z.string(),
+  sample: SampleSchema,
+  source: z.string(),
+  data: z.unknown(),
+});
 
+/** Reads the saved scenario of a sandbox (its `data` is checked by the scenario's own schema later). */
 export function readSaved(sandbox: Sandbox): SavedScenario {
   const file = sandbox.privatePath(STATE_FILE);
   if (!existsSync(file)) {
     throw new GitGoodError("NO_SANDBOX", `the sandbox ${sandbox.dir} holds no scenario (set-up did not finish)`);
   }
-  const raw = JSON.parse(readFileSync(file, "utf8")) as SavedScenario;
-  if (raw.schema_version !== STATE_VERSION) {
-    throw new GitGoodError("BAD_STATE", `the sandbox was made by another version of gitgood (state ${raw.schema_version})`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    throw new GitGoodError("BAD_STATE", `the scenario state in ${sandbox.dir} is damaged (not JSON)`);
   }
-  return { ...raw, sample: SampleSchema.parse(raw.sample) };
+  const version = (raw as { schema_version?: unknown } | null)?.schema_version;
+  if (version !== STATE_VERSION) {
+    throw new GitGoodError("BAD_STATE", `the sandbox was made by another version of gitgood (state ${String(version)})`);
+  }
+  const parsed = SavedScenarioSchema.safeParse(raw);
+  if (!parsed.success) throw new GitGoodError("BAD_STATE", `the scenario state in ${sandbox.dir} is damaged`);
+  return parsed.data;
 }
 
 /**
@@ -65,9 +68,8 @@ export async function inNewSandbox<S extends { save(): void }>(
  * later process can carry on), the tool calls, and removal of the sandbox.
  */
 export abstract class ScenarioBase<D> implements LiveScenario {
-  abstract readonly kind: ScenarioKind;
+  abstract readonly definition: AnyScenarioDefinition;
   private busy = false;
-  protected abstract readonly registry: ToolRegistry<this>;
 
   constructor(
     readonly sandbox: Sandbox,
@@ -78,12 +80,12 @@ export abstract class ScenarioBase<D> implements LiveScenario {
 
   abstract initialContext(): Promise<InitialContext>;
   abstract isDone(): boolean;
-  abstract finalState(): Promise<FinalState>;
+  abstract finalState(): Promise<unknown>;
 
   save(): void {
-    const saved: SavedScenario<D> = {
+    const saved: SavedScenario = {
       schema_version: STATE_VERSION,
-      kind: this.kind,
+      scenario: this.definition.name,
       sample: this.sample,
       source: this.source,
       data: this.data,
@@ -100,7 +102,7 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     this.busy = true;
     const release = acquireLock(this.sandbox.privatePath("call.lock"));
     try {
-      const result = await this.registry.call(this, name, args);
+      const result = await this.definition.tools.call(this, name, args);
       this.save();
       return { ...result, done: this.isDone() };
     } finally {
@@ -110,15 +112,15 @@ export abstract class ScenarioBase<D> implements LiveScenario {
   }
 
   functionTools(): FunctionTool[] {
-    return this.registry.functionTools();
+    return this.definition.tools.functionTools();
   }
 
   toolHelp(): string {
-    return this.registry.help();
+    return this.definition.tools.help();
   }
 
   toolNames(): string[] {
-    return this.registry.names();
+    return this.definition.tools.names();
   }
 
   close(): void {

@@ -1,7 +1,7 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import type { CommitRecord, HistoryFinalState } from "../types.js";
+import type { CommitRecord, HistoryFinalState } from "./schemas.js";
 import { commitDiff, firstParentLine, readCommit, requireCommits, type Person } from "./commits.js";
 
 export interface ChainCommit {
@@ -72,12 +72,11 @@ export async function commitsSince(sandbox: Sandbox, base: string): Promise<Comm
 
 export async function chainFinalState(
   sandbox: Sandbox,
-  kind: "ir" | "icc",
   base: string,
   done: boolean,
   pending: string | null,
 ): Promise<HistoryFinalState> {
   const head = (await sandbox.text(["rev-parse", "HEAD"])).trim();
   const tree = (await sandbox.text(["rev-parse", "HEAD^{tree}"])).trim();
-  return { kind, done, base, head, tree, commits: await commitsSince(sandbox, base), pending };
+  return { done, base, head, tree, commits: await commitsSince(sandbox, base), pending };
 }

@@ -1,5 +1,18 @@
 import { GitGoodError } from "../../errors.js";
+import type { RunResult } from "../../git/process.js";
+import type { Repo, RunOptions } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
+
+/** A sandbox (its own git environment) or a repository read directly. */
+type Where = Sandbox | Repo;
+
+function git(where: Where, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  return "workDir" in where ? where.git(args, opts) : where.run(args, opts);
+}
+
+async function text(where: Where, args: readonly string[], opts: RunOptions = {}): Promise<string> {
+  return (await git(where, args, opts)).stdout.toString("utf8");
+}
 
 /** Options for every diff shown to an agent or recorded in a final state: the same bytes on every machine. */
 export const DIFF_OPTIONS: readonly string[] = [
@@ -34,8 +47,8 @@ export interface CommitInfo {
 const FORMAT = ["%H", "%T", "%P", "%an", "%ae", "%ad", "%cn", "%ce", "%cd", "%cI", "%s", "%B"].join("%x00");
 
 /** Reads one commit's metadata and message. */
-export async function readCommit(sandbox: Sandbox, rev: string): Promise<CommitInfo> {
-  const r = await sandbox.git(["show", "-s", "--date=raw", `--format=${FORMAT}`, "--end-of-options", rev], {
+export async function readCommit(sandbox: Where, rev: string): Promise<CommitInfo> {
+  const r = await git(sandbox, ["show", "-s", "--date=raw", `--format=${FORMAT}`, "--end-of-options", rev], {
     okCodes: [0, 128],
   });
   if (r.code !== 0) {
@@ -68,8 +81,8 @@ export function identityEnv(author: Person, committer: Person): Record<string, s
 }
 
 /** The patch a commit introduces, against its first parent. */
-export async function commitDiff(sandbox: Sandbox, oid: string): Promise<string> {
-  return sandbox.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
+export async function commitDiff(sandbox: Where, oid: string): Promise<string> {
+  return text(sandbox, ["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
 }
 
 /** Fails with MISSING_COMMIT naming the first of `oids` the sandbox cannot read (a shallow or partial source). */
@@ -86,8 +99,8 @@ export async function requireCommits(sandbox: Sandbox, oids: readonly string[]):
 }
 
 /** The first-parent line of `count` commits ending at `tip`, oldest first. */
-export async function firstParentLine(sandbox: Sandbox, tip: string, count: number): Promise<string[]> {
-  const out = await sandbox.text(["rev-list", "--first-parent", `--max-count=${count}`, tip]);
+export async function firstParentLine(sandbox: Where, tip: string, count: number): Promise<string[]> {
+  const out = await text(sandbox, ["rev-list", "--first-parent", `--max-count=${count}`, tip]);
   return out.split("\n").filter(Boolean).reverse();
 }
 

@@ -1,4 +1,4 @@
-import { findRegions } from "../scenarios/shared/markers.js";
+import { findRegions } from "./markers.js";
 
 /**
  * The text each conflict region of `conflicted` must become for the file to equal `resolved` (the

@@ -1,0 +1,47 @@
+import type { AnyScenarioDefinition, Strategy } from "../scenarios/definition.js";
+import { scenarios } from "../scenarios/registry.js";
+import type { Agent, Session } from "./agent.js";
+
+type Entry = { scenario: AnyScenarioDefinition; strategy: Strategy };
+
+/** A named baseline as an agent: it works the scenarios that define a baseline of that name. */
+export class StrategyAgent implements Agent {
+  constructor(
+    readonly name: string,
+    private readonly entries: readonly Entry[],
+  ) {}
+
+  supports(scenario: AnyScenarioDefinition): boolean {
+    return this.entries.some((e) => e.scenario === scenario);
+  }
+
+  async run(session: Session): Promise<void> {
+    const entry = this.entries.find((e) => e.scenario === session.definition);
+    if (entry) await entry.strategy.run(session);
+  }
+}
+
+/** The floor of every scenario as one agent: each scenario's first baseline (union, squash-fixups, per-file). */
+export class BaselineAgent implements Agent {
+  readonly name = "baseline";
+
+  supports(scenario: AnyScenarioDefinition): boolean {
+    return scenario.baselines.length > 0;
+  }
+
+  async run(session: Session): Promise<void> {
+    const first = session.definition.baselines[0];
+    if (first) await first.run(session);
+  }
+}
+
+/** The baselines of every registered scenario, by name (a name two scenarios share works both). */
+export function baselineStrategies(): Map<string, Entry[]> {
+  const byName = new Map<string, Entry[]>();
+  for (const scenario of scenarios()) {
+    for (const strategy of scenario.baselines as readonly Strategy[]) {
+      byName.set(strategy.name, [...(byName.get(strategy.name) ?? []), { scenario, strategy }]);
+    }
+  }
+  return byName;
+}

@@ -1,0 +1,44 @@
+import { isChainSample, type ChainSample } from "../../dataset/sample.js";
+import { GitGoodError } from "../../errors.js";
+import { historyChecks } from "../../scoring/history.js";
+import { pairwiseJudge } from "../../scoring/pairwise.js";
+import type { ScenarioDefinition } from "../definition.js";
+import { describeHistory, historyGroundTruth } from "../shared/history-view.js";
+import { originalCommits } from "../shared/original.js";
+import { HistoryFinalStateSchema, type HistoryFinalState } from "../shared/schemas.js";
+import { IccScenario } from "./scenario.js";
+import { ICC_SCOPES, IccDataSchema, type IccData, type IccScope } from "./state.js";
+import { iccBaselines, iccOracle } from "./strategies.js";
+import { ICC_TOOLS } from "./tools.js";
+
+const PROMPT = `Your task: turn a set of uncommitted changes into a sensible series of commits. The changes are
+shown as numbered hunks. Group hunks that belong to one logical change into a commit with a clear message
+saying what it does and why, and commit the groups in an order that builds up naturally (for example,
+helpers before their callers). After each commit the remaining hunks are numbered again, so look at the
+list again before choosing the next hunks. Commit until nothing is left.`;
+
+function scopeOf(settings: Record<string, unknown> | undefined): IccScope {
+  const scope = settings?.scope ?? "file";
+  if (!ICC_SCOPES.includes(scope as IccScope)) {
+    throw new GitGoodError("BAD_OPTION", `ICC scope is file or all, not '${String(scope)}'`);
+  }
+  return scope as IccScope;
+}
+
+/** Iterative committing: commit a chain's combined change hunk by hunk; judged pairwise against the original. */
+export const ICC: ScenarioDefinition<ChainSample, IccScenario, HistoryFinalState, IccData> = {
+  name: "ICC",
+  title: "iterative committing of changes",
+  accepts: isChainSample,
+  tools: ICC_TOOLS,
+  prompt: PROMPT,
+  setup: (sample, source, opts) => IccScenario.setup(sample, source, { ...opts, scope: scopeOf(opts.settings) }),
+  restore: (sandbox, sample, source, data) => IccScenario.restore(sandbox, sample, source, data),
+  stateSchema: IccDataSchema,
+  finalSchema: HistoryFinalStateSchema,
+  scorers: [historyChecks, pairwiseJudge(originalCommits)],
+  groundTruth: (scenario, final, source) => historyGroundTruth(scenario.sandbox, scenario.sample, final, source),
+  oracle: iccOracle,
+  baselines: iccBaselines,
+  describeFinal: (state) => describeHistory("icc", state),
+};

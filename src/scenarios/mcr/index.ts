@@ -1,0 +1,45 @@
+import { isMergeSample, type MergeSample } from "../../dataset/sample.js";
+import { exactMatch } from "../../scoring/merge.js";
+import type { ScenarioDefinition } from "../definition.js";
+import { McrScenario } from "./scenario.js";
+import { McrDataSchema, McrFinalStateSchema, type McrData, type McrFinalState } from "./state.js";
+import { mcrBaselines, mcrOracle } from "./strategies.js";
+import { MCR_TOOLS } from "./tools.js";
+
+const PROMPT = `Your task: resolve a merge conflict the way the project's developers did. Two lines of development
+were merged and git could not combine some of their changes; each conflict is a region between a
+"<<<<<<<" and a ">>>>>>>" line, with one side's text above "=======" and the other side's below it. Resolve
+the conflicts one at a time, in order, starting with conflict 0. For each one, look at it with enough
+surrounding code to understand both changes, then replace the whole region (markers included) with the
+code that belongs there: often a combination of both sides, sometimes one side. The text you give replaces
+the region exactly as written, so include line breaks where the file needs them and leave out the markers.
+Keep the file's style and indentation. After the last conflict the merge is committed for you.`;
+
+/** Merge conflict resolution: reproduce the resolution a real merge commit recorded (exact match). */
+export const MCR: ScenarioDefinition<MergeSample, McrScenario, McrFinalState, McrData> = {
+  name: "MCR",
+  title: "merge conflict resolution",
+  accepts: isMergeSample,
+  tools: MCR_TOOLS,
+  prompt: PROMPT,
+  setup: (sample, source, opts) => McrScenario.setup(sample, source, opts),
+  restore: (sandbox, sample, source, data) => McrScenario.restore(sandbox, sample, source, data),
+  stateSchema: McrDataSchema,
+  finalSchema: McrFinalStateSchema,
+  scorers: [exactMatch],
+  async groundTruth(scenario, final) {
+    const files = final.files.map((f) => f.path);
+    const merge = scenario.sample.scenario.merge_commit_hash;
+    return scenario.sandbox.text(["diff", "--no-color", "--no-ext-diff", merge, "--", ...files]);
+  },
+  oracle: mcrOracle,
+  baselines: mcrBaselines,
+  describeFinal(state) {
+    const lines = [
+      `mcr: ${state.done ? "merge committed" : "not finished"}; conflicts left: ${state.conflicts_left}`,
+      `head ${state.head ?? "-"}  tree ${state.tree ?? "-"}`,
+    ];
+    for (const f of state.files) lines.push(`  ${f.path}: ${f.content === null ? "deleted" : `${f.content.length} characters (${f.encoding})`}`);
+    return lines.join("\n");
+  },
+};

@@ -1,0 +1,38 @@
+import type { ChainSample } from "../../dataset/sample.js";
+import type { Repo } from "../../git/repo.js";
+import type { Sandbox } from "../../sandbox/sandbox.js";
+import { originalCommits } from "./original.js";
+import type { HistoryFinalState } from "./schemas.js";
+
+/** An IR/ICC result next to the original chain, for reports: both lists of subjects and the tree diff to the tip. */
+export async function historyGroundTruth(
+  sandbox: Sandbox,
+  sample: ChainSample,
+  final: HistoryFinalState,
+  source: Repo,
+): Promise<string> {
+  const original = await originalCommits(source, sample);
+  const subjects = (commits: readonly { message: string }[]): string =>
+    commits.map((c, i) => `  ${i + 1}. ${c.message.split("\n")[0] ?? ""}`).join("\n") || "  (none)";
+  const treeDiff = await sandbox.text(["diff", "--no-color", "--no-ext-diff", sample.scenario.newest_commit, final.head]);
+  const summary = [
+    `Original commits (${original.length}):`,
+    subjects(original),
+    `Agent's commits (${final.commits.length}):`,
+    subjects(final.commits),
+    treeDiff ? "Final tree against the chain tip:" : "Final tree: identical to the chain tip.",
+  ].join("\n");
+  return treeDiff ? `${summary}\n${treeDiff}` : summary;
+}
+
+/** An IR/ICC final state in a few lines for people. */
+export function describeHistory(name: string, state: HistoryFinalState): string {
+  const lines = [
+    `${name}: ${state.done ? "finished" : `not finished (${state.pending ?? "open"})`}`,
+    `base ${state.base}  head ${state.head}  tree ${state.tree}`,
+  ];
+  for (const c of state.commits) {
+    lines.push(`  ${c.oid.slice(0, 12)} ${c.author.name} <${c.author.email}>  ${c.message.split("\n")[0] ?? ""}`);
+  }
+  return lines.join("\n");
+}

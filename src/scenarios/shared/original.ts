@@ -1,0 +1,14 @@
+import type { ChainSample } from "../../dataset/sample.js";
+import type { Repo } from "../../git/repo.js";
+import { commitDiff, firstParentLine, readCommit } from "./commits.js";
+
+/** The chain's original commits (message and patch), oldest first, read from the source repository. */
+export async function originalCommits(source: Repo, sample: ChainSample): Promise<{ oid: string; message: string; diff: string }[]> {
+  const line = await firstParentLine(source, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
+  const out = [];
+  for (const oid of line) {
+    const info = await readCommit(source, oid);
+    out.push({ oid, message: info.message, diff: await commitDiff(source, oid) });
+  }
+  return out;
+}

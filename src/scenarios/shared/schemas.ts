@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { Chain } from "./chain.js";
+import type { Person } from "./commits.js";
+import type { ConflictState } from "./conflicts.js";
+
+/** zod schemas of the state scenarios save and the final states they leave (checked when read back). */
+
+export const PersonSchema: z.ZodType<Person> = z.object({ name: z.string(), email: z.string(), date: z.string() });
+
+export const ConflictStateSchema: z.ZodType<ConflictState> = z.object({
+  files: z.array(z.object({ path: z.string(), cursor: z.number().int().min(0), wholeFile: z.boolean() })),
+  conflicts: z.array(
+    z.object({
+      file: z.number().int().min(0),
+      resolved: z.object({ start: z.number().int().min(0), length: z.number().int().min(0) }).nullable(),
+    }),
+  ),
+});
+
+const ChainCommitSchema = z.object({ oid: z.string(), subject: z.string() });
+
+export const ChainSchema: z.ZodType<Chain> = z.object({
+  base: z.string(),
+  commits: z.array(ChainCommitSchema),
+  tip: ChainCommitSchema,
+  author: PersonSchema,
+  committer: PersonSchema,
+  committerEnv: z.record(z.string(), z.string()),
+});
+
+export const FileContentSchema = z.object({
+  path: z.string(),
+  /** The file's bytes as UTF-8 text, or base64 when they are not valid UTF-8; null when the file is gone. */
+  content: z.string().nullable(),
+  encoding: z.enum(["utf8", "base64"]),
+});
+export type FileContent = z.infer<typeof FileContentSchema>;
+
+export const CommitRecordSchema = z.object({
+  oid: z.string(),
+  message: z.string(),
+  author: PersonSchema,
+  diff: z.string(),
+});
+export type CommitRecord = z.infer<typeof CommitRecordSchema>;
+
+/** The final state of a scenario that rewrites history (IR, ICC). */
+export const HistoryFinalStateSchema = z.object({
+  done: z.boolean(),
+  /** The parent of the chain's oldest commit. */
+  base: z.string(),
+  head: z.string(),
+  tree: z.string(),
+  /** New commits from base (exclusive) to HEAD, oldest first. */
+  commits: z.array(CommitRecordSchema),
+  /** What was still open when the state was read (a rebase stopped on a conflict, uncommitted hunks). */
+  pending: z.string().nullable(),
+});
+export type HistoryFinalState = z.infer<typeof HistoryFinalStateSchema>;
