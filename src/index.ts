@@ -39,15 +39,9 @@ export { createAgent, AGENT_NAMES, BaselineAgent } from "./agents/index.js";
 export { LlmAgent } from "./agents/llm.js";
 export { OracleAgent } from "./agents/oracle.js";
 export { CommandAgent } from "./agents/command.js";
-export {
-  OpenAIChatClient,
-  ScriptedModelClient,
-  type ModelClient,
-  type ModelRequest,
-  type ModelReply,
-  type ChatMessage,
-  type ToolSpec,
-} from "./agents/model.js";
+export type { ModelClient, ModelRequest, ModelReply, ChatMessage, ToolSpec, ToolCall, Usage } from "./model/types.js";
+export { OpenAIChatClient, type OpenAIClientOptions } from "./model/openai.js";
+export { lookupModel, type ModelOptions } from "./model/lookup.js";
 export { runBenchmark, type RunOptions, type RunSummary } from "./runs/runner.js";
 export { resultRecord } from "./runs/result.js";
 export { scoreFinal } from "./scoring/final.js";
@@ -73,8 +67,3 @@ export {
   MEMORY_OPERATIONS,
 } from "./memory/index.js";
 export { MEMORY_TOOLS, scratchMemory } from "./memory/tools.js";
-export { Workbench, type WorkbenchOptions } from "./mcp/workbench.js";
-export { createMcpServer } from "./mcp/server.js";
-export { serveStdio } from "./mcp/stdio.js";
-export { serveHttp, type HttpServeOptions } from "./mcp/http.js";
-export { McpCommandAgent } from "./agents/mcp-command.js";

@@ -3,7 +3,7 @@ import type { InitialContext, LiveScenario, ScenarioKind, ScenarioToolResult } f
 import type { ToolRegistry } from "../tools/registry.js";
 import type { FunctionTool } from "../tools/schema.js";
 import type { ToolResult } from "../tools/tool.js";
-import type { ChatMessage, Usage } from "./model.js";
+import type { ChatMessage, Usage } from "../model/types.js";
 
 /** One entry of a sample's trajectory: every tool call and result, every model message. */
 export type TrajectoryEntry =

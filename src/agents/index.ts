@@ -1,10 +1,11 @@
 import { GitGoodError } from "../errors.js";
+import { lookupModel } from "../model/lookup.js";
+import type { ModelClient } from "../model/types.js";
 import type { Agent } from "./agent.js";
 import { CommitAgent, RebaseAgent, SideAgent } from "./baselines.js";
 import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
-import { OpenAIChatClient, type ModelClient } from "./model.js";
 import { OracleAgent } from "./oracle.js";
 
 export { AgentSession, type Agent, type TrajectoryEvent } from "./agent.js";
@@ -51,7 +52,7 @@ export interface AgentOptions {
 export function createAgent(name: string, opts: AgentOptions = {}): Agent {
   switch (name) {
     case "llm": {
-      const client = opts.client ?? (opts.model ? new OpenAIChatClient({ model: opts.model }) : null);
+      const client = opts.client ?? (opts.model ? lookupModel(opts.model) : null);
       if (!client) throw new GitGoodError("BAD_OPTION", "the llm agent needs --model (and OPENAI_BASE_URL / OPENAI_API_KEY)");
       return new LlmAgent(client, { temperature: opts.temperature });
     }

@@ -1,6 +1,6 @@
 import type { ScenarioKind } from "../scenarios/types.js";
 import type { Agent, AgentSession } from "./agent.js";
-import type { ChatMessage, ModelClient } from "./model.js";
+import type { ChatMessage, ModelClient } from "../model/types.js";
 import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
 export interface LlmAgentOptions {
@@ -46,6 +46,7 @@ export class LlmAgent implements Agent {
         messages,
         tools: session.tools,
         temperature: this.opts.temperature ?? 0,
+        signal: session.signal,
       });
       session.recordModel(reply.message, reply.usage);
       messages.push(reply.message);

@@ -1,5 +1,5 @@
 import { AgentSession } from "../agents/agent.js";
-import type { ModelClient } from "../agents/model.js";
+import type { ModelClient } from "../model/types.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { AgentSession, toolProvider, type Agent, type ToolProvider } from "../agents/agent.js";
-import type { ModelClient } from "../agents/model.js";
+import type { ModelClient } from "../model/types.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";

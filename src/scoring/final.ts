@@ -1,4 +1,4 @@
-import type { ModelClient } from "../agents/model.js";
+import type { ModelClient } from "../model/types.js";
 import type { ChainSample, MergeSample, Sample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
 import { commitDiff, firstParentLine, readCommit } from "../scenarios/shared/commits.js";
