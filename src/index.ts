@@ -62,15 +62,9 @@ export { createAgent, agentNames, BaselineAgent, StrategyAgent, type AgentOption
 export { LlmAgent } from "./agents/llm.js";
 export { OracleAgent } from "./agents/oracle.js";
 export { CommandAgent } from "./agents/command.js";
-export {
-  OpenAIChatClient,
-  ScriptedModelClient,
-  type ModelClient,
-  type ModelRequest,
-  type ModelReply,
-  type ChatMessage,
-  type ToolSpec,
-} from "./agents/model.js";
+export type { ModelClient, ModelRequest, ModelReply, ChatMessage, ToolSpec, ToolCall, Usage } from "./model/types.js";
+export { OpenAIChatClient, type OpenAIClientOptions } from "./model/openai.js";
+export { lookupModel, type ModelOptions } from "./model/lookup.js";
 export { runBenchmark, type RunOptions, type RunSummary } from "./runs/runner.js";
 export { resultRecord, type Prices } from "./runs/result.js";
 export { settle, type Attempt, type Recorder } from "./runs/settle.js";
@@ -100,8 +94,3 @@ export {
   MEMORY_OPERATIONS,
 } from "./memory/index.js";
 export { MEMORY_TOOLS, scratchMemory } from "./memory/tools.js";
-export { Workbench, type WorkbenchOptions } from "./mcp/workbench.js";
-export { createMcpServer } from "./mcp/server.js";
-export { serveStdio } from "./mcp/stdio.js";
-export { serveHttp, type HttpServeOptions } from "./mcp/http.js";
-export { McpCommandAgent } from "./agents/mcp-command.js";

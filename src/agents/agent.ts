@@ -2,7 +2,7 @@ import type { Sample } from "../dataset/sample.js";
 import type { AnyScenarioDefinition, ScenarioSession } from "../scenarios/definition.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import type { FunctionTool } from "../tools/schema.js";
-import type { ChatMessage, Usage } from "./model.js";
+import type { ChatMessage, Usage } from "../model/types.js";
 
 /**
  * What an agent works with: the scenario, its initial context and tools, a turn budget and a way to

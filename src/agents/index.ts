@@ -1,9 +1,10 @@
 import { GitGoodError } from "../errors.js";
+import { lookupModel } from "../model/lookup.js";
+import type { ModelClient } from "../model/types.js";
 import type { Agent } from "./agent.js";
 import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
-import { OpenAIChatClient, type ModelClient } from "./model.js";
 import { OracleAgent } from "./oracle.js";
 import { BaselineAgent, StrategyAgent, baselineStrategies } from "./strategies.js";
 
@@ -31,7 +32,7 @@ export interface AgentOptions {
 export function createAgent(name: string, opts: AgentOptions = {}): Agent {
   switch (name) {
     case "llm": {
-      const client = opts.client ?? (opts.model ? new OpenAIChatClient({ model: opts.model }) : null);
+      const client = opts.client ?? (opts.model ? lookupModel(opts.model) : null);
       if (!client) throw new GitGoodError("BAD_OPTION", "the llm agent needs --model (and OPENAI_BASE_URL / OPENAI_API_KEY)");
       return new LlmAgent(client, { temperature: opts.temperature });
     }

@@ -1,5 +1,5 @@
 import type { Agent, Session } from "./agent.js";
-import type { ChatMessage, ModelClient } from "./model.js";
+import type { ChatMessage, ModelClient } from "../model/types.js";
 import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
 export interface LlmAgentOptions {
@@ -41,6 +41,7 @@ export class LlmAgent implements Agent {
         messages,
         tools: session.tools,
         temperature: this.opts.temperature ?? 0,
+        signal: session.signal,
       });
       session.recordModel(reply.message, reply.usage);
       messages.push(reply.message);

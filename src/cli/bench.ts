@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { createAgent } from "../agents/index.js";
-import { OpenAIChatClient } from "../agents/model.js";
+import { lookupModel } from "../model/lookup.js";
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { buildSyntheticRepo } from "../demo/synthetic.js";
 import { GitGoodError } from "../errors.js";
@@ -102,7 +102,7 @@ export function benchCommand(): Command {
       jobs: flags.jobs,
       timeoutSeconds: flags.timeout,
       maxTurns: flags.maxTurns,
-      judges: (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m })),
+      judges: (flags.judge ?? []).map((m) => lookupModel(m)),
       prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
       memory: flags.memory,
       onResult: progressPrinter(),

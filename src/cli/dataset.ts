@@ -8,7 +8,7 @@ import { DEFAULT_URL_PATTERN, checkUrlPattern, fetchRepositories, type ReposRepo
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { PUBLISHED_SPLIT, splitSamples, type SplitResult } from "../dataset/split.js";
 import { formatStats, statsReport } from "../dataset/stats.js";
-import { intOption, listOption, positiveIntOption, writeFileAtomic } from "./io.js";
+import { intOption, keywordListOption, positiveIntOption, writeFileAtomic } from "./io.js";
 
 function formatOption(): Option {
   return new Option("--format <format>", "read every file as this format (default: by extension)").choices([
@@ -75,7 +75,7 @@ function splitCommand(): Command {
     .option("--full <n>", "full samples per language and type", intOption("--full"), PUBLISHED_SPLIT.full)
     .option("--seed <n>", "seed of the random draw", intOption("--seed"), 0)
     .requiredOption("-o, --output <dir>", "directory for lite.jsonl, full.jsonl and train.jsonl")
-    .option("--languages <list>", "comma-separated languages to draw from (default: all in the data)", listOption)
+    .option("--languages <list>", "comma-separated languages to draw from (default: all in the data)", keywordListOption)
     .addOption(formatOption())
     .option("--json", "print the summary as JSON (on stderr)", false)
     .action(async (files: string[], flags: SplitFlags) => {

@@ -46,9 +46,15 @@ export function numberOption(name: string, min: number, max: number): (value: st
   };
 }
 
+/** Parses a comma-separated list of names, as written: model names such as `Qwen/Qwen2.5-72B-Instruct` keep their case. */
 export function listOption(value: string): string[] {
   return value
     .split(",")
-    .map((v) => v.trim().toLowerCase())
+    .map((v) => v.trim())
     .filter(Boolean);
+}
+
+/** Parses a comma-separated list of case-insensitive keywords (languages), lower-cased. */
+export function keywordListOption(value: string): string[] {
+  return listOption(value).map((v) => v.toLowerCase());
 }

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { Command } from "commander";
-import { OpenAIChatClient } from "../agents/model.js";
+import { lookupModel } from "../model/lookup.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
@@ -55,7 +55,7 @@ function recorderFor(files: string[], flags: McpFlags, where: RepoLocator): Reco
     (p) => path.resolve(p),
   );
   const store = RunStore.open(out, config);
-  return { store, judges: (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m })), agent: MCP_AGENT };
+  return { store, judges: (flags.judge ?? []).map((m) => lookupModel(m)), agent: MCP_AGENT };
 }
 
 /** Works out what to serve from the flags; fails with one line on wrong usage, before anything is served. */

@@ -3,7 +3,7 @@ import { sampleToJson, type SampleType } from "../dataset/sample.js";
 import { DROP_REASONS } from "../mining/drops.js";
 import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineSummary } from "../mining/mine.js";
-import { intOption, listOption, numberOption, writeFileAtomic } from "./io.js";
+import { intOption, keywordListOption, numberOption, writeFileAtomic } from "./io.js";
 
 interface MineFlags {
   type: SampleType | "all";
@@ -61,7 +61,7 @@ export function mineCommand(): Command {
     )
     .option("--name <owner/repo>", "repository name for ids and the name field (default: from the origin URL)")
     .option("--metadata <file>", "JSON with stars, license, topics, created_at, archived, fork, contributors …")
-    .option("--languages <list>", "comma-separated languages to mine", listOption, [...DEFAULT_MINE_OPTIONS.languages])
+    .option("--languages <list>", "comma-separated languages to mine", keywordListOption, [...DEFAULT_MINE_OPTIONS.languages])
     .option("--max-conflicts <n>", "most conflict regions in a merge sample", intOption("--max-conflicts"), 8)
     .option("--min-chain <n>", "fewest commits in a chain", intOption("--min-chain"), 3)
     .option("--max-chain <n>", "most commits in a chain (longer runs are dropped)", intOption("--max-chain"), 6)

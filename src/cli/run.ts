@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { agentNames, createAgent } from "../agents/index.js";
-import { OpenAIChatClient } from "../agents/model.js";
+import { lookupModel } from "../model/lookup.js";
 import { readDataset } from "../dataset/importer.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
@@ -101,7 +101,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
   const all = [...files, ...(flags.dataset ?? [])];
   const samples = await loadSamples(all, flags.ids, flags.limit);
   const agent = createAgent(flags.agent, { model: flags.model, command: flags.command });
-  const judges = (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m }));
+  const judges = (flags.judge ?? []).map((m) => lookupModel(m));
   const dir =
     flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
   const store = openRun(dir, {

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { OpenAIChatClient } from "../agents/model.js";
+import { lookupModel } from "../model/lookup.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import { GitGoodError } from "../errors.js";
 import { rescoreRun } from "../runs/rescore.js";
@@ -24,7 +24,7 @@ export function scoreCommand(): Command {
     .action(async (runDir: string, flags: ScoreFlags) => {
       if (flags.repo && flags.repos) throw new GitGoodError("BAD_OPTION", "give at most one of --repo and --repos");
       const where: RepoLocator | undefined = flags.repo ? { repo: flags.repo } : flags.repos ? { repos: flags.repos } : undefined;
-      const judges = (flags.judge ?? []).map((m) => new OpenAIChatClient({ model: m }));
+      const judges = (flags.judge ?? []).map((m) => lookupModel(m));
       const summary = await rescoreRun(runDir, { judges, where });
       process.stderr.write(`re-scored ${summary.rescored} attempt(s) in ${runDir}; ${summary.skipped} had nothing to score again\n`);
       writeReport(runDir, { json: flags.json });

@@ -1,5 +1,5 @@
 import { agentSupports, type Agent } from "../agents/agent.js";
-import type { ModelClient } from "../agents/model.js";
+import type { ModelClient } from "../model/types.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ChatMessage, ModelClient, Usage } from "../agents/model.js";
+import type { ChatMessage, ModelClient, Usage } from "../model/types.js";
 
 export interface JudgedCommit {
   message: string;

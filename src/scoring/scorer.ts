@@ -1,4 +1,4 @@
-import type { ModelClient } from "../agents/model.js";
+import type { ModelClient } from "../model/types.js";
 import { toGitGoodError } from "../errors.js";
 import type { Repo } from "../git/repo.js";
 

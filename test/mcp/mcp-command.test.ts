@@ -48,7 +48,7 @@ describe("gitgood run --agent mcp-command", () => {
       "resolve_current_merge_conflict_with",
       "finish_scenario",
     ]);
-    expect(events.find((e) => e.type === "note" && e.text?.startsWith("command exited with 0"))?.text).toContain("Submitted.");
+    expect(events.find((e) => e.type === "note" && e.text?.startsWith("command exited with code 0"))?.text).toContain("Submitted.");
     expect(sandboxesIn(sandboxRoot())).toEqual([]);
   });
 

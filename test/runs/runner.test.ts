@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/index.js";
-import { ScriptedModelClient, type ModelRequest } from "../../src/agents/model.js";
+import { ScriptedModelClient, type ModelRequest } from "../../src/testing.js";
 import type { ChainSample, MergeSample, Sample } from "../../src/dataset/sample.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import { RunStore } from "../../src/runs/store.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScriptedModelClient } from "../../src/agents/model.js";
+import { ScriptedModelClient } from "../../src/testing.js";
 import { judgeHistories } from "../../src/scoring/judge.js";
 
 const original = [

@@ -1,0 +1,47 @@
+/** One function the model may call, in the OpenAI-compatible function-calling shape. */
+export interface ToolSpec {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface ModelRequest {
+  messages: readonly ChatMessage[];
+  tools?: readonly ToolSpec[];
+  temperature?: number;
+  /** Ask for a JSON object answer (models that support it). */
+  json?: boolean;
+  /**
+   * Aborting it stops the request at once, the HTTP call and any pending retry, and the request
+   * rejects with a GitGoodError of code ABORTED (a sample's time-out aborts its model call this way).
+   */
+  signal?: AbortSignal;
+}
+
+export interface ModelReply {
+  message: Extract<ChatMessage, { role: "assistant" }>;
+  usage: Usage;
+  finish_reason: string | null;
+}
+
+/** The one thing an agent or a judge needs of a model. Tests use a scripted implementation. */
+export interface ModelClient {
+  readonly model: string;
+  complete(request: ModelRequest): Promise<ModelReply>;
+}

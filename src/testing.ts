@@ -1,0 +1,3 @@
+// gitgood/testing: a model that answers from a script, for tests and dry runs without an endpoint.
+export { ScriptedModelClient, type ScriptStep } from "./model/scripted.js";
+export type { ModelClient, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, Usage } from "./model/types.js";
