@@ -1,8 +1,8 @@
 import type { ChainSample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
+import { regionSides } from "../git/markers.js";
 import type { ScenarioKind } from "../scenarios/types.js";
 import type { Agent, AgentSession } from "./agent.js";
-import { regionSides } from "./resolutions.js";
 
 const REASON = "baseline strategy";
 

@@ -2,17 +2,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { ChainSample, MergeSample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
+import { firstParentLine, readCommit } from "../git/commits.js";
+import { readBlob } from "../git/trees.js";
 import type { IccScenario } from "../scenarios/icc/scenario.js";
 import type { ScenarioKind } from "../scenarios/types.js";
 import type { Agent, AgentSession } from "./agent.js";
 import { resolutionsFor } from "./resolutions.js";
 
 const REASON = "oracle: reproduce the recorded history";
-
-async function blob(session: AgentSession, rev: string): Promise<Buffer | null> {
-  const r = await session.scenario.sandbox.git(["cat-file", "blob", rev], { okCodes: [0, 128] });
-  return r.code === 0 ? r.stdout : null;
-}
 
 async function expectOk(session: AgentSession, tool: string, args: Record<string, unknown>): Promise<string> {
   const r = await session.call(tool, { ...args, reason: REASON });
@@ -45,7 +42,7 @@ export class OracleAgent implements Agent {
     const texts: string[] = [];
     for (const file of files) {
       const conflicted = readFileSync(path.join(session.workDir, file));
-      const wanted = await blob(session, `${sample.scenario.merge_commit_hash}:${file}`);
+      const wanted = await readBlob(session.scenario.sandbox.repo, sample.scenario.merge_commit_hash, file);
       const parts = wanted ? resolutionsFor(conflicted, wanted) : null;
       if (!parts) {
         throw new GitGoodError(
@@ -70,16 +67,15 @@ export class OracleAgent implements Agent {
     const scenario = session.scenario as unknown as IccScenario;
     const chain = session.sample as ChainSample;
     const file = chain.scenario.file;
-    const line = await session.scenario.sandbox.text(["rev-list", "--first-parent", `--max-count=${chain.scenario.times_seen_consecutively}`, chain.scenario.newest_commit]);
-    const originals = line.split("\n").filter(Boolean).reverse();
+    const repo = session.scenario.sandbox.repo;
+    const originals = await firstParentLine(repo, chain.scenario.newest_commit, chain.scenario.times_seen_consecutively);
     for (const [i, oid] of originals.entries()) {
-      const info = await session.scenario.sandbox.text(["show", "-s", "--format=%B", oid]);
-      const message = info.replace(/\n+$/, "");
+      const { message } = await readCommit(repo, oid);
       if (i === originals.length - 1) {
         if (!session.isDone()) await expectOk(session, "commit_remaining_changes", { commit_message: message });
         return;
       }
-      const version = (await blob(session, `${oid}:${file}`))?.toString("utf8") ?? "";
+      const version = (await readBlob(repo, oid, file))?.toString("utf8") ?? "";
       const left = await scenario.remaining();
       const chosen = left.hunks.filter((h) => h.path === file && appliedIn(h.text, version)).map((h) => h.id);
       if (chosen.length > 0) await expectOk(session, "commit_changes_in", { selected_hunks: chosen, commit_message: message });

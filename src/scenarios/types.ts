@@ -2,7 +2,7 @@ import type { Sample } from "../dataset/sample.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { FunctionTool } from "../tools/schema.js";
 import type { ToolResult } from "../tools/tool.js";
-import type { Person } from "./shared/commits.js";
+import type { Person } from "../git/commits.js";
 
 export const SCENARIO_KINDS = ["mcr", "ir", "icc"] as const;
 export type ScenarioKind = (typeof SCENARIO_KINDS)[number];

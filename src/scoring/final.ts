@@ -1,7 +1,8 @@
 import type { ModelClient } from "../agents/model.js";
 import type { ChainSample, MergeSample, Sample } from "../dataset/sample.js";
+import { firstParentLine, readCommit } from "../git/commits.js";
+import { commitDiff, plainDiff } from "../git/diff.js";
 import type { Repo } from "../git/repo.js";
-import { commitDiff, firstParentLine, readCommit } from "../scenarios/shared/commits.js";
 import type { FinalState, LiveScenario } from "../scenarios/types.js";
 import { checkHistory } from "./history.js";
 import { judgeHistories, type JudgedCommit } from "./judge.js";
@@ -9,11 +10,12 @@ import { scoreMerge } from "./merge.js";
 
 /** The chain's original commits (message and diff), oldest first, read in the sandbox. */
 async function originalHistory(scenario: LiveScenario, sample: ChainSample): Promise<JudgedCommit[]> {
-  const line = await firstParentLine(scenario.sandbox, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
+  const repo = scenario.sandbox.repo;
+  const line = await firstParentLine(repo, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
   const out: JudgedCommit[] = [];
   for (const oid of line) {
-    const info = await readCommit(scenario.sandbox, oid);
-    out.push({ message: info.message, diff: await commitDiff(scenario.sandbox, oid) });
+    const info = await readCommit(repo, oid);
+    out.push({ message: info.message, diff: await commitDiff(repo, oid) });
   }
   return out;
 }
@@ -37,13 +39,12 @@ export async function scoreFinal(
   source: Repo,
   judges: readonly ModelClient[],
 ): Promise<Scored> {
-  const diff = (from: string, to: string[]): Promise<string> =>
-    scenario.sandbox.text(["diff", "--no-color", "--no-ext-diff", from, ...to]);
+  const repo = scenario.sandbox.repo;
   if (final.kind === "mcr") {
     const merge = sample as MergeSample;
     const s = await scoreMerge(merge, final, source);
-    const files = final.files.map((f) => f.path);
-    return { scores: { ...s }, solved: s.solved, groundTruthDiff: await diff(merge.scenario.merge_commit_hash, ["--", ...files]) };
+    const paths = final.files.map((f) => f.path);
+    return { scores: { ...s }, solved: s.solved, groundTruthDiff: await plainDiff(repo, merge.scenario.merge_commit_hash, { paths }) };
   }
   const chain = sample as ChainSample;
   const checks = await checkHistory(chain, final, source);
@@ -61,7 +62,7 @@ export async function scoreFinal(
   }
   const subjects = (commits: readonly { message: string }[]): string =>
     commits.map((c, i) => `  ${i + 1}. ${c.message.split("\n")[0] ?? ""}`).join("\n") || "  (none)";
-  const treeDiff = await diff(chain.scenario.newest_commit, [final.head]);
+  const treeDiff = await plainDiff(repo, chain.scenario.newest_commit, { to: final.head });
   const summary = [
     `Original commits (${original.length}):`,
     subjects(original),

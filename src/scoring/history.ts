@@ -1,5 +1,6 @@
 import type { ChainSample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
+import { treeOf } from "../git/trees.js";
 import type { HistoryFinalState } from "../scenarios/types.js";
 
 /** Deterministic facts about an agent's history, recorded with or without a judge. */
@@ -16,7 +17,7 @@ export interface HistoryChecks {
 }
 
 export async function checkHistory(sample: ChainSample, final: HistoryFinalState, source: Repo): Promise<HistoryChecks> {
-  const tipTree = (await source.text(["rev-parse", `${sample.scenario.newest_commit}^{tree}`])).trim();
+  const tipTree = await treeOf(source, sample.scenario.newest_commit);
   const messages = final.commits.map((c) => c.message.trim());
   const seen = new Set<string>();
   let duplicates = 0;

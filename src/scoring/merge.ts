@@ -1,5 +1,6 @@
 import type { MergeSample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
+import { readBlob, treeOf } from "../git/trees.js";
 import type { MergeFinalState } from "../scenarios/types.js";
 
 export interface FileMatch {
@@ -18,11 +19,6 @@ export interface MergeScore {
   files: FileMatch[];
 }
 
-async function blobText(repo: Repo, rev: string): Promise<string | null> {
-  const r = await repo.run(["cat-file", "blob", rev], { okCodes: [0, 128] });
-  return r.code === 0 ? r.stdout.toString("utf8") : null;
-}
-
 const squash = (s: string): string => s.replace(/\s+/g, "");
 
 /**
@@ -31,10 +27,10 @@ const squash = (s: string): string => s.replace(/\s+/g, "");
  */
 export async function scoreMerge(sample: MergeSample, final: MergeFinalState, source: Repo): Promise<MergeScore> {
   const merge = sample.scenario.merge_commit_hash;
-  const expectedTree = (await source.text(["rev-parse", `${merge}^{tree}`])).trim();
+  const expectedTree = await treeOf(source, merge);
   const files: FileMatch[] = [];
   for (const f of final.files) {
-    const expected = await blobText(source, `${merge}:${f.path}`);
+    const expected = (await readBlob(source, merge, f.path))?.toString("utf8") ?? null;
     const actual = f.content === null ? null : f.encoding === "base64" ? Buffer.from(f.content, "base64").toString("utf8") : f.content;
     files.push({
       path: f.path,
