@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { MCP_COMMAND_ENV, MCP_CONFIG_ENV, mcpConfig, sandboxServer, shellLine } from "../mcp/config.js";
+import { MCP_COMMAND_ENV, MCP_CONFIG_ENV, mcpConfig, sandboxServer, shellLine } from "./mcp-config.js";
 import type { Agent, Session } from "./agent.js";
 import { runExternalAgent } from "./external.js";
 

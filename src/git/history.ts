@@ -140,3 +140,17 @@ async function* parseDiffTree(repo: Repo, commits: readonly string[], numstat: b
   }
   if (current) yield current;
 }
+
+/** The author email of every commit on a branch, one per commit (repeats included), streamed. */
+export async function* branchAuthorEmails(repo: Repo): AsyncGenerator<string> {
+  for await (const line of repo.stream(["log", "--branches", "--remotes", "--format=%aE"], { separator: 10 })) {
+    if (line) yield line;
+  }
+}
+
+/** Committer time (seconds since the epoch) of the newest commit on any branch, or null when there is none. */
+export async function lastBranchCommitTime(repo: Repo): Promise<number | null> {
+  const r = await repo.run(["log", "-1", "--branches", "--remotes", "--format=%ct"], { okCodes: [0, 128] });
+  const out = r.stdout.toString("utf8").trim();
+  return out ? Number(out) : null;
+}

@@ -1,6 +1,7 @@
 import { chunk, interleave } from "../util/interleave.js";
 import type { Repo } from "./repo.js";
 import { MERGE_CONFIG } from "./repo.js";
+import { countRemovedRegions } from "./markers.js";
 
 const MARK = "@@gitgood-commit@@";
 
@@ -17,7 +18,9 @@ export interface RemergeReport {
  * Re-merges many merge commits with `git log --remerge-diff` (one process per job, no process per
  * merge) and reads, per merge, which files conflicted and how many marker regions each holds. Every
  * conflict leaves a `remerge CONFLICT` header in the file's section; the re-merged file's marker lines
- * show as removed lines (the labels name abbreviated commits, so no recorded resolution keeps them).
+ * show as removed lines (the labels name abbreviated commits, so no recorded resolution keeps them),
+ * and they are counted by the rules of markers.ts; markers the recorded merge committed show as added
+ * lines and are not counted.
  * Reports come in no particular order; if git stops part-way, the merges it did not reach are absent.
  */
 export async function* remergeReports(
@@ -70,13 +73,6 @@ export function headerPath(line: string): string | null {
   return rest.slice(2 + len) === ` b/${p}` ? p : null;
 }
 
-function isOpeningMarker(line: string): boolean {
-  // A removed line "-<<<<<<<" followed by a space or the end of the line.
-  if (!line.startsWith("-<<<<<<<")) return false;
-  const next = line[8];
-  return next === undefined || next === " " || next === "\r";
-}
-
 async function* scan(repo: Repo, merges: readonly string[]): AsyncGenerator<RemergeReport> {
   const args = [
     ...MERGE_CONFIG,
@@ -96,24 +92,33 @@ async function* scan(repo: Repo, merges: readonly string[]): AsyncGenerator<Reme
   let current: RemergeReport | null = null;
   let path: string | null = null;
   let inConflict = false;
+  let removed: string[] = [];
+  const endSection = (): void => {
+    if (current && path !== null && inConflict) {
+      current.conflicts.set(path, (current.conflicts.get(path) ?? 0) + countRemovedRegions(removed));
+    }
+    path = null;
+    inConflict = false;
+    removed = [];
+  };
   for await (const line of repo.stream(args, { input: merges.map((m) => `${m}\n`).join(""), separator: 10 })) {
     if (line.startsWith(MARK)) {
+      endSection();
       if (current) yield current;
       current = { commit: line.slice(MARK.length), conflicts: new Map() };
-      path = null;
-      inConflict = false;
     } else if (line.startsWith("diff --git ")) {
+      endSection();
       path = headerPath(line);
-      inConflict = false;
     } else if (line.startsWith("remerge CONFLICT") && current) {
       // A header line naming a path we could not read is kept under the raw header, so the merge is
       // still seen as conflicted (and then dropped for an unsupported file rather than miscounted).
       const key = path ?? line;
       if (!current.conflicts.has(key)) current.conflicts.set(key, 0);
       inConflict = true;
-    } else if (inConflict && current && path !== null && isOpeningMarker(line)) {
-      current.conflicts.set(path, (current.conflicts.get(path) ?? 0) + 1);
+    } else if (inConflict && line.startsWith("-")) {
+      removed.push(line.slice(1));
     }
   }
+  endSection();
   if (current) yield current;
 }

@@ -34,10 +34,16 @@ export class Repo {
     readonly shallow: boolean,
     readonly partial: boolean,
     readonly version: GitVersion,
+    /** Extra environment for every git process run in the repository (a sandbox's, say). */
+    private readonly env: Readonly<Record<string, string>>,
   ) {}
 
-  /** Opens a repository, with clear errors for a missing path, a non-repository and a git too old. */
-  static async open(location: string): Promise<Repo> {
+  /**
+   * Opens a repository, with clear errors for a missing path, a non-repository and a git too old.
+   * `env` is added to the environment of every git process run through the handle.
+   */
+  static async open(location: string, opts: { env?: Readonly<Record<string, string>> } = {}): Promise<Repo> {
+    const env = opts.env ?? {};
     const version = await gitVersion();
     const abs = path.resolve(location);
     if (!existsSync(abs)) throw new GitGoodError("NOT_FOUND", `no such directory: ${location}`, { path: abs });
@@ -72,12 +78,17 @@ export class Repo {
       if (bareProbe.code !== 0) {
         throw new GitGoodError("NOT_A_REPOSITORY", `not a git repository: ${location}`, { path: abs });
       }
-      return Repo.fromProbe(abs, bareProbe, version);
+      return Repo.fromProbe(abs, bareProbe, version, env);
     }
-    return Repo.fromProbe(abs, probe, version);
+    return Repo.fromProbe(abs, probe, version, env);
   }
 
-  private static async fromProbe(abs: string, probe: RunResult, version: GitVersion): Promise<Repo> {
+  private static async fromProbe(
+    abs: string,
+    probe: RunResult,
+    version: GitVersion,
+    env: Readonly<Record<string, string>>,
+  ): Promise<Repo> {
     const lines = probe.stdout.toString("utf8").split("\n");
     const bare = lines[0] === "true";
     const shallow = lines[1] === "true";
@@ -93,7 +104,7 @@ export class Repo {
       .toString("utf8")
       .split("\n")
       .some((l) => /^extensions\.partialclone \S/.test(l) || /\.promisor true$/.test(l));
-    return new Repo(dir, gitDir, objects, bare, shallow, partial, version);
+    return new Repo(dir, gitDir, objects, bare, shallow, partial, version, env);
   }
 
   private spawnOptions(opts: RunOptions): SpawnOptions {
@@ -102,7 +113,7 @@ export class Repo {
       input: opts.input,
       okCodes: opts.okCodes,
       // Never fetch missing objects of a partial clone behind the user's back (honoured by git >= 2.44).
-      env: { GIT_NO_LAZY_FETCH: "1", ...opts.env },
+      env: { GIT_NO_LAZY_FETCH: "1", ...this.env, ...opts.env },
     };
   }
 

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runGit } from "./process.js";
+import { Repo } from "./repo.js";
 
 /**
  * Environment for git processes inside a sandbox: the user's global config (aliases, autocrlf,
@@ -53,4 +54,9 @@ export async function initSharedRepo(dir: string, sourceObjectsDir: string, bran
   writeFileSync(path.join(infoDir, "alternates"), `${path.resolve(sourceObjectsDir)}\n`);
   appendFileSync(path.join(gitDir, "config"), configText(SANDBOX_CONFIG));
   return gitDir;
+}
+
+/** Opens a repository made by initSharedRepo; every git process run through it gets SANDBOX_GIT_ENV. */
+export function openSharedRepo(dir: string): Promise<Repo> {
+  return Repo.open(dir, { env: SANDBOX_GIT_ENV });
 }

@@ -1,3 +1,5 @@
+import { branchAuthorEmails, lastBranchCommitTime } from "../git/history.js";
+import { objectStoreKb } from "../git/objects.js";
 import type { Repo } from "../git/repo.js";
 import { PERMISSIVE_LICENSES } from "./license.js";
 import type { RepositoryMetadata } from "./metadata.js";
@@ -22,29 +24,15 @@ export interface FilterResult {
   source: "metadata" | "repository" | "unknown";
 }
 
-async function packSizeKb(repo: Repo): Promise<number> {
-  const out = await repo.text(["count-objects", "-v"]);
-  let kb = 0;
-  for (const line of out.split("\n")) {
-    const m = /^(size|size-pack): (\d+)$/.exec(line);
-    if (m) kb += Number(m[2]);
-  }
-  return kb;
-}
-
 async function contributorCount(repo: Repo): Promise<number> {
   const emails = new Set<string>();
-  for await (const line of repo.stream(["log", "--branches", "--remotes", "--format=%aE"], { separator: 10 })) {
-    if (line) emails.add(line.toLowerCase());
-  }
+  for await (const email of branchAuthorEmails(repo)) emails.add(email.toLowerCase());
   return emails.size;
 }
 
 async function lastCommitTime(repo: Repo): Promise<number | null> {
-  const out = (await repo.run(["log", "-1", "--branches", "--remotes", "--format=%ct"], { okCodes: [0, 128] })).stdout
-    .toString("utf8")
-    .trim();
-  return out ? Number(out) * 1000 : null;
+  const seconds = await lastBranchCommitTime(repo);
+  return seconds === null ? null : seconds * 1000;
 }
 
 /**
@@ -58,7 +46,7 @@ export async function evaluateFilters(
   now: Date = new Date(),
 ): Promise<FilterResult[]> {
   const r: FilterResult[] = [];
-  const sizeKb = md.size_kb ?? (await packSizeKb(repo));
+  const sizeKb = md.size_kb ?? (await objectStoreKb(repo));
   const sizeMb = Math.round((sizeKb / 1024) * 10) / 10;
   r.push({
     filter: "size",

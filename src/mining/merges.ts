@@ -1,9 +1,9 @@
 import type { Difficulty, MergeScenario } from "../dataset/sample.js";
 import type { CommitNode } from "../git/history.js";
+import { findRegions } from "../git/markers.js";
 import { Remerger, type MergePair } from "../git/mergetree.js";
 import type { Repo } from "../git/repo.js";
 import { remergeReports } from "../git/remergediff.js";
-import { countConflictRegions } from "./conflicts.js";
 import type { DropCounter } from "./drops.js";
 import type { LanguageSet } from "./languages.js";
 
@@ -124,7 +124,7 @@ async function remergeOneByOne(
       const conflicts = new Map<string, number>();
       for (const file of new Set(outcome.conflicted)) {
         const blob = await reader.read(`${outcome.tree}:${file}`);
-        conflicts.set(file, blob && blob.type === "blob" ? countConflictRegions(blob.content) : 0);
+        conflicts.set(file, blob && blob.type === "blob" ? findRegions(blob.content).length : 0);
       }
       judge(outcome.commit, conflicts);
     }

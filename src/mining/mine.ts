@@ -10,6 +10,7 @@ import {
 } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { diffCommits, listBranches, readCommitGraph, type CommitNode } from "../git/history.js";
+import { missingObjects } from "../git/objects.js";
 import { Repo } from "../git/repo.js";
 import { mineChains, type CommitSummary } from "./chains.js";
 import { DropCounter } from "./drops.js";
@@ -118,18 +119,6 @@ function readShallowBoundary(repo: Repo): Set<string> {
   } catch {
     return new Set();
   }
-}
-
-/** Blobs that a partial clone does not have, listed without fetching anything. */
-async function missingObjects(repo: Repo, tips: readonly string[]): Promise<Set<string>> {
-  const missing = new Set<string>();
-  for await (const line of repo.stream(["rev-list", "--objects", "--missing=print", "--stdin"], {
-    input: tips.map((t) => `${t}\n`).join(""),
-    separator: 10,
-  })) {
-    if (line.startsWith("?")) missing.add(line.slice(1).trim());
-  }
-  return missing;
 }
 
 async function summarizeCommits(

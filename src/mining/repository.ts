@@ -1,6 +1,9 @@
 import path from "node:path";
 import { projectSizeOf, type RepositoryFields } from "../dataset/sample.js";
+import { configValue } from "../git/config.js";
+import { symbolicRef } from "../git/refs.js";
 import type { Repo } from "../git/repo.js";
+import { countMatchingLines, listFiles, readBlob } from "../git/trees.js";
 import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "./languages.js";
 import { detectLicense, LICENSE_FILE } from "./license.js";
 import type { RepositoryMetadata } from "./metadata.js";
@@ -21,27 +24,19 @@ export function nameFromRemoteUrl(url: string): string | null {
 }
 
 async function repositoryName(repo: Repo): Promise<string> {
-  const url = (await repo.run(["config", "--get", "remote.origin.url"], { okCodes: [0, 1] })).stdout
-    .toString("utf8")
-    .trim();
+  const url = await configValue(repo, "remote.origin.url");
   const fromUrl = url ? nameFromRemoteUrl(url) : null;
   if (fromUrl) return fromUrl;
   return path.basename(repo.dir).replace(/\.git$/, "") || "repository";
 }
 
 async function defaultBranch(repo: Repo): Promise<{ name: string | null; rev: string | null }> {
-  const originHead = (
-    await repo.run(["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"], { okCodes: [0, 1, 128] })
-  ).stdout
-    .toString("utf8")
-    .trim();
-  if (originHead.startsWith("refs/remotes/origin/") && (await repo.resolve(originHead))) {
+  const originHead = await symbolicRef(repo, "refs/remotes/origin/HEAD");
+  if (originHead?.startsWith("refs/remotes/origin/") && (await repo.resolve(originHead))) {
     return { name: originHead.slice("refs/remotes/origin/".length), rev: originHead };
   }
-  const head = (await repo.run(["symbolic-ref", "--quiet", "HEAD"], { okCodes: [0, 1, 128] })).stdout
-    .toString("utf8")
-    .trim();
-  if (head.startsWith("refs/heads/") && (await repo.resolve(head))) {
+  const head = await symbolicRef(repo, "HEAD");
+  if (head?.startsWith("refs/heads/") && (await repo.resolve(head))) {
     return { name: head.slice("refs/heads/".length), rev: head };
   }
   return { name: null, rev: (await repo.resolve("HEAD")) ? "HEAD" : null };
@@ -53,31 +48,18 @@ async function countLinesOfCode(repo: Repo, rev: string): Promise<number | null>
     .flat()
     .map((ext) => `*${ext}`);
   try {
-    const r = await repo.run(["grep", "--count", "-I", "-z", "-e", "[^[:space:]]", rev, "--", ...specs], {
-      okCodes: [0, 1],
-    });
-    let total = 0;
-    for (const line of r.stdout.toString("utf8").split("\n")) {
-      const nul = line.lastIndexOf("\0");
-      if (nul !== -1) total += Number(line.slice(nul + 1)) || 0;
-    }
-    return total;
+    return await countMatchingLines(repo, rev, "[^[:space:]]", specs);
   } catch {
     return null; // e.g. blobs missing from a partial clone
   }
 }
 
-async function filesAt(repo: Repo, rev: string): Promise<string[]> {
-  const out = await repo.run(["ls-tree", "-r", "-z", "--name-only", rev]);
-  return out.stdout.toString("utf8").split("\0").filter(Boolean);
-}
-
 async function licenseAt(repo: Repo, rev: string, rootFiles: readonly string[]): Promise<string | null> {
   const candidates = rootFiles.filter((f) => !f.includes("/") && LICENSE_FILE.test(f)).sort();
   for (const file of candidates) {
-    const blob = await repo.run(["cat-file", "blob", `${rev}:${file}`], { okCodes: [0, 128] });
-    if (blob.code !== 0) continue;
-    const id = detectLicense(blob.stdout.toString("utf8"));
+    const blob = await readBlob(repo, rev, file);
+    if (!blob) continue;
+    const id = detectLicense(blob.toString("utf8"));
     if (id) return id;
   }
   return null;
@@ -97,7 +79,7 @@ export async function describeRepository(
   let files: string[] = [];
   let linesOfCode: number | null = null;
   if (branch.rev) {
-    files = await filesAt(repo, branch.rev);
+    files = await listFiles(repo, branch.rev);
     linesOfCode = await countLinesOfCode(repo, branch.rev);
   }
   let language = md.language;

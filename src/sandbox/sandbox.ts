@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { RunResult } from "../git/process.js";
-import { Repo, type RunOptions } from "../git/repo.js";
-import { initSharedRepo, SANDBOX_GIT_ENV } from "../git/shared-clone.js";
+import type { Repo, RunOptions } from "../git/repo.js";
+import { initSharedRepo, openSharedRepo } from "../git/shared-clone.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
@@ -59,7 +59,7 @@ export class Sandbox {
       const work = path.join(dir, WORK);
       mkdirSync(path.join(dir, PRIVATE));
       await initSharedRepo(work, source.objectsDir, opts.branch ?? "gitgood");
-      return new Sandbox(dir, await Repo.open(work), removeNow);
+      return new Sandbox(dir, await openSharedRepo(work), removeNow);
     } catch (err) {
       removeNow();
       throw err;
@@ -72,7 +72,7 @@ export class Sandbox {
     if (!readOwner(abs) || !existsSync(path.join(abs, WORK, ".git"))) {
       throw new GitGoodError("NO_SANDBOX", `not a gitgood sandbox (or already finished): ${dir}`, { dir: abs });
     }
-    return new Sandbox(abs, await Repo.open(path.join(abs, WORK)), () =>
+    return new Sandbox(abs, await openSharedRepo(path.join(abs, WORK)), () =>
       rmSync(abs, { recursive: true, force: true }),
     );
   }
@@ -92,9 +92,9 @@ export class Sandbox {
     writeOwner(this.dir, currentOwner(true));
   }
 
-  /** Runs git in the work tree with the sandbox's environment (no global config, no editor). */
+  /** Runs git in the work tree with the sandbox's environment (no global config, no editor), which `repo` carries. */
   git(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-    return this.repo.run(args, { ...opts, env: { ...SANDBOX_GIT_ENV, ...opts.env } });
+    return this.repo.run(args, opts);
   }
 
   async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {

@@ -1,5 +1,6 @@
 import type { ChainSample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
+import { treeOf } from "../git/trees.js";
 import type { Scorer } from "./scorer.js";
 
 /** What the history checks need of an IR/ICC final state. */
@@ -24,7 +25,7 @@ export interface HistoryChecks {
 }
 
 export async function checkHistory(sample: ChainSample, final: HistoryOutcome, source: Repo): Promise<HistoryChecks> {
-  const tipTree = (await source.text(["rev-parse", `${sample.scenario.newest_commit}^{tree}`])).trim();
+  const tipTree = await treeOf(source, sample.scenario.newest_commit);
   const messages = final.commits.map((c) => c.message.trim());
   const seen = new Set<string>();
   let duplicates = 0;

@@ -1,5 +1,6 @@
 import type { MergeSample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
+import { readBlob, treeOf } from "../git/trees.js";
 import type { Scorer } from "./scorer.js";
 
 /** What exact-match scoring needs of a merge's final state. */
@@ -26,11 +27,6 @@ export interface MergeScore {
   files: FileMatch[];
 }
 
-async function blob(repo: Repo, rev: string): Promise<Buffer | null> {
-  const r = await repo.run(["cat-file", "blob", rev], { okCodes: [0, 128] });
-  return r.code === 0 ? r.stdout : null;
-}
-
 const squash = (s: string): string => s.replace(/\s+/g, "");
 
 /**
@@ -39,10 +35,10 @@ const squash = (s: string): string => s.replace(/\s+/g, "");
  */
 export async function scoreMerge(sample: MergeSample, final: MergeOutcome, source: Repo): Promise<MergeScore> {
   const merge = sample.scenario.merge_commit_hash;
-  const expectedTree = (await source.text(["rev-parse", `${merge}^{tree}`])).trim();
+  const expectedTree = await treeOf(source, merge);
   const files: FileMatch[] = [];
   for (const f of final.files) {
-    const expected = await blob(source, `${merge}:${f.path}`);
+    const expected = await readBlob(source, merge, f.path);
     const actual = f.content === null ? null : Buffer.from(f.content, f.encoding === "base64" ? "base64" : "utf8");
     const exact = expected === null || actual === null ? expected === actual : expected.equals(actual);
     const loose =

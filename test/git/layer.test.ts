@@ -149,13 +149,13 @@ describe("remergeReports", () => {
     const remerger = new Remerger(repo, 1);
     const fromTree: Record<string, number> = {};
     try {
-      const { countConflictRegions } = await import("../../src/mining/conflicts.js");
+      const { findRegions } = await import("../../src/git/markers.js");
       const parents = f.git("rev-list", "--parents", "-1", merge).split(" ").slice(1) as [string, string];
       for await (const o of remerger.remergeAll([{ commit: merge, parents }])) {
         if (!o.ok) throw new Error(o.error);
         for (const p of o.conflicted) {
           const blob = await remerger.objects().read(`${o.tree}:${p}`);
-          fromTree[p] = blob ? countConflictRegions(blob.content) : 0;
+          fromTree[p] = blob ? findRegions(blob.content).length : 0;
         }
       }
     } finally {

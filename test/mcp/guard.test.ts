@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkAccess, isLoopbackHost, originAllowed } from "../../src/mcp/guard.js";
-import { shellLine, shellQuote } from "../../src/mcp/config.js";
+import { shellLine, shellQuote } from "../../src/agents/mcp-config.js";
 import { callResult, mcpTool } from "../../src/mcp/descriptors.js";
 import { ICC_TOOLS } from "../../src/scenarios/icc/tools.js";
 import { IR_TOOLS } from "../../src/scenarios/ir/tools.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
-import { shellQuote } from "../../src/mcp/config.js";
+import { shellQuote } from "../../src/agents/mcp-config.js";
 import { gitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, sandboxesIn, trajectoryOf } from "../helpers/mcp.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { idPrefix, projectSizeOf, sampleId } from "../../src/dataset/sample.js";
-import { countConflictRegions } from "../../src/mining/conflicts.js";
 import { LanguageSet } from "../../src/mining/languages.js";
 import { detectLicense } from "../../src/mining/license.js";
 import { normalizeMetadata } from "../../src/mining/metadata.js";
@@ -41,20 +40,6 @@ describe("difficulty", () => {
     expect(mergeDifficulty(1, 1)).toBe("easy");
     expect(mergeDifficulty(1, 3)).toBe("medium");
     expect(mergeDifficulty(2, 2)).toBe("hard");
-  });
-});
-
-describe("countConflictRegions", () => {
-  const b = (s: string) => Buffer.from(s);
-  it("counts regions opened by exactly seven '<' at a line start", () => {
-    expect(countConflictRegions(b("<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"))).toBe(1);
-    expect(countConflictRegions(b("x\n<<<<<<< a\n1\n=======\n2\n>>>>>>> b\ny\n<<<<<<< a\n3\n=======\n4\n>>>>>>> b\n"))).toBe(2);
-    expect(countConflictRegions(b("<<<<<<< a\r\n1\r\n=======\r\n2\r\n>>>>>>> b\r\n"))).toBe(1);
-    expect(countConflictRegions(b("<<<<<<<\n"))).toBe(1);
-  });
-  it("ignores longer markers, indented markers and markers inside a line", () => {
-    expect(countConflictRegions(b("<<<<<<<<< inner\n  <<<<<<< x\nprint('<<<<<<< y')\n<<<<<<<x\n"))).toBe(0);
-    expect(countConflictRegions(b(""))).toBe(0);
   });
 });
 

@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { currentIndex, locate, resolveCurrent, scanConflicts } from "../../src/scenarios/shared/conflicts.js";
-import { findRegions, lineAt, linesBefore } from "../../src/scenarios/shared/markers.js";
+import { findRegions } from "../../src/git/markers.js";
+import { lineAt, linesBefore } from "../../src/scenarios/shared/lines.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-markers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,11 +1,12 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
+import { patchBetween, patchEntries } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
+import { applyToIndex, checkoutBranch, commitStaged, readTreeIntoIndex, resetIndex } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
-import { DIFF_OPTIONS, identityEnv } from "../shared/commits.js";
 import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
@@ -45,8 +46,8 @@ export class IccScenario extends ScenarioBase<IccData> {
   ): Promise<IccScenario> {
     return inNewSandbox(source, { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
       const chain = await loadChain(sandbox, sample);
-      await sandbox.git(["checkout", "-q", "-B", ICC_BRANCH, chain.tip.oid]);
-      await sandbox.git(["reset", "-q", chain.base]);
+      await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.tip.oid);
+      await resetIndex(sandbox.repo, chain.base);
       const scenario = new IccScenario(sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
       scenario.data.done = (await scenario.remaining()).files.length === 0;
       return scenario;
@@ -68,11 +69,8 @@ export class IccScenario extends ScenarioBase<IccData> {
   /** What is left to commit: the diff from HEAD to the chain's tip. */
   async remaining(): Promise<Remaining> {
     const target = this.data.chain.tip.oid;
-    const options = [...DIFF_OPTIONS, "--binary", "--full-index"];
-    const names = (await this.sandbox.text(["diff", "--name-status", "-z", ...options, "HEAD", target])).split("\0");
-    const entries: { path: string; status: string }[] = [];
-    for (let i = 0; i + 1 < names.length; i += 2) entries.push({ status: names[i] ?? "", path: names[i + 1] ?? "" });
-    const patch = (await this.sandbox.git(["diff", ...options, "HEAD", target])).stdout.toString("latin1");
+    const entries = await patchEntries(this.sandbox.repo, "HEAD", target);
+    const patch = await patchBetween(this.sandbox.repo, "HEAD", target);
     const files = parseDiff(patch, entries);
     const offered = (f: FileDiff): boolean => this.data.scope === "all" || f.path === this.sample.scenario.file;
     return { files, hunks: numberHunks(files, offered), others: files.filter((f) => !offered(f)) };
@@ -96,29 +94,30 @@ export class IccScenario extends ScenarioBase<IccData> {
     if (dupes.length > 0) throw new GitGoodError("BAD_ARGUMENTS", `HUNK-${dupes[0]} is selected more than once`);
     const chosen = left.hunks.filter((h) => selected.includes(h.id));
     const patch = Buffer.from(buildPatch(left.files, chosen), "latin1");
-    await this.sandbox.git(["apply", "--cached", "--whitespace=nowarn", "-"], { input: patch });
+    await applyToIndex(this.sandbox.repo, patch);
     return this.commitIndex(message);
   }
 
   /** Commits everything still uncommitted, in every file. */
   async commitRest(message: string): Promise<string> {
     if (this.data.done) throw new GitGoodError("NOTHING_TO_COMMIT", "everything is committed already");
-    await this.sandbox.git(["read-tree", this.data.chain.tip.oid]);
+    await readTreeIntoIndex(this.sandbox.repo, this.data.chain.tip.oid);
     return this.commitIndex(message);
   }
 
   private async commitIndex(message: string): Promise<string> {
     const file = privateText(this.sandbox, "commit-message.txt", message.endsWith("\n") ? message : `${message}\n`);
-    try {
-      await this.sandbox.git(["commit", "-q", "--no-verify", "--cleanup=whitespace", "-F", file], {
-        env: identityEnv(this.data.chain.author, this.data.chain.committer),
-      });
-    } catch (err) {
-      await this.sandbox.git(["reset", "-q"]);
+    const oid = await commitStaged(this.sandbox.repo, {
+      messageFile: file,
+      cleanup: "whitespace",
+      author: this.data.chain.author,
+      committer: this.data.chain.committer,
+    }).catch(async (err: unknown) => {
+      await resetIndex(this.sandbox.repo);
       throw err;
-    }
+    });
     this.data.done = (await this.remaining()).files.length === 0;
-    return (await this.sandbox.text(["rev-parse", "HEAD"])).trim();
+    return oid;
   }
 
   initialContext(): Promise<InitialContext> {

@@ -1,3 +1,5 @@
+import { readCommit } from "../../git/commits.js";
+import { readBlob } from "../../git/trees.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
 import type { IccScenario } from "./scenario.js";
@@ -31,13 +33,12 @@ export const iccOracle: Strategy<IccScenario> = {
     const s = session.scenario;
     const file = s.sample.scenario.file;
     for (const [i, c] of s.chain.commits.entries()) {
-      const message = (await s.sandbox.text(["show", "-s", "--format=%B", c.oid])).replace(/\n+$/, "");
+      const { message } = await readCommit(s.sandbox.repo, c.oid);
       if (i === s.chain.commits.length - 1) {
         if (!session.isDone()) await callOrFail(session, "ORACLE_FAILED", "commit_remaining_changes", { commit_message: message });
         return;
       }
-      const r = await s.sandbox.git(["cat-file", "blob", `${c.oid}:${file}`], { okCodes: [0, 128] });
-      const version = r.code === 0 ? r.stdout.toString("utf8") : "";
+      const version = (await readBlob(s.sandbox.repo, c.oid, file))?.toString("utf8") ?? "";
       const left = await s.remaining();
       const chosen = left.hunks.filter((h) => h.path === file && appliedIn(h.text, version)).map((h) => h.id);
       if (chosen.length > 0) {

@@ -1,4 +1,5 @@
-import { commitDiff, readCommit } from "../shared/commits.js";
+import { readCommit } from "../../git/commits.js";
+import { commitDiff } from "../../git/diff.js";
 import type { InitialContext } from "../types.js";
 import type { IrScenario } from "./scenario.js";
 
@@ -22,14 +23,14 @@ export function renderTodo(s: IrScenario): string {
 export async function irContext(s: IrScenario): Promise<InitialContext> {
   const commits = [];
   for (const [index, c] of s.chain.commits.entries()) {
-    const info = await readCommit(s.sandbox, c.oid);
+    const info = await readCommit(s.sandbox.repo, c.oid);
     commits.push({
       commit_index: index,
       commit: c.oid,
       author: `${info.author.name} <${info.author.email}>`,
       date: info.committedIso,
       message: info.message,
-      diff: await commitDiff(s.sandbox, c.oid),
+      diff: await commitDiff(s.sandbox.repo, c.oid),
     });
   }
   const text = [

@@ -1,18 +1,19 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
+import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "../../git/rebase.js";
+import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
+import { addPaths, checkoutBranch, unmergedPaths } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
-import { unmergedPaths } from "../shared/commits.js";
 import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
 import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
 import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
 import { irContext } from "./context.js";
-import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "./rebase.js";
 import { gitTodo, type TodoItem } from "./todo.js";
 import { IR } from "./index.js";
 import type { IrData, IrPhase } from "./state.js";
@@ -36,8 +37,8 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
   static async setup(sample: ChainSample, source: Repo, opts: { keep?: boolean; root?: string } = {}): Promise<IrScenario> {
     return inNewSandbox(source, { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
       const chain = await loadChain(sandbox, sample);
-      await sandbox.git(["checkout", "-q", "-B", IR_BRANCH, chain.tip.oid]);
-      const listed = await startPausedRebase(sandbox, chain.base, chain.committerEnv);
+      await checkoutBranch(sandbox.repo, IR_BRANCH, chain.tip.oid);
+      const listed = await startPausedRebase(sandbox.repo, chain.base, chain.committerEnv);
       const matches =
         listed.length === chain.commits.length && listed.every((short, i) => chain.commits[i]?.oid.startsWith(short));
       if (!matches) {
@@ -98,7 +99,11 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
     this.requirePlanning("execute the rebase");
     const { text, messages } = gitTodo(this.data.todo, this.data.chain.commits.map((c) => c.oid));
     for (const [name, message] of messages) privateText(this.sandbox, name, message);
-    const r = await continueRebase(this.sandbox, this.data.chain.committerEnv, text);
+    const r = await continueRebase(this.sandbox.repo, {
+      env: this.data.chain.committerEnv,
+      messagesDir: this.sandbox.privatePath("."),
+      todo: text,
+    });
     return this.afterGit(r);
   }
 
@@ -112,22 +117,22 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
   }
 
   private async restart(): Promise<void> {
-    if (rebaseInProgress(this.sandbox)) await abortRebase(this.sandbox);
-    await startPausedRebase(this.sandbox, this.data.chain.base, this.data.chain.committerEnv);
+    if (rebaseInProgress(this.sandbox.repo)) await abortRebase(this.sandbox.repo);
+    await startPausedRebase(this.sandbox.repo, this.data.chain.base, this.data.chain.committerEnv);
     this.data.phase = "planning";
     this.data.conflicts = null;
     this.data.stoppedAt = null;
   }
 
   private async afterGit(r: { code: number; stderr: string }): Promise<string> {
-    if (!rebaseInProgress(this.sandbox)) {
+    if (!rebaseInProgress(this.sandbox.repo)) {
       this.data.phase = "done";
       this.data.conflicts = null;
       this.data.stoppedAt = null;
-      const head = (await this.sandbox.text(["rev-parse", "HEAD"])).trim();
+      const head = await headCommit(this.sandbox.repo);
       return `The rebase finished; the branch now ends at ${head}. The task is finished.`;
     }
-    const unmerged = await unmergedPaths(this.sandbox);
+    const unmerged = await unmergedPaths(this.sandbox.repo);
     if (unmerged.length === 0) {
       // Stopped for another reason (a message could not be applied, say): go back to the paused start.
       const why = firstLine(r.stderr);
@@ -136,7 +141,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
         stderr: r.stderr,
       });
     }
-    const stopped = stoppedCommit(this.sandbox);
+    const stopped = stoppedCommit(this.sandbox.repo);
     const index = this.data.chain.commits.findIndex((c) => stopped !== null && c.oid.startsWith(stopped));
     this.data.phase = "conflict";
     this.data.stoppedAt = index === -1 ? null : index;
@@ -158,8 +163,10 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
   async afterResolution(): Promise<string> {
     const state = this.activeConflicts();
     if (unresolvedCount(state) > 0) return nextConflictLine(this.sandbox.workDir, state);
-    await this.sandbox.git(["add", "-A", "--", ...state.files.map((f) => f.path)]);
-    return this.afterGit(await continueRebase(this.sandbox, this.data.chain.committerEnv));
+    await addPaths(this.sandbox.repo, state.files.map((f) => f.path));
+    return this.afterGit(
+      await continueRebase(this.sandbox.repo, { env: this.data.chain.committerEnv, messagesDir: this.sandbox.privatePath(".") }),
+    );
   }
 
   initialContext(): Promise<InitialContext> {

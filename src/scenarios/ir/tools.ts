@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
+import { readCommit } from "../../git/commits.js";
+import { commitDiff } from "../../git/diff.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
-import { commitDiff, readCommit } from "../shared/commits.js";
 import { conflictTools } from "../shared/conflict-tools.js";
 import { renderTodo } from "./context.js";
 import type { IrScenario } from "./scenario.js";
@@ -34,8 +35,8 @@ export const IR_TOOLS = new ToolRegistry<IrScenario>([
           `there is no commit ${args.commit_index}: commit indices run from 0 to ${s.chain.commits.length - 1}`,
         );
       }
-      const info = await readCommit(s.sandbox, c.oid);
-      const diff = await commitDiff(s.sandbox, c.oid);
+      const info = await readCommit(s.sandbox.repo, c.oid);
+      const diff = await commitDiff(s.sandbox.repo, c.oid);
       return `commit ${args.commit_index}: ${c.oid}\nAuthor: ${info.author.name} <${info.author.email}>\nDate:   ${info.committedIso}\n\n${info.message}\n\n${diff}`.trimEnd();
     },
   }),

@@ -1,7 +1,7 @@
-import { readCommit, type CommitInfo } from "../shared/commits.js";
+import { readCommit, type CommitInfo } from "../../git/commits.js";
 import { VIEW_CURRENT } from "../shared/conflict-tools.js";
 import { locate, renderConflict } from "../shared/conflicts.js";
-import { lineAt } from "../shared/markers.js";
+import { lineAt } from "../shared/lines.js";
 import type { InitialContext } from "../types.js";
 import type { McrScenario } from "./scenario.js";
 
@@ -19,8 +19,8 @@ function side(label: string, c: CommitInfo): Side {
 /** The temporal order of the two sides, the conflicted files and every conflict, as data and as text. */
 export async function mcrContext(s: McrScenario): Promise<InitialContext> {
   const [p1, p2] = s.sample.scenario.parents;
-  const ours = await readCommit(s.sandbox, p1);
-  const theirs = await readCommit(s.sandbox, p2);
+  const ours = await readCommit(s.sandbox.repo, p1);
+  const theirs = await readCommit(s.sandbox.repo, p2);
   const a = side("HEAD (parent 1, the branch merged into)", ours);
   const b = side("MERGE_HEAD (parent 2, the branch merged in)", theirs);
   const seconds = (c: CommitInfo): number => Number(c.committer.date.split(" ")[0]);

@@ -1,4 +1,5 @@
 import { isMergeSample, type MergeSample } from "../../dataset/sample.js";
+import { plainDiff } from "../../git/diff.js";
 import { exactMatch } from "../../scoring/merge.js";
 import type { ScenarioDefinition } from "../definition.js";
 import { McrScenario } from "./scenario.js";
@@ -28,9 +29,8 @@ export const MCR: ScenarioDefinition<MergeSample, McrScenario, McrFinalState, Mc
   finalSchema: McrFinalStateSchema,
   scorers: [exactMatch],
   async groundTruth(scenario, final) {
-    const files = final.files.map((f) => f.path);
-    const merge = scenario.sample.scenario.merge_commit_hash;
-    return scenario.sandbox.text(["diff", "--no-color", "--no-ext-diff", merge, "--", ...files]);
+    const paths = final.files.map((f) => f.path);
+    return plainDiff(scenario.sandbox.repo, scenario.sample.scenario.merge_commit_hash, { paths });
   },
   oracle: mcrOracle,
   baselines: mcrBaselines,

@@ -1,10 +1,12 @@
 import { GitGoodError } from "../../errors.js";
 import type { MergeSample } from "../../dataset/sample.js";
-import { MERGE_CONFIG, type Repo } from "../../git/repo.js";
+import { readCommit, requireCommits } from "../../git/commits.js";
+import type { Repo } from "../../git/repo.js";
+import { treeOf } from "../../git/trees.js";
+import { addPaths, checkoutBranch, commitStaged, mergeNoCommit, unmergedPaths } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
-import { identityEnv, readCommit, requireCommits, unmergedPaths } from "../shared/commits.js";
 import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
 import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
 import { fileContent, privateText } from "../shared/files.js";
@@ -35,13 +37,11 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   static async setup(sample: MergeSample, source: Repo, opts: SetupOptions = {}): Promise<McrScenario> {
     return inNewSandbox(source, { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
       const { merge_commit_hash: merge, parents } = sample.scenario;
-      await requireCommits(sandbox, [parents[0], parents[1], merge]);
-      await sandbox.git(["checkout", "-q", "-B", MCR_BRANCH, parents[0]]);
-      const r = await sandbox.git([...MERGE_CONFIG, "merge", "--no-ff", "--no-commit", "-q", parents[1]], {
-        okCodes: [0, 1],
-      });
-      const unmerged = await unmergedPaths(sandbox);
-      if (r.code === 0 || unmerged.length === 0) {
+      await requireCommits(sandbox.repo, [parents[0], parents[1], merge]);
+      await checkoutBranch(sandbox.repo, MCR_BRANCH, parents[0]);
+      const clean = await mergeNoCommit(sandbox.repo, parents[1]);
+      const unmerged = await unmergedPaths(sandbox.repo);
+      if (clean || unmerged.length === 0) {
         throw new GitGoodError("SAMPLE_MISMATCH", `merging the parents of ${merge} gives no conflict`, { sample: sample.id });
       }
       const listed = sample.scenario.files_in_merge_conflict;
@@ -85,14 +85,16 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   }
 
   private async commitMerge(): Promise<string> {
-    const original = await readCommit(this.sandbox, this.sample.scenario.merge_commit_hash);
+    const original = await readCommit(this.sandbox.repo, this.sample.scenario.merge_commit_hash);
     const paths = this.data.conflicts.files.map((f) => f.path);
-    await this.sandbox.git(["add", "-A", "--", ...paths]);
+    await addPaths(this.sandbox.repo, paths);
     const messageFile = privateText(this.sandbox, "merge-message.txt", `${original.message}\n`);
-    await this.sandbox.git(["commit", "-q", "--no-verify", "--cleanup=verbatim", "-F", messageFile], {
-      env: identityEnv(original.author, original.committer),
+    const oid = await commitStaged(this.sandbox.repo, {
+      messageFile,
+      cleanup: "verbatim",
+      author: original.author,
+      committer: original.committer,
     });
-    const oid = (await this.sandbox.text(["rev-parse", "HEAD"])).trim();
     this.data.committed = oid;
     return oid;
   }
@@ -107,7 +109,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
 
   async finalState(): Promise<McrFinalState> {
     const committed = this.data.committed;
-    const tree = committed ? (await this.sandbox.text(["rev-parse", `${committed}^{tree}`])).trim() : null;
+    const tree = committed ? await treeOf(this.sandbox.repo, committed) : null;
     return {
       done: committed !== null,
       conflicts_left: unresolvedCount(this.data.conflicts),

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import type { Strategy } from "../definition.js";
-import { regionSides, resolutionsFor } from "../shared/resolutions.js";
+import { regionSides } from "../../git/markers.js";
+import { readBlob } from "../../git/trees.js";
+import { resolutionsFor } from "../shared/resolutions.js";
 import { callOrFail } from "../shared/strategy.js";
 import type { McrScenario } from "./scenario.js";
 
@@ -17,8 +19,8 @@ export const mcrOracle: Strategy<McrScenario> = {
     const texts: string[] = [];
     for (const f of s.conflicts.files) {
       const conflicted = readFileSync(path.join(s.sandbox.workDir, f.path));
-      const r = await s.sandbox.git(["cat-file", "blob", `${merge}:${f.path}`], { okCodes: [0, 128] });
-      const parts = r.code === 0 ? resolutionsFor(conflicted, r.stdout) : null;
+      const wanted = await readBlob(s.sandbox.repo, merge, f.path);
+      const parts = wanted ? resolutionsFor(conflicted, wanted) : null;
       if (!parts) {
         throw new GitGoodError(
           "ORACLE_FAILED",

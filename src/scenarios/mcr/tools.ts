@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { fileDiff } from "../../git/diff.js";
 import { checkRelativePath } from "../../sandbox/paths.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
-import { DIFF_OPTIONS } from "../shared/commits.js";
 import { conflictTools } from "../shared/conflict-tools.js";
 import { showFile } from "../shared/files.js";
 import type { McrScenario } from "./scenario.js";
@@ -23,8 +23,7 @@ export const MCR_TOOLS = new ToolRegistry<McrScenario>([
     async run(s, args) {
       const rel = checkRelativePath(s.sandbox.workDir, args.relative_path_from_project_root);
       const conflicted = s.conflicts.files.some((f) => f.path === rel) && !s.isDone();
-      const diffArgs = conflicted ? ["diff", ...DIFF_OPTIONS, "--", rel] : ["diff", ...DIFF_OPTIONS, "HEAD", "--", rel];
-      const out = await s.sandbox.text(diffArgs);
+      const out = await fileDiff(s.sandbox.repo, rel, conflicted ? undefined : "HEAD");
       return out === "" ? `No changes in ${rel}.` : out;
     },
   }),

@@ -1,8 +1,11 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
+import { commitsAfter, firstParentLine, readCommit, requireCommits, type Person } from "../../git/commits.js";
+import { commitDiff } from "../../git/diff.js";
+import { headCommit } from "../../git/refs.js";
+import { treeOf } from "../../git/trees.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { CommitRecord, HistoryFinalState } from "./schemas.js";
-import { commitDiff, firstParentLine, readCommit, requireCommits, type Person } from "./commits.js";
 
 export interface ChainCommit {
   oid: string;
@@ -25,8 +28,8 @@ export interface Chain {
 /** Reads the chain of a sample: the first-parent line from the newest commit back to the oldest. */
 export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<Chain> {
   const { newest_commit: newest, oldest_commit: oldest, times_seen_consecutively: length } = sample.scenario;
-  await requireCommits(sandbox, [newest, oldest]);
-  const oids = await firstParentLine(sandbox, newest, length);
+  await requireCommits(sandbox.repo, [newest, oldest]);
+  const oids = await firstParentLine(sandbox.repo, newest, length);
   if (oids.length !== length || oids[0] !== oldest) {
     throw new GitGoodError(
       "SAMPLE_MISMATCH",
@@ -34,7 +37,7 @@ export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<
       { sample: sample.id },
     );
   }
-  const infos = await Promise.all(oids.map((o) => readCommit(sandbox, o)));
+  const infos = await Promise.all(oids.map((o) => readCommit(sandbox.repo, o)));
   const first = infos[0];
   const tip = infos[infos.length - 1];
   if (!first || !tip) throw new GitGoodError("SAMPLE_MISMATCH", "the chain is empty", { sample: sample.id });
@@ -61,11 +64,10 @@ export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<
 
 /** The commits from `base` (exclusive) to HEAD, oldest first, with message, author and patch. */
 export async function commitsSince(sandbox: Sandbox, base: string): Promise<CommitRecord[]> {
-  const out = await sandbox.text(["rev-list", "--reverse", `${base}..HEAD`]);
   const records: CommitRecord[] = [];
-  for (const oid of out.split("\n").filter(Boolean)) {
-    const info = await readCommit(sandbox, oid);
-    records.push({ oid, message: info.message, author: info.author, diff: await commitDiff(sandbox, oid) });
+  for (const oid of await commitsAfter(sandbox.repo, base)) {
+    const info = await readCommit(sandbox.repo, oid);
+    records.push({ oid, message: info.message, author: info.author, diff: await commitDiff(sandbox.repo, oid) });
   }
   return records;
 }
@@ -76,7 +78,7 @@ export async function chainFinalState(
   done: boolean,
   pending: string | null,
 ): Promise<HistoryFinalState> {
-  const head = (await sandbox.text(["rev-parse", "HEAD"])).trim();
-  const tree = (await sandbox.text(["rev-parse", "HEAD^{tree}"])).trim();
+  const head = await headCommit(sandbox.repo);
+  const tree = await treeOf(sandbox.repo, "HEAD");
   return { done, base, head, tree, commits: await commitsSince(sandbox, base), pending };
 }

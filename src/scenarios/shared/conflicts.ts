@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../../errors.js";
-import { findRegions, lineAt, linesAfter, linesBefore, usesCrlf, type Region } from "./markers.js";
+import { findRegions, type Region } from "../../git/markers.js";
+import { lineAt, linesAfter, linesBefore, usesCrlf } from "./lines.js";
 
 export interface ConflictFile {
   path: string;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { checkRelativePath } from "../../sandbox/paths.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import { usesCrlf } from "./markers.js";
+import { usesCrlf } from "./lines.js";
 import type { FileContent } from "../types.js";
 
 /** Reads a work-tree file for the agent, after checking the path stays in the project. */

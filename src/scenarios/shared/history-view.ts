@@ -1,4 +1,5 @@
 import type { ChainSample } from "../../dataset/sample.js";
+import { plainDiff } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { originalCommits } from "./original.js";
@@ -14,7 +15,7 @@ export async function historyGroundTruth(
   const original = await originalCommits(source, sample);
   const subjects = (commits: readonly { message: string }[]): string =>
     commits.map((c, i) => `  ${i + 1}. ${c.message.split("\n")[0] ?? ""}`).join("\n") || "  (none)";
-  const treeDiff = await sandbox.text(["diff", "--no-color", "--no-ext-diff", sample.scenario.newest_commit, final.head]);
+  const treeDiff = await plainDiff(sandbox.repo, sample.scenario.newest_commit, { to: final.head });
   const summary = [
     `Original commits (${original.length}):`,
     subjects(original),

@@ -1,6 +1,7 @@
 import type { ChainSample } from "../../dataset/sample.js";
+import { firstParentLine, readCommit } from "../../git/commits.js";
+import { commitDiff } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
-import { commitDiff, firstParentLine, readCommit } from "./commits.js";
 
 /** The chain's original commits (message and patch), oldest first, read from the source repository. */
 export async function originalCommits(source: Repo, sample: ChainSample): Promise<{ oid: string; message: string; diff: string }[]> {

@@ -1,4 +1,4 @@
-import { findRegions } from "./markers.js";
+import { findRegions } from "../../git/markers.js";
 
 /**
  * The text each conflict region of `conflicted` must become for the file to equal `resolved` (the
@@ -30,19 +30,3 @@ export function resolutionsFor(conflicted: Buffer, resolved: Buffer): string[] |
   return pos <= limit ? out : null;
 }
 
-/** The two sides of one conflict region's text (merge style, or diff3 with a base section). */
-export function regionSides(region: string): { ours: string; theirs: string } {
-  const lines = region.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-  const ours: string[] = [];
-  const theirs: string[] = [];
-  let part: "start" | "ours" | "base" | "theirs" = "start";
-  for (const line of lines) {
-    if (part === "start" && line.startsWith("<<<<<<<")) part = "ours";
-    else if (part === "ours" && line.startsWith("|||||||")) part = "base";
-    else if ((part === "ours" || part === "base") && /^={7}(\r?\n|$)/.test(line)) part = "theirs";
-    else if (part === "theirs" && line.startsWith(">>>>>>>")) break;
-    else if (part === "ours") ours.push(line);
-    else if (part === "theirs") theirs.push(line);
-  }
-  return { ours: ours.join(""), theirs: theirs.join("") };
-}

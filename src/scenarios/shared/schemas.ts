@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Chain } from "./chain.js";
-import type { Person } from "./commits.js";
+import type { Person } from "../../git/commits.js";
 import type { ConflictState } from "./conflicts.js";
 
 /** zod schemas of the state scenarios save and the final states they leave (checked when read back). */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { GitGoodError } from "../../errors.js";
-import type { Sandbox } from "../../sandbox/sandbox.js";
+import { GitGoodError } from "../errors.js";
+import type { Repo } from "./repo.js";
 
 /**
  * The sequence editor the rebase starts with: it puts a `break` before the first step, so the rebase
@@ -10,57 +10,62 @@ import type { Sandbox } from "../../sandbox/sandbox.js";
  */
 const PAUSE_EDITOR = `f() { { echo break; cat "$1"; } > "$1.gitgood" && mv "$1.gitgood" "$1"; }; f`;
 
-export function rebaseDir(sandbox: Sandbox): string {
-  return path.join(sandbox.repo.gitDir, "rebase-merge");
+function rebaseDir(repo: Repo): string {
+  return path.join(repo.gitDir, "rebase-merge");
 }
 
-export function rebaseInProgress(sandbox: Sandbox): boolean {
-  return existsSync(rebaseDir(sandbox));
+export function rebaseInProgress(repo: Repo): boolean {
+  return existsSync(rebaseDir(repo));
 }
 
 /** Starts `git rebase -i <base>` and leaves it paused before the first step. Returns the commits git listed. */
-export async function startPausedRebase(sandbox: Sandbox, base: string, env: Record<string, string>): Promise<string[]> {
-  const r = await sandbox.git(
+export async function startPausedRebase(repo: Repo, base: string, env: Record<string, string>): Promise<string[]> {
+  const r = await repo.run(
     ["rebase", "-i", "--no-autosquash", "--empty=keep", "--no-update-refs", base],
     { env: { ...env, GIT_SEQUENCE_EDITOR: PAUSE_EDITOR }, okCodes: [0, 1] },
   );
-  if (!rebaseInProgress(sandbox)) {
+  if (!rebaseInProgress(repo)) {
     throw new GitGoodError("REBASE_FAILED", `git rebase -i did not pause: ${firstLine(r.stderr)}`, { stderr: r.stderr });
   }
-  const todo = readFileSync(path.join(rebaseDir(sandbox), "git-rebase-todo"), "utf8");
+  const todo = readFileSync(path.join(rebaseDir(repo), "git-rebase-todo"), "utf8");
   return todo
     .split("\n")
     .map((l) => /^(?:p|pick) ([0-9a-f]+)/.exec(l)?.[1])
     .filter((x): x is string => x !== undefined);
 }
 
-/** Replaces what is left of the todo and lets git carry on; returns git's output for the record. */
-export async function continueRebase(
-  sandbox: Sandbox,
-  env: Record<string, string>,
-  todo?: string,
-): Promise<{ code: number; stderr: string }> {
-  if (todo !== undefined) writeFileSync(path.join(rebaseDir(sandbox), "git-rebase-todo"), todo);
-  const r = await sandbox.git(["rebase", "--continue"], {
-    env: { ...env, GITGOOD_MESSAGES: sandbox.privatePath(".") },
+export interface ContinueOptions {
+  env: Record<string, string>;
+  /** Directory the todo's `exec` lines read message files from, as $GITGOOD_MESSAGES. */
+  messagesDir: string;
+  /** Replaces what is left of the todo before git carries on. */
+  todo?: string;
+}
+
+/** Lets a paused or stopped rebase carry on; returns git's exit code and complaint for the record. */
+export async function continueRebase(repo: Repo, opts: ContinueOptions): Promise<{ code: number; stderr: string }> {
+  if (opts.todo !== undefined) writeFileSync(path.join(rebaseDir(repo), "git-rebase-todo"), opts.todo);
+  const r = await repo.run(["rebase", "--continue"], {
+    env: { ...opts.env, GITGOOD_MESSAGES: opts.messagesDir },
     okCodes: [0, 1],
   });
   return { code: r.code, stderr: r.stderr };
 }
 
-export async function abortRebase(sandbox: Sandbox): Promise<void> {
-  await sandbox.git(["rebase", "--abort"]);
+export async function abortRebase(repo: Repo): Promise<void> {
+  await repo.run(["rebase", "--abort"]);
 }
 
 /** The commit of the step the rebase stopped at (the last non-exec line git has done). */
-export function stoppedCommit(sandbox: Sandbox): string | null {
-  const file = path.join(rebaseDir(sandbox), "done");
+export function stoppedCommit(repo: Repo): string | null {
+  const file = path.join(rebaseDir(repo), "done");
   if (!existsSync(file)) return null;
   const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "" && !l.startsWith("exec "));
   const last = lines[lines.length - 1] ?? "";
   return /^[a-z]+(?: -[Cc])? ([0-9a-f]{7,64})/.exec(last)?.[1] ?? null;
 }
 
+/** The first non-blank line of git's output (its complaint, usually). */
 export function firstLine(text: string): string {
   return text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "no message from git";
 }
