@@ -1,5 +1,5 @@
 import type { Sample } from "../dataset/sample.js";
-import { GitGoodError, toGitGoodError } from "../errors.js";
+import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
 import { resultKey, type ResultRecord } from "../runs/record.js";
 import { LABELS } from "../runs/result.js";
@@ -332,7 +332,7 @@ export class Workbench {
   }
 
   /** The process is being stopped: records an open scenario as an error at once, synchronously. */
-  abandonNow(code: string, message: string): void {
+  abandonNow(code: ErrorCode, message: string): void {
     this.closed = true;
     this.attempt?.abandon(new GitGoodError(code, message), "stopped");
   }
