@@ -9,7 +9,7 @@ import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
-import { positiveIntOption, writeFileAtomic } from "./io.js";
+import { positiveIntOption, writeFileAtomic, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
 
@@ -43,7 +43,7 @@ async function isRepository(dir: string): Promise<boolean> {
   }
 }
 
-export function benchCommand(): Command {
+export function benchCommand(io: CliIO): Command {
   const cmd = new Command("bench")
     .description("one command: mine a repository, run an agent on a few samples of each scenario, score and report")
     .argument("[repo]", "repository to benchmark on (default: the current directory, else a demo repository)")
@@ -60,7 +60,7 @@ export function benchCommand(): Command {
     if (flags.demo || (!repoArg && !(await isRepository(".")))) {
       repo = path.join(out, "demo-repo");
       if (!existsSync(path.join(repo, ".git"))) {
-        process.stderr.write(`building a demo repository in ${repo}\n`);
+        io.stderr.write(`building a demo repository in ${repo}\n`);
         await buildSyntheticRepo(repo, { commits: 400, merges: 30, files: 12, seed: 11 });
       }
     }
@@ -76,7 +76,7 @@ export function benchCommand(): Command {
     }
     const samplesFile = path.join(out, "samples.jsonl");
     writeFileAtomic(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-    process.stderr.write(
+    io.stderr.write(
       `mined ${mined.samples.length} samples from ${mined.summary.repository}; running ${merges.length} merge and ${chains.length} chain samples (${samplesFile})\n`,
     );
     const model = flags.model ?? process.env.GITGOOD_MODEL;
@@ -105,8 +105,8 @@ export function benchCommand(): Command {
       judges: (flags.judge ?? []).map((m) => lookupModel(m)),
       prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
       memory: flags.memory,
-      onResult: progressPrinter(),
+      onResult: progressPrinter(io.stderr),
     });
-    writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") });
+    writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);
   });
 }

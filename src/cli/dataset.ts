@@ -8,7 +8,7 @@ import { DEFAULT_URL_PATTERN, checkUrlPattern, fetchRepositories, type ReposRepo
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { PUBLISHED_SPLIT, splitSamples, type SplitResult } from "../dataset/split.js";
 import { formatStats, statsReport } from "../dataset/stats.js";
-import { intOption, keywordListOption, positiveIntOption, writeFileAtomic } from "./io.js";
+import { intOption, keywordListOption, positiveIntOption, writeFileAtomic, type CliIO } from "./io.js";
 
 function formatOption(): Option {
   return new Option("--format <format>", "read every file as this format (default: by extension)").choices([
@@ -20,11 +20,11 @@ function jsonl(samples: readonly Sample[]): string {
   return samples.map((s) => `${sampleToJson(s)}\n`).join("");
 }
 
-function printWarnings(warnings: readonly string[]): void {
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+function printWarnings(io: CliIO, warnings: readonly string[]): void {
+  for (const w of warnings) io.stderr.write(`warning: ${w}\n`);
 }
 
-function importCommand(): Command {
+function importCommand(io: CliIO): Command {
   return new Command("import")
     .description("convert published GitGoodBench files (Parquet, CSV, JSONL) to gitgood samples (JSONL)")
     .argument("<files...>", "dataset files; their samples are concatenated in order")
@@ -32,14 +32,14 @@ function importCommand(): Command {
     .option("-o, --output <file>", "write samples to a file instead of stdout")
     .action(async (files: string[], flags: { format?: DatasetFormat; output?: string }) => {
       const data = await readDataset(files, { format: flags.format });
-      printWarnings(data.warnings);
+      printWarnings(io, data.warnings);
       const text = jsonl(data.samples);
       if (flags.output) writeFileAtomic(flags.output, text);
-      else process.stdout.write(text);
+      else io.stdout.write(text);
       const merges = data.samples.filter((s) => s.sample_type === "merge").length;
       const chains = data.samples.length - merges;
       const from = files.length === 1 ? "1 file" : `${files.length} files`;
-      process.stderr.write(
+      io.stderr.write(
         `imported ${data.samples.length} samples (${merges} merge, ${chains} file_commit_chain) from ${from} -> ${flags.output ?? "stdout"}\n`,
       );
     });
@@ -67,7 +67,7 @@ interface SplitFlags {
   json: boolean;
 }
 
-function splitCommand(): Command {
+function splitCommand(io: CliIO): Command {
   return new Command("split")
     .description("stratified Lite / full / Train split per scenario type and language, as GitGoodBench made it")
     .argument("<files...>", "samples (gitgood JSONL or published Parquet / CSV / JSONL)")
@@ -80,7 +80,7 @@ function splitCommand(): Command {
     .option("--json", "print the summary as JSON (on stderr)", false)
     .action(async (files: string[], flags: SplitFlags) => {
       const data = await readDataset(files, { format: flags.format });
-      printWarnings(data.warnings);
+      printWarnings(io, data.warnings);
       const result = splitSamples(data.samples, {
         lite: flags.lite,
         full: flags.full,
@@ -97,11 +97,11 @@ function splitCommand(): Command {
         writeFileAtomic(path.join(flags.output, `${name}.jsonl`), jsonl(result[name]));
       }
       const summary = { seed: flags.seed, lite: flags.lite, full: flags.full, groups: result.groups, outside_groups: result.outside_groups };
-      process.stderr.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSplit(result, flags.output));
+      io.stderr.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSplit(result, flags.output));
     });
 }
 
-function statsCommand(): Command {
+function statsCommand(io: CliIO): Command {
   return new Command("stats")
     .description("the paper's statistics: samples per repository, difficulty, languages and types")
     .argument("<paths...>", "sample files, or a directory holding lite.jsonl, full.jsonl, train.jsonl")
@@ -112,11 +112,11 @@ function statsCommand(): Command {
       const sets = [];
       for (const file of files) {
         const data = await readDataset([file.path], { format: flags.format });
-        printWarnings(data.warnings);
+        printWarnings(io, data.warnings);
         sets.push({ label: file.label, samples: data.samples });
       }
       const report = statsReport(sets);
-      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStats(report));
+      io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStats(report));
     });
 }
 
@@ -133,7 +133,7 @@ interface ReposFlags {
   json: boolean;
 }
 
-function reposCommand(): Command {
+function reposCommand(io: CliIO): Command {
   return new Command("repos")
     .description("clone every repository the samples name into DIR/owner/repo and verify every sample's commits")
     .argument("<files...>", "samples (gitgood JSONL or published Parquet / CSV / JSONL)")
@@ -146,7 +146,7 @@ function reposCommand(): Command {
     .action(async (files: string[], flags: ReposFlags) => {
       checkUrlPattern(flags.url);
       const data = await readDataset(files, { format: flags.format });
-      printWarnings(data.warnings);
+      printWarnings(io, data.warnings);
       const report = await fetchRepositories(data.samples, {
         into: flags.into,
         urlPattern: flags.url,
@@ -155,12 +155,12 @@ function reposCommand(): Command {
         onRepository: (r) => {
           const fetched = r.fetched.length > 0 ? `, fetched ${r.fetched.length} commits` : "";
           const why = r.error ? `: ${r.error}` : "";
-          process.stderr.write(`${r.status} ${r.name}${fetched}${why}\n`);
+          io.stderr.write(`${r.status} ${r.name}${fetched}${why}\n`);
         },
       });
-      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatRepos(report));
+      io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatRepos(report));
       const failed = report.repositories.filter((r) => r.status === "failed").length;
-      process.stderr.write(
+      io.stderr.write(
         `${report.repositories.length} repositories (${failed} failed), ${report.verified} of ${report.samples} samples verified\n`,
       );
       if (report.unverified.length > 0) {
@@ -173,13 +173,11 @@ function reposCommand(): Command {
     });
 }
 
-export function datasetCommand(): Command {
-  const cmd = new Command("dataset")
+export function datasetCommand(io: CliIO): Command {
+  return new Command("dataset")
     .description("import published GitGoodBench files, split, describe, and fetch their repositories")
-    .addCommand(importCommand())
-    .addCommand(splitCommand())
-    .addCommand(statsCommand())
-    .addCommand(reposCommand());
-  for (const sub of cmd.commands) sub.exitOverride();
-  return cmd;
+    .addCommand(importCommand(io))
+    .addCommand(splitCommand(io))
+    .addCommand(statsCommand(io))
+    .addCommand(reposCommand(io));
 }

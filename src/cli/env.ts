@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
+import type { CliIO } from "./io.js";
 import { findSample } from "../dataset/jsonl.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario } from "../scenarios/index.js";
@@ -15,11 +16,11 @@ interface EnvFlags {
   json: boolean;
 }
 
-async function finish(flags: EnvFlags): Promise<void> {
+async function finish(flags: EnvFlags, io: CliIO): Promise<void> {
   const scenario = await openScenario(locateSandbox(flags.sandbox));
   try {
     const state = await scenario.finalState();
-    process.stdout.write(
+    io.stdout.write(
       flags.json
         ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, scenario: scenario.definition.name, final_state: state })}\n`
         : `${scenario.definition.describeFinal(state)}\n`,
@@ -27,10 +28,10 @@ async function finish(flags: EnvFlags): Promise<void> {
   } finally {
     scenario.close();
   }
-  if (!flags.json) process.stderr.write(`removed ${scenario.sandbox.dir}\n`);
+  if (!flags.json) io.stderr.write(`removed ${scenario.sandbox.dir}\n`);
 }
 
-async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<void> {
+async function start(samplesFile: string | undefined, flags: EnvFlags, io: CliIO): Promise<void> {
   if (!samplesFile || !flags.id || !flags.repo) {
     throw new GitGoodError("BAD_OPTION", "gitgood env needs <samples.jsonl>, --id ID and --repo PATH (or --finish)");
   }
@@ -47,10 +48,10 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
         context_text: context.text,
         tools: scenario.functionTools(),
       };
-      process.stdout.write(`${JSON.stringify(out)}\n`);
+      io.stdout.write(`${JSON.stringify(out)}\n`);
       return;
     }
-    process.stdout.write(
+    io.stdout.write(
       [
         `sandbox: ${scenario.sandbox.dir}`,
         "",
@@ -62,7 +63,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
         "",
       ].join("\n"),
     );
-    process.stderr.write(
+    io.stderr.write(
       `scenario ${scenario.definition.name} is live in ${scenario.sandbox.dir}\n` +
         `  export ${SANDBOX_ENV}=${scenario.sandbox.dir}   # so 'gitgood tool' finds it; 'gitgood env --finish' ends it\n`,
     );
@@ -72,7 +73,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
   }
 }
 
-export function envCommand(): Command {
+export function envCommand(io: CliIO): Command {
   return new Command("env")
     .description("set up one scenario in a sandbox and print its initial context and tools; --finish ends it")
     .argument("[samples]", "JSONL file of samples (as written by 'gitgood mine')")
@@ -88,7 +89,7 @@ export function envCommand(): Command {
     .option("--sandbox <dir>", `with --finish: the sandbox (default: $${SANDBOX_ENV}, or the only live one)`)
     .option("--json", "print machine-readable JSON", false)
     .action(async (samples: string | undefined, flags: EnvFlags) => {
-      if (flags.finish) await finish(flags);
-      else await start(samples, flags);
+      if (flags.finish) await finish(flags, io);
+      else await start(samples, flags, io);
     });
 }

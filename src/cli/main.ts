@@ -1,61 +1,60 @@
 import { Command, CommanderError } from "commander";
 import { createRequire } from "node:module";
-import { isGitGoodError } from "../errors.js";
+import { exitCodeFor, isGitGoodError } from "../errors.js";
 import { gitVersion } from "../git/version.js";
-import { benchCommand } from "./bench.js";
-import { datasetCommand } from "./dataset.js";
-import { mineCommand } from "./mine.js";
-import { reportCommand } from "./report.js";
-import { scoreCommand } from "./score.js";
-import { runCommand } from "./run.js";
-import { envCommand } from "./env.js";
-import { toolCommand } from "./tool.js";
-import { memoryCommand } from "./memory.js";
-import { mcpCommand } from "./mcp.js";
+import type { CliIO } from "./io.js";
+import { VERBS } from "./verbs.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
-export function buildProgram(): Command {
+/** Every command of the tree writes to `io`, and throws instead of ending the process. */
+function configureTree(cmd: Command, io: CliIO): void {
+  cmd.exitOverride().configureOutput({
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => io.stderr.write(s),
+    getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 80,
+    getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) ?? 80,
+  });
+  for (const sub of cmd.commands) configureTree(sub, io);
+}
+
+/**
+ * The program for a call whose first argument is `verb`: with that verb alone when it names one,
+ * else (help, a typo, nothing) with every verb, so help lists them all and a typo gets suggestions.
+ */
+export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
   const program = new Command("gitgood")
     .description("Measure and improve how well AI agents handle Git (GitGoodBench scenarios: MCR, IR, ICC)")
     .version(pkg.version)
     .showHelpAfterError("(run 'gitgood --help' for usage)")
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .hook("preAction", async () => {
       await gitVersion();
     });
-  program.addCommand(mineCommand());
-  program.addCommand(datasetCommand());
-  program.addCommand(runCommand());
-  program.addCommand(reportCommand());
-  program.addCommand(scoreCommand());
-  program.addCommand(benchCommand());
-  program.addCommand(envCommand());
-  program.addCommand(toolCommand());
-  program.addCommand(memoryCommand());
-  program.addCommand(mcpCommand());
-  for (const cmd of program.commands) cmd.exitOverride();
+  const named = VERBS.filter((v) => v.name === verb);
+  const factories = await Promise.all((named.length > 0 ? named : VERBS).map((v) => v.load()));
+  for (const make of factories) program.addCommand(make(io));
+  configureTree(program, io);
   return program;
 }
 
-/** Runs the CLI; returns the exit code. Errors become one line on stderr, never a stack trace. */
-export async function main(argv: readonly string[]): Promise<number> {
+/**
+ * Runs the CLI on `args` (the arguments after `gitgood`); returns the exit code: 0, 2 for wrong usage,
+ * 1 for any other error. Errors become one line on stderr, never a stack trace.
+ */
+export async function main(args: readonly string[], io: CliIO): Promise<number> {
   try {
-    await buildProgram().parseAsync([...argv]);
+    const program = await buildProgram(io, args[0]);
+    await program.parseAsync([...args], { from: "user" });
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // Commander already printed its message (or help/version, which exit with code 0).
-      return err.exitCode;
-    }
+    // Commander has printed its own message (or the help or version asked for).
+    if (err instanceof CommanderError) return exitCodeFor(err);
     if (isGitGoodError(err)) {
-      process.stderr.write(`gitgood: ${err.message}\n`);
-      return err.code === "BAD_OPTION" ? 2 : 1;
+      io.stderr.write(`gitgood: ${err.message}\n`);
+    } else {
+      io.stderr.write(`gitgood: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (process.env.GITGOOD_DEBUG && err instanceof Error) io.stderr.write(`${err.stack ?? ""}\n`);
     }
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`gitgood: unexpected error: ${message}\n`);
-    if (process.env.GITGOOD_DEBUG && err instanceof Error) process.stderr.write(`${err.stack ?? ""}\n`);
-    return 1;
+    return exitCodeFor(err);
   }
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import { Command } from "commander";
 import { lookupModel } from "../model/lookup.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
-import { GitGoodError } from "../errors.js";
+import { GitGoodError, type ErrorCode } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../memory/index.js";
 import type { Recorder } from "../mcp/attempt.js";
@@ -13,7 +13,7 @@ import { runConfig } from "../runs/config.js";
 import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
 import { scenarioChoices } from "./scenario-option.js";
-import { intOption, listOption } from "./io.js";
+import { intOption, listOption, type CliIO } from "./io.js";
 import { loadSamples } from "./run.js";
 
 export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
@@ -92,7 +92,7 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
 }
 
 /** On Ctrl-C or a kill, open scenarios are recorded as errors before the process ends (synchronously). */
-function onStop(abandon: (code: string, message: string) => void): void {
+function onStop(abandon: (code: ErrorCode, message: string) => void): void {
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
     process.once(signal, () => {
       abandon("SERVER_STOPPED", `gitgood mcp was stopped (${signal}) before the client finished the scenario`);
@@ -101,14 +101,25 @@ function onStop(abandon: (code: string, message: string) => void): void {
   }
 }
 
-export async function runMcp(files: string[], flags: McpFlags): Promise<void> {
+/** In-process: resolves when the caller aborts `signal` (never without one), as a signal ends the process. */
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) resolve();
+    else signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promise<void> {
   const log = (line: string): void => {
-    process.stderr.write(`gitgood mcp: ${line}\n`);
+    io.stderr.write(`gitgood mcp: ${line}\n`);
   };
   if (flags.http !== undefined && flags.http > 65535) throw new GitGoodError("BAD_OPTION", `--http takes a port from 0 to 65535, not ${flags.http}`);
   if (flags.idleTimeout < 1) throw new GitGoodError("BAD_OPTION", "--idle-timeout takes at least 1 second");
   const token = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
   if (flags.http !== undefined) requireTokenBeyondLoopback(flags.host, token);
+  if (flags.http === undefined && !io.ownsProcess) {
+    throw new GitGoodError("BAD_OPTION", "in-process, gitgood mcp serves over HTTP only: give --http PORT (stdio needs a process of its own)");
+  }
   const { source, what } = await sourceFrom(files, flags);
   const memory = flags.memory ? await MemoryWorkspace.open(flags.memory, { memoryDir: flags.memoryDir, contextLimit: flags.maxChars }) : null;
   const served = memory ? `${what}, with memory operations on ${memory.root}` : what;
@@ -123,7 +134,7 @@ export async function runMcp(files: string[], flags: McpFlags): Promise<void> {
     return;
   }
   let handle: HttpHandle | null = null;
-  onStop((code, message) => handle?.abandonAll(code, message));
+  if (io.ownsProcess) onStop((code, message) => handle?.abandonAll(code, message));
   handle = await serveHttp({
     port: flags.http,
     host: flags.host,
@@ -135,9 +146,13 @@ export async function runMcp(files: string[], flags: McpFlags): Promise<void> {
   });
   log(`serving ${served}`);
   log(`listening on ${handle.url}`);
+  if (io.ownsProcess) return; // it serves until a signal ends the process
+  await stopped(io.signal);
+  handle.abandonAll("SERVER_STOPPED", "gitgood mcp was stopped before the client finished the scenario");
+  await handle.close();
 }
 
-export function mcpCommand(): Command {
+export function mcpCommand(io: CliIO): Command {
   return new Command("mcp")
     .description("serve scenarios (and agent memory) to any MCP client, over stdio or Streamable HTTP; results go to a run directory")
     .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
@@ -161,6 +176,6 @@ export function mcpCommand(): Command {
     .option("--allow-origin <origin>", "an extra browser origin allowed to call the HTTP server (repeatable)", collect)
     .option("--idle-timeout <seconds>", "close an HTTP session after this long without a request", intOption("--idle-timeout"), 3600)
     .action(async (files: string[], flags: McpFlags) => {
-      await runMcp([...files, ...(flags.samples ?? [])], flags);
+      await runMcp([...files, ...(flags.samples ?? [])], flags, io);
     });
 }

@@ -12,7 +12,7 @@ import {
   DEFAULT_CONTEXT_LIMIT,
   DEFAULT_MEMORY_DIR,
 } from "../memory/index.js";
-import { intOption } from "./io.js";
+import { intOption, type CliIO } from "./io.js";
 
 interface Common {
   workspace: string;
@@ -33,20 +33,19 @@ function open(c: Common): Promise<MemoryWorkspace> {
   return MemoryWorkspace.open(c.workspace, { memoryDir: c.dir, contextLimit: c.maxChars });
 }
 
-function print(c: Common, data: unknown, text: string): void {
-  process.stdout.write(c.json ? `${JSON.stringify(data)}\n` : text.endsWith("\n") ? text : `${text}\n`);
+function print(io: CliIO, c: Common, data: unknown, text: string): void {
+  io.stdout.write(c.json ? `${JSON.stringify(data)}\n` : text.endsWith("\n") ? text : `${text}\n`);
 }
 
 const short = (oid: string) => oid.slice(0, 12);
 
-export function memoryCommand(): Command {
+export function memoryCommand(io: CliIO): Command {
   const memory = new Command("memory")
     .description("versioned agent memory kept in the workspace and committed with git (COMMIT / BRANCH / MERGE / CONTEXT / LOG)")
     .option("-C, --workspace <path>", "the git work tree holding the memory", ".")
     .option("--dir <name>", "memory folder inside the workspace", process.env.GITGOOD_MEMORY_DIR ?? DEFAULT_MEMORY_DIR)
     .option("--max-chars <n>", "largest CONTEXT answer, in characters", intOption("--max-chars"), DEFAULT_CONTEXT_LIMIT)
-    .option("--json", "print results as JSON", false)
-    .exitOverride();
+    .option("--json", "print results as JSON", false);
 
   memory
     .command("init")
@@ -56,7 +55,7 @@ export function memoryCommand(): Command {
     .action(async (flags: { goal: string; purpose?: string }, cmd: Command) => {
       const c = common(cmd);
       const r = await initMemory(await open(c), { goal: flags.goal, purpose: flags.purpose });
-      print(c, r, `memory started in ${r.memoryDir} on branch ${r.branch} (commit ${short(r.commit)})`);
+      print(io, c, r, `memory started in ${r.memoryDir} on branch ${r.branch} (commit ${short(r.commit)})`);
     });
 
   memory
@@ -74,7 +73,7 @@ export function memoryCommand(): Command {
         milestones: flags.milestone,
         todos: flags.todo,
       });
-      print(c, r, `committed entry #${r.entry} on ${r.branch} as ${short(r.commit)}`);
+      print(io, c, r, `committed entry #${r.entry} on ${r.branch} as ${short(r.commit)}`);
     });
 
   memory
@@ -86,7 +85,7 @@ export function memoryCommand(): Command {
       const c = common(cmd);
       const r = await branchMemory(await open(c), { name, purpose: flags.purpose });
       const saved = r.saved ? `; pending memory of ${r.from} saved as ${short(r.saved)}` : "";
-      print(c, r, `switched to new branch ${r.branch} from ${r.from} (commit ${short(r.commit)})${saved}`);
+      print(io, c, r, `switched to new branch ${r.branch} from ${r.from} (commit ${short(r.commit)})${saved}`);
     });
 
   memory
@@ -99,7 +98,7 @@ export function memoryCommand(): Command {
       const c = common(cmd);
       const r = await mergeMemory(await open(c), { branch, outcome: flags.outcome, summary: flags.summary });
       const kept = r.memoryConflicts.length > 0 ? `; both sides kept in ${r.memoryConflicts.join(", ")}` : "";
-      print(c, r, `${r.context}\nmerged ${r.branch} into ${r.into} as ${short(r.commit)} (entry #${r.entry})${kept}`);
+      print(io, c, r, `${r.context}\nmerged ${r.branch} into ${r.into} as ${short(r.commit)} (entry #${r.entry})${kept}`);
     });
 
   memory
@@ -119,7 +118,7 @@ export function memoryCommand(): Command {
       ) => {
         const c = common(cmd);
         const text = await memoryContext(await open(c), flags);
-        print(c, { context: text }, text);
+        print(io, c, { context: text }, text);
       },
     );
 
@@ -133,7 +132,7 @@ export function memoryCommand(): Command {
     .action(async (note: string | undefined, flags: { observation?: string; thought?: string; action?: string }, cmd: Command) => {
       const c = common(cmd);
       const r = await logMemory(await open(c), { ...flags, note });
-      print(c, r, `logged on ${r.branch} at ${r.timestamp}`);
+      print(io, c, r, `logged on ${r.branch} at ${r.timestamp}`);
     });
 
   memory
@@ -145,7 +144,7 @@ export function memoryCommand(): Command {
     .action(async (from: string, to: string | undefined, flags: { stat: boolean }, cmd: Command) => {
       const c = common(cmd);
       const d = await diffMemory(await open(c), { from, to, stat: flags.stat });
-      print(c, { diff: d }, d);
+      print(io, c, { diff: d }, d);
     });
 
   memory
@@ -156,7 +155,7 @@ export function memoryCommand(): Command {
       const c = common(cmd);
       const r = await restoreMemory(await open(c), id);
       const saved = r.saved ? `; pending memory saved first as ${short(r.saved)}` : "";
-      print(c, r, `memory of ${r.branch} restored to ${short(r.from)} in commit ${short(r.commit)}${saved}`);
+      print(io, c, r, `memory of ${r.branch} restored to ${short(r.from)} in commit ${short(r.commit)}${saved}`);
     });
 
   return memory;

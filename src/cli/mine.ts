@@ -3,7 +3,7 @@ import { sampleToJson, type SampleType } from "../dataset/sample.js";
 import { DROP_REASONS } from "../mining/drops.js";
 import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineSummary } from "../mining/mine.js";
-import { intOption, keywordListOption, numberOption, writeFileAtomic } from "./io.js";
+import { intOption, keywordListOption, numberOption, writeFileAtomic, type CliIO } from "./io.js";
 
 interface MineFlags {
   type: SampleType | "all";
@@ -52,7 +52,7 @@ function formatSummary(s: MineSummary, samplesTo: string): string {
   return lines.join("\n");
 }
 
-export function mineCommand(): Command {
+export function mineCommand(io: CliIO): Command {
   return new Command("mine")
     .description("mine GitGoodBench samples (merge conflicts, file-commit chains) from a git repository")
     .argument("<repo>", "path to a git repository (work tree or bare)")
@@ -92,8 +92,8 @@ export function mineCommand(): Command {
       });
       const text = result.samples.map((s) => `${sampleToJson(s)}\n`).join("");
       if (flags.output) writeFileAtomic(flags.output, text);
-      else process.stdout.write(text);
-      process.stderr.write(
+      else io.stdout.write(text);
+      io.stderr.write(
         flags.json ? `${JSON.stringify(result.summary)}\n` : `${formatSummary(result.summary, flags.output ?? "stdout")}\n`,
       );
     });

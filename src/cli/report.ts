@@ -5,7 +5,7 @@ import { buildReport } from "../report/summary.js";
 import { renderHtml, type SampleDetail } from "../report/html.js";
 import { formatReport } from "../report/text.js";
 import { RunStore } from "../runs/store.js";
-import { writeFileAtomic } from "./io.js";
+import { writeFileAtomic, type CliIO } from "./io.js";
 
 /** Reads each record's trajectory file for the HTML page (missing or damaged files are skipped). */
 export function loadDetails(runDir: string, records: ReturnType<typeof RunStore.read>["records"]): Map<string, SampleDetail> {
@@ -25,23 +25,23 @@ export function loadDetails(runDir: string, records: ReturnType<typeof RunStore.
 }
 
 /** Writes the report of a run directory: text on stdout (or JSON), and optionally an HTML page. */
-export function writeReport(runDir: string, opts: { json?: boolean; html?: string }): void {
+export function writeReport(runDir: string, opts: { json?: boolean; html?: string }, io: CliIO): void {
   const { records } = RunStore.read(runDir);
   const report = buildReport(records);
-  process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  io.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   if (opts.html) {
     writeFileAtomic(opts.html, renderHtml(report, loadDetails(runDir, records), `gitgood report: ${path.basename(path.resolve(runDir))}`));
-    process.stderr.write(`wrote ${opts.html}\n`);
+    io.stderr.write(`wrote ${opts.html}\n`);
   }
 }
 
-export function reportCommand(): Command {
+export function reportCommand(io: CliIO): Command {
   return new Command("report")
     .description("print a run's success and solve rates per scenario and difficulty, and per sample")
     .argument("<run-dir>", "directory written by 'gitgood run' (--out)")
     .option("--json", "print the report as JSON (stable, versioned layout)", false)
     .option("--html <file>", "also write a single static HTML page with tables, charts and trajectories")
     .action((runDir: string, flags: { json: boolean; html?: string }) => {
-      writeReport(runDir, flags);
+      writeReport(runDir, flags, io);
     });
 }

@@ -14,7 +14,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import { runConfig, type ModelInfo, type RunConfigInput } from "../runs/config.js";
 import { runBenchmark, type RunSummary } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
-import { intOption, listOption, numberOption, positiveIntOption } from "./io.js";
+import { intOption, listOption, numberOption, positiveIntOption, type CliIO, type Sink } from "./io.js";
 
 export interface RunFlags {
   dataset?: string[];
@@ -41,19 +41,19 @@ function slug(s: string): string {
 }
 
 /** One line per finished sample (plain output), or a bar that redraws itself on a terminal. */
-export function progressPrinter(): (r: ResultRecord, p: { done: number; total: number; resumed: boolean }) => void {
-  const tty = process.stderr.isTTY === true;
+export function progressPrinter(stderr: Sink): (r: ResultRecord, p: { done: number; total: number; resumed: boolean }) => void {
+  const tty = stderr.isTTY === true;
   return (r, p) => {
     const what = `${r.sample_id} ${r.scenario}: ${r.verdict}${r.error ? ` (${r.error.code})` : ""}`;
     if (tty) {
       const width = 24;
       const filled = Math.round((p.done / Math.max(1, p.total)) * width);
       const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
-      process.stderr.write(`\r\x1b[2K[${bar}] ${p.done}/${p.total} ${what.slice(0, 60)}`);
-      if (p.done === p.total) process.stderr.write("\n");
+      stderr.write(`\r\x1b[2K[${bar}] ${p.done}/${p.total} ${what.slice(0, 60)}`);
+      if (p.done === p.total) stderr.write("\n");
     } else {
       const note = p.resumed ? " (already done)" : ` ${(r.duration_ms / 1000).toFixed(1)}s`;
-      process.stderr.write(`[${p.done}/${p.total}] ${what}${note}\n`);
+      stderr.write(`[${p.done}/${p.total}] ${what}${note}\n`);
     }
   };
 }
@@ -92,7 +92,7 @@ export function openRun(dir: string, input: RunConfigInput): RunStore {
 }
 
 /** Runs the benchmark for the CLI's flags and prints the report; returns the run directory and summary. */
-export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ dir: string; summary: RunSummary }> {
+export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO): Promise<{ dir: string; summary: RunSummary }> {
   if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
@@ -117,7 +117,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
     maxTurns: flags.maxTurns,
     memory: flags.memory,
   });
-  process.stderr.write(`run directory: ${dir}\n`);
+  io.stderr.write(`run directory: ${dir}\n`);
   const summary = await runBenchmark({
     samples,
     where,
@@ -129,13 +129,13 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
     judges,
     prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
     memory: flags.memory,
-    onResult: progressPrinter(),
+    onResult: progressPrinter(io.stderr),
   });
   if (summary.unsupported > 0) {
-    process.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
+    io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
   }
   const report = buildReport(summary.records);
-  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
   return { dir, summary };
 }
 
@@ -155,7 +155,7 @@ export function addRunOptions(cmd: Command): Command {
     .option("--json", "print the report as JSON", false);
 }
 
-export function runCommand(): Command {
+export function runCommand(io: CliIO): Command {
   const cmd = new Command("run")
     .description("run an agent on samples, each in its own sandbox; score, record and report (re-run to resume)")
     .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
@@ -166,6 +166,6 @@ export function runCommand(): Command {
     .option("--ids <list>", "only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
     .option("--limit <n>", "only the first N samples", intOption("--limit"));
   return addRunOptions(cmd).action(async (files: string[], flags: RunFlags) => {
-    await runFromFlags(files, flags);
+    await runFromFlags(files, flags, io);
   });
 }

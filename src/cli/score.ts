@@ -3,7 +3,7 @@ import { lookupModel } from "../model/lookup.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import { GitGoodError } from "../errors.js";
 import { rescoreRun } from "../runs/rescore.js";
-import { listOption } from "./io.js";
+import { listOption, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
 
 interface ScoreFlags {
@@ -13,7 +13,7 @@ interface ScoreFlags {
   json: boolean;
 }
 
-export function scoreCommand(): Command {
+export function scoreCommand(io: CliIO): Command {
   return new Command("score")
     .description("score a finished run again from its saved final states (other judges, newer scorers), running no agent")
     .argument("<run-dir>", "directory written by 'gitgood run', 'bench' or 'mcp'")
@@ -26,7 +26,7 @@ export function scoreCommand(): Command {
       const where: RepoLocator | undefined = flags.repo ? { repo: flags.repo } : flags.repos ? { repos: flags.repos } : undefined;
       const judges = (flags.judge ?? []).map((m) => lookupModel(m));
       const summary = await rescoreRun(runDir, { judges, where });
-      process.stderr.write(`re-scored ${summary.rescored} attempt(s) in ${runDir}; ${summary.skipped} had nothing to score again\n`);
-      writeReport(runDir, { json: flags.json });
+      io.stderr.write(`re-scored ${summary.rescored} attempt(s) in ${runDir}; ${summary.skipped} had nothing to score again\n`);
+      writeReport(runDir, { json: flags.json }, io);
     });
 }

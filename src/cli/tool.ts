@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { GitGoodError } from "../errors.js";
+import { GitGoodError, isErrorCode } from "../errors.js";
 import { logCall } from "../sandbox/calls.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario } from "../scenarios/index.js";
+import { readAll, type CliIO } from "./io.js";
 
 interface ToolFlags {
   args: string;
@@ -13,9 +14,9 @@ interface ToolFlags {
 }
 
 /** Reads `--args`: JSON text, `-` for standard input, or `@file`. */
-function readArgs(value: string): unknown {
+async function readArgs(value: string, io: CliIO): Promise<unknown> {
   let text = value;
-  if (value === "-") text = readFileSync(0, "utf8");
+  if (value === "-") text = await readAll(io.stdin);
   else if (value.startsWith("@")) {
     try {
       text = readFileSync(value.slice(1), "utf8");
@@ -31,7 +32,7 @@ function readArgs(value: string): unknown {
   }
 }
 
-export function toolCommand(): Command {
+export function toolCommand(io: CliIO): Command {
   return new Command("tool")
     .description("call one tool of the live scenario (see 'gitgood env'); without NAME, list the tools")
     .argument("[name]", "tool name, e.g. view_current_merge_conflict_with")
@@ -42,12 +43,12 @@ export function toolCommand(): Command {
     .action(async (name: string | undefined, flags: ToolFlags) => {
       const scenario = await openScenario(locateSandbox(flags.sandbox));
       if (!name || flags.list) {
-        process.stdout.write(
+        io.stdout.write(
           flags.json ? `${JSON.stringify(scenario.functionTools())}\n` : `${scenario.toolHelp()}\n`,
         );
         return;
       }
-      const args = readArgs(flags.args);
+      const args = await readArgs(flags.args, io);
       const result = await scenario.callTool(name, args);
       logCall(scenario.sandbox, {
         at: new Date().toISOString(),
@@ -57,13 +58,15 @@ export function toolCommand(): Command {
         output: result.output,
         done: result.done,
       });
-      if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-      else if (result.ok) process.stdout.write(`${result.output}\n`);
+      if (flags.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+      else if (result.ok) io.stdout.write(`${result.output}\n`);
       if (!result.ok) {
-        throw new GitGoodError(result.error?.code ?? "TOOL_ERROR", result.error?.message ?? result.output);
+        // A failed result carries a declared code; anything else is a bug.
+        const code = result.error && isErrorCode(result.error.code) ? result.error.code : "INTERNAL";
+        throw new GitGoodError(code, result.error?.message ?? result.output);
       }
       if (result.done && !flags.json) {
-        process.stderr.write("the task is finished; 'gitgood env --finish' prints the final state and removes the sandbox\n");
+        io.stderr.write("the task is finished; 'gitgood env --finish' prints the final state and removes the sandbox\n");
       }
     });
 }

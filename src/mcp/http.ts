@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { GitGoodError, toGitGoodError } from "../errors.js";
+import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
 import { checkAccess, isLoopbackHost, type AccessPolicy } from "./guard.js";
 import { createMcpServer } from "./server.js";
 import type { Workbench } from "./workbench.js";
@@ -29,7 +29,7 @@ export interface HttpHandle {
   /** Closes every session (settling open scenarios as disconnected) and stops listening. */
   close(): Promise<void>;
   /** Records every open scenario as an error at once, synchronously (the process is being stopped). */
-  abandonAll(code: string, message: string): void;
+  abandonAll(code: ErrorCode, message: string): void;
 }
 
 interface Session {

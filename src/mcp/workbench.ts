@@ -1,6 +1,6 @@
 import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
-import { GitGoodError, toGitGoodError } from "../errors.js";
+import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
 import type { ResultRecord } from "../runs/record.js";
 import { attemptKey } from "../runs/result.js";
@@ -344,7 +344,7 @@ export class Workbench {
   }
 
   /** The process is being stopped: records an open scenario as an error at once, synchronously. */
-  abandonNow(code: string, message: string): void {
+  abandonNow(code: ErrorCode, message: string): void {
     this.closed = true;
     this.attempt?.abandon(new GitGoodError(code, message), "stopped");
   }

@@ -7,12 +7,16 @@ const pct = (v: number | null): string => (v === null ? "–" : `${v.toFixed(2)}
 
 function rateTable(rows: readonly RateRow[], withDifficulty: boolean): string {
   const many = new Set(rows.map((r) => r.agent)).size > 1;
-  const head = `<tr>${many ? "<th>Agent</th>" : ""}<th>Scenario</th>${withDifficulty ? "<th>Difficulty</th>" : ""}<th>Samples</th><th>Success</th><th>Solve</th></tr>`;
+  const head =
+    `<tr>${many ? "<th>Agent</th>" : ""}<th>Scenario</th>${withDifficulty ? "<th>Difficulty</th>" : ""}<th>Samples</th><th>Success</th><th>Solve</th>` +
+    `<th title="git, disk, model endpoint, time-out">Infrastructure errors</th><th title="the agent crashed, gave up or went away">Agent errors</th>` +
+    `<th title="data and internal">Other errors</th></tr>`;
   const body = rows
     .map(
       (r) =>
         `<tr>${many ? `<td>${escape(r.agent)}</td>` : ""}<td>${escape(r.scenario)}</td>${withDifficulty ? `<td>${r.difficulty}</td>` : ""}<td class="n">${r.samples}</td>` +
-        `<td class="n">${pct(r.success_rate)}</td><td class="n">${r.solve_rate === null && r.unjudged > 0 ? `unjudged (${r.unjudged})` : pct(r.solve_rate)}</td></tr>`,
+        `<td class="n">${pct(r.success_rate)}</td><td class="n">${r.solve_rate === null && r.unjudged > 0 ? `unjudged (${r.unjudged})` : pct(r.solve_rate)}</td>` +
+        `<td class="n">${r.infrastructure_errors}</td><td class="n">${r.agent_errors}</td><td class="n">${r.other_errors}</td></tr>`,
     )
     .join("");
   return `<table>${head}${body}</table>`;
@@ -58,7 +62,7 @@ export interface SampleDetail {
  * The report as one static HTML page: the tables, a chart, and per sample its trajectory and its diff
  * against the ground truth. Needs no network and no script to read.
  */
-export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDetail>, title = "gitgood report"): string {
+export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDetail> = new Map(), title = "gitgood report"): string {
   const samples = report.samples
     .map((s) => {
       const key = `${s.sample_id}.${s.scenario}${s.agent.endsWith("+memory") ? "+memory" : ""}`;

@@ -1,9 +1,10 @@
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
+import { faultOf } from "../errors.js";
 import type { ResultRecord } from "../runs/record.js";
 import { reportRank, scenarioNames } from "../scenarios/registry.js";
 
 /** Version of the `gitgood report --json` layout. */
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 export interface RateRow {
   /** The agent the row is about (a run with --memory has two: `A` and `A+memory`). */
@@ -17,6 +18,12 @@ export interface RateRow {
   solved: number;
   /** Finished without error but not judged (IR/ICC without --judge). */
   unjudged: number;
+  /** Error records whose code is an infrastructure fault (git, disk, model endpoint, time-out): not the agent's doing. */
+  infrastructure_errors: number;
+  /** Error records whose code is the agent's fault (it crashed, gave up, went away, or a tool call it did not recover from). */
+  agent_errors: number;
+  /** The other error records: data (a sample or repository not as it must be), internal (a gitgood bug) and unknown codes. */
+  other_errors: number;
   /** success / samples, in percent with two decimals; null for no samples. */
   success_rate: number | null;
   /** solved / samples in percent; null when some samples are unjudged (the rate would mislead). */
@@ -56,6 +63,9 @@ function rate(agent: string, records: readonly ResultRecord[], scenario: RateRow
   const success = records.filter((r) => r.status === "success").length;
   const solved = records.filter((r) => r.solved === true).length;
   const unjudged = records.filter((r) => r.verdict === "unjudged").length;
+  const faults = records.filter((r) => r.status === "error").map((r) => faultOf(r.error?.code ?? ""));
+  const infrastructure = faults.filter((f) => f === "infrastructure").length;
+  const agentFaults = faults.filter((f) => f === "agent").length;
   return {
     agent,
     scenario,
@@ -64,6 +74,9 @@ function rate(agent: string, records: readonly ResultRecord[], scenario: RateRow
     success,
     solved,
     unjudged,
+    infrastructure_errors: infrastructure,
+    agent_errors: agentFaults,
+    other_errors: faults.length - infrastructure - agentFaults,
     success_rate: percent(success, records.length),
     solve_rate: unjudged > 0 ? null : percent(solved, records.length),
   };

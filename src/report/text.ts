@@ -13,11 +13,17 @@ function table(header: string[], rows: string[][], left: readonly string[] = ["a
 
 const pct = (v: number | null): string => (v === null ? "-" : v.toFixed(2));
 
+/** The columns of a rate row after its labels; errors are counted by whose fault they are. */
+const RATE_HEAD = ["samples", "success", "solve", "infra errors", "agent errors", "other errors"];
+
 function rateCells(r: RateRow): string[] {
   return [
     String(r.samples),
     pct(r.success_rate),
     r.solve_rate === null && r.unjudged > 0 ? `unjudged (${r.unjudged})` : pct(r.solve_rate),
+    String(r.infrastructure_errors),
+    String(r.agent_errors),
+    String(r.other_errors),
   ];
 }
 
@@ -30,13 +36,13 @@ export function formatReport(report: Report): string {
   out.push(`agent: ${report.agents.join(", ") || "-"}`);
   out.push("");
   out.push("Success and solve rate (%) per scenario");
-  out.push(table([...agentHead, "scenario", "samples", "success", "solve"], report.totals.map((r) => [...who(r), r.scenario, ...rateCells(r)])));
+  out.push(table([...agentHead, "scenario", ...RATE_HEAD], report.totals.map((r) => [...who(r), r.scenario, ...rateCells(r)])));
   if (report.by_difficulty.length > 0) {
     out.push("");
     out.push("Per difficulty");
     out.push(
       table(
-        [...agentHead, "scenario", "difficulty", "samples", "success", "solve"],
+        [...agentHead, "scenario", "difficulty", ...RATE_HEAD],
         report.by_difficulty.map((r) => [...who(r), r.scenario, r.difficulty, ...rateCells(r)]),
       ),
     );

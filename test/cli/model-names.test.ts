@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keywordListOption, listOption } from "../../src/cli/io.js";
 import { sampleToJson, type Sample } from "../../src/dataset/sample.js";
-import { gitgoodAsync } from "../helpers/cli.js";
+import { gitgood } from "../helpers/cli.js";
 import { completion, fakeOpenAI } from "../helpers/fake-openai.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { buildRunFixture } from "../helpers/runs.js";
@@ -34,7 +34,7 @@ describe("gitgood run --judge", () => {
     const server = await fakeOpenAI([say("1"), say("2"), say("1"), say("2")]);
     try {
       const out = path.join(fx.scratch("run"), "run");
-      const r = await gitgoodAsync(["run", file, "--repo", fx.dir, "--agent", "keep", "--judge", JUDGE, "--out", out, "--json"], {
+      const r = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--judge", JUDGE, "--out", out, "--json"], {
         env: { GITGOOD_SANDBOX_ROOT: fx.scratch("sandboxes"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "k" },
       });
       expect(r.stderr).not.toMatch(/error/i);

@@ -2,16 +2,16 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { main } from "../../src/cli/main.js";
 import { sampleToJson, type ChainSample, type MergeSample } from "../../src/dataset/sample.js";
 import type { ResultRecord } from "../../src/runs/record.js";
+import { BIN, captureSink, setEnv } from "./cli.js";
 import type { Fixture } from "./fixture.js";
 import { blob, buildMergeFixture, buildSpacedChainFixture, resolutionsFor } from "./scenarios.js";
-
-export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/gitgood.js");
 
 /**
  * Two repositories laid out as clones under one directory (`repos/acme/widgets`: the merge fixture,
@@ -126,6 +126,32 @@ export function startHttpServer(args: string[], env: Record<string, string>): Pr
     });
     void exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${err}`)));
   });
+}
+
+/**
+ * Runs `gitgood mcp --http 0 ARGS` in this process and waits until it says where it listens; `stop`
+ * aborts it (as SIGTERM stops its own process) and resolves with main's exit code. The sandbox root is
+ * this process's while it serves.
+ */
+export async function serveHttpInProcess(args: string[], sandboxRoot: string): Promise<{ url: string; stderr: () => string; stop: () => Promise<number> }> {
+  const controller = new AbortController();
+  let listening!: (url: string) => void;
+  const url = new Promise<string>((resolve) => (listening = resolve));
+  const stderr = captureSink(() => {
+    const m = /listening on (http:\/\/\S+)/.exec(stderr.text());
+    if (m) listening(m[1] as string);
+  });
+  const restoreEnv = setEnv({ GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: sandboxRoot });
+  const done = main(["mcp", "--http", "0", ...args], { stdout: captureSink(), stderr, stdin: Readable.from([]), signal: controller.signal }).finally(restoreEnv);
+  const exitedEarly = done.then((code) => Promise.reject(new Error(`server exited with ${code} before listening: ${stderr.text()}`)));
+  return {
+    url: await Promise.race([url, exitedEarly]),
+    stderr: stderr.text,
+    stop: async () => {
+      controller.abort();
+      return done;
+    },
+  };
 }
 
 /** Connects a real SDK client over Streamable HTTP. */

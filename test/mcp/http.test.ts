@@ -13,6 +13,7 @@ import {
   ok,
   recordsIn,
   sandboxesIn,
+  serveHttpInProcess,
   serverEnv,
   solveIcc,
   solveIr,
@@ -22,7 +23,8 @@ import {
   type McpFixtures,
 } from "../helpers/mcp.js";
 
-// Spawns the built CLI (npm run build first). Everything listens on 127.0.0.1 only.
+// Serves in this process, but for the stop by a signal, which spawns the built CLI (npm run build first).
+// Everything listens on 127.0.0.1 only.
 let fx: McpFixtures;
 let n = 0;
 
@@ -65,7 +67,7 @@ function statusWithHost(url: string, host: string): Promise<number> {
 describe("gitgood mcp over Streamable HTTP", () => {
   it("works through MCR, IR and ICC in one session mode connection; gitgood report reads the run", async () => {
     const out = outDir();
-    const server = await startHttpServer([fx.samples, "--repos", fx.repos, "--out", out], serverEnv(fx.sandboxRoot));
+    const server = await serveHttpInProcess([fx.samples, "--repos", fx.repos, "--out", out], fx.sandboxRoot);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const { client, transport } = await connectHttp(server.url);
     let changes = 0;
@@ -119,7 +121,7 @@ describe("gitgood mcp over Streamable HTTP", () => {
       const checks = records[`${fx.chainSample.id}.${label}`]?.scores.checks as HistoryChecks;
       expect(checks, label).toMatchObject({ finished: true, tree_matches_tip: true, commits: 4 });
     }
-    const report = gitgood(["report", out, "--json"]);
+    const report = await gitgood(["report", out, "--json"]);
     expect(report.code, report.stderr).toBe(0);
     const parsed = JSON.parse(report.stdout) as Report;
     expect(parsed.agents).toEqual(["mcp"]);
@@ -127,7 +129,7 @@ describe("gitgood mcp over Streamable HTTP", () => {
   });
 
   it("rejects foreign origins and hosts, and checks the bearer token on every request", async () => {
-    const server = await startHttpServer([fx.samples, "--repos", fx.repos, "--out", outDir(), "--token", "s3cret"], serverEnv(fx.sandboxRoot));
+    const server = await serveHttpInProcess([fx.samples, "--repos", fx.repos, "--out", outDir(), "--token", "s3cret"], fx.sandboxRoot);
     try {
       const auth = { Authorization: "Bearer s3cret" };
       expect((await post(server.url, { ...auth, Origin: "http://evil.example" })).status).toBe(403);
@@ -156,15 +158,17 @@ describe("gitgood mcp over Streamable HTTP", () => {
     }
   });
 
-  it("refuses to bind beyond loopback without a token", () => {
+  it("refuses to bind beyond loopback without a token", async () => {
     const out = outDir();
-    const r = gitgood(["mcp", fx.samples, "--repos", fx.repos, "--out", out, "--http", "0", "--host", "0.0.0.0"], { env: serverEnv(fx.sandboxRoot) });
+    const r = await gitgood(["mcp", fx.samples, "--repos", fx.repos, "--out", out, "--http", "0", "--host", "0.0.0.0"], {
+      env: { GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: fx.sandboxRoot },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("gitgood: binding to 0.0.0.0 lets other machines connect: give --token (or GITGOOD_MCP_TOKEN), or bind to 127.0.0.1\n");
     expect(existsSync(out)).toBe(false);
   });
 
-  it("settles a deleted session, an idle one, and open ones when the server stops", async () => {
+  it("settles a deleted session, an idle one, and open ones when the server (its own process) stops", async () => {
     const out = outDir();
     const key = `${fx.mergeSample.id}.MCR`;
     const server = await startHttpServer(

@@ -9,7 +9,7 @@ import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, sandboxesIn, trajectoryOf } from "../helpers/mcp.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
 
-// Runs the built CLI (npm run build first); the agent is a node script using the SDK's client.
+// The agent is a node script using the SDK's client; it reaches the server through the built CLI (npm run build first).
 const AGENT = path.join(path.dirname(fileURLToPath(import.meta.url)), "agents", "theirs.mjs");
 
 let fx: Fixture;
@@ -33,10 +33,10 @@ afterAll(() => {
 const sandboxRoot = (): string => process.env.GITGOOD_SANDBOX_ROOT as string;
 
 describe("gitgood run --agent mcp-command", () => {
-  it("gives an external MCP agent the server configuration and scores what it did", () => {
+  it("gives an external MCP agent the server configuration and scores what it did", async () => {
     const out = `${dirs.out}-agent`;
     const command = `${shellQuote(process.execPath)} ${shellQuote(AGENT)}`;
-    const r = gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", command, "--out", out, "--json"]);
+    const r = await gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", command, "--out", out, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const record = recordsIn(out)[`${easy.id}.MCR`];
     expect(record).toMatchObject({ status: "success", solved: true, verdict: "solved", tool_calls: 3 });
@@ -52,11 +52,11 @@ describe("gitgood run --agent mcp-command", () => {
     expect(sandboxesIn(sandboxRoot())).toEqual([]);
   });
 
-  it("hands the agent a configuration file and a command line for the same server", () => {
+  it("hands the agent a configuration file and a command line for the same server", async () => {
     const out = `${dirs.out}-env`;
     const seen = path.join(path.dirname(out), "seen.json");
     const script = `node -e 'const fs=require("fs");fs.writeFileSync(${JSON.stringify(seen)}, JSON.stringify({config: JSON.parse(fs.readFileSync(process.env.GITGOOD_MCP_CONFIG,"utf8")), line: process.env.GITGOOD_MCP_COMMAND, cwd: process.cwd()}))'`;
-    const r = gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", script, "--out", out]);
+    const r = await gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", script, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const got = JSON.parse(readFileSync(seen, "utf8")) as { config: { mcpServers: { gitgood: { command: string; args: string[] } } }; line: string; cwd: string };
     const entry = got.config.mcpServers.gitgood;
@@ -69,16 +69,16 @@ describe("gitgood run --agent mcp-command", () => {
     expect(recordsIn(out)[`${easy.id}.MCR`]).toMatchObject({ status: "success", solved: false });
   });
 
-  it("records a failing agent program as an error", () => {
+  it("records a failing agent program as an error", async () => {
     const out = `${dirs.out}-fail`;
-    const r = gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", "echo broken >&2; exit 3", "--out", out]);
+    const r = await gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", "echo broken >&2; exit 3", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     expect(recordsIn(out)[`${easy.id}.MCR`]).toMatchObject({ status: "error", error: { code: "AGENT_FAILED" } });
     expect(recordsIn(out)[`${easy.id}.MCR`]?.error?.message).toContain("exited with code 3: broken");
   });
 
-  it("needs --command", () => {
-    const r = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "mcp-command"]);
+  it("needs --command", async () => {
+    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "mcp-command"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the mcp-command agent needs --command "PROGRAM ARGS"');
   });

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McrFinalState } from "../../src/scenarios/mcr/state.js";
 import { MCR_TOOLS } from "../../src/scenarios/mcr/tools.js";
 import type { HistoryChecks } from "../../src/scoring/history.js";
+import { BIN } from "../helpers/cli.js";
 import {
-  BIN,
   buildMcpFixtures,
   call,
   chainMessages,

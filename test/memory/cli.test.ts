@@ -3,13 +3,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { gitgood } from "../helpers/cli.js";
+import { BIN, gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
 import { MEMORY_ENV, porcelain, readIn } from "../helpers/memory.js";
 
-// These tests run the built CLI and library (npm run build first).
+// The child processes run the built CLI and library (npm run build first).
 const DIST = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/memory/index.js")).href;
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/gitgood.js");
 
 const fixtures: Fixture[] = [];
 function repo(): Fixture {
@@ -38,33 +37,33 @@ function nodeScript(source: string, env: Record<string, string>): Promise<{ code
 }
 
 describe("gitgood memory (CLI)", () => {
-  it("runs the verbs end to end and prints one-line errors", () => {
+  it("runs the verbs end to end and prints one-line errors", async () => {
     const fx = repo();
-    expect(mem(fx, ["init", "--goal", "Greet the user."])).toMatchObject({ code: 0, stderr: "" });
+    expect(await mem(fx, ["init", "--goal", "Greet the user."])).toMatchObject({ code: 0, stderr: "" });
     fx.write({ "greet.txt": "hello\n" });
-    expect(mem(fx, ["log", "-o", "no greeting", "-t", "add one", "-a", "write greet.txt"]).stdout).toMatch(/^logged on main at \S+\n$/);
-    const c = mem(fx, ["commit", "Added greet.txt.", "--todo", "say goodbye", "--milestone", "greets"]);
+    expect((await mem(fx, ["log", "-o", "no greeting", "-t", "add one", "-a", "write greet.txt"])).stdout).toMatch(/^logged on main at \S+\n$/);
+    const c = await mem(fx, ["commit", "Added greet.txt.", "--todo", "say goodbye", "--milestone", "greets"]);
     expect(c.stdout).toMatch(/^committed entry #1 on main as [0-9a-f]{12}\n$/);
     expect(fx.git("show", "--name-only", "--format=", "HEAD")).toContain("greet.txt");
-    expect(mem(fx, ["branch", "bye", "--purpose", "Say goodbye."]).code).toBe(0);
+    expect((await mem(fx, ["branch", "bye", "--purpose", "Say goodbye."])).code).toBe(0);
     expect(fx.git("symbolic-ref", "--short", "HEAD")).toBe("bye");
     fx.write({ "bye.txt": "bye\n" });
-    mem(fx, ["commit", "Added bye.txt."]);
+    await mem(fx, ["commit", "Added bye.txt."]);
     fx.checkout("main");
-    const m = mem(fx, ["merge", "bye", "--outcome", "Says goodbye too."]);
+    const m = await mem(fx, ["merge", "bye", "--outcome", "Says goodbye too."]);
     expect(m.code).toBe(0);
     expect(m.stdout).toMatch(/^# Memory branch `bye`\n[\s\S]*Added bye\.txt\.[\s\S]*\nmerged bye into main as [0-9a-f]{12} \(entry #2\)\n$/);
     expect(fx.git("rev-list", "--parents", "-n1", "HEAD").split(" ")).toHaveLength(3);
-    const json = JSON.parse(mem(fx, ["--json", "context", "--commit", "2"]).stdout) as { context: string };
+    const json = JSON.parse((await mem(fx, ["--json", "context", "--commit", "2"])).stdout) as { context: string };
     expect(json.context).toContain("merge of bye");
-    const small = mem(fx, ["--max-chars", "400", "context"]);
+    const small = await mem(fx, ["--max-chars", "400", "context"]);
     expect(small.stdout.length).toBeLessThanOrEqual(401);
     expect(small.stdout).toMatch(/the rest from offset (\d+)\]\n$/);
     const next = /the rest from offset (\d+)/.exec(small.stdout)?.[1] ?? "";
-    expect(mem(fx, ["--max-chars", "400", "context", "--offset", next]).stdout).toContain(`[shown: characters ${next}-`);
-    expect(mem(fx, ["diff", "HEAD~1", "HEAD", "--stat"]).stdout).toContain(".GCC/branches/main/commit.md");
+    expect((await mem(fx, ["--max-chars", "400", "context", "--offset", next])).stdout).toContain(`[shown: characters ${next}-`);
+    expect((await mem(fx, ["diff", "HEAD~1", "HEAD", "--stat"])).stdout).toContain(".GCC/branches/main/commit.md");
     const first = fx.git("rev-list", "--max-parents=0", "HEAD");
-    expect(mem(fx, ["restore", "HEAD~1"]).stdout).toMatch(/^memory of main restored to [0-9a-f]{12} in commit [0-9a-f]{12}\n$/);
+    expect((await mem(fx, ["restore", "HEAD~1"])).stdout).toMatch(/^memory of main restored to [0-9a-f]{12} in commit [0-9a-f]{12}\n$/);
 
     for (const [args, message] of [
       [["merge", "main", "--outcome", "x"], "gitgood: cannot merge branch 'main' into itself\n"],
@@ -72,31 +71,31 @@ describe("gitgood memory (CLI)", () => {
       [["context", "--branch", "ghost"], "gitgood: there is no branch 'ghost'\n"],
       [["restore", first], `gitgood: commit ${first.slice(0, 12)} holds no memory of branch 'main' (.GCC/branches/main/commit.md); nothing was changed\n`],
     ] as const) {
-      const r = mem(fx, [...args]);
+      const r = await mem(fx, [...args]);
       expect(r).toMatchObject({ code: 1, stdout: "", stderr: message });
     }
     const dir = fx.scratch("plain");
-    expect(gitgood(["memory", "-C", dir, "context"], { env: MEMORY_ENV })).toMatchObject({
+    expect(await gitgood(["memory", "-C", dir, "context"], { env: MEMORY_ENV })).toMatchObject({
       code: 1,
       stderr: `gitgood: not a git repository: ${dir}\n`,
     });
     expect(porcelain(fx)).toBe("");
   });
 
-  it("falls back to a clear identity when git has none configured", () => {
+  it("falls back to a clear identity when git has none configured", async () => {
     const fx = repo();
     const env = { ...MEMORY_ENV, GIT_AUTHOR_NAME: "", GIT_AUTHOR_EMAIL: "", GIT_COMMITTER_NAME: "", GIT_COMMITTER_EMAIL: "", HOME: fx.scratch("home") };
-    expect(mem(fx, ["init", "--goal", "g"], env).code).toBe(0);
+    expect((await mem(fx, ["init", "--goal", "g"], env)).code).toBe(0);
     expect(fx.git("log", "-1", "--format=%an <%ae>|%cn <%ce>")).toBe("gitgood-memory <memory@gitgood.local>|gitgood-memory <memory@gitgood.local>");
     fx.git("config", "user.name", "Configured Person");
     fx.git("config", "user.email", "cp@example.com");
-    expect(mem(fx, ["commit", "step"], env).code).toBe(0);
+    expect((await mem(fx, ["commit", "step"], env)).code).toBe(0);
     expect(fx.git("log", "-1", "--format=%an <%ae>")).toBe("Configured Person <cp@example.com>");
   });
 
   it("loses no trace lines when two processes log at once (and one of them also commits)", async () => {
     const fx = repo();
-    expect(mem(fx, ["init", "--goal", "g"]).code).toBe(0);
+    expect((await mem(fx, ["init", "--goal", "g"])).code).toBe(0);
     const N = 60;
     const logger = (who: string) => `
       const { MemoryWorkspace, logMemory } = await import(${JSON.stringify(DIST)});
@@ -128,14 +127,14 @@ describe("gitgood memory (CLI)", () => {
     expect(fx.git("status", "--porcelain", "--", "work0.txt", "work45.txt")).toBe("");
   }, 120_000);
 
-  it("hands off: a fresh process continues from CONTEXT alone", async () => {
+  it("hands off: a fresh process (the built CLI) continues from CONTEXT alone", async () => {
     const fx = repo();
     // First worker: sets the goal, does part of the work, notes what is left, and commits.
-    expect(mem(fx, ["init", "--goal", "Create the files listed in the to-do list."]).code).toBe(0);
+    expect((await mem(fx, ["init", "--goal", "Create the files listed in the to-do list."])).code).toBe(0);
     fx.write({ "one.txt": "1\n" });
-    mem(fx, ["log", "-o", "one.txt was missing", "-a", "created it"]);
+    await mem(fx, ["log", "-o", "one.txt was missing", "-a", "created it"]);
     expect(
-      mem(fx, ["commit", "Created one.txt.", "--milestone", "one.txt exists", "--todo", "create two.txt containing 2", "--todo", "create three.txt containing 3"]).code,
+      (await mem(fx, ["commit", "Created one.txt.", "--milestone", "one.txt exists", "--todo", "create two.txt containing 2", "--todo", "create three.txt containing 3"])).code,
     ).toBe(0);
     const firstCommit = fx.head();
 

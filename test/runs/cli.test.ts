@@ -1,14 +1,11 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleToJson, type Sample } from "../../src/dataset/sample.js";
-import { gitgood } from "../helpers/cli.js";
+import { BIN, gitgood, spawnGitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
-
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/gitgood.js");
 
 let fx: Fixture;
 let samples: Sample[];
@@ -31,26 +28,26 @@ afterAll(() => {
 const lines = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
 
 describe("gitgood run and report", () => {
-  it("runs an agent, prints the tables, and the report reads the run back as text, JSON and HTML", () => {
+  it("runs an agent, prints the tables, and the report (its own process) reads the run back as text, JSON and HTML", async () => {
     const out = path.join(fx.scratch("r1"), "run");
-    const r = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out], { env });
+    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/MCR\s+2\s+100\.00\s+100\.00/);
     expect(r.stderr).toMatch(/\[4\/4\]/);
-    const rep = gitgood(["report", out, "--json", "--html", path.join(out, "r.html")], { env });
+    const rep = spawnGitgood(["report", out, "--json", "--html", path.join(out, "r.html")], { env });
     expect(rep.code).toBe(0);
     const json = JSON.parse(rep.stdout);
     expect(json.totals.find((t: { scenario: string }) => t.scenario === "MCR")).toMatchObject({ samples: 2, solve_rate: 100 });
     const html = readFileSync(path.join(out, "r.html"), "utf8");
     expect(html).toContain("resolve_current_merge_conflict_with");
     expect(html).toContain("Against the ground truth");
-    expect(gitgood(["report", fx.scratch("not-a-run")]).stderr).toMatch(/^gitgood: .* is not a gitgood run directory/);
+    expect((await gitgood(["report", fx.scratch("not-a-run")])).stderr).toMatch(/^gitgood: .* is not a gitgood run directory/);
   });
 
-  it("resumes a killed run without counting anything twice", async () => {
+  it("resumes a killed run (its own process) without counting anything twice", async () => {
     const args = (out: string) => [BIN, "run", samplesFile, "--repo", fx.dir, "--agent", "command", "--command", "sleep 0.4", "--jobs", "1", "--out", out];
     const whole = path.join(fx.scratch("whole"), "run");
-    expect(gitgood(args(whole).slice(1), { env }).code).toBe(0);
+    expect((await gitgood(args(whole).slice(1), { env })).code).toBe(0);
 
     const cut = path.join(fx.scratch("cut"), "run");
     const child = spawn(process.execPath, args(cut), { env: { ...process.env, ...env }, stdio: "ignore" });
@@ -71,7 +68,7 @@ describe("gitgood run and report", () => {
     await new Promise((resolve) => child.on("close", resolve));
     const before = lines(results).length;
     expect(before).toBeLessThan(4);
-    const again = gitgood(args(cut).slice(1), { env });
+    const again = await gitgood(args(cut).slice(1), { env });
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/already done/);
     const strip = (r: Record<string, unknown>) => [r.key, r.status, r.verdict, JSON.stringify(r.scores)];
@@ -83,19 +80,19 @@ describe("gitgood run and report", () => {
     expect(readdirSync(env.GITGOOD_SANDBOX_ROOT!).filter((d) => !d.startsWith("."))).toEqual([]);
   });
 
-  it("refuses bad usage with one line", () => {
-    const both = gitgood(["run", samplesFile, "--repo", fx.dir, "--repos", fx.dir], { env });
+  it("refuses bad usage with one line", async () => {
+    const both = await gitgood(["run", samplesFile, "--repo", fx.dir, "--repos", fx.dir], { env });
     expect(both.code).toBe(2);
     expect(both.stderr.trim()).toBe("gitgood: give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
-    const agent = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "wizard"], { env });
+    const agent = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "wizard"], { env });
     expect(agent.stderr).toMatch(/^gitgood: unknown agent 'wizard'/);
-    const llm = gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm"], { env });
+    const llm = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm"], { env });
     expect(llm.stderr).toMatch(/needs --model/);
-    const jobs = gitgood(["run", samplesFile, "--repo", fx.dir, "--jobs", "0"], { env });
+    const jobs = await gitgood(["run", samplesFile, "--repo", fx.dir, "--jobs", "0"], { env });
     expect(jobs.code).toBe(2);
     expect(jobs.stderr.trim()).toBe("gitgood: --jobs must be at least 1, not 0");
     const out = path.join(fx.scratch("norepo"), "run");
-    const noRepo = gitgood(["run", samplesFile, "--repo", path.join(fx.dir, "missing"), "--out", out], { env });
+    const noRepo = await gitgood(["run", samplesFile, "--repo", path.join(fx.dir, "missing"), "--out", out], { env });
     expect(noRepo.code).toBe(1);
     expect(noRepo.stderr.trim()).toMatch(/^gitgood: no such directory: .*missing$/);
     expect(existsSync(out)).toBe(false);
@@ -103,7 +100,7 @@ describe("gitgood run and report", () => {
 });
 
 describe("command agent", () => {
-  it("drives a scenario through 'gitgood tool' and is scored from the state on disk", () => {
+  it("drives a scenario through 'gitgood tool' and is scored from the state on disk", async () => {
     const merge = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy")!;
     const script = path.join(fx.scratch("agent"), "agent.sh");
     writeFileSync(
@@ -119,7 +116,7 @@ describe("command agent", () => {
       { mode: 0o755 },
     );
     const out = path.join(fx.scratch("cmd"), "run");
-    const r = gitgood(["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "command", "--command", script, "--out", out], { env });
+    const r = await gitgood(["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "command", "--command", script, "--out", out], { env });
     expect(r.code).toBe(0);
     const [rec] = lines(path.join(out, "results.jsonl"));
     expect(rec).toMatchObject({ status: "success", solved: true, tool_calls: 2 });
@@ -132,9 +129,9 @@ describe("command agent", () => {
 });
 
 describe("gitgood bench", () => {
-  it("mines, runs the baselines and writes the report in one command", () => {
+  it("mines, runs the baselines and writes the report in one command (its own process)", () => {
     const out = path.join(fx.scratch("bench"), "b");
-    const r = gitgood(["bench", fx.dir, "--per-type", "1", "--out", out], { env });
+    const r = spawnGitgood(["bench", fx.dir, "--per-type", "1", "--out", out], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/agent: baseline/);
     expect(r.stdout).toMatch(/total\s+3\s+100\.00/);
@@ -142,9 +139,9 @@ describe("gitgood bench", () => {
     expect(lines(path.join(out, "samples.jsonl"))).toHaveLength(2);
   });
 
-  it("refuses a repository that does not exist before writing anything", () => {
+  it("refuses a repository that does not exist before writing anything", async () => {
     const out = path.join(fx.scratch("bench-bad"), "b");
-    const r = gitgood(["bench", path.join(fx.dir, "nowhere"), "--out", out], { env });
+    const r = await gitgood(["bench", path.join(fx.dir, "nowhere"), "--out", out], { env });
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^gitgood: no such directory: .*nowhere$/);
     expect(existsSync(out)).toBe(false);
@@ -154,7 +151,6 @@ describe("gitgood bench", () => {
 describe("llm agent over an OpenAI-compatible endpoint", () => {
   it("retries a 429, solves through tool calls, and records tokens and cost", async () => {
     const { fakeOpenAI, completion } = await import("../helpers/fake-openai.js");
-    const { gitgoodAsync } = await import("../helpers/cli.js");
     const merge = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy")!;
     const server = await fakeOpenAI([
       { status: 429, headers: { "retry-after-ms": "5" }, body: { error: { message: "rate limited" } } },
@@ -167,7 +163,7 @@ describe("llm agent over an OpenAI-compatible endpoint", () => {
     ]);
     try {
       const out = path.join(fx.scratch("llm"), "run");
-      const r = await gitgoodAsync(
+      const r = await gitgood(
         ["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "llm", "--model", "tiny", "--out", out, "--price-in", "2", "--price-out", "10"],
         { env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "test" } },
       );

@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => fx.remove());
 
 describe("published data end to end", () => {
-  it("imports a published CSV, clones its repositories and runs on them with --dataset and --repos", () => {
+  it("imports a published CSV, clones its repositories and runs on them with --dataset and --repos", async () => {
     const env = { GITGOOD_SANDBOX_ROOT: fx.scratch("sandboxes") };
     // The "remote" is the fixture itself, served as acme/calc under a file:// mirror directory.
     const mirrors = fx.scratch("mirrors");
@@ -25,10 +25,10 @@ describe("published data end to end", () => {
     const csv = path.join(fx.scratch("data"), "published.csv");
     writePublishedCsv(csv, samples);
     const repos = fx.scratch("repos");
-    const clone = gitgood(["dataset", "repos", csv, "--into", repos, "--url", `file://${mirrors}/{owner}/{repo}.git`], { env });
+    const clone = await gitgood(["dataset", "repos", csv, "--into", repos, "--url", `file://${mirrors}/{owner}/{repo}.git`], { env });
     expect(clone.code).toBe(0);
     const out = path.join(fx.scratch("run"), "r");
-    const r = gitgood(["run", "--dataset", csv, "--repos", repos, "--agent", "oracle", "--out", out], { env });
+    const r = await gitgood(["run", "--dataset", csv, "--repos", repos, "--agent", "oracle", "--out", out], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/MCR\s+2\s+100\.00\s+100\.00/);
     expect(r.stdout).toMatch(/total\s+4\s+100\.00/);

@@ -18,7 +18,7 @@ const tools = [
     readOnly: false,
     moreWith: "show",
     async run(c, args) {
-      if (args.by > 100) throw new GitGoodError("TOO_MUCH", "at most 100 at a time");
+      if (args.by > 100) throw new GitGoodError("INDEX_OUT_OF_RANGE", "at most 100 at a time");
       c.n += args.by;
       return `now ${c.n}\n${c.big}`;
     },
@@ -65,7 +65,7 @@ describe("ToolRegistry", () => {
       ["add", { by: 1, reason: "r", extra: 1 }, "BAD_ARGUMENTS", "unknown parameter(s) extra"],
       ["add", "by=1", "BAD_ARGUMENTS", "add takes a JSON object of named arguments"],
       ["add", null, "BAD_ARGUMENTS", "JSON object"],
-      ["add", { by: 101, reason: "r" }, "TOO_MUCH", "at most 100 at a time"],
+      ["add", { by: 101, reason: "r" }, "INDEX_OUT_OF_RANGE", "at most 100 at a time"],
       ["add", { by: 1, reason: "r", output_offset: 5 }, "BAD_ARGUMENTS", "unknown parameter(s) output_offset"],
     ];
     for (const [name, args, code, text] of calls) {
