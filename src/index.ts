@@ -1,5 +1,5 @@
 // The public API of gitgood: explicit named exports only.
-export { GitGoodError, isGitGoodError } from "./errors.js";
+export { GitGoodError, isGitGoodError, toGitGoodError, faultOf, exitCodeFor } from "./errors.js";
 export {
   SampleSchema,
   MergeSampleSchema,
