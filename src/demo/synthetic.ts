@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { mulberry32 } from "../dataset/random.js";
-import { runGit } from "../git/process.js";
+import { fastImport, forceCheckout, initRepository } from "../git/init.js";
 
 export interface SyntheticOptions {
   commits?: number;
@@ -21,8 +21,7 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
   const merges = opts.merges ?? 850;
   const files = opts.files ?? 60;
   mkdirSync(dir, { recursive: true });
-  await runGit(["init", "-q", "-b", "main"], { cwd: dir });
-  await runGit(["config", "gc.auto", "0"], { cwd: dir });
+  await initRepository(dir, { branch: "main" });
   const rand = mulberry32(opts.seed ?? 7);
   const pick = (n: number): number => Math.floor(rand() * n);
   const paths = Array.from({ length: files }, (_, i) => `pkg/mod${i % 7}/file_${i}.py`);
@@ -138,7 +137,7 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
     }
   }
   chunks.push("done\n");
-  await runGit(["fast-import", "--quiet", "--done"], { cwd: dir, input: chunks.join("") });
-  await runGit(["checkout", "-q", "-f", "main"], { cwd: dir });
+  await fastImport(dir, chunks.join(""));
+  await forceCheckout(dir, "main");
   return { commits: made, merges: merged };
 }
