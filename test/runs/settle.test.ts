@@ -1,0 +1,116 @@
+import { createServer } from "node:net";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Agent } from "../../src/agents/agent.js";
+import { createAgent } from "../../src/agents/index.js";
+import { sampleToJson, type ChainSample, type Sample } from "../../src/dataset/sample.js";
+import { OpenAIChatClient } from "../../src/model/openai.js";
+import { buildReport } from "../../src/report/summary.js";
+import { GITGOOD_VERSION, runConfig } from "../../src/runs/config.js";
+import type { ResultRecord } from "../../src/runs/record.js";
+import { runBenchmark } from "../../src/runs/runner.js";
+import { RunStore } from "../../src/runs/store.js";
+import { gitgood } from "../helpers/cli.js";
+import { completion, fakeOpenAI } from "../helpers/fake-openai.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+
+let fx: Fixture;
+let samples: Sample[];
+let chain: ChainSample;
+let dirs: ReturnType<typeof tempDirs>;
+
+beforeAll(async () => {
+  ({ fx, samples } = await buildRunFixture());
+  chain = samples.find((s): s is ChainSample => s.sample_type === "file_commit_chain") as ChainSample;
+  dirs = tempDirs();
+});
+afterAll(() => {
+  dirs.cleanup();
+  fx.remove();
+});
+
+/** A port on 127.0.0.1 that nothing listens on: a judge endpoint that is down. */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const byScenario = (records: readonly ResultRecord[]) => Object.fromEntries(records.map((r) => [r.scenario, r]));
+const trajectory = (dir: string, r: ResultRecord | undefined) => JSON.parse(readFileSync(path.join(dir, r?.trajectory ?? ""), "utf8"));
+
+describe("scorers fail apart from the agent", () => {
+  it("a judge whose endpoint is down leaves the verdict unjudged, records why, and is no agent error; gitgood score judges it later", async () => {
+    const down = new OpenAIChatClient({ model: "judge-down", baseURL: `http://127.0.0.1:${await deadPort()}/v1`, apiKey: "k", maxRetries: 0 });
+    const dir = `${dirs.out}-judge`;
+    const agent = createAgent("keep");
+    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, judges: ["judge-down"] }, (p) => p));
+    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [down] });
+    const ir = byScenario(summary.records).IR;
+    expect(ir).toMatchObject({ status: "success", verdict: "unjudged", solved: null, error: null });
+    expect(ir?.scores.checks).toMatchObject({ finished: true, tree_matches_tip: true });
+    expect((ir?.scores.judge as { error: { code: string } }).error.code).toMatch(/^MODEL_/);
+    const report = buildReport(summary.records);
+    expect(report.totals.find((r) => r.scenario === "IR")).toMatchObject({ success: 1, unjudged: 1, agent_errors: 0, infrastructure_errors: 0 });
+    const eventsBefore = trajectory(dir, ir).events;
+
+    // Re-scoring reads the saved final states: no agent runs, and the judge is asked again.
+    const say = (better: string) => ({ body: completion({ content: JSON.stringify({ better, reason: "r" }) }) });
+    const server = await fakeOpenAI([say("1"), say("2")]);
+    try {
+      const r = await gitgood(["score", dir, "--judge", "Judge/Model-7B", "--json"], { env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "k" } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain("re-scored 1 attempt(s)");
+      expect(server.requests.map((q) => (q as { model: string }).model)).toEqual(["Judge/Model-7B", "Judge/Model-7B"]);
+    } finally {
+      await server.close();
+    }
+    const after = RunStore.read(dir);
+    const rescored = byScenario(after.records).IR;
+    expect(rescored).toMatchObject({ verdict: "solved", solved: true, duration_ms: ir?.duration_ms, started_at: ir?.started_at });
+    expect(after.records).toHaveLength(summary.records.length);
+    const t = trajectory(dir, rescored);
+    expect(t.events).toEqual(eventsBefore);
+    expect(t.scores.judge.judges).toEqual([{ judge: "Judge/Model-7B", wins_both: true }]);
+    expect(after.config.judges).toEqual(["Judge/Model-7B"]);
+  });
+});
+
+describe("the runner", () => {
+  it("works every scenario with an agent object that has no supports()", async () => {
+    const agent: Agent = { name: "plain", run: async () => undefined };
+    const store = RunStore.open(`${dirs.out}-plain`, runConfig({ samples: ["t"], agent: agent.name }, (p) => p));
+    const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 2, timeoutSeconds: 60, maxTurns: 5, judges: [] });
+    expect(summary.unsupported).toBe(0);
+    expect(summary.records.map((r) => r.scenario).sort()).toEqual(["ICC", "IR", "MCR", "MCR"]);
+    expect(summary.records.every((r) => r.status === "success" && r.verdict !== "solved")).toBe(true);
+  });
+});
+
+describe("run.json", () => {
+  it("records the version, the limits and the repository; judges and limits change without breaking the run's identity", async () => {
+    const file = path.join(fx.scratch("data"), "one.jsonl");
+    writeFileSync(file, `${sampleToJson(chain)}\n`);
+    const out = `${dirs.out}-config`;
+    const first = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--timeout", "120", "--max-turns", "7", "-j", "1"]);
+    expect(first.code, first.stderr).toBe(0);
+    const config = RunStore.readConfig(out);
+    expect(config).toMatchObject({
+      gitgood_version: GITGOOD_VERSION,
+      identity: { agent: "keep", max_turns: 7, where: { repo: path.resolve(fx.dir) }, model: null },
+      judges: [],
+      limits: { jobs: 1, timeout_s: 120, max_turns: 7 },
+    });
+    const again = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--timeout", "60", "--max-turns", "7"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("(already done)");
+    expect(RunStore.readConfig(out).limits.timeout_s).toBe(60);
+    const other = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--max-turns", "8"]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/other settings \(max_turns\)/);
+  });
+});
