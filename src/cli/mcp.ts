@@ -1,4 +1,5 @@
 import path from "node:path";
+import { Readable, Writable } from "node:stream";
 import { Command } from "commander";
 import { lookupModel } from "../model/lookup.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
@@ -109,6 +110,30 @@ function stopped(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/**
+ * In-process stdio: the caller's input and output carry the messages; aborting `io.signal` records an
+ * open scenario as stopped (as SIGTERM does to a process of its own) and ends the connection.
+ */
+async function serveCallerStdio(bench: Workbench, io: CliIO): Promise<void> {
+  const input = Readable.from(io.stdin, { objectMode: false });
+  const output = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      io.stdout.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
+      done();
+    },
+  });
+  const stop = (): void => bench.abandonNow("SERVER_STOPPED", "gitgood mcp was stopped before the client finished the scenario");
+  if (io.signal?.aborted) stop();
+  io.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    await serveStdio(bench, { input, output, signal: io.signal });
+  } finally {
+    io.signal?.removeEventListener("abort", stop);
+    input.destroy();
+  }
+}
+
 export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promise<void> {
   const log = (line: string): void => {
     io.stderr.write(`gitgood mcp: ${line}\n`);
@@ -117,9 +142,6 @@ export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promi
   if (flags.idleTimeout < 1) throw new GitGoodError("BAD_OPTION", "--idle-timeout takes at least 1 second");
   const token = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
   if (flags.http !== undefined) requireTokenBeyondLoopback(flags.host, token);
-  if (flags.http === undefined && !io.ownsProcess) {
-    throw new GitGoodError("BAD_OPTION", "in-process, gitgood mcp serves over HTTP only: give --http PORT (stdio needs a process of its own)");
-  }
   const { source, what } = await sourceFrom(files, flags);
   const memory = flags.memory ? await MemoryWorkspace.open(flags.memory, { memoryDir: flags.memoryDir, contextLimit: flags.maxChars }) : null;
   const served = memory ? `${what}, with memory operations on ${memory.root}` : what;
@@ -127,10 +149,11 @@ export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promi
 
   if (flags.http === undefined) {
     let bench: Workbench | null = null;
-    onStop((code, message) => bench?.abandonNow(code, message));
+    if (io.ownsProcess) onStop((code, message) => bench?.abandonNow(code, message));
     bench = await makeBench();
     log(`serving ${served} over stdio`);
-    await serveStdio(bench);
+    if (io.ownsProcess) await serveStdio(bench);
+    else await serveCallerStdio(bench, io);
     return;
   }
   let handle: HttpHandle | null = null;

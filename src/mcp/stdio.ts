@@ -1,22 +1,46 @@
+import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer } from "./server.js";
 import type { Workbench } from "./workbench.js";
 
+/** Where a stdio server reads and writes its messages, and what else ends it. */
+export interface StdioServeOptions {
+  /** The client's messages, one JSON line each (default: this process's standard input). */
+  input?: Readable;
+  /** Where the replies go (default: this process's standard output). */
+  output?: Writable;
+  /** Aborting it ends the connection as the end of the input does. */
+  signal?: AbortSignal;
+}
+
 /**
- * Serves one workbench over this process's standard input and output until the client goes away
- * (standard input ends, or standard output breaks); then the open scenario, if any, is settled.
+ * Serves one workbench over a pair of streams until the client goes away (the input ends, or the output
+ * breaks) or `signal` aborts; then the open scenario, if any, is settled.
  */
-export async function serveStdio(bench: Workbench): Promise<void> {
+export async function serveStdio(bench: Workbench, opts: StdioServeOptions = {}): Promise<void> {
+  const input = opts.input ?? process.stdin;
+  const output = opts.output ?? process.stdout;
   const server = createMcpServer(bench, "stdio");
   let ended!: () => void;
   const gone = new Promise<void>((resolve) => (ended = resolve));
   // The SDK's stdio transport does not notice the end of its input; the connection ends there.
-  process.stdin.once("end", ended);
-  process.stdin.once("close", ended);
-  process.stdout.on("error", ended);
+  input.once("end", ended);
+  input.once("close", ended);
+  output.on("error", ended);
+  opts.signal?.addEventListener("abort", ended, { once: true });
+  if (opts.signal?.aborted) ended();
   server.onclose = ended;
-  await server.connect(new StdioServerTransport());
-  await gone;
-  await bench.close();
-  await server.close().catch(() => undefined);
+  try {
+    await server.connect(new StdioServerTransport(input, output));
+    await gone;
+    await bench.close();
+    // The replies to the last calls are written in the turns after those calls settle: let them out first.
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.close().catch(() => undefined);
+  } finally {
+    input.off("end", ended);
+    input.off("close", ended);
+    output.off("error", ended);
+    opts.signal?.removeEventListener("abort", ended);
+  }
 }

@@ -1,9 +1,18 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { removeAtExit } from "../../src/util/cleanup.js";
-import { gitgood } from "../helpers/cli.js";
-import { buildMcpFixtures, connectHttp, ok, recordsIn, sandboxesIn, serveHttpInProcess, type McpFixtures } from "../helpers/mcp.js";
+import {
+  buildMcpFixtures,
+  connectHttp,
+  ok,
+  RAW_OPENING,
+  recordsIn,
+  sandboxesIn,
+  serveHttpInProcess,
+  serveStdioInProcess,
+  until,
+  type McpFixtures,
+} from "../helpers/mcp.js";
 
 let fx: McpFixtures;
 
@@ -46,16 +55,23 @@ describe("gitgood mcp in-process", () => {
     await client.close().catch(() => undefined);
   });
 
-  it("refuses to serve over this process's standard streams", async () => {
-    const out = path.join(fx.root, "run-stdio-refused");
-    const r = await gitgood(["mcp", fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out], {
-      env: { GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: fx.sandboxRoot },
+  it("serves stdio over the caller's streams without a signal handler, and returns when the input ends", async () => {
+    removeAtExit(path.join(fx.root, "nothing"))();
+    const before = listeners();
+    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
+      throw new Error(`process.exit(${String(code)}) was called`);
     });
-    expect(r).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: "gitgood: in-process, gitgood mcp serves over HTTP only: give --http PORT (stdio needs a process of its own)\n",
-    });
-    expect(existsSync(out)).toBe(false);
+    const out = path.join(fx.root, "run-stdio-in-process");
+    const server = serveStdioInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out], fx.sandboxRoot);
+    server.send(...RAW_OPENING);
+    await until(() => server.replies().length === 2);
+    expect(sandboxesIn(fx.sandboxRoot)).toHaveLength(1);
+    expect(listeners()).toEqual(before);
+
+    expect(await server.end()).toBe(0);
+    expect(recordsIn(out)[`${fx.mergeSample.id}.MCR`]).toMatchObject({ status: "error", error: { code: "CLIENT_DISCONNECTED" } });
+    expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
+    expect(listeners()).toEqual(before);
+    expect(exit).not.toHaveBeenCalled();
   });
 });

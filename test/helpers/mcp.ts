@@ -2,13 +2,21 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { main } from "../../src/cli/main.js";
+import { MCP_AGENT } from "../../src/cli/mcp.js";
+import { loadSamples } from "../../src/cli/run.js";
 import { sampleToJson, type ChainSample, type MergeSample } from "../../src/dataset/sample.js";
+import type { Recorder } from "../../src/mcp/attempt.js";
+import { createMcpServer } from "../../src/mcp/server.js";
+import { Workbench, type WorkbenchSource } from "../../src/mcp/workbench.js";
+import type { MemoryWorkspace } from "../../src/memory/workspace.js";
+import { runConfig } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
+import { RunStore } from "../../src/runs/store.js";
 import { BIN, captureSink, setEnv } from "./cli.js";
 import type { Fixture } from "./fixture.js";
 import { blob, buildMergeFixture, buildSpacedChainFixture, resolutionsFor } from "./scenarios.js";
@@ -64,11 +72,16 @@ export function buildMcpFixtures(): McpFixtures {
   };
 }
 
+/** The variables that put a server's sandboxes under the test's sandbox root (and name no sandbox of the caller's). */
+export function sandboxVars(sandboxRoot: string): Record<string, string> {
+  return { GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: sandboxRoot };
+}
+
 /** The environment a spawned server gets: this process's, with the test's sandbox root. */
 export function serverEnv(sandboxRoot: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  return { ...env, GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: sandboxRoot, ...extra };
+  return { ...env, ...sandboxVars(sandboxRoot), ...extra };
 }
 
 /** Sandboxes that exist under a sandbox root. */
@@ -79,20 +92,49 @@ export function sandboxesIn(root: string): string[] {
     .filter((d) => existsSync(path.join(d, "work")));
 }
 
-export interface StdioConnection {
-  client: Client;
-  transport: StdioClientTransport;
-  stderr: () => string;
+/** The recorder `gitgood mcp SAMPLES --repos REPOS --out OUT [--id ID]` opens: agent "mcp", no judges. */
+function recorderFor(fx: McpFixtures, out: string, ids?: string[]): Recorder {
+  const config = runConfig({ samples: [fx.samples], agent: MCP_AGENT, ids, where: { repos: fx.repos } }, (p) => path.resolve(p));
+  return { store: RunStore.open(out, config), judges: [], agent: MCP_AGENT };
 }
 
-/** Spawns `gitgood mcp ARGS` and connects a real SDK client to it over stdio. */
-export async function connectStdio(args: string[], env: Record<string, string>): Promise<StdioConnection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...args], env, stderr: "pipe" });
-  let err = "";
-  transport.stderr?.on("data", (b: Buffer) => (err += b.toString("utf8")));
+/** What `gitgood mcp SAMPLES --id ID [--scenario NAME] --repos REPOS --out OUT` serves. */
+export async function singleSource(fx: McpFixtures, id: string, out: string, scenario?: string): Promise<WorkbenchSource> {
+  const [sample] = await loadSamples([fx.samples], [id]);
+  if (!sample) throw new Error(`no sample ${id} in ${fx.samples}`);
+  return { mode: "single", sample, scenario, where: { repos: fx.repos }, recorder: recorderFor(fx, out, [id]) };
+}
+
+/** What `gitgood mcp SAMPLES --repos REPOS --out OUT [--all-tools]` serves: every sample, in session mode. */
+export async function sessionSource(fx: McpFixtures, out: string, allTools = false): Promise<WorkbenchSource> {
+  return { mode: "session", samples: await loadSamples([fx.samples]), where: { repos: fx.repos }, recorder: recorderFor(fx, out), allTools };
+}
+
+export interface InMemoryConnection {
+  client: Client;
+  /** Resolves when the server has seen the connection close and settled the open scenario, if any. */
+  closed: Promise<void>;
+}
+
+/**
+ * Serves a workbench in this process, the server `gitgood mcp` builds, and connects a real SDK client
+ * to it through the SDK's linked in-memory transports. When either side closes, the workbench is
+ * closed as `serveStdio` closes it. Sandboxes go under this process's sandbox root.
+ */
+export async function connectInMemory(
+  source: WorkbenchSource,
+  opts: { memory?: MemoryWorkspace; transport?: "stdio" | "http" } = {},
+): Promise<InMemoryConnection> {
+  const bench = await Workbench.create({ source, memory: opts.memory ?? null });
+  const server = createMcpServer(bench, opts.transport ?? "stdio");
+  const closed = new Promise<void>((resolve, reject) => {
+    server.onclose = () => void bench.close().then(resolve, reject);
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
   const client = new Client({ name: "gitgood-test", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, transport, stderr: () => err };
+  await client.connect(clientSide);
+  return { client, closed };
 }
 
 export interface HttpServer {
@@ -128,6 +170,65 @@ export function startHttpServer(args: string[], env: Record<string, string>): Pr
   });
 }
 
+/** What a raw stdio client sends first: initialize (id 1), the initialized notification, and get_task (id 2). */
+export const RAW_OPENING: readonly unknown[] = [
+  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_task", arguments: {} } },
+];
+
+/** One JSON-RPC answer a stdio server wrote. */
+export interface RpcReply {
+  id: number;
+  result?: { content?: { text: string }[] };
+  error?: { code: number; message: string };
+}
+
+export interface StdioInProcess {
+  /** Writes messages to the server's input, one JSON line each. */
+  send(...messages: unknown[]): void;
+  /** The answers written so far. */
+  replies(): RpcReply[];
+  stderr(): string;
+  /** Ends the input (the client went away); resolves with main's exit code. */
+  end(): Promise<number>;
+  /** Aborts the call (as SIGTERM stops a process of its own); resolves with main's exit code. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Runs `gitgood mcp ARGS` over stdio in this process, through `main(args, io)` with an input the test
+ * writes to and an output it reads. The sandbox root is this process's while it serves.
+ */
+export function serveStdioInProcess(args: string[], sandboxRoot: string): StdioInProcess {
+  const input = new PassThrough();
+  const stdout = captureSink();
+  const stderr = captureSink();
+  const controller = new AbortController();
+  const restoreEnv = setEnv(sandboxVars(sandboxRoot));
+  const done = main(["mcp", ...args], { stdout, stderr, stdin: input, signal: controller.signal }).finally(restoreEnv);
+  return {
+    send: (...messages) => {
+      for (const m of messages) input.write(`${JSON.stringify(m)}\n`);
+    },
+    replies: () =>
+      stdout
+        .text()
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as RpcReply),
+    stderr: stderr.text,
+    end: () => {
+      input.end();
+      return done;
+    },
+    stop: () => {
+      controller.abort();
+      return done;
+    },
+  };
+}
+
 /**
  * Runs `gitgood mcp --http 0 ARGS` in this process and waits until it says where it listens; `stop`
  * aborts it (as SIGTERM stops its own process) and resolves with main's exit code. The sandbox root is
@@ -141,7 +242,7 @@ export async function serveHttpInProcess(args: string[], sandboxRoot: string): P
     const m = /listening on (http:\/\/\S+)/.exec(stderr.text());
     if (m) listening(m[1] as string);
   });
-  const restoreEnv = setEnv({ GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: sandboxRoot });
+  const restoreEnv = setEnv(sandboxVars(sandboxRoot));
   const done = main(["mcp", "--http", "0", ...args], { stdout: captureSink(), stderr, stdin: Readable.from([]), signal: controller.signal }).finally(restoreEnv);
   const exitedEarly = done.then((code) => Promise.reject(new Error(`server exited with ${code} before listening: ${stderr.text()}`)));
   return {

@@ -19,12 +19,13 @@ import {
   solveIr,
   solveMcr,
   startHttpServer,
+  trajectoryOf,
   until,
   type McpFixtures,
 } from "../helpers/mcp.js";
 
-// Serves in this process, but for the stop by a signal, which spawns the built CLI (npm run build first).
-// Everything listens on 127.0.0.1 only.
+// Serves in this process, but for the smoke test and the stop by a signal, which spawn the built CLI
+// (npm run build first). Everything listens on 127.0.0.1 only.
 let fx: McpFixtures;
 let n = 0;
 
@@ -168,13 +169,11 @@ describe("gitgood mcp over Streamable HTTP", () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("settles a deleted session, an idle one, and open ones when the server (its own process) stops", async () => {
+  it("settles a session the client deletes, and one that goes idle", async () => {
     const out = outDir();
     const key = `${fx.mergeSample.id}.MCR`;
-    const server = await startHttpServer(
-      [fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--idle-timeout", "1"],
-      serverEnv(fx.sandboxRoot),
-    );
+    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--idle-timeout", "1"], fx.sandboxRoot);
+    let stopped: number | null = null;
     try {
       const a = await connectHttp(server.url);
       await ok(a.client, "view_current_merge_conflict_with", { context_window_size: 1, reason: "look" });
@@ -193,14 +192,46 @@ describe("gitgood mcp over Streamable HTTP", () => {
       expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
       await b.client.close();
     } finally {
-      await server.stop();
+      stopped = await server.stop();
     }
+    expect(stopped).toBe(0);
+  });
+});
 
-    const again = await startHttpServer([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out], serverEnv(fx.sandboxRoot));
-    const c = await connectHttp(again.url);
+describe("gitgood mcp over Streamable HTTP, its own process", () => {
+  it("serves a scenario from the built CLI to a client that solves it (smoke)", async () => {
+    const out = outDir();
+    const key = `${fx.mergeSample.id}.MCR`;
+    const server = await startHttpServer([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out], serverEnv(fx.sandboxRoot));
+    let stopped: number | null = null;
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const { client, transport } = await connectHttp(server.url);
+      expect(await ok(client, "get_task")).toContain(fx.mergeSample.id);
+      await solveMcr(client, fx);
+      expect(await ok(client, "finish_scenario")).toMatch(/: solved \(status success\)/);
+      expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
+      await transport.terminateSession();
+      await client.close();
+    } finally {
+      stopped = await server.stop("SIGTERM");
+    }
+    expect(stopped).toBe(143);
+    expect(server.stderr()).toContain(`gitgood mcp: serving sample ${fx.mergeSample.id} (MCR)`);
+    const records = recordsIn(out);
+    expect(Object.keys(records)).toEqual([key]);
+    expect(records[key]).toMatchObject({ status: "success", solved: true, verdict: "solved", agent: "mcp", tool_calls: 5 });
+    expect(trajectoryOf(out, records[key]).client).toMatchObject({ name: "gitgood-test-http", transport: "http" });
+  });
+
+  it("records open scenarios as stopped when a signal ends it", async () => {
+    const out = outDir();
+    const key = `${fx.mergeSample.id}.MCR`;
+    const server = await startHttpServer([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out], serverEnv(fx.sandboxRoot));
+    const c = await connectHttp(server.url);
     await ok(c.client, "get_task");
     expect(sandboxesIn(fx.sandboxRoot)).toHaveLength(1);
-    expect(await again.stop("SIGTERM")).toBe(143);
+    expect(await server.stop("SIGTERM")).toBe(143);
     expect(recordsIn(out)[key]).toMatchObject({ status: "error", error: { code: "SERVER_STOPPED" } });
     expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
     await c.client.close().catch(() => undefined);

@@ -2,26 +2,40 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MEMORY_OPERATIONS } from "../../src/memory/operations.js";
 import { MEMORY_TOOLS } from "../../src/memory/tools.js";
+import { setEnv } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
-import { buildMcpFixtures, call, connectStdio, ok, recordsIn, serverEnv, trajectoryOf, until, type McpFixtures } from "../helpers/mcp.js";
-import { MEMORY_ENV, memoryFixture } from "../helpers/memory.js";
+import {
+  buildMcpFixtures,
+  call,
+  connectInMemory,
+  ok,
+  recordsIn,
+  sandboxVars,
+  singleSource,
+  trajectoryOf,
+  type McpFixtures,
+} from "../helpers/mcp.js";
+import { memoryFixture, openWorkspace } from "../helpers/memory.js";
 
-// Spawns the built CLI (npm run build first).
+// Serves in this process over the SDK's in-memory transport, as `gitgood mcp --memory PATH` would.
 let fx: McpFixtures;
 let mem: Fixture;
+let restoreEnv: () => void;
 
 beforeAll(async () => {
   fx = buildMcpFixtures();
+  restoreEnv = setEnv(sandboxVars(fx.sandboxRoot));
   ({ fx: mem } = await memoryFixture());
 });
 afterAll(() => {
+  restoreEnv();
   fx.cleanup();
   mem.remove();
 });
 
 describe("gitgood mcp --memory", () => {
   it("serves the memory operations as tools with their own schemas", async () => {
-    const { client } = await connectStdio(["--memory", mem.dir], serverEnv(fx.sandboxRoot, MEMORY_ENV));
+    const { client } = await connectInMemory({ mode: "memory" }, { memory: await openWorkspace(mem.dir) });
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(MEMORY_OPERATIONS.map((op) => op.name));
@@ -47,17 +61,14 @@ describe("gitgood mcp --memory", () => {
 
   it("adds memory tools to a scenario and records their calls in its trajectory", async () => {
     const out = path.join(fx.root, "run-memory");
-    const { client } = await connectStdio(
-      [fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--memory", mem.dir],
-      serverEnv(fx.sandboxRoot, MEMORY_ENV),
-    );
+    const { client, closed } = await connectInMemory(await singleSource(fx, fx.mergeSample.id, out), { memory: await openWorkspace(mem.dir) });
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain("resolve_current_merge_conflict_with");
     expect(names).toContain("memory_context");
     await ok(client, "memory_log", { thought: "four conflicts to go", reason: "note" });
     await client.close();
+    await closed;
     const key = `${fx.mergeSample.id}.MCR`;
-    await until(() => recordsIn(out)[key] !== undefined);
     const events = trajectoryOf(out, recordsIn(out)[key]).events as { type: string; tool?: string }[];
     expect(events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual(["memory_log"]);
   });

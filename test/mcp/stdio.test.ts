@@ -5,42 +5,75 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McrFinalState } from "../../src/scenarios/mcr/state.js";
 import { MCR_TOOLS } from "../../src/scenarios/mcr/tools.js";
 import type { HistoryChecks } from "../../src/scoring/history.js";
-import { BIN } from "../helpers/cli.js";
+import { BIN, setEnv } from "../helpers/cli.js";
 import {
   buildMcpFixtures,
   call,
   chainMessages,
-  connectStdio,
+  connectInMemory,
   ok,
+  RAW_OPENING,
   recordsIn,
   sandboxesIn,
+  sandboxVars,
   serverEnv,
+  serveStdioInProcess,
+  sessionSource,
+  singleSource,
   solveIcc,
   solveIr,
   solveMcr,
   trajectoryOf,
   until,
   type McpFixtures,
+  type RpcReply,
 } from "../helpers/mcp.js";
 
-// Spawns the built CLI (npm run build first), as an MCP client configured with `gitgood mcp` would.
+// The smoke test spawns the built CLI (npm run build first), as an MCP client configured with `gitgood mcp`
+// would; the others serve in this process, over the SDK's in-memory transport or through main(args, io).
 let fx: McpFixtures;
+let restoreEnv: () => void;
 let n = 0;
 
 beforeAll(() => {
   fx = buildMcpFixtures();
+  restoreEnv = setEnv(sandboxVars(fx.sandboxRoot));
 });
-afterAll(() => fx.cleanup());
+afterAll(() => {
+  restoreEnv();
+  fx.cleanup();
+});
+
+const outDir = (): string => path.join(fx.root, `run-stdio-${n++}`);
 
 function single(id: string, extra: string[] = []): { args: string[]; out: string } {
-  const out = path.join(fx.root, `run-stdio-${n++}`);
+  const out = outDir();
   return { args: [fx.samples, "--id", id, "--repos", fx.repos, "--out", out, ...extra], out };
 }
 
-describe("gitgood mcp over stdio, one scenario", () => {
-  it("serves MCR: registry tools with annotations, the task as tool and resource; solved, scored and recorded", async () => {
+describe("gitgood mcp over stdio, its own process (smoke)", () => {
+  it("answers on its standard output and exits by itself, with the scenario recorded, when its input ends", () => {
     const { args, out } = single(fx.mergeSample.id);
-    const { client } = await connectStdio(args, serverEnv(fx.sandboxRoot));
+    const r = spawnSync(process.execPath, [BIN, "mcp", ...args], {
+      input: RAW_OPENING.map((l) => `${JSON.stringify(l)}\n`).join(""),
+      env: serverEnv(fx.sandboxRoot),
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`gitgood mcp: serving sample ${fx.mergeSample.id} (MCR); results in ${out} over stdio\n`);
+    const replies = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as RpcReply);
+    expect(replies.map((x) => x.id)).toEqual([1, 2]);
+    expect(replies[1]?.result?.content?.[0]?.text).toContain(fx.mergeSample.id);
+    expect(recordsIn(out)[`${fx.mergeSample.id}.MCR`]).toMatchObject({ status: "error", error: { code: "CLIENT_DISCONNECTED" }, tool_calls: 1 });
+    expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
+  });
+});
+
+describe("gitgood mcp, one scenario (in memory)", () => {
+  it("serves MCR: registry tools with annotations, the task as tool and resource; solved, scored and recorded", async () => {
+    const out = outDir();
+    const { client } = await connectInMemory(await singleSource(fx, fx.mergeSample.id, out));
     try {
       expect(client.getInstructions()).toContain("get_task");
       const { tools } = await client.listTools();
@@ -90,8 +123,8 @@ describe("gitgood mcp over stdio, one scenario", () => {
   });
 
   it("serves IR and reproduces the original history", async () => {
-    const { args, out } = single(fx.chainSample.id, ["--scenario", "ir"]);
-    const { client } = await connectStdio(args, serverEnv(fx.sandboxRoot));
+    const out = outDir();
+    const { client } = await connectInMemory(await singleSource(fx, fx.chainSample.id, out, "ir"));
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("execute_rebase");
       await solveIr(client);
@@ -109,8 +142,8 @@ describe("gitgood mcp over stdio, one scenario", () => {
   });
 
   it("serves ICC and reproduces the original commits hunk by hunk", async () => {
-    const { args, out } = single(fx.chainSample.id, ["--scenario", "icc"]);
-    const { client } = await connectStdio(args, serverEnv(fx.sandboxRoot));
+    const out = outDir();
+    const { client } = await connectInMemory(await singleSource(fx, fx.chainSample.id, out, "icc"));
     try {
       expect(await ok(client, "get_task")).toContain("HUNK-3");
       await solveIcc(client, fx);
@@ -125,8 +158,7 @@ describe("gitgood mcp over stdio, one scenario", () => {
   });
 
   it("answers malformed calls and escape attempts with tool errors, and keeps serving", async () => {
-    const { args } = single(fx.mergeSample.id);
-    const { client } = await connectStdio(args, serverEnv(fx.sandboxRoot));
+    const { client } = await connectInMemory(await singleSource(fx, fx.mergeSample.id, outDir()));
     try {
       const unknown = await call(client, "rm_rf", { reason: "x" });
       expect(unknown).toMatchObject({ isError: true });
@@ -154,13 +186,13 @@ describe("gitgood mcp over stdio, one scenario", () => {
   });
 
   it("records a client that disconnects mid-scenario as an error and removes its sandbox", async () => {
-    const { args, out } = single(fx.mergeSample.id);
-    const { client } = await connectStdio(args, serverEnv(fx.sandboxRoot));
+    const out = outDir();
+    const { client, closed } = await connectInMemory(await singleSource(fx, fx.mergeSample.id, out));
     await ok(client, "view_current_merge_conflict_with", { context_window_size: 1, reason: "look" });
     expect(sandboxesIn(fx.sandboxRoot)).toHaveLength(1);
     await client.close();
+    await closed;
     const key = `${fx.mergeSample.id}.MCR`;
-    await until(() => recordsIn(out)[key] !== undefined);
     expect(recordsIn(out)[key]).toMatchObject({
       status: "error",
       verdict: "error",
@@ -171,30 +203,9 @@ describe("gitgood mcp over stdio, one scenario", () => {
     expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
   });
 
-  it("exits by itself, with the scenario recorded, when its input ends", () => {
-    const { args, out } = single(fx.mergeSample.id);
-    const lines = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_task", arguments: {} } },
-    ];
-    const r = spawnSync(process.execPath, [BIN, "mcp", ...args], {
-      input: lines.map((l) => `${JSON.stringify(l)}\n`).join(""),
-      env: serverEnv(fx.sandboxRoot),
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const replies = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result: { content: { text: string }[] } });
-    expect(replies.map((x) => x.id)).toEqual([1, 2]);
-    expect(replies[1]?.result.content[0]?.text).toContain(fx.mergeSample.id);
-    expect(recordsIn(out)[`${fx.mergeSample.id}.MCR`]).toMatchObject({ status: "error", error: { code: "CLIENT_DISCONNECTED" }, tool_calls: 1 });
-    expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
-  });
-
   it("lists every scenario's tools from the start in session mode with --all-tools", async () => {
-    const out = path.join(fx.root, `run-stdio-${n++}`);
-    const { client } = await connectStdio([fx.samples, "--repos", fx.repos, "--out", out, "--all-tools"], serverEnv(fx.sandboxRoot));
+    const out = outDir();
+    const { client } = await connectInMemory(await sessionSource(fx, out, true));
     try {
       const listed = (await client.listTools()).tools.map((t) => t.name);
       for (const name of ["resolve_current_merge_conflict_with", "execute_rebase", "commit_changes_in"]) expect(listed).toContain(name);
@@ -214,14 +225,47 @@ describe("gitgood mcp over stdio, one scenario", () => {
   });
 
   it("scores a finished task when the client disconnects without calling finish_scenario", async () => {
-    const { args, out } = single(fx.chainSample.id, ["--scenario", "ir"]);
-    const { client } = await connectStdio(args, serverEnv(fx.sandboxRoot));
+    const out = outDir();
+    const { client, closed } = await connectInMemory(await singleSource(fx, fx.chainSample.id, out, "ir"));
     await solveIr(client);
     await client.close();
+    await closed;
     const key = `${fx.chainSample.id}.IR`;
-    await until(() => recordsIn(out)[key] !== undefined);
     expect(recordsIn(out)[key]).toMatchObject({ status: "success", verdict: "unjudged" });
     expect(trajectoryOf(out, recordsIn(out)[key]).ended_by).toBe("disconnect");
+    expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
+  });
+});
+
+describe("gitgood mcp over stdio in-process, through main(args, io)", () => {
+  it("answers on the caller's output and returns 0, with the scenario recorded, when its input ends", async () => {
+    const { args, out } = single(fx.chainSample.id, ["--scenario", "icc"]);
+    const server = serveStdioInProcess(args, fx.sandboxRoot);
+    // The input ends while the commit (a git process) is still running: its answer must still be written.
+    const commit = { selected_hunks: ["HUNK-0"], commit_message: "first", reason: "raw client" };
+    server.send(...RAW_OPENING, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "commit_changes_in", arguments: commit } });
+    expect(await server.end(), server.stderr()).toBe(0);
+    const replies = server.replies();
+    expect(replies.map((x) => x.id)).toEqual([1, 2, 3]);
+    expect(replies[1]?.result?.content?.[0]?.text).toContain(fx.chainSample.id);
+    expect(replies[2]?.result?.content?.[0]?.text).toMatch(/^Committed [0-9a-f]{40}\.\nHunks left to commit \(3\):/);
+    expect(server.stderr()).toBe(`gitgood mcp: serving sample ${fx.chainSample.id} (ICC); results in ${out} over stdio\n`);
+    expect(recordsIn(out)[`${fx.chainSample.id}.ICC`]).toMatchObject({ status: "error", error: { code: "CLIENT_DISCONNECTED" }, tool_calls: 2 });
+    expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
+  });
+
+  it("records the open scenario as stopped and returns 0 when the caller aborts io.signal", async () => {
+    const { args, out } = single(fx.mergeSample.id);
+    const server = serveStdioInProcess(args, fx.sandboxRoot);
+    server.send(...RAW_OPENING);
+    await until(() => server.replies().length === 2);
+    expect(sandboxesIn(fx.sandboxRoot)).toHaveLength(1);
+    expect(await server.stop(), server.stderr()).toBe(0);
+    expect(recordsIn(out)[`${fx.mergeSample.id}.MCR`]).toMatchObject({
+      status: "error",
+      error: { code: "SERVER_STOPPED", message: "gitgood mcp was stopped before the client finished the scenario" },
+      tool_calls: 1,
+    });
     expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
   });
 });
