@@ -3,6 +3,6 @@
 export { Workbench, type WorkbenchOptions, type WorkbenchSource } from "./workbench.js";
 export type { Recorder } from "./attempt.js";
 export { createMcpServer } from "./server.js";
-export { serveStdio } from "./stdio.js";
+export { serveStdio, type StdioServeOptions } from "./stdio.js";
 export { serveHttp, type HttpServeOptions, type HttpHandle } from "./http.js";
 export { McpCommandAgent } from "../agents/mcp-command.js";
