@@ -56,6 +56,10 @@ function components(bytes: Buffer): Buffer[] {
   }
 }
 
+function joinComponents(parts: readonly Buffer[]): Buffer {
+  return Buffer.concat(parts.flatMap((p, k) => (k === 0 ? [p] : [Buffer.from("/"), p])));
+}
+
 function full(root: string, bytes: Buffer): Buffer {
   return Buffer.concat([Buffer.from(path.resolve(root), "utf8"), Buffer.from("/"), bytes]);
 }
@@ -79,7 +83,7 @@ function lstatOrNull(p: Buffer): Stats | null {
 function checkParents(root: string, bytes: Buffer, shown: string): void {
   const parts = components(bytes);
   for (let i = 1; i < parts.length; i++) {
-    const prefix = Buffer.concat(parts.slice(0, i).flatMap((p, k) => (k === 0 ? [p] : [Buffer.from("/"), p])));
+    const prefix = joinComponents(parts.slice(0, i));
     const st = lstatOrNull(full(root, prefix));
     if (st?.isSymbolicLink()) {
       refuse("SYMLINK_REFUSED", shown, `'${showPath(prefix)}' is a symbolic link, and the tools never go through links`);
@@ -110,7 +114,7 @@ export function checkRelativePath(root: string, given: string): ProjectPath {
   if (parts.some((p) => p.equals(Buffer.from("..")))) fail("'..' steps out of the project root");
   if (parts.length === 0) fail("it names the project root itself, not a file");
   if (parts.some((p) => p.toString("latin1").toLowerCase() === ".git")) fail("the .git directory is not part of the project");
-  const clean = Buffer.concat(parts.flatMap((p, k) => (k === 0 ? [p] : [Buffer.from("/"), p])));
+  const clean = joinComponents(parts);
   const shown = showPath(clean);
   checkParents(root, clean, shown);
   return { bytes: clean, shown };
