@@ -1,4 +1,5 @@
-import type { Repo } from "./repo.js";
+import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
+import { LITERAL_PATHS, type Repo } from "./repo.js";
 
 /** Options for every diff shown to an agent or recorded in a final state: the same bytes on every machine. */
 const DIFF_OPTIONS: readonly string[] = [
@@ -21,23 +22,52 @@ export async function commitDiff(repo: Repo, oid: string): Promise<string> {
 
 /**
  * One file's diff for an agent: the work tree against `against`, or without it against the index
- * (for an unmerged path that is git's combined diff against both sides).
+ * (for an unmerged path that is git's combined diff against both sides). The path is literal (no
+ * pathspec magic); a Buffer is its bytes as git stores them. Bytes that are not UTF-8 cannot be put on
+ * git's command line: then the diff of the longest directory above the file that can is taken, and
+ * the file's own section picked out of it by its header (written with `core.quotePath=true`).
  */
-export async function fileDiff(repo: Repo, file: string, against?: string): Promise<string> {
-  return repo.text(["diff", ...DIFF_OPTIONS, ...(against === undefined ? [] : [against]), "--", file]);
+export async function fileDiff(repo: Repo, file: string | Buffer, against?: string): Promise<string> {
+  const bytes = typeof file === "string" ? Buffer.from(file, "utf8") : file;
+  const rev = against === undefined ? [] : [against];
+  if (isUtf8Path(bytes)) {
+    return repo.text(["diff", ...DIFF_OPTIONS, ...rev, "--", bytes.toString("utf8")], { env: LITERAL_PATHS });
+  }
+  const dirs = bytes.toString("latin1").split("/").slice(0, -1);
+  const firstBad = dirs.findIndex((d) => !isUtf8Path(Buffer.from(d, "latin1")));
+  const above = (firstBad === -1 ? dirs : dirs.slice(0, firstBad)).join("/");
+  const scope = above === "" ? [] : ["--", Buffer.from(above, "latin1").toString("utf8")];
+  const out = await repo.text(["-c", "core.quotePath=true", "diff", ...DIFF_OPTIONS, ...rev, ...scope], { env: LITERAL_PATHS });
+  const headers = new Set([
+    `diff --git ${gitQuotedPath(Buffer.concat([Buffer.from("a/"), bytes]))} ${gitQuotedPath(Buffer.concat([Buffer.from("b/"), bytes]))}`,
+    `diff --cc ${gitQuotedPath(bytes)}`,
+  ]);
+  return out
+    .split(/^(?=diff --(?:git|cc) )/m)
+    .filter((section) => headers.has(section.slice(0, section.indexOf("\n"))))
+    .join("");
 }
 
 export interface PatchEntry {
   /** Git's status letter: A (added), D (deleted), M (modified), T (type changed). */
   status: string;
+  /** The path in the notation of paths.ts (its bytes exactly, whatever the encoding). */
   path: string;
 }
 
-/** The files `patchBetween` lists, in the same order, with their status (names as git stores them). */
+/** The files `patchBetween` lists, in the same order, with their status. */
 export async function patchEntries(repo: Repo, from: string, to: string): Promise<PatchEntry[]> {
-  const names = (await repo.text(["diff", "--name-status", "-z", ...PATCH_OPTIONS, from, to])).split("\0");
+  const out = (await repo.run(["diff", "--name-status", "-z", ...PATCH_OPTIONS, from, to])).stdout;
+  const fields: Buffer[] = [];
+  for (let at = 0; at < out.length; ) {
+    const end = out.indexOf(0, at);
+    fields.push(out.subarray(at, end === -1 ? out.length : end));
+    at = end === -1 ? out.length : end + 1;
+  }
   const entries: PatchEntry[] = [];
-  for (let i = 0; i + 1 < names.length; i += 2) entries.push({ status: names[i] ?? "", path: names[i + 1] ?? "" });
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    entries.push({ status: (fields[i] as Buffer).toString("latin1"), path: showPath(fields[i + 1] as Buffer) });
+  }
   return entries;
 }
 
@@ -51,10 +81,10 @@ export async function patchBetween(repo: Repo, from: string, to: string): Promis
 
 /**
  * A plain diff for people: from a revision to another revision, or to the work tree when `to` is
- * not given; limited to `paths` when they are given.
+ * not given; limited to `paths` (taken literally) when they are given.
  */
 export async function plainDiff(repo: Repo, from: string, opts: { to?: string; paths?: readonly string[] } = {}): Promise<string> {
   const to = opts.to === undefined ? [] : [opts.to];
   const paths = opts.paths === undefined ? [] : ["--", ...opts.paths];
-  return repo.text(["diff", "--no-color", "--no-ext-diff", from, ...to, ...paths]);
+  return repo.text(["diff", "--no-color", "--no-ext-diff", from, ...to, ...paths], { env: LITERAL_PATHS });
 }

@@ -12,6 +12,9 @@ export const MERGE_CONFIG: readonly string[] = [
   "-c", "core.autocrlf=false",
 ];
 
+/** Environment that makes git take every pathspec as a literal path (no `*`, `:(glob)`, `:!`, `:/`). */
+export const LITERAL_PATHS: Readonly<Record<string, string>> = { GIT_LITERAL_PATHSPECS: "1" };
+
 export interface RunOptions {
   input?: string | Buffer;
   okCodes?: readonly number[];

@@ -5,10 +5,18 @@ export async function treeOf(repo: Repo, rev: string): Promise<string> {
   return (await repo.text(["rev-parse", `${rev}^{tree}`])).trim();
 }
 
-/** The bytes of `file` at `rev`, or null when the revision has no such file. */
-export async function readBlob(repo: Repo, rev: string, file: string): Promise<Buffer | null> {
-  const r = await repo.run(["cat-file", "blob", `${rev}:${file}`], { okCodes: [0, 128] });
-  return r.code === 0 ? r.stdout : null;
+/**
+ * The bytes of `file` at `rev` (for a symbolic link, its target text), or null when the revision has no
+ * such file. A Buffer is the path's bytes as git stores them; the name goes to git on stdin, so any
+ * bytes reach it.
+ */
+export async function readBlob(repo: Repo, rev: string, file: string | Buffer): Promise<Buffer | null> {
+  const name = Buffer.concat([Buffer.from(`${rev}:`, "utf8"), typeof file === "string" ? Buffer.from(file, "utf8") : file, Buffer.alloc(1)]);
+  const out = (await repo.run(["cat-file", "--batch", "-z"], { input: name })).stdout;
+  const header = /^[0-9a-f]{40,64} (\w+) (\d+)\n/.exec(out.toString("latin1", 0, Math.min(out.length, 100)));
+  if (!header || header[1] !== "blob") return null;
+  const start = header[0].length;
+  return out.subarray(start, start + Number(header[2]));
 }
 
 /** Every file path of the tree of `rev`, in git's order. */

@@ -1,6 +1,7 @@
 import type { Person } from "./commits.js";
+import { showPath } from "./paths.js";
 import { headCommit } from "./refs.js";
-import { MERGE_CONFIG, type Repo } from "./repo.js";
+import { LITERAL_PATHS, MERGE_CONFIG, type Repo } from "./repo.js";
 
 /** Creates or resets `branch` at `rev` and checks it out (`git checkout -B`). */
 export async function checkoutBranch(repo: Repo, branch: string, rev: string): Promise<void> {
@@ -16,10 +17,44 @@ export async function mergeNoCommit(repo: Repo, rev: string): Promise<boolean> {
   return r.code === 0;
 }
 
-/** The paths git reports as unmerged (conflicted), each once, in git's order. */
+/** One side of an unmerged index entry. */
+export interface IndexStage {
+  /** 1 the merge base, 2 ours (HEAD), 3 theirs (MERGE_HEAD, or the commit a rebase applies). */
+  stage: number;
+  /** Git's mode: 100644, 100755, 120000 (a symbolic link), 160000 (a submodule). */
+  mode: string;
+  oid: string;
+}
+
+/** An unmerged (conflicted) path of the index, with the sides it holds. */
+export interface UnmergedEntry {
+  /** The path's bytes as git stores them. */
+  path: Buffer;
+  stages: IndexStage[];
+}
+
+/** The unmerged entries of the index, in git's (byte) order, from `git ls-files -u -z`. */
+export async function unmergedEntries(repo: Repo): Promise<UnmergedEntry[]> {
+  const out = (await repo.run(["ls-files", "-u", "-z"])).stdout;
+  const entries: UnmergedEntry[] = [];
+  for (let at = 0; at < out.length; ) {
+    const end = out.indexOf(0, at);
+    const record = out.subarray(at, end === -1 ? out.length : end);
+    at = end === -1 ? out.length : end + 1;
+    const tab = record.indexOf(0x09);
+    const [mode = "", oid = "", stage = ""] = record.toString("latin1", 0, tab).split(" ");
+    const file = record.subarray(tab + 1);
+    const last = entries[entries.length - 1];
+    const side = { stage: Number(stage), mode, oid };
+    if (last?.path.equals(file)) last.stages.push(side);
+    else entries.push({ path: Buffer.from(file), stages: [side] });
+  }
+  return entries;
+}
+
+/** The paths git reports as unmerged (conflicted), each once, in git's order, in the notation of paths.ts. */
 export async function unmergedPaths(repo: Repo): Promise<string[]> {
-  const out = await repo.text(["diff", "--name-only", "--diff-filter=U", "-z"]);
-  return [...new Set(out.split("\0").filter(Boolean))];
+  return (await unmergedEntries(repo)).map((e) => showPath(e.path));
 }
 
 /** Moves HEAD to `rev` and resets the index to it, leaving the work tree alone (`git reset --mixed`); without `rev`, resets the index to HEAD. */
@@ -32,9 +67,15 @@ export async function readTreeIntoIndex(repo: Repo, treeish: string): Promise<vo
   await repo.run(["read-tree", treeish]);
 }
 
-/** Stages every change (additions, edits, deletions) under `paths`. */
-export async function addPaths(repo: Repo, paths: readonly string[]): Promise<void> {
-  await repo.run(["add", "-A", "--", ...paths]);
+/**
+ * Stages every change (additions, edits, deletions) under `paths`, taken literally (no pathspec
+ * magic); a Buffer is a path's bytes as git stores them, a string its UTF-8 text. A symbolic link is
+ * staged as a link. Paths go to git on stdin, so any bytes reach it.
+ */
+export async function addPaths(repo: Repo, paths: readonly (string | Buffer)[]): Promise<void> {
+  if (paths.length === 0) return;
+  const input = Buffer.concat(paths.flatMap((p) => [typeof p === "string" ? Buffer.from(p, "utf8") : p, Buffer.alloc(1)]));
+  await repo.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input, env: LITERAL_PATHS });
 }
 
 /** Applies a patch (bytes as `git diff --binary` wrote them) to the index only. */

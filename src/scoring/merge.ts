@@ -1,4 +1,5 @@
 import type { MergeSample } from "../dataset/sample.js";
+import { parsePath } from "../git/paths.js";
 import type { Repo } from "../git/repo.js";
 import { readBlob, treeOf } from "../git/trees.js";
 import type { Scorer } from "./scorer.js";
@@ -38,7 +39,7 @@ export async function scoreMerge(sample: MergeSample, final: MergeOutcome, sourc
   const expectedTree = await treeOf(source, merge);
   const files: FileMatch[] = [];
   for (const f of final.files) {
-    const expected = await readBlob(source, merge, f.path);
+    const expected = await readBlob(source, merge, parsePath(f.path));
     const actual = f.content === null ? null : Buffer.from(f.content, f.encoding === "base64" ? "base64" : "utf8");
     const exact = expected === null || actual === null ? expected === actual : expected.equals(actual);
     const loose =

@@ -9,7 +9,7 @@ import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
-import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
+import { conflictPaths, readConflictIndex, scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
 import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
@@ -145,7 +145,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
     const index = this.data.chain.commits.findIndex((c) => stopped !== null && c.oid.startsWith(stopped));
     this.data.phase = "conflict";
     this.data.stoppedAt = index === -1 ? null : index;
-    this.data.conflicts = scanConflicts(this.sandbox.workDir, [...unmerged].sort());
+    this.data.conflicts = scanConflicts(this.sandbox.workDir, [...unmerged].sort(), await readConflictIndex(this.sandbox.repo));
     const subject = index === -1 ? "" : ` (${JSON.stringify(this.data.chain.commits[index]?.subject ?? "")})`;
     return [
       `The rebase stopped: applying commit ${index}${subject} conflicts in ${unmerged.join(", ")} (${this.data.conflicts.conflicts.length} conflict(s)).`,
@@ -163,7 +163,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
   async afterResolution(): Promise<string> {
     const state = this.activeConflicts();
     if (unresolvedCount(state) > 0) return nextConflictLine(this.sandbox.workDir, state);
-    await addPaths(this.sandbox.repo, state.files.map((f) => f.path));
+    await addPaths(this.sandbox.repo, conflictPaths(state));
     return this.afterGit(
       await continueRebase(this.sandbox.repo, { env: this.data.chain.committerEnv, messagesDir: this.sandbox.privatePath(".") }),
     );

@@ -8,7 +8,14 @@ import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
-import { scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
+import {
+  conflictOrder,
+  conflictPaths,
+  readConflictIndex,
+  scanConflicts,
+  unresolvedCount,
+  type ConflictState,
+} from "../shared/conflicts.js";
 import { fileContent, privateText } from "../shared/files.js";
 import type { InitialContext } from "../types.js";
 import { mcrContext } from "./context.js";
@@ -44,14 +51,10 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
       if (clean || unmerged.length === 0) {
         throw new GitGoodError("SAMPLE_MISMATCH", `merging the parents of ${merge} gives no conflict`, { sample: sample.id });
       }
-      const listed = sample.scenario.files_in_merge_conflict;
-      const order = [
-        ...listed.filter((f) => unmerged.includes(f)),
-        ...unmerged.filter((f) => !listed.includes(f)).sort(),
-      ];
+      const { order, notConflicted } = conflictOrder(sample.scenario.files_in_merge_conflict, unmerged);
       const data: McrData = {
-        conflicts: scanConflicts(sandbox.workDir, order),
-        notConflicted: listed.filter((f) => !unmerged.includes(f)),
+        conflicts: scanConflicts(sandbox.workDir, order, await readConflictIndex(sandbox.repo)),
+        notConflicted,
         committed: null,
       };
       const scenario = new McrScenario(sandbox, sample, source.dir, data);
@@ -86,8 +89,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
 
   private async commitMerge(): Promise<string> {
     const original = await readCommit(this.sandbox.repo, this.sample.scenario.merge_commit_hash);
-    const paths = this.data.conflicts.files.map((f) => f.path);
-    await addPaths(this.sandbox.repo, paths);
+    await addPaths(this.sandbox.repo, conflictPaths(this.data.conflicts));
     const messageFile = privateText(this.sandbox, "merge-message.txt", `${original.message}\n`);
     const oid = await commitStaged(this.sandbox.repo, {
       messageFile,

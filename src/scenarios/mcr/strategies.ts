@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import type { Strategy } from "../definition.js";
 import { regionSides } from "../../git/markers.js";
 import { readBlob } from "../../git/trees.js";
-import { resolutionsFor } from "../shared/resolutions.js";
+import { parsePath } from "../../git/paths.js";
+import { conflictedContent } from "../shared/conflicts.js";
+import { resolutionsOf } from "../shared/resolutions.js";
 import { callOrFail } from "../shared/strategy.js";
 import type { McrScenario } from "./scenario.js";
 
@@ -18,13 +18,13 @@ export const mcrOracle: Strategy<McrScenario> = {
     const merge = s.sample.scenario.merge_commit_hash;
     const texts: string[] = [];
     for (const f of s.conflicts.files) {
-      const conflicted = readFileSync(path.join(s.sandbox.workDir, f.path));
-      const wanted = await readBlob(s.sandbox.repo, merge, f.path);
-      const parts = wanted ? resolutionsFor(conflicted, wanted) : null;
+      const conflicted = conflictedContent(s.sandbox.workDir, f);
+      const wanted = await readBlob(s.sandbox.repo, merge, parsePath(f.path));
+      const parts = resolutionsOf(f, conflicted, wanted);
       if (!parts) {
         throw new GitGoodError(
           "ORACLE_FAILED",
-          `the recorded ${f.path} changed text outside its conflict regions; no resolution of the regions reproduces it`,
+          `the recorded ${f.path} cannot be reached by resolving its conflicts (text changed outside the regions, or content no tool argument can carry)`,
         );
       }
       texts.push(...parts);

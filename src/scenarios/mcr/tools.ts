@@ -9,7 +9,11 @@ import type { McrScenario } from "./scenario.js";
 
 const pathParam = z
   .string()
-  .describe("Path of a file relative to the project root, with forward slashes (for example src/app/main.py).");
+  .describe(
+    "Path of a file relative to the project root, with forward slashes (for example src/app/main.py), taken " +
+      "literally (no wildcards or pathspec magic). A name shown in double quotes with backslash escapes (for " +
+      "example \"caf\\351.py\" for bytes that are not UTF-8) is given back exactly as shown, quotes included.",
+  );
 
 export const MCR_TOOLS = new ToolRegistry<McrScenario>([
   ...conflictTools<McrScenario>(),
@@ -21,17 +25,18 @@ export const MCR_TOOLS = new ToolRegistry<McrScenario>([
     params: { relative_path_from_project_root: pathParam },
     readOnly: true,
     async run(s, args) {
-      const rel = checkRelativePath(s.sandbox.workDir, args.relative_path_from_project_root);
-      const conflicted = s.conflicts.files.some((f) => f.path === rel) && !s.isDone();
-      const out = await fileDiff(s.sandbox.repo, rel, conflicted ? undefined : "HEAD");
-      return out === "" ? `No changes in ${rel}.` : out;
+      const p = checkRelativePath(s.sandbox.workDir, args.relative_path_from_project_root);
+      const conflicted = s.conflicts.files.some((f) => f.path === p.shown) && !s.isDone();
+      const out = await fileDiff(s.sandbox.repo, p.bytes, conflicted ? undefined : "HEAD");
+      return out === "" ? `No changes in ${p.shown}.` : out;
     },
   }),
   defineTool<McrScenario, { relative_path_from_project_root: typeof pathParam }>({
     name: "view_file_at",
     description:
       "Shows the current content of one file of the project (conflict markers included while unresolved). The first " +
-      "line, starting with [gitgood], is a header; line breaks are shown as LF whatever the file uses.",
+      "line, starting with [gitgood], is a header; line breaks are shown as LF whatever the file uses. A symbolic " +
+      "link is never followed: the answer names its target instead.",
     params: { relative_path_from_project_root: pathParam },
     readOnly: true,
     async run(s, args) {

@@ -30,7 +30,8 @@ export function conflictTools<S extends ConflictHost>(): Tool<S>[] {
       description:
         "Shows the conflict you have to resolve next (the lowest-numbered unresolved one): its whole marker region " +
         "from the <<<<<<< line to the >>>>>>> line, with the requested number of surrounding lines. Lines starting " +
-        "with [gitgood] are labels added by the tool, not file content.",
+        "with [gitgood] are labels added by the tool, not file content. A conflicted symbolic link is shown as git " +
+        "stores it: its target text, with every side's target.",
       params: { context_window_size: contextSize },
       readOnly: true,
       async run(s, args) {
@@ -61,8 +62,8 @@ export function conflictTools<S extends ConflictHost>(): Tool<S>[] {
         "Resolves the current conflict: its whole region, from the start of the <<<<<<< line through the line break " +
         "that ends the >>>>>>> line, is replaced by `content` exactly as given. Nothing is added or changed: end " +
         "`content` with a line break if the text after the region should start on a new line, use \\r\\n line " +
-        "endings in a CRLF file, and pass an empty string to drop the region. The next conflict becomes current; " +
-        "after the last one the work is committed.",
+        "endings in a CRLF file, and pass an empty string to drop the region. For a conflicted symbolic link, " +
+        "`content` is the link's new target. The next conflict becomes current; after the last one the work is committed.",
       params: { content: z.string().describe("The exact text that replaces the current conflict region.") },
       readOnly: false,
       moreWith: VIEW_CURRENT,

@@ -1,15 +1,44 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { findRegions, type Region } from "../../git/markers.js";
+import { parsePath, showPath } from "../../git/paths.js";
+import type { Repo } from "../../git/repo.js";
+import { readBlob } from "../../git/trees.js";
+import { unmergedEntries } from "../../git/worktree.js";
+import {
+  entryKind,
+  projectPath,
+  readProjectFile,
+  readProjectLink,
+  removeProjectEntry,
+  writeProjectFile,
+  writeProjectLink,
+} from "../../sandbox/paths.js";
 import { lineAt, linesAfter, linesBefore, usesCrlf } from "./lines.js";
 
+/** Git's mode of a symbolic link. */
+export const LINK_MODE = "120000";
+
+/** The target each side of a conflicted link has, as text (null where that side is no link). */
+export interface LinkSides {
+  base: string | null;
+  ours: string | null;
+  theirs: string | null;
+}
+
 export interface ConflictFile {
+  /** The path in the notation of src/git/paths.ts (its exact bytes, shown escaped when not UTF-8). */
   path: string;
   /** Byte offset after the last resolution in this file; regions not yet resolved all lie after it. */
   cursor: number;
-  /** Git left no markers (a file deleted on one side, say): the whole file is one conflict. */
+  /** Git left no markers (a file deleted on one side, a symbolic link): the whole file is one conflict. */
   wholeFile: boolean;
+  /**
+   * Git's mode of the conflicted entry (of the side git left in the work tree). A link (120000) is
+   * shown and resolved as git stores it: its content is its target text, and a resolution makes a link.
+   */
+  mode: string;
+  /** For a link, every side's target. */
+  sides: LinkSides | null;
 }
 
 export interface ConflictEntry {
@@ -32,21 +61,90 @@ export interface LocatedConflict {
   region: Region;
   resolved: boolean;
   wholeFile: boolean;
+  /** The link's sides when the conflicted entry is a symbolic link, else null. */
+  link: LinkSides | null;
 }
 
-function readOrEmpty(file: string): Buffer {
-  return existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
+/** What the index says of a conflicted path: the mode of the side git left in the work tree, and a link's sides. */
+export interface IndexConflict {
+  mode: string;
+  sides: LinkSides | null;
 }
 
-/** Numbers the conflicts of `paths` (in the order given), top to bottom within each file. */
-export function scanConflicts(workDir: string, paths: readonly string[]): ConflictState {
+/**
+ * Reads the unmerged entries of the index, by path notation. The side git leaves in the work tree is
+ * ours (stage 2) when there is one, else theirs, else the base; its mode decides how the path is
+ * shown and resolved. A link's sides are read from git's objects, never from the work tree.
+ */
+export async function readConflictIndex(repo: Repo): Promise<Map<string, IndexConflict>> {
+  const out = new Map<string, IndexConflict>();
+  for (const entry of await unmergedEntries(repo)) {
+    const stage = (n: number): { mode: string } | undefined => entry.stages.find((s) => s.stage === n);
+    const mode = (stage(2) ?? stage(3) ?? stage(1))?.mode ?? "100644";
+    let sides: LinkSides | null = null;
+    if (mode === LINK_MODE) {
+      const target = async (n: number): Promise<string | null> =>
+        stage(n)?.mode === LINK_MODE ? ((await readBlob(repo, `:${n}`, entry.path))?.toString("utf8") ?? null) : null;
+      sides = { base: await target(1), ours: await target(2), theirs: await target(3) };
+    }
+    out.set(showPath(entry.path), { mode, sides });
+  }
+  return out;
+}
+
+/**
+ * A conflicted path's current content as git would store it: a link's target text when the entry is a
+ * link and a link is there, else the regular file's bytes (a link where a file belongs is refused, as
+ * is any path through a link); nothing when the entry is gone.
+ */
+export function conflictedContent(workDir: string, file: Pick<ConflictFile, "path" | "mode">): Buffer {
+  const p = projectPath(file.path);
+  const kind = entryKind(workDir, p);
+  if (kind === "missing") return Buffer.alloc(0);
+  if (kind === "link" && file.mode === LINK_MODE) return readProjectLink(workDir, p);
+  return readProjectFile(workDir, p);
+}
+
+/**
+ * Numbers the conflicts of `paths` (notations, in the order given), top to bottom within each file.
+ * `index` (from readConflictIndex) tells which entries are links; a path it does not name is a regular file.
+ */
+export function scanConflicts(
+  workDir: string,
+  paths: readonly string[],
+  index: ReadonlyMap<string, IndexConflict> = new Map(),
+): ConflictState {
   const state: ConflictState = { files: [], conflicts: [] };
   paths.forEach((p, fileIndex) => {
-    const regions = findRegions(readOrEmpty(path.join(workDir, p)));
-    state.files.push({ path: p, cursor: 0, wholeFile: regions.length === 0 });
+    const { mode, sides } = index.get(p) ?? { mode: "100644", sides: null };
+    const regions = mode === LINK_MODE ? [] : findRegions(conflictedContent(workDir, { path: p, mode }));
+    state.files.push({ path: p, cursor: 0, wholeFile: regions.length === 0, mode, sides });
     for (let i = 0; i < Math.max(1, regions.length); i++) state.conflicts.push({ file: fileIndex, resolved: null });
   });
   return state;
+}
+
+/**
+ * The order conflicts are numbered in: the files a sample lists (in its order) that git reports
+ * conflicted, then the other conflicted files, sorted; and the listed files git did not report. A
+ * listed name matches a conflicted path by its notation, or by its bytes read as UTF-8 (as a miner
+ * that decodes names lossily wrote it).
+ */
+export function conflictOrder(listed: readonly string[], unmerged: readonly string[]): { order: string[]; notConflicted: string[] } {
+  const order: string[] = [];
+  const notConflicted: string[] = [];
+  for (const name of listed) {
+    const match = unmerged.find((p) => !order.includes(p) && (p === name || parsePath(p).toString("utf8") === name));
+    if (match === undefined) notConflicted.push(name);
+    else order.push(match);
+  }
+  order.push(...unmerged.filter((p) => !order.includes(p)).sort());
+  return { order, notConflicted };
+}
+
+/** The conflicted paths' bytes, to stage once they are resolved. */
+export function conflictPaths(state: ConflictState): Buffer[] {
+  return state.files.map((f) => parsePath(f.path));
 }
 
 /** Index of the current conflict (the lowest unresolved one), or null when all are resolved. */
@@ -71,8 +169,9 @@ export function locate(workDir: string, state: ConflictState, index: number): Lo
     );
   }
   const file = state.files[entry.file] as ConflictFile;
-  const content = readOrEmpty(path.join(workDir, file.path));
-  const base = { index, path: file.path, content, wholeFile: file.wholeFile };
+  const content = conflictedContent(workDir, file);
+  const link = file.mode === LINK_MODE ? (file.sides ?? { base: null, ours: null, theirs: null }) : null;
+  const base = { index, path: file.path, content, wholeFile: file.wholeFile, link };
   if (entry.resolved) {
     const { start, length } = entry.resolved;
     return { ...base, region: { start, end: Math.min(content.length, start + length) }, resolved: true };
@@ -92,7 +191,8 @@ export function locate(workDir: string, state: ConflictState, index: number): Lo
 
 /**
  * Replaces the current conflict's region with `text`, byte for byte (UTF-8, nothing added or folded),
- * and records it. For a whole-file conflict an empty text deletes the file. Returns the index resolved.
+ * and records it. For a whole-file conflict an empty text deletes the file; for a link the text is the
+ * new link's target. Returns the index resolved.
  */
 export function resolveCurrent(workDir: string, state: ConflictState, text: string): number {
   const index = currentIndex(state);
@@ -100,16 +200,17 @@ export function resolveCurrent(workDir: string, state: ConflictState, text: stri
   const at = locate(workDir, state, index);
   const entry = state.conflicts[index] as ConflictEntry;
   const file = state.files[entry.file] as ConflictFile;
-  const full = path.join(workDir, at.path);
+  const p = projectPath(file.path);
   const bytes = Buffer.from(text, "utf8");
-  if (file.wholeFile && bytes.length === 0) rmSync(full, { force: true });
+  if (file.wholeFile && bytes.length === 0) removeProjectEntry(workDir, p);
+  else if (file.mode === LINK_MODE) writeProjectLink(workDir, p, bytes);
   else {
     const next = Buffer.concat([
       at.content.subarray(0, at.region.start),
       bytes,
       at.content.subarray(at.region.end),
     ]);
-    writeFileSync(full, next);
+    writeProjectFile(workDir, p, next, file.mode === "100755" ? 0o755 : 0o644);
   }
   entry.resolved = { start: at.region.start, length: bytes.length };
   file.cursor = at.region.start + bytes.length;
@@ -118,6 +219,7 @@ export function resolveCurrent(workDir: string, state: ConflictState, text: stri
 
 /** Shows a conflict with `context` lines around it, between marker lines no source line can look like. */
 export function renderConflict(at: LocatedConflict, total: number, context: number): string {
+  if (at.link) return renderLinkConflict(at, at.link, total);
   const { content, region } = at;
   const first = lineAt(content, region.start);
   const body = content.toString("utf8", region.start, region.end);
@@ -143,6 +245,23 @@ export function renderConflict(at: LocatedConflict, total: number, context: numb
     const after = linesAfter(content, region.end, context);
     if (after !== "") out.push(strip(after));
   }
+  out.push("[gitgood] end");
+  return out.join("\n");
+}
+
+/** A conflicted symbolic link: its target text, as git stores it, and every side's target. */
+function renderLinkConflict(at: LocatedConflict, sides: LinkSides, total: number): string {
+  const state = at.resolved ? "resolved" : "unresolved";
+  const side = (name: string, target: string | null): string => `${name} ${target === null ? "(no link)" : JSON.stringify(target)}`;
+  const body = at.content.toString("utf8", at.region.start, at.region.end);
+  const out = [
+    `[gitgood] conflict ${at.index} of ${total} (0-based, ${state}) in ${at.path}: a symbolic link`,
+    "[gitgood] a link's content is the path it points to, as git stores it; the tools never open what it points to. " +
+      "The text you resolve it with becomes the link's target, exactly (empty content deletes the link).",
+    `[gitgood] the sides' targets: ${side("base", sides.base)}, ${side("ours", sides.ours)}, ${side("theirs", sides.theirs)}`,
+    at.resolved ? `[gitgood] resolution of conflict ${at.index}:` : `[gitgood] conflict ${at.index} region (the target now):`,
+  ];
+  if (body !== "") out.push(strip(body));
   out.push("[gitgood] end");
   return out.join("\n");
 }

@@ -1,23 +1,46 @@
-import { lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../../errors.js";
-import { checkRelativePath } from "../../sandbox/paths.js";
+import {
+  checkRelativePath,
+  entryKind,
+  projectPath,
+  readProjectFile,
+  readProjectLink,
+  type ProjectPath,
+} from "../../sandbox/paths.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { usesCrlf } from "./lines.js";
 import type { FileContent } from "../types.js";
 
-/** Reads a work-tree file for the agent, after checking the path stays in the project. */
+/** Where a link's target leads, judged from its text alone (the link is never followed). */
+function linkDestination(p: ProjectPath, target: string): string {
+  const joined = path.posix.normalize(path.posix.join(path.posix.dirname(p.bytes.toString("utf8")), target));
+  if (path.posix.isAbsolute(target) || joined === ".." || joined.startsWith("../")) return "outside the project root";
+  if (joined.split("/").some((c) => c.toLowerCase() === ".git")) return "into .git, which is not part of the project";
+  return `to ${joined} in the project; view that path instead`;
+}
+
+/**
+ * Reads a work-tree file for the agent, after checking the path stays in the project. A symbolic link
+ * is never read through: the answer names its target and where that leads.
+ */
 export function showFile(sandbox: Sandbox, given: string): string {
-  const rel = checkRelativePath(sandbox.workDir, given);
-  const full = path.join(sandbox.workDir, rel);
-  let stat;
-  try {
-    stat = lstatSync(full);
-  } catch {
-    throw new GitGoodError("NOT_FOUND", `there is no file ${rel} in the project`, { path: rel });
+  const root = sandbox.workDir;
+  const p = checkRelativePath(root, given);
+  const rel = p.shown;
+  const kind = entryKind(root, p);
+  if (kind === "missing") throw new GitGoodError("NOT_FOUND", `there is no file ${rel} in the project`, { path: rel });
+  if (kind === "directory") throw new GitGoodError("NOT_A_FILE", `${rel} is a directory, not a file`, { path: rel });
+  if (kind === "link") {
+    const target = readProjectLink(root, p).toString("utf8");
+    throw new GitGoodError(
+      "SYMLINK_REFUSED",
+      `${rel} is a symbolic link to ${JSON.stringify(target)} (${linkDestination(p, target)}); the tools never read through links`,
+      { path: rel },
+    );
   }
-  if (stat.isDirectory()) throw new GitGoodError("NOT_A_FILE", `${rel} is a directory, not a file`, { path: rel });
-  const bytes = readFileSync(full);
+  const bytes = readProjectFile(root, p);
   if (bytes.includes(0)) return `[gitgood] ${rel} is a binary file of ${bytes.length} bytes; it cannot be shown`;
   const lines = bytes.length === 0 ? 0 : bytes.toString("utf8").split("\n").length - (bytes[bytes.length - 1] === 0x0a ? 1 : 0);
   const eol = usesCrlf(bytes) ? "CRLF (\\r\\n)" : "LF (\\n)";
@@ -25,14 +48,22 @@ export function showFile(sandbox: Sandbox, given: string): string {
   return `${head}\n${bytes.toString("utf8").replace(/\r\n/g, "\n")}`;
 }
 
-/** A file's current bytes for a final state. */
+/**
+ * A path's current content for a final state, as git would store it: a regular file's bytes, a
+ * symbolic link's target text (never what it points to); null when there is neither (or the path
+ * goes through a link). `rel` is a path notation.
+ */
 export function fileContent(workDir: string, rel: string): FileContent {
-  let bytes: Buffer;
+  const p = projectPath(rel);
+  let bytes: Buffer | null = null;
   try {
-    bytes = readFileSync(path.join(workDir, rel));
+    const kind = entryKind(workDir, p);
+    if (kind === "link") bytes = readProjectLink(workDir, p);
+    else if (kind === "file") bytes = readProjectFile(workDir, p);
   } catch {
-    return { path: rel, content: null, encoding: "utf8" };
+    bytes = null;
   }
+  if (bytes === null) return { path: rel, content: null, encoding: "utf8" };
   const text = bytes.toString("utf8");
   return Buffer.from(text, "utf8").equals(bytes)
     ? { path: rel, content: text, encoding: "utf8" }

@@ -30,3 +30,16 @@ export function resolutionsFor(conflicted: Buffer, resolved: Buffer): string[] |
   return pos <= limit ? out : null;
 }
 
+/**
+ * The texts that resolve one conflicted file so it equals `wanted` (the committed version; null when
+ * the commit has no such file): for a whole-file conflict (no markers, a symbolic link) the whole
+ * content, empty to delete; otherwise one text per region. Null when no texts can: the committed file
+ * changed text outside the regions, is empty where only deleting is possible, or is not UTF-8 (tool
+ * arguments are text).
+ */
+export function resolutionsOf(file: { wholeFile: boolean }, conflicted: Buffer, wanted: Buffer | null): string[] | null {
+  if (wanted !== null && !Buffer.from(wanted.toString("utf8"), "utf8").equals(wanted)) return null;
+  if (!file.wholeFile) return wanted === null ? null : resolutionsFor(conflicted, wanted);
+  if (wanted === null) return [""];
+  return wanted.length === 0 ? null : [wanted.toString("utf8")];
+}

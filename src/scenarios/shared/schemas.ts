@@ -1,14 +1,29 @@
 import { z } from "zod";
 import type { Chain } from "./chain.js";
 import type { Person } from "../../git/commits.js";
+import { isPathNotation } from "../../git/paths.js";
 import type { ConflictState } from "./conflicts.js";
 
 /** zod schemas of the state scenarios save and the final states they leave (checked when read back). */
 
 export const PersonSchema: z.ZodType<Person> = z.object({ name: z.string(), email: z.string(), date: z.string() });
 
+/** A path in the notation of src/git/paths.ts: its exact bytes, escaped where they are not printable UTF-8. */
+export const PathNotationSchema = z.string().refine(isPathNotation, "not a path notation (a quoted path that does not read back)");
+
+const LinkTargetSchema = z.string().nullable();
+
 export const ConflictStateSchema: z.ZodType<ConflictState> = z.object({
-  files: z.array(z.object({ path: z.string(), cursor: z.number().int().min(0), wholeFile: z.boolean() })),
+  files: z.array(
+    z.object({
+      path: PathNotationSchema,
+      cursor: z.number().int().min(0),
+      wholeFile: z.boolean(),
+      /** Git's mode of the conflicted entry (state saved before modes were kept holds regular files). */
+      mode: z.string().regex(/^[0-7]{6}$/).default("100644"),
+      sides: z.object({ base: LinkTargetSchema, ours: LinkTargetSchema, theirs: LinkTargetSchema }).nullable().default(null),
+    }),
+  ),
   conflicts: z.array(
     z.object({
       file: z.number().int().min(0),
@@ -29,7 +44,7 @@ export const ChainSchema: z.ZodType<Chain> = z.object({
 });
 
 export const FileContentSchema = z.object({
-  path: z.string(),
+  path: PathNotationSchema,
   /** The file's bytes as UTF-8 text, or base64 when they are not valid UTF-8; null when the file is gone. */
   content: z.string().nullable(),
   encoding: z.enum(["utf8", "base64"]),
