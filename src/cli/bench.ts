@@ -10,7 +10,8 @@ import { Repo } from "../git/repo.js";
 import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
-import { positiveIntOption, writeFileAtomic } from "./io.js";
+import { writeOutputFile } from "../util/output.js";
+import { positiveIntOption } from "./io.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, progressPrinter, type RunFlags } from "./run.js";
 
@@ -76,7 +77,7 @@ export function benchCommand(): Command {
       );
     }
     const samplesFile = path.join(out, "samples.jsonl");
-    writeFileAtomic(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+    writeOutputFile(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
     process.stderr.write(
       `mined ${mined.samples.length} samples from ${mined.summary.repository}; running ${merges.length} merge and ${chains.length} chain samples (${samplesFile})\n`,
     );

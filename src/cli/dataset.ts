@@ -8,7 +8,9 @@ import { DEFAULT_URL_PATTERN, checkUrlPattern, fetchRepositories, type ReposRepo
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { PUBLISHED_SPLIT, splitSamples, type SplitResult } from "../dataset/split.js";
 import { formatStats, statsReport } from "../dataset/stats.js";
-import { intOption, listOption, positiveIntOption, writeFileAtomic } from "./io.js";
+import { escapeControls } from "../util/escape.js";
+import { writeOutputFile } from "../util/output.js";
+import { intOption, listOption, positiveIntOption } from "./io.js";
 
 function formatOption(): Option {
   return new Option("--format <format>", "read every file as this format (default: by extension)").choices([
@@ -34,7 +36,7 @@ function importCommand(): Command {
       const data = await readDataset(files, { format: flags.format });
       printWarnings(data.warnings);
       const text = jsonl(data.samples);
-      if (flags.output) writeFileAtomic(flags.output, text);
+      if (flags.output) writeOutputFile(flags.output, text);
       else process.stdout.write(text);
       const merges = data.samples.filter((s) => s.sample_type === "merge").length;
       const chains = data.samples.length - merges;
@@ -94,7 +96,7 @@ function splitCommand(): Command {
         throw new GitGoodError("WRITE_FAILED", `cannot create ${flags.output}: ${why}`);
       }
       for (const name of ["lite", "full", "train"] as const) {
-        writeFileAtomic(path.join(flags.output, `${name}.jsonl`), jsonl(result[name]));
+        writeOutputFile(path.join(flags.output, `${name}.jsonl`), jsonl(result[name]));
       }
       const summary = { seed: flags.seed, lite: flags.lite, full: flags.full, groups: result.groups, outside_groups: result.outside_groups };
       process.stderr.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSplit(result, flags.output));
@@ -155,7 +157,7 @@ function reposCommand(): Command {
         onRepository: (r) => {
           const fetched = r.fetched.length > 0 ? `, fetched ${r.fetched.length} commits` : "";
           const why = r.error ? `: ${r.error}` : "";
-          process.stderr.write(`${r.status} ${r.name}${fetched}${why}\n`);
+          process.stderr.write(`${escapeControls(`${r.status} ${r.name}${fetched}${why}`)}\n`);
         },
       });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatRepos(report));

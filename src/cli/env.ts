@@ -3,6 +3,7 @@ import { GitGoodError } from "../errors.js";
 import { findSample } from "../dataset/jsonl.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario, type FinalState, type ScenarioKind } from "../scenarios/index.js";
+import { escapeControls } from "../util/escape.js";
 
 interface EnvFlags {
   id?: string;
@@ -37,7 +38,7 @@ async function finish(flags: EnvFlags): Promise<void> {
   try {
     const state = await scenario.finalState();
     process.stdout.write(
-      flags.json ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, final_state: state })}\n` : `${describeFinal(state)}\n`,
+      flags.json ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, final_state: state })}\n` : `${escapeControls(describeFinal(state))}\n`,
     );
   } finally {
     scenario.close();
@@ -66,7 +67,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
       return;
     }
     process.stdout.write(
-      [
+      escapeControls([
         `sandbox: ${scenario.sandbox.dir}`,
         "",
         context.text,
@@ -75,7 +76,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags): Promise<
         "",
         scenario.toolHelp(),
         "",
-      ].join("\n"),
+      ].join("\n")),
     );
     process.stderr.write(
       `scenario ${scenario.kind} is live in ${scenario.sandbox.dir}\n` +

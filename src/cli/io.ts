@@ -1,18 +1,4 @@
-import { renameSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { GitGoodError } from "../errors.js";
-
-/** Writes a file whole or not at all: a temporary sibling renamed into place. */
-export function writeFileAtomic(file: string, data: string): void {
-  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, file);
-  } catch (err) {
-    const why = err instanceof Error && "code" in err ? String((err as NodeJS.ErrnoException).code) : String(err);
-    throw new GitGoodError("WRITE_FAILED", `cannot write ${file}: ${why}`, { file });
-  }
-}
 
 /** Parses a whole number option, with a one-line error naming the option. */
 export function intOption(name: string): (value: string) => number {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { createRequire } from "node:module";
 import { isGitGoodError } from "../errors.js";
 import { gitVersion } from "../git/version.js";
+import { escapeControls } from "../util/escape.js";
 import { benchCommand } from "./bench.js";
 import { datasetCommand } from "./dataset.js";
 import { mineCommand } from "./mine.js";
@@ -48,11 +49,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       return err.exitCode;
     }
     if (isGitGoodError(err)) {
-      process.stderr.write(`gitgood: ${err.message}\n`);
+      process.stderr.write(`gitgood: ${escapeControls(err.message)}\n`);
       return err.code === "BAD_OPTION" ? 2 : 1;
     }
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`gitgood: unexpected error: ${message}\n`);
+    process.stderr.write(`gitgood: unexpected error: ${escapeControls(message)}\n`);
     if (process.env.GITGOOD_DEBUG && err instanceof Error) process.stderr.write(`${err.stack ?? ""}\n`);
     return 1;
   }

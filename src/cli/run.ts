@@ -12,6 +12,7 @@ import { formatReport } from "../report/text.js";
 import type { ResultRecord } from "../runs/record.js";
 import { runBenchmark, type RepoLocator, type RunSummary } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
+import { escapeControls } from "../util/escape.js";
 import { intOption, listOption, numberOption, positiveIntOption } from "./io.js";
 
 export interface RunFlags {
@@ -42,7 +43,7 @@ function slug(s: string): string {
 export function progressPrinter(): (r: ResultRecord, p: { done: number; total: number; resumed: boolean }) => void {
   const tty = process.stderr.isTTY === true;
   return (r, p) => {
-    const what = `${r.sample_id} ${r.scenario}: ${r.verdict}${r.error ? ` (${r.error.code})` : ""}`;
+    const what = escapeControls(`${r.sample_id} ${r.scenario}: ${r.verdict}${r.error ? ` (${r.error.code})` : ""}`);
     if (tty) {
       const width = 24;
       const filled = Math.round((p.done / Math.max(1, p.total)) * width);
@@ -118,7 +119,7 @@ export async function runFromFlags(files: string[], flags: RunFlags): Promise<{ 
     process.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
   }
   const report = buildReport(summary.records);
-  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   return { dir, summary };
 }
 

@@ -1,7 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, type ResultRecord } from "./record.js";
+import { writeOutputFile } from "../util/output.js";
+import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
@@ -43,7 +44,7 @@ export class RunStore {
         );
       }
     } else {
-      writeFileSync(runFile, `${JSON.stringify({ ...wanted, created_at: new Date().toISOString() }, null, 2)}\n`);
+      writeOutputFile(runFile, `${JSON.stringify({ ...wanted, created_at: new Date().toISOString() }, null, 2)}\n`);
     }
     const store = new RunStore(dir);
     store.load();
@@ -97,10 +98,15 @@ export class RunStore {
     this.records.set(record.key, record);
   }
 
-  /** Writes a trajectory file and returns its path relative to the run directory. */
+  /**
+   * Writes a trajectory file and returns its path relative to the run directory. The file is named
+   * after the key when the key is a plain file name (result keys and their `+variant` suffixes are),
+   * else after a short safe form of it.
+   */
   writeTrajectory(key: string, trajectory: unknown): string {
-    const rel = path.join(TRAJECTORY_DIR, `${key}.json`);
-    writeFileSync(path.join(this.dir, rel), `${JSON.stringify(trajectory, null, 1)}\n`);
+    const name = /^[A-Za-z0-9._~+-]{1,150}$/.test(key) && !/^\.\.?$/.test(key) ? key : fileSafeName(key);
+    const rel = path.join(TRAJECTORY_DIR, `${name}.json`);
+    writeOutputFile(path.join(this.dir, rel), `${JSON.stringify(trajectory, null, 1)}\n`);
     return rel;
   }
 }
