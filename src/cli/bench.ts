@@ -9,7 +9,8 @@ import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
-import { positiveIntOption, writeFileAtomic, type CliIO } from "./io.js";
+import { writeOutputFile } from "../util/output.js";
+import { positiveIntOption, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
 
@@ -75,7 +76,7 @@ export function benchCommand(io: CliIO): Command {
       );
     }
     const samplesFile = path.join(out, "samples.jsonl");
-    writeFileAtomic(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+    writeOutputFile(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
     io.stderr.write(
       `mined ${mined.samples.length} samples from ${mined.summary.repository}; running ${merges.length} merge and ${chains.length} chain samples (${samplesFile})\n`,
     );

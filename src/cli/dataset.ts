@@ -8,7 +8,9 @@ import { DEFAULT_URL_PATTERN, checkUrlPattern, fetchRepositories, type ReposRepo
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { PUBLISHED_SPLIT, splitSamples, type SplitResult } from "../dataset/split.js";
 import { formatStats, statsReport } from "../dataset/stats.js";
-import { intOption, keywordListOption, positiveIntOption, writeFileAtomic, type CliIO } from "./io.js";
+import { escapeControls } from "../util/escape.js";
+import { writeOutputFile } from "../util/output.js";
+import { intOption, keywordListOption, positiveIntOption, type CliIO } from "./io.js";
 
 function formatOption(): Option {
   return new Option("--format <format>", "read every file as this format (default: by extension)").choices([
@@ -34,7 +36,7 @@ function importCommand(io: CliIO): Command {
       const data = await readDataset(files, { format: flags.format });
       printWarnings(io, data.warnings);
       const text = jsonl(data.samples);
-      if (flags.output) writeFileAtomic(flags.output, text);
+      if (flags.output) writeOutputFile(flags.output, text);
       else io.stdout.write(text);
       const merges = data.samples.filter((s) => s.sample_type === "merge").length;
       const chains = data.samples.length - merges;
@@ -94,7 +96,7 @@ function splitCommand(io: CliIO): Command {
         throw new GitGoodError("WRITE_FAILED", `cannot create ${flags.output}: ${why}`);
       }
       for (const name of ["lite", "full", "train"] as const) {
-        writeFileAtomic(path.join(flags.output, `${name}.jsonl`), jsonl(result[name]));
+        writeOutputFile(path.join(flags.output, `${name}.jsonl`), jsonl(result[name]));
       }
       const summary = { seed: flags.seed, lite: flags.lite, full: flags.full, groups: result.groups, outside_groups: result.outside_groups };
       io.stderr.write(flags.json ? `${JSON.stringify(summary)}\n` : formatSplit(result, flags.output));
@@ -155,7 +157,7 @@ function reposCommand(io: CliIO): Command {
         onRepository: (r) => {
           const fetched = r.fetched.length > 0 ? `, fetched ${r.fetched.length} commits` : "";
           const why = r.error ? `: ${r.error}` : "";
-          io.stderr.write(`${r.status} ${r.name}${fetched}${why}\n`);
+          io.stderr.write(`${escapeControls(`${r.status} ${r.name}${fetched}${why}`)}\n`);
         },
       });
       io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatRepos(report));

@@ -4,6 +4,7 @@ import type { CliIO } from "./io.js";
 import { findSample } from "../dataset/jsonl.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario } from "../scenarios/index.js";
+import { escapeControls } from "../util/escape.js";
 import { scenarioChoices } from "./scenario-option.js";
 
 interface EnvFlags {
@@ -23,7 +24,7 @@ async function finish(flags: EnvFlags, io: CliIO): Promise<void> {
     io.stdout.write(
       flags.json
         ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, scenario: scenario.definition.name, final_state: state })}\n`
-        : `${scenario.definition.describeFinal(state)}\n`,
+        : `${escapeControls(scenario.definition.describeFinal(state))}\n`,
     );
   } finally {
     scenario.close();
@@ -52,7 +53,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags, io: CliIO
       return;
     }
     io.stdout.write(
-      [
+      escapeControls([
         `sandbox: ${scenario.sandbox.dir}`,
         "",
         context.text,
@@ -61,7 +62,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags, io: CliIO
         "",
         scenario.toolHelp(),
         "",
-      ].join("\n"),
+      ].join("\n")),
     );
     io.stderr.write(
       `scenario ${scenario.definition.name} is live in ${scenario.sandbox.dir}\n` +

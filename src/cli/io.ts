@@ -1,5 +1,3 @@
-import { renameSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { GitGoodError } from "../errors.js";
 
 /** Something the CLI writes text to: a stream of the process, or a buffer of a caller in-process. */
@@ -30,18 +28,6 @@ export async function readAll(input: AsyncIterable<string | Buffer>): Promise<st
   const chunks: Buffer[] = [];
   for await (const chunk of input) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Writes a file whole or not at all: a temporary sibling renamed into place. */
-export function writeFileAtomic(file: string, data: string): void {
-  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, file);
-  } catch (err) {
-    const why = err instanceof Error && "code" in err ? String((err as NodeJS.ErrnoException).code) : String(err);
-    throw new GitGoodError("WRITE_FAILED", `cannot write ${file}: ${why}`, { file });
-  }
 }
 
 /** Parses a whole number option, with a one-line error naming the option. */

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { createRequire } from "node:module";
 import { exitCodeFor, isGitGoodError } from "../errors.js";
 import { gitVersion } from "../git/version.js";
+import { escapeControls } from "../util/escape.js";
 import type { CliIO } from "./io.js";
 import { VERBS } from "./verbs.js";
 
@@ -50,9 +51,9 @@ export async function main(args: readonly string[], io: CliIO): Promise<number> 
     // Commander has printed its own message (or the help or version asked for).
     if (err instanceof CommanderError) return exitCodeFor(err);
     if (isGitGoodError(err)) {
-      io.stderr.write(`gitgood: ${err.message}\n`);
+      io.stderr.write(`gitgood: ${escapeControls(err.message)}\n`);
     } else {
-      io.stderr.write(`gitgood: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+      io.stderr.write(`gitgood: unexpected error: ${escapeControls(err instanceof Error ? err.message : String(err))}\n`);
       if (process.env.GITGOOD_DEBUG && err instanceof Error) io.stderr.write(`${err.stack ?? ""}\n`);
     }
     return exitCodeFor(err);

@@ -12,6 +12,7 @@ import {
   DEFAULT_CONTEXT_LIMIT,
   DEFAULT_MEMORY_DIR,
 } from "../memory/index.js";
+import { escapeControls } from "../util/escape.js";
 import { intOption, type CliIO } from "./io.js";
 
 interface Common {
@@ -34,7 +35,8 @@ function open(c: Common): Promise<MemoryWorkspace> {
 }
 
 function print(io: CliIO, c: Common, data: unknown, text: string): void {
-  io.stdout.write(c.json ? `${JSON.stringify(data)}\n` : text.endsWith("\n") ? text : `${text}\n`);
+  const shown = escapeControls(text);
+  io.stdout.write(c.json ? `${JSON.stringify(data)}\n` : shown.endsWith("\n") ? shown : `${shown}\n`);
 }
 
 const short = (oid: string) => oid.slice(0, 12);

@@ -3,7 +3,9 @@ import { sampleToJson, type SampleType } from "../dataset/sample.js";
 import { DROP_REASONS } from "../mining/drops.js";
 import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineSummary } from "../mining/mine.js";
-import { intOption, keywordListOption, numberOption, writeFileAtomic, type CliIO } from "./io.js";
+import { escapeControls } from "../util/escape.js";
+import { writeOutputFile } from "../util/output.js";
+import { intOption, keywordListOption, numberOption, type CliIO } from "./io.js";
 
 interface MineFlags {
   type: SampleType | "all";
@@ -91,10 +93,10 @@ export function mineCommand(io: CliIO): Command {
         jobs: flags.jobs,
       });
       const text = result.samples.map((s) => `${sampleToJson(s)}\n`).join("");
-      if (flags.output) writeFileAtomic(flags.output, text);
+      if (flags.output) writeOutputFile(flags.output, text);
       else io.stdout.write(text);
       io.stderr.write(
-        flags.json ? `${JSON.stringify(result.summary)}\n` : `${formatSummary(result.summary, flags.output ?? "stdout")}\n`,
+        flags.json ? `${JSON.stringify(result.summary)}\n` : `${escapeControls(formatSummary(result.summary, flags.output ?? "stdout"))}\n`,
       );
     });
 }

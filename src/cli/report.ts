@@ -5,7 +5,9 @@ import { buildReport } from "../report/summary.js";
 import { renderHtml, type SampleDetail } from "../report/html.js";
 import { formatReport } from "../report/text.js";
 import { RunStore } from "../runs/store.js";
-import { writeFileAtomic, type CliIO } from "./io.js";
+import { escapeControls } from "../util/escape.js";
+import { writeOutputFile } from "../util/output.js";
+import type { CliIO } from "./io.js";
 
 /** Reads each record's trajectory file for the HTML page (missing or damaged files are skipped). */
 export function loadDetails(runDir: string, records: ReturnType<typeof RunStore.read>["records"]): Map<string, SampleDetail> {
@@ -28,9 +30,9 @@ export function loadDetails(runDir: string, records: ReturnType<typeof RunStore.
 export function writeReport(runDir: string, opts: { json?: boolean; html?: string }, io: CliIO): void {
   const { records } = RunStore.read(runDir);
   const report = buildReport(records);
-  io.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  io.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   if (opts.html) {
-    writeFileAtomic(opts.html, renderHtml(report, loadDetails(runDir, records), `gitgood report: ${path.basename(path.resolve(runDir))}`));
+    writeOutputFile(opts.html, renderHtml(report, loadDetails(runDir, records), `gitgood report: ${path.basename(path.resolve(runDir))}`));
     io.stderr.write(`wrote ${opts.html}\n`);
   }
 }

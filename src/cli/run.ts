@@ -14,6 +14,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import { runConfig, type ModelInfo, type RunConfigInput } from "../runs/config.js";
 import { runBenchmark, type RunSummary } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
+import { escapeControls } from "../util/escape.js";
 import { intOption, listOption, numberOption, positiveIntOption, type CliIO, type Sink } from "./io.js";
 
 export interface RunFlags {
@@ -44,7 +45,7 @@ function slug(s: string): string {
 export function progressPrinter(stderr: Sink): (r: ResultRecord, p: { done: number; total: number; resumed: boolean }) => void {
   const tty = stderr.isTTY === true;
   return (r, p) => {
-    const what = `${r.sample_id} ${r.scenario}: ${r.verdict}${r.error ? ` (${r.error.code})` : ""}`;
+    const what = escapeControls(`${r.sample_id} ${r.scenario}: ${r.verdict}${r.error ? ` (${r.error.code})` : ""}`);
     if (tty) {
       const width = 24;
       const filled = Math.round((p.done / Math.max(1, p.total)) * width);
@@ -135,7 +136,7 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
     io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
   }
   const report = buildReport(summary.records);
-  io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+  io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   return { dir, summary };
 }
 

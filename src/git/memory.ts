@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
@@ -38,6 +38,14 @@ export class MemoryGit {
       throw new GitGoodError("NOT_A_WORKSPACE", `${location} is a bare repository; memory needs a work tree`, {
         path: repo.dir,
       });
+    }
+    // Memory belongs to a whole work tree: a sub-folder would silently work on (and commit in) its root.
+    if (realpathSync(path.resolve(location)) !== realpathSync(repo.dir)) {
+      throw new GitGoodError(
+        "NOT_A_WORKSPACE",
+        `${location} is a folder inside the repository at ${repo.dir}, not its top; memory works on a whole work tree: use ${repo.dir}`,
+        { path: path.resolve(location), root: repo.dir },
+      );
     }
     return new MemoryGit(repo, env);
   }
@@ -275,6 +283,26 @@ export class MemoryGit {
         const tab = l.indexOf("\t");
         return { id: l.slice(0, tab), subject: l.slice(tab + 1) };
       });
+  }
+
+  /**
+   * A copy of the index file, taken before an operation that stages files, to put the index back
+   * exactly (staged entries, intent-to-add marks) when the operation fails half-way.
+   */
+  async saveIndex(): Promise<{ restore: () => void }> {
+    const file = await this.gitPath("index");
+    const saved = existsSync(file) ? readFileSync(file) : null;
+    return {
+      restore: () => {
+        if (saved === null) {
+          rmSync(file, { force: true });
+          return;
+        }
+        const tmp = `${file}.gitgood-restore-${process.pid}`;
+        writeFileSync(tmp, saved);
+        renameSync(tmp, file);
+      },
+    };
   }
 
   /** The path of a file inside the git directory (for the lock file). */

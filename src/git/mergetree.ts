@@ -1,10 +1,7 @@
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { isGitGoodError } from "../errors.js";
-import { removeAtExit } from "../util/cleanup.js";
 import { mapPool } from "../util/pool.js";
 import { CatFile } from "./catfile.js";
+import { privateObjectStore } from "./objects.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 import { atLeast } from "./version.js";
 
@@ -35,9 +32,9 @@ export class Remerger {
     private readonly repo: Repo,
     private readonly jobs: number,
   ) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-objects-"));
-    this.removeQuarantine = removeAtExit(dir);
-    this.env = { GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir };
+    const store = privateObjectStore(repo);
+    this.removeQuarantine = store.remove;
+    this.env = store.env;
   }
 
   get batched(): boolean {

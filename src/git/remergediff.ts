@@ -1,4 +1,5 @@
 import { chunk, interleave } from "../util/interleave.js";
+import { privateObjectStore } from "./objects.js";
 import type { Repo } from "./repo.js";
 import { MERGE_CONFIG } from "./repo.js";
 import { countRemovedRegions } from "./markers.js";
@@ -22,17 +23,25 @@ export interface RemergeReport {
  * and they are counted by the rules of markers.ts; markers the recorded merge committed show as added
  * lines and are not counted.
  * Reports come in no particular order; if git stops part-way, the merges it did not reach are absent.
+ * The objects a re-merge makes (git's `tmp_objdir-remerge-diff-*`) go to a private object store, so
+ * the repository is never written to, not even when gitgood is killed mid-way.
  */
 export async function* remergeReports(
   repo: Repo,
   merges: readonly string[],
   jobs: number,
 ): AsyncGenerator<RemergeReport> {
+  if (merges.length === 0) return;
   const parts = Math.min(jobs, Math.ceil(merges.length / 32));
-  yield* interleave(
-    chunk(merges, parts).map((c) => () => scan(repo, c)),
-    jobs,
-  );
+  const store = privateObjectStore(repo);
+  try {
+    yield* interleave(
+      chunk(merges, parts).map((c) => () => scan(repo, c, store.env)),
+      jobs,
+    );
+  } finally {
+    store.remove();
+  }
 }
 
 /** Reads a C-quoted path (`"a\\tb"`) as git writes it; returns the path and where it ended. */
@@ -73,7 +82,7 @@ export function headerPath(line: string): string | null {
   return rest.slice(2 + len) === ` b/${p}` ? p : null;
 }
 
-async function* scan(repo: Repo, merges: readonly string[]): AsyncGenerator<RemergeReport> {
+async function* scan(repo: Repo, merges: readonly string[], env: Record<string, string>): AsyncGenerator<RemergeReport> {
   const args = [
     ...MERGE_CONFIG,
     "-c",
@@ -101,7 +110,7 @@ async function* scan(repo: Repo, merges: readonly string[]): AsyncGenerator<Reme
     inConflict = false;
     removed = [];
   };
-  for await (const line of repo.stream(args, { input: merges.map((m) => `${m}\n`).join(""), separator: 10 })) {
+  for await (const line of repo.stream(args, { env, input: merges.map((m) => `${m}\n`).join(""), separator: 10 })) {
     if (line.startsWith(MARK)) {
       endSection();
       if (current) yield current;

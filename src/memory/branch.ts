@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
 import { GitGoodError } from "../errors.js";
 import { renderHeader } from "./entries.js";
-import { readText, writeText } from "./files.js";
+import { exists, readText, writeText } from "./files.js";
 import { locked, refuseUnfinished, saveMemory } from "./guard.js";
 import { memoryTrailers, refreshBranchMetadata } from "./store.js";
 import { renderTraceHeader } from "./trace.js";
@@ -39,16 +38,16 @@ export async function branchMemory(ws: MemoryWorkspace, input: BranchInput): Pro
     if (await ws.git.branchExists(name)) {
       throw new GitGoodError("BRANCH_EXISTS", `branch '${name}' exists already`, { branch: name });
     }
-    if (existsSync(ws.branchAbs(name, "commit.md"))) {
+    if (exists(ws.root, ws.branchAbs(name, "commit.md"))) {
       throw new GitGoodError("BRANCH_EXISTS", `memory branch '${name}' exists already (${ws.branchRel(name, "commit.md")})`, {
         branch: name,
       });
     }
-    const parentMeta = readText(ws.branchAbs(from, "metadata.yaml"));
+    const parentMeta = readText(ws.root, ws.branchAbs(from, "metadata.yaml"));
     const saved = await saveMemory(ws, from, `before opening branch ${name}`);
     await ws.git.switchCreate(name);
-    writeText(ws.branchAbs(name, "commit.md"), renderHeader(name, input.purpose));
-    writeText(ws.branchAbs(name, "log.md"), renderTraceHeader(name));
+    writeText(ws.root, ws.branchAbs(name, "commit.md"), renderHeader(name, input.purpose));
+    writeText(ws.root, ws.branchAbs(name, "log.md"), renderTraceHeader(name));
     await refreshBranchMetadata(ws, name, parentMeta);
     const dir = ws.rel("branches", ...name.split("/"));
     await ws.git.addForce([dir]);

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { GitGoodError } from "../errors.js";
+import { GitGoodError, isGitGoodError } from "../errors.js";
 import { lastEntry, parseCommitLog, type CommitLog, type Entry } from "./entries.js";
 import { segmentText } from "./metadata.js";
 import { GOAL, MILESTONES, sectionText, TODO } from "./roadmap.js";
@@ -75,10 +75,18 @@ async function renderOverview(ws: MemoryWorkspace): Promise<string> {
   if (!branches.includes(current)) branches.unshift(current);
   for (const b of branches) {
     const src = b === current ? worktreeSource(ws) : revisionSource(ws, `refs/heads/${b}`);
-    const text = await src.read(ws.branchRel(b, "commit.md"));
+    const file = ws.branchRel(b, "commit.md");
+    const text = await src.read(file);
     if (text === null) continue;
-    const log = parseCommitLog(text, b);
     const mark = b === current ? " (checked out)" : "";
+    let log: CommitLog;
+    try {
+      log = parseCommitLog(text, b, file);
+    } catch (err) {
+      if (!isGitGoodError(err)) throw err;
+      out.push(`- \`${b}\`${mark}: ${err.message}`);
+      continue;
+    }
     out.push(`- \`${b}\`${mark}: ${firstLine(log.purpose)} — ${log.entries.length} commit(s); ${describeLast(log)}`);
   }
   const recent = await ws.git.recentCommits(ws.memoryDir, 5);

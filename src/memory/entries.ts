@@ -1,3 +1,5 @@
+import { GitGoodError } from "../errors.js";
+
 /**
  * commit.md, one file per memory branch: a header with the branch's purpose, then one entry per
  * COMMIT. Each entry has three parts: the branch purpose, the running summary of progress so far, and
@@ -80,7 +82,21 @@ function part(lines: readonly string[], title: string): string {
   return unescapeText(lines.slice(at + 1, end).join("\n").trim());
 }
 
-export function parseCommitLog(text: string, branch: string): CommitLog {
+function damaged(file: string, why: string): GitGoodError {
+  return new GitGoodError(
+    "BAD_COMMIT_LOG",
+    `${file} is damaged (${why}); put it back with git or 'gitgood memory restore', then try again`,
+    { file },
+  );
+}
+
+/**
+ * Reads commit.md. A file that is not one gitgood wrote (no `# Memory branch` title or `## Purpose`),
+ * or whose entries are not numbered 1, 2, 3 … in order, or an entry that lacks one of its three parts,
+ * is refused with BAD_COMMIT_LOG naming `file`: numbering on from a damaged file would reuse entry
+ * numbers that memory commits already name.
+ */
+export function parseCommitLog(text: string, branch: string, file: string): CommitLog {
   const lines = text.split("\n");
   const starts: number[] = [];
   lines.forEach((l, i) => {
@@ -89,7 +105,9 @@ export function parseCommitLog(text: string, branch: string): CommitLog {
   const headEnd = starts[0] ?? lines.length;
   const head = lines.slice(0, headEnd);
   const pAt = head.findIndex((l) => l === "## Purpose");
-  const purpose = pAt >= 0 ? unescapeText(head.slice(pAt + 1).join("\n").trim()) : "";
+  if (!(lines[0] ?? "").startsWith("# Memory branch ")) throw damaged(file, "it does not start with its '# Memory branch' title");
+  if (pAt < 0) throw damaged(file, "its '## Purpose' section is missing");
+  const purpose = unescapeText(head.slice(pAt + 1).join("\n").trim());
   const entries: Entry[] = starts.map((start, k) => {
     const end = starts[k + 1] ?? lines.length;
     const body = lines.slice(start, end);
@@ -103,6 +121,12 @@ export function parseCommitLog(text: string, branch: string): CommitLog {
       contribution: part(body, PARTS.contribution),
       raw: body.join("\n").trim(),
     };
+  });
+  entries.forEach((e, k) => {
+    if (e.n !== k + 1) throw damaged(file, `entry #${e.n} stands where entry #${k + 1} belongs`);
+    for (const title of Object.values(PARTS)) {
+      if (!e.raw.split("\n").includes(title)) throw damaged(file, `entry #${e.n} lacks its '${title}' part`);
+    }
   });
   return { branch, purpose, entries };
 }

@@ -25,18 +25,17 @@ function inMemory(ws: MemoryWorkspace, file: string): boolean {
 }
 
 /**
- * COMMIT records the work tree. A file whose staged version differs from its work-tree version would
- * lose the staged version, so such an index is refused (memory files excepted: they are ours).
+ * COMMIT records the work tree, never what someone staged: a memory commit must not carry staged work
+ * into it (unrelated changes put aside with `git add`, or staged versions that differ from the work
+ * tree), so an index with staged changes outside the memory folder is refused (memory files are ours).
  */
-export async function refusePartlyStaged(ws: MemoryWorkspace): Promise<void> {
-  const partly = (await ws.git.status())
-    .filter((e) => e.index !== " " && e.worktree !== " " && !inMemory(ws, e.path))
-    .map((e) => e.path);
-  if (partly.length > 0) {
+export async function refuseStaged(ws: MemoryWorkspace): Promise<void> {
+  const staged = (await ws.git.status()).filter((e) => e.index !== " " && !inMemory(ws, e.path)).map((e) => e.path);
+  if (staged.length > 0) {
     throw new GitGoodError(
       "DIRTY_INDEX",
-      `the index holds staged versions that differ from the work tree (${list(partly)}); commit, stage or unstage them fully first — nothing was changed`,
-      { files: partly },
+      `the index holds staged changes (${list(staged)}); a memory commit records the work tree and never staged work — commit them with git or unstage them (git restore --staged) first; nothing was changed`,
+      { files: staged },
     );
   }
 }

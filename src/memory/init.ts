@@ -1,7 +1,6 @@
-import { existsSync, readdirSync } from "node:fs";
 import { GitGoodError } from "../errors.js";
 import { renderHeader } from "./entries.js";
-import { writeText } from "./files.js";
+import { folderHasEntries, writeText } from "./files.js";
 import { locked, refuseUnfinished } from "./guard.js";
 import { renderRoadmap } from "./roadmap.js";
 import { refreshBranchMetadata, memoryTrailers } from "./store.js";
@@ -25,7 +24,7 @@ export const DEFAULT_MAIN_PURPOSE = "Main line of work toward the goal.";
 /** Creates the memory folder for the checked-out branch and commits it (and nothing else). */
 export async function initMemory(ws: MemoryWorkspace, input: InitInput): Promise<InitResult> {
   const dir = ws.abs();
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
+  if (folderHasEntries(ws.root, dir)) {
     throw new GitGoodError(
       "ALREADY_INITIALIZED",
       `${ws.rel()} already exists in ${ws.root}; memory is set up there already (or pick another folder name)`,
@@ -35,9 +34,9 @@ export async function initMemory(ws: MemoryWorkspace, input: InitInput): Promise
   const branch = await ws.currentBranch();
   return locked(ws, async () => {
     await refuseUnfinished(ws);
-    writeText(ws.abs(MAIN_FILE), renderRoadmap(input.goal));
-    writeText(ws.branchAbs(branch, "commit.md"), renderHeader(branch, input.purpose ?? DEFAULT_MAIN_PURPOSE));
-    writeText(ws.branchAbs(branch, "log.md"), renderTraceHeader(branch));
+    writeText(ws.root, ws.abs(MAIN_FILE), renderRoadmap(input.goal));
+    writeText(ws.root, ws.branchAbs(branch, "commit.md"), renderHeader(branch, input.purpose ?? DEFAULT_MAIN_PURPOSE));
+    writeText(ws.root, ws.branchAbs(branch, "log.md"), renderTraceHeader(branch));
     await refreshBranchMetadata(ws, branch);
     await ws.git.addForce([ws.memoryDir]);
     const commit = await ws.git.commit(

@@ -1,5 +1,6 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { GitGoodError } from "../errors.js";
+import { processAlive } from "../util/processes.js";
 
 /**
  * An exclusive lock between processes: a file created with O_EXCL that holds the owner's pid. A lock
@@ -8,15 +9,6 @@ import { GitGoodError } from "../errors.js";
 export interface LockOptions {
   /** Give up after this long (default 30 s). */
   timeoutMs?: number;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function tryCreate(file: string, token: string): boolean {
@@ -41,6 +33,34 @@ function readOwner(file: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** What a lock file holds: `<pid> <time> <random>` and a newline, as `withLock` writes it. */
+const TOKEN = /^([1-9]\d*) \d+ [0-9a-z]*\n$/;
+
+function corrupt(file: string, why: string): GitGoodError {
+  return new GitGoodError(
+    "CORRUPT_LOCK",
+    `the memory lock ${file} ${why}, so it is not a lock gitgood made; if no gitgood memory command is running, delete it and try again`,
+    { file },
+  );
+}
+
+/**
+ * The owner line of an existing lock file; null when it is gone meanwhile. A lock file that is not a
+ * regular file, or holds something other than an owner line, is refused at once: waiting would not
+ * make it go away.
+ */
+function lockOwner(file: string): string | null {
+  try {
+    if (!lstatSync(file).isFile()) throw corrupt(file, "is not a regular file");
+  } catch (err) {
+    if (err instanceof GitGoodError) throw err;
+    return null;
+  }
+  const owner = readOwner(file);
+  if (owner !== null && owner !== "" && !TOKEN.test(owner)) throw corrupt(file, "does not hold a process id");
+  return owner;
 }
 
 /** Moves a stale lock aside; if what was moved turns out to be a fresh lock, puts it back. */
@@ -82,9 +102,9 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, opts: Lock
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let wait = 2;
   while (!tryCreate(file, token)) {
-    const owner = readOwner(file);
-    const pid = owner ? Number(owner.split(" ")[0]) : NaN;
-    if (owner !== null && ((Number.isInteger(pid) && pid > 0 && !isAlive(pid)) || (owner === "" && olderThan(file, 5_000)))) {
+    const owner = lockOwner(file);
+    const pid = owner ? Number(TOKEN.exec(owner)?.[1]) : NaN;
+    if (owner !== null && ((pid > 0 && !processAlive(pid)) || (owner === "" && olderThan(file, 5_000)))) {
       breakStale(file, owner);
       continue;
     }

@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { locked } from "./guard.js";
-import { appendOnce, hasContent, renderTraceHeader, renderTraceRecord, traceExists, type TraceRecord } from "./trace.js";
+import { appendText, exists } from "./files.js";
+import { hasContent, renderTraceHeader, renderTraceRecord, type TraceRecord } from "./trace.js";
 import type { MemoryWorkspace } from "./workspace.js";
 
 export interface LogResult {
@@ -19,7 +20,7 @@ export async function logMemory(ws: MemoryWorkspace, record: TraceRecord): Promi
     const file = ws.branchAbs(branch, "log.md");
     const timestamp = ws.timestamp();
     const text = renderTraceRecord(record, timestamp);
-    appendOnce(file, traceExists(file) ? text : renderTraceHeader(branch) + text);
+    appendText(ws.root, file, exists(ws.root, file) ? text : renderTraceHeader(branch) + text);
     return { branch, timestamp, record: text.trim() };
   });
 }

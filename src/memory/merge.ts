@@ -1,11 +1,12 @@
+import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { lastEntry, nextEntryNumber } from "./entries.js";
-import { readText, writeText } from "./files.js";
+import { appendText, readText, writeText } from "./files.js";
 import { list, locked, refuseDirtyCode, refuseUnfinished, saveMemory, subjectOf } from "./guard.js";
 import { memoryContext } from "./context.js";
 import { resolveMemoryConflict } from "./resolve.js";
 import { appendEntry, memoryTrailers, readCommitLog, refreshBranchMetadata, revisionSource, updateRoadmap, worktreeSource } from "./store.js";
-import { appendOnce, newTrace, renderMergedTrace } from "./trace.js";
+import { newTrace, renderMergedTrace } from "./trace.js";
 import type { MemoryWorkspace } from "./workspace.js";
 
 export interface MergeInput {
@@ -64,7 +65,7 @@ export async function mergeMemory(ws: MemoryWorkspace, input: MergeInput): Promi
       const memoryConflicts = attempt.unmerged;
       for (const file of memoryConflicts) {
         const text = await resolveMemoryConflict(ws.git, file, { ours: into, theirs: branch });
-        writeText(`${ws.root}/${file}`, text);
+        writeText(ws.root, path.join(ws.root, ...file.split("/")), text);
       }
 
       const ours = await readCommitLog(ws, worktreeSource(ws), into);
@@ -93,8 +94,8 @@ export async function mergeMemory(ws: MemoryWorkspace, input: MergeInput): Promi
       const theirTrace = (await ws.git.readAt(theirRef, ws.branchRel(branch, "log.md"))) ?? "";
       const baseTrace = base ? await ws.git.readAt(base, ws.branchRel(branch, "log.md")) : null;
       const ourTrace = ws.branchAbs(into, "log.md");
-      appendOnce(ourTrace, (readText(ourTrace) ?? "").endsWith("\n") ? "" : "\n");
-      appendOnce(ourTrace, renderMergedTrace(branch, timestamp, newTrace(theirTrace, baseTrace)));
+      const separator = (readText(ws.root, ourTrace) ?? "").endsWith("\n") ? "" : "\n";
+      appendText(ws.root, ourTrace, separator + renderMergedTrace(branch, timestamp, newTrace(theirTrace, baseTrace)));
 
       await refreshBranchMetadata(ws, into);
       await ws.git.addForce([ws.memoryDir]);

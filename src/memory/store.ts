@@ -17,7 +17,7 @@ export interface MemorySource {
 }
 
 export function worktreeSource(ws: MemoryWorkspace): MemorySource {
-  return { rev: null, read: async (rel) => readText(path.join(ws.root, ...rel.split("/"))) };
+  return { rev: null, read: async (rel) => readText(ws.root, path.join(ws.root, ...rel.split("/"))) };
 }
 
 export function revisionSource(ws: MemoryWorkspace, rev: string): MemorySource {
@@ -52,32 +52,32 @@ export async function readBranchFile(
 }
 
 export async function readCommitLog(ws: MemoryWorkspace, src: MemorySource, branch: string): Promise<CommitLog> {
-  return parseCommitLog(await readBranchFile(ws, src, branch, "commit.md"), branch);
+  return parseCommitLog(await readBranchFile(ws, src, branch, "commit.md"), branch, ws.branchRel(branch, "commit.md"));
 }
 
 /** Appends an entry to the checked-out branch's commit.md. */
 export function appendEntry(ws: MemoryWorkspace, branch: string, entry: Omit<Entry, "raw">): void {
   const file = ws.branchAbs(branch, "commit.md");
-  const text = readText(file) ?? "";
-  writeText(file, `${text.replace(/\n*$/, "\n")}${renderEntry(entry)}`);
+  const text = readText(ws.root, file) ?? "";
+  writeText(ws.root, file, `${text.replace(/\n*$/, "\n")}${renderEntry(entry)}`);
 }
 
 /** Adds milestones and to-do items to main.md. */
 export function updateRoadmap(ws: MemoryWorkspace, milestones: readonly string[], todos: readonly string[]): void {
   if (milestones.length === 0 && todos.length === 0) return;
   const file = ws.abs(MAIN_FILE);
-  let text = readText(file) ?? "";
+  let text = readText(ws.root, file) ?? "";
   text = appendItems(text, MILESTONES, milestones);
   text = appendItems(text, TODO, todos);
-  writeText(file, text);
+  writeText(ws.root, file, text);
 }
 
 /** Rewrites the derived segments of a branch's metadata.yaml from the files git tracks now. */
 export async function refreshBranchMetadata(ws: MemoryWorkspace, branch: string, base?: string | null): Promise<void> {
   const file = ws.branchAbs(branch, "metadata.yaml");
   const facts = factsFromFiles(await ws.git.trackedFiles(), ws.memoryDir);
-  const current = readText(file) ?? base ?? null;
-  writeText(file, refreshMetadata(current, ws.branchRel(branch, "metadata.yaml"), facts));
+  const current = readText(ws.root, file) ?? base ?? null;
+  writeText(ws.root, file, refreshMetadata(current, ws.branchRel(branch, "metadata.yaml"), facts));
 }
 
 export function memoryTrailers(branch: string, entry: number | null, extra: Record<string, string> = {}): string {

@@ -1,5 +1,3 @@
-import { appendFileSync, existsSync } from "node:fs";
-
 /**
  * log.md, the fine-grained trace of a memory branch: timestamped observation / thought / action
  * records appended between commits. Each record is written with one append (O_APPEND), so records of
@@ -37,15 +35,6 @@ export function renderTraceRecord(r: TraceRecord, timestamp: string): string {
     ...item("note", r.note),
   ];
   return `\n${lines.join("\n")}\n`;
-}
-
-/** Appends text in a single write, creating the file if needed. */
-export function appendOnce(file: string, text: string): void {
-  appendFileSync(file, text, { flag: "a" });
-}
-
-export function traceExists(file: string): boolean {
-  return existsSync(file);
 }
 
 /**

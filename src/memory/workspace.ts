@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { MemoryGit } from "../git/memory.js";
+import { exists, refuseLinks } from "./files.js";
 
 /** Name of the memory folder inside a workspace unless configured otherwise. */
 export const DEFAULT_MEMORY_DIR = ".GCC";
@@ -65,7 +65,7 @@ export class MemoryWorkspace {
   }
 
   isInitialized(): boolean {
-    return existsSync(this.abs(MAIN_FILE));
+    return exists(this.root, this.abs(MAIN_FILE));
   }
 
   /** ISO timestamp to the second, UTC. */
@@ -94,17 +94,21 @@ export class MemoryWorkspace {
     }
   }
 
-  /** The current branch, checked to have a memory branch in the work tree. */
+  /**
+   * The current branch, checked to have a memory branch in the work tree whose files are no symbolic
+   * links: an operation on a branch refuses a linked memory file even when it would not touch it.
+   */
   async currentMemoryBranch(): Promise<string> {
     this.requireInitialized();
     const b = await this.currentBranch();
-    if (!existsSync(this.branchAbs(b, "commit.md"))) {
+    if (!exists(this.root, this.branchAbs(b, "commit.md"))) {
       throw new GitGoodError(
         "NO_MEMORY_BRANCH",
         `git branch '${b}' has no memory branch (${this.branchRel(b, "commit.md")} is missing); switch to a branch made with 'gitgood memory branch'`,
         { branch: b },
       );
     }
+    for (const file of BRANCH_FILES) refuseLinks(this.root, this.branchAbs(b, file));
     return b;
   }
 }

@@ -1,18 +1,17 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig } from "./config.js";
-import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, type ResultRecord } from "./record.js";
+import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
 export const TRAJECTORY_DIR = "trajectories";
 
-/** Writes JSON whole or not at all: a temporary sibling renamed into place. */
+/** Writes JSON whole or not at all (a link or device is written through, never replaced). */
 function writeJsonAtomic(file: string, value: unknown): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
-  renameSync(tmp, file);
+  writeOutputFile(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /**
@@ -134,11 +133,7 @@ export class RunStore {
 
   /** Replaces every record (after re-scoring): the results file is rewritten whole or not at all. */
   replaceAll(records: readonly ResultRecord[]): void {
-    const text = records.map((r) => `${JSON.stringify(r)}\n`).join("");
-    const file = path.join(this.dir, RESULTS_FILE);
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, text);
-    renameSync(tmp, file);
+    writeOutputFile(path.join(this.dir, RESULTS_FILE), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
     this.records.clear();
     for (const r of records) this.records.set(r.key, r);
   }
@@ -158,10 +153,15 @@ export class RunStore {
     return JSON.parse(readFileSync(file, "utf8"));
   }
 
-  /** Writes a trajectory file and returns its path relative to the run directory. */
+  /**
+   * Writes a trajectory file and returns its path relative to the run directory. The file is named
+   * after the key when the key is a plain file name (result keys and their `+variant` suffixes are),
+   * else after a short safe form of it.
+   */
   writeTrajectory(key: string, trajectory: unknown): string {
-    const rel = path.join(TRAJECTORY_DIR, `${key}.json`);
-    writeFileSync(path.join(this.dir, rel), `${JSON.stringify(trajectory, null, 1)}\n`);
+    const name = /^[A-Za-z0-9._~+-]{1,150}$/.test(key) && !/^\.\.?$/.test(key) ? key : fileSafeName(key);
+    const rel = path.join(TRAJECTORY_DIR, `${name}.json`);
+    writeOutputFile(path.join(this.dir, rel), `${JSON.stringify(trajectory, null, 1)}\n`);
     return rel;
   }
 }

@@ -1,12 +1,14 @@
 import { z } from "zod";
 import { GitGoodError, isGitGoodError } from "../errors.js";
+import { escapeControls } from "../util/escape.js";
 import { toolsHelp } from "./help.js";
 import { functionTool, type FunctionTool } from "./schema.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { OUTPUT_LIMIT, page, renderPage } from "./truncate.js";
 
 function errorResult(tool: string, err: GitGoodError): ToolResult {
-  return { tool, ok: false, output: `error: ${err.message}`, error: { code: err.code, message: err.message } };
+  const message = escapeControls(err.message);
+  return { tool, ok: false, output: `error: ${message}`, error: { code: err.code, message } };
 }
 
 /** Explains zod's complaints about arguments in a few plain lines. */
@@ -24,7 +26,8 @@ export function describeIssues(error: z.ZodError): string {
 /**
  * The tools of one scenario. Calls are checked against each tool's schema before its handler runs, so
  * an unknown tool or bad arguments change nothing; handler errors with a gitgood code come back as
- * error results the agent can read. Long answers are paged.
+ * error results the agent can read. Control characters from the repository (NUL, terminal escape
+ * sequences) reach the agent only escaped, as `\x1b`; long answers are paged after escaping.
  */
 export class ToolRegistry<S> {
   private readonly byName = new Map<string, Tool<S>>();
@@ -74,7 +77,7 @@ export class ToolRegistry<S> {
     const values = parsed.data as Record<string, unknown>;
     let text: string;
     try {
-      text = await tool.run(scenario, values);
+      text = escapeControls(await tool.run(scenario, values));
     } catch (err) {
       if (isGitGoodError(err)) return errorResult(name, err);
       throw err;

@@ -91,7 +91,7 @@ describe("bad input changes nothing and says what is wrong", () => {
     await expect(commitMemory(ws, { contribution: "x" })).rejects.toThrow(/run 'gitgood memory init' first/);
   });
 
-  it("a dirty index: COMMIT refuses partly staged files and keeps both versions", async () => {
+  it("a dirty index: COMMIT refuses staged files and keeps both versions", async () => {
     const { fx, ws } = await setup();
     fx.write({ "src/app.txt": "staged\n" });
     fx.git("add", "src/app.txt");
@@ -101,7 +101,7 @@ describe("bad input changes nothing and says what is wrong", () => {
     const logBefore = readIn(fx, ".GCC/branches/main/log.md");
     const err = await commitMemory(ws, { contribution: "x" }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "DIRTY_INDEX", data: { files: ["src/app.txt"] } });
-    expect((err as Error).message).toMatch(/^the index holds staged versions that differ from the work tree \(src\/app\.txt\)/);
+    expect((err as Error).message).toMatch(/^the index holds staged changes \(src\/app\.txt\); a memory commit records the work tree and never staged work/);
     expect(snapshot(fx)).toBe(before);
     expect(fx.git("show", ":src/app.txt")).toBe("staged");
     expect(readIn(fx, "src/app.txt")).toBe("work tree\n");

@@ -54,8 +54,7 @@ describe("init", () => {
 describe("commit", () => {
   it("records code and memory in one commit, with entry, summary, roadmap and metadata", async () => {
     const { fx, ws } = await setup();
-    fx.write({ "src/app.txt": "one\ntwo\nthree\nfour\n", "src/new.txt": "n\n" });
-    fx.git("rm", "-q", "README.md");
+    fx.write({ "src/app.txt": "one\ntwo\nthree\nfour\n", "src/new.txt": "n\n", "README.md": null });
     const r1 = await commitMemory(ws, { contribution: "Counted to four.", milestones: ["four works"], todos: ["add five"] });
     expect(r1).toMatchObject({ branch: "main", entry: 1, summary: "Counted to four." });
     expect(fx.head()).toBe(r1.commit);
@@ -83,11 +82,14 @@ describe("commit", () => {
     expect(fx.git("rev-list", "--count", "HEAD")).toBe("5");
   });
 
-  it("keeps fully staged changes and untracked files in the commit", async () => {
+  it("takes untracked files into the commit, and never staged work", async () => {
     const { fx, ws } = await setup();
     fx.write({ "a.txt": "a\n" });
     fx.git("add", "a.txt");
     fx.write({ "b.txt": "b\n" });
+    await expect(commitMemory(ws, { contribution: "both" })).rejects.toMatchObject({ code: "DIRTY_INDEX", data: { files: ["a.txt"] } });
+    expect(porcelain(fx)).toBe("A  a.txt\n?? b.txt");
+    fx.git("restore", "--staged", "a.txt");
     await commitMemory(ws, { contribution: "both" });
     expect(fx.git("ls-tree", "--name-only", "HEAD").split("\n")).toEqual([".GCC", "README.md", "a.txt", "b.txt", "src"]);
   });

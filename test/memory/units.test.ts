@@ -40,7 +40,7 @@ describe("entries (commit.md)", () => {
       renderHeader("main", "the purpose") +
       renderEntry({ n: 1, date: "2024-01-01T00:00:00Z", note: null, purpose: "p", summary: "s1", contribution: tricky }) +
       renderEntry({ n: 2, date: "2024-01-01T00:01:00Z", note: "merge of x", purpose: "p", summary: "s2", contribution: "c2" });
-    const log = parseCommitLog(text, "main");
+    const log = parseCommitLog(text, "main", "commit.md");
     expect(log.purpose).toBe("the purpose");
     expect(log.entries.map((e) => e.n)).toEqual([1, 2]);
     expect(log.entries[0]?.contribution).toBe(tricky);
@@ -53,10 +53,11 @@ describe("entries (commit.md)", () => {
     const log = parseCommitLog(
       renderHeader("b", "p") + renderEntry({ n: 1, date: "d", note: null, purpose: "p", summary: "old", contribution: "c" }),
       "b",
+      "commit.md",
     );
     expect(nextSummary(log, "new step")).toBe("old\nnew step");
     expect(nextSummary(log, "new step", "rewritten")).toBe("rewritten");
-    expect(nextSummary(parseCommitLog(renderHeader("b", "p"), "b"), "first")).toBe("first");
+    expect(nextSummary(parseCommitLog(renderHeader("b", "p"), "b", "commit.md"), "first")).toBe("first");
   });
 });
 

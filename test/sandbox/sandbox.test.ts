@@ -110,10 +110,10 @@ describe("sandbox", () => {
     const stale = path.join(root.root, "killed-run-abc123");
     mkdirSync(path.join(stale, "work", ".git"), { recursive: true });
     writeOwner(stale, { ...currentOwner(false), pid: deadPid() });
-    const orphan = path.join(root.root, "half-made-xyz");
-    mkdirSync(orphan);
+    const unmarked = path.join(root.root, "not-made-by-gitgood");
+    mkdirSync(unmarked);
     const old = new Date(Date.now() - 3600_000);
-    utimesSync(orphan, old, old);
+    utimesSync(unmarked, old, old);
     const young = path.join(root.root, "being-made-now");
     mkdirSync(young);
     const kept = path.join(root.root, "kept-by-a-person");
@@ -130,7 +130,7 @@ describe("sandbox", () => {
       expect(s.definition.name).toBe("MCR");
     });
     expect(existsSync(stale)).toBe(false);
-    expect(existsSync(orphan)).toBe(false);
+    expect(existsSync(unmarked)).toBe(true);
     expect(existsSync(abandoned)).toBe(false);
     expect(existsSync(young)).toBe(true);
     expect(existsSync(kept)).toBe(true);

@@ -1,0 +1,59 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, fchmodSync, lstatSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync, type Stats } from "node:fs";
+import path from "node:path";
+import { GitGoodError } from "../errors.js";
+
+function failure(file: string, err: unknown): GitGoodError {
+  const why = err instanceof Error && "code" in err ? String((err as NodeJS.ErrnoException).code) : String(err);
+  return new GitGoodError("WRITE_FAILED", `cannot write ${file}: ${why}`, { file });
+}
+
+function existing(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw failure(file, err);
+  }
+}
+
+/** Replaces a regular file (or makes a new one) whole or not at all: an exclusive temporary sibling renamed into place. */
+function replace(file: string, data: string | Buffer, mode: number | null): void {
+  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const fd = openSync(tmp, "wx");
+  try {
+    try {
+      const bytes = typeof data === "string" ? Buffer.from(data) : data;
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+      if (mode !== null) fchmodSync(fd, mode & 0o7777);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never made, or already renamed */
+    }
+    throw err;
+  }
+}
+
+/**
+ * Writes an output file a user named (`-o`, `--html`, dataset and run files). A new path or a regular
+ * file is replaced atomically (readers see the old or the new content, never half) and keeps its
+ * permissions. Anything else is written through and never replaced: a symbolic link stays a link and
+ * its target gets the data, a FIFO or a device (such as /dev/null) stays what it is. A directory is
+ * refused.
+ */
+export function writeOutputFile(file: string, data: string | Buffer): void {
+  const st = existing(file);
+  if (st?.isDirectory()) throw new GitGoodError("WRITE_FAILED", `cannot write ${file}: it is a directory`, { file });
+  try {
+    if (st === null || st.isFile()) replace(file, data, st ? st.mode : null);
+    else writeFileSync(file, data);
+  } catch (err) {
+    throw failure(file, err);
+  }
+}

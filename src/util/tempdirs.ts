@@ -1,0 +1,75 @@
+import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { removeAtExit } from "./cleanup.js";
+import { readRegularFile } from "./files.js";
+import { processAlive } from "./processes.js";
+
+/** File in every private temporary directory that says which process made it. */
+export const TEMP_OWNER_FILE = ".gitgood-owner";
+/** The mark in that file: a directory without it is never swept. */
+const TEMP_MARK = "gitgood-temp/1";
+
+interface TempOwner {
+  mark: string;
+  pid: number;
+  host: string;
+}
+
+/**
+ * Makes a private temporary directory `<tmp>/<prefix>XXXXXX` (the system's temporary folder, never
+ * a repository) that is removed when this process ends. It is marked with the process that made it,
+ * so that when that process is killed (and cannot clean up) a later `sweepTempDirs` removes it.
+ * Directories of the same prefix left by killed processes are swept first. Returns the directory and
+ * a function that removes it now.
+ */
+export function privateTempDir(prefix: string): { dir: string; remove: () => void } {
+  sweepTempDirs(prefix);
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const remove = removeAtExit(dir);
+  const owner: TempOwner = { mark: TEMP_MARK, pid: process.pid, host: os.hostname() };
+  writeFileSync(path.join(dir, TEMP_OWNER_FILE), `${JSON.stringify(owner)}\n`, { flag: "wx" });
+  return { dir, remove };
+}
+
+function deadOwner(dir: string): boolean {
+  try {
+    if (!lstatSync(dir).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  const text = readRegularFile(path.join(dir, TEMP_OWNER_FILE));
+  if (text === null) return false;
+  try {
+    const owner = JSON.parse(text) as Partial<TempOwner>;
+    return owner.mark === TEMP_MARK && owner.host === os.hostname() && typeof owner.pid === "number" && owner.pid > 0 && !processAlive(owner.pid);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the `<prefix>*` directories in the temporary folder whose marked owner process on this
+ * machine is gone. Unmarked directories, symbolic links and directories of live processes are left
+ * alone. Returns the removed paths.
+ */
+export function sweepTempDirs(prefix: string, root = os.tmpdir()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const dir = path.join(root, name);
+    if (!name.startsWith(prefix) || !deadOwner(dir)) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      /* another process may be removing it at the same time */
+    }
+  }
+  return removed;
+}
