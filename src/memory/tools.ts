@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { runGit } from "../git/process.js";
+import { initRepository } from "../git/init.js";
 import { z } from "zod";
 import { ToolRegistry } from "../tools/registry.js";
 import { REASON_DESCRIPTION, type Tool } from "../tools/tool.js";
@@ -46,7 +46,7 @@ const SCRATCH_IDENTITY = {
  */
 export async function scratchMemory(dir: string, goal: string): Promise<MemoryWorkspace> {
   mkdirSync(dir, { recursive: true });
-  await runGit(["init", "-q", "-b", "main", dir], { cwd: dir, env: SCRATCH_IDENTITY });
+  await initRepository(dir, { branch: "main", env: SCRATCH_IDENTITY });
   const ws = await MemoryWorkspace.open(dir, { env: SCRATCH_IDENTITY });
   await initMemory(ws, { goal });
   return ws;

@@ -20,8 +20,9 @@ const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bi
 
 /** True when text holds a raw control character a terminal or a model must not get (tab and newline are fine). */
 function hasRawControl(text: string): boolean {
-  return [...text].some((ch) => {
+  return [...text].some((ch, i, all) => {
     const c = ch.codePointAt(0) ?? 0;
+    if (c === 0x0d) return all[i + 1] !== "\n"; // the CR of a CRLF line ending is shown as it is
     return (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f);
   });
 }
@@ -37,7 +38,9 @@ function unescape(text: string): string {
 
 describe("escapeControls", () => {
   it("shows NUL, escape sequences and other C0/C1 controls as \\xHH, keeping tab, newline and text", () => {
-    expect(escapeControls("a\x1b[31mred\x1b[0m\0b\r\n\t\x07\x7f\x9b2J é ✓")).toBe("a\\x1b[31mred\\x1b[0m\\x00b\\x0d\n\t\\x07\\x7f\\x9b2J é ✓");
+    expect(escapeControls("a\x1b[31mred\x1b[0m\0b\r\n\t\x07\x7f\x9b2J é ✓")).toBe("a\\x1b[31mred\\x1b[0m\\x00b\r\n\t\\x07\\x7f\\x9b2J é ✓");
+    // A CRLF line ending stays as it is; a lone carriage return (it overwrites a terminal line) does not.
+    expect(escapeControls("ok\rfake\r\n")).toBe("ok\\x0dfake\r\n");
     expect(escapeControls("print('\\n')  C:\\Users\\x")).toBe("print('\\n')  C:\\Users\\x");
     expect(escapeControls("plain text\n")).toBe("plain text\n");
   });

@@ -120,7 +120,7 @@ export class IccScenario extends ScenarioBase<IccData> {
     return oid;
   }
 
-  initialContext(): Promise<InitialContext> {
+  protected buildContext(): Promise<InitialContext> {
     return iccContext(this);
   }
 

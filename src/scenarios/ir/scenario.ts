@@ -169,7 +169,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
     );
   }
 
-  initialContext(): Promise<InitialContext> {
+  protected buildContext(): Promise<InitialContext> {
     return irContext(this);
   }
 

@@ -101,7 +101,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
     return oid;
   }
 
-  initialContext(): Promise<InitialContext> {
+  protected buildContext(): Promise<InitialContext> {
     return mcrContext(this);
   }
 

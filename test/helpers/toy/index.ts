@@ -32,7 +32,7 @@ class ToyScenario extends ScenarioBase<ToyData> {
     return `Recorded ${n}. The task is finished.`;
   }
 
-  async initialContext(): Promise<InitialContext> {
+  protected async buildContext(): Promise<InitialContext> {
     const text = `Count the commits of the chain of ${this.sample.scenario.file} ending at ${this.sample.scenario.newest_commit}.`;
     return { data: { file: this.sample.scenario.file }, text };
   }
