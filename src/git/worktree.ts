@@ -32,9 +32,17 @@ export async function readTreeIntoIndex(repo: Repo, treeish: string): Promise<vo
   await repo.run(["read-tree", treeish]);
 }
 
-/** Stages every change (additions, edits, deletions) under `paths`. */
+/** Makes the index and the work tree hold `tree` (a two-way `read-tree -m -u` from HEAD), leaving HEAD where it is. */
+export async function checkoutTree(repo: Repo, tree: string): Promise<void> {
+  await repo.run(["read-tree", "-m", "-u", "HEAD", tree]);
+}
+
+/**
+ * Stages every change (additions, edits, deletions) under `paths`, also of files outside a sparse
+ * work tree's patterns (a conflicted file a merge wrote there).
+ */
 export async function addPaths(repo: Repo, paths: readonly string[]): Promise<void> {
-  await repo.run(["add", "-A", "--", ...paths]);
+  await repo.run(["add", "--sparse", "-A", "--", ...paths]);
 }
 
 /** Applies a patch (bytes as `git diff --binary` wrote them) to the index only. */

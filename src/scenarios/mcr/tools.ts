@@ -1,10 +1,14 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
+import { GitGoodError } from "../../errors.js";
 import { fileDiff } from "../../git/diff.js";
+import { unwrittenEntry } from "../../git/sparse.js";
 import { checkRelativePath } from "../../sandbox/paths.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
 import { conflictTools } from "../shared/conflict-tools.js";
-import { showFile } from "../shared/files.js";
+import { describeFile, showFile } from "../shared/files.js";
 import type { McrScenario } from "./scenario.js";
 
 const pathParam = z
@@ -35,7 +39,13 @@ export const MCR_TOOLS = new ToolRegistry<McrScenario>([
     params: { relative_path_from_project_root: pathParam },
     readOnly: true,
     async run(s, args) {
-      return showFile(s.sandbox, args.relative_path_from_project_root);
+      const given = args.relative_path_from_project_root;
+      const rel = checkRelativePath(s.sandbox.workDir, given);
+      const full = path.join(s.sandbox.workDir, rel);
+      // A sandbox for tool-only agents writes only the conflicted files; the others are read from the index.
+      const unwritten = existsSync(full) ? null : await unwrittenEntry(s.sandbox.repo, rel);
+      if (unwritten?.kind === "directory") throw new GitGoodError("NOT_A_FILE", `${rel} is a directory, not a file`, { path: rel });
+      return unwritten ? describeFile(rel, unwritten.bytes) : showFile(s.sandbox, given);
     },
   }),
 ]);

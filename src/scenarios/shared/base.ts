@@ -11,7 +11,7 @@ import type { InitialContext, LiveScenario, ScenarioToolResult } from "../types.
 
 export const STATE_FILE = "state.json";
 /** Version of the saved scenario state; a sandbox saved by another version is refused, not misread. */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 const SavedScenarioSchema = z.object({
   schema_version: z.number().int(),

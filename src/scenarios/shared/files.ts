@@ -17,7 +17,11 @@ export function showFile(sandbox: Sandbox, given: string): string {
     throw new GitGoodError("NOT_FOUND", `there is no file ${rel} in the project`, { path: rel });
   }
   if (stat.isDirectory()) throw new GitGoodError("NOT_A_FILE", `${rel} is a directory, not a file`, { path: rel });
-  const bytes = readFileSync(full);
+  return describeFile(rel, readFileSync(full));
+}
+
+/** A file's bytes as `view_file_at` shows them: a header line, then the text with line breaks as LF. */
+export function describeFile(rel: string, bytes: Buffer): string {
   if (bytes.includes(0)) return `[gitgood] ${rel} is a binary file of ${bytes.length} bytes; it cannot be shown`;
   const lines = bytes.length === 0 ? 0 : bytes.toString("utf8").split("\n").length - (bytes[bytes.length - 1] === 0x0a ? 1 : 0);
   const eol = usesCrlf(bytes) ? "CRLF (\\r\\n)" : "LF (\\n)";
