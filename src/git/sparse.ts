@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Repo } from "./repo.js";
 
@@ -16,6 +16,18 @@ export function checkOutOnly(gitDir: string, files: readonly string[]): void {
   mkdirSync(path.join(gitDir, "info"), { recursive: true });
   const patterns = files.filter((f) => !/[\r\n]/.test(f)).map(exactPattern);
   writeFileSync(path.join(gitDir, "info", "sparse-checkout"), patterns.map((p) => `${p}\n`).join(""));
+}
+
+/**
+ * In a sparse work tree, adds files to those checkouts write, so that later checkouts keep them (a
+ * file a conflict wrote, say); a full work tree is left alone.
+ */
+export function checkOutAlso(gitDir: string, files: readonly string[]): void {
+  const file = path.join(gitDir, "info", "sparse-checkout");
+  if (!existsSync(file)) return;
+  const have = new Set(readFileSync(file, "utf8").split("\n"));
+  const added = files.filter((f) => !/[\r\n]/.test(f)).map(exactPattern).filter((p) => !have.has(p));
+  if (added.length > 0) appendFileSync(file, added.map((p) => `${p}\n`).join(""));
 }
 
 /** A path the index has but a sparse work tree does not: a file (with its bytes) or a directory of such files. */

@@ -1,6 +1,7 @@
 import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
+import type { HistoryDepth } from "../git/store.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
 import type { ResultRecord } from "../runs/record.js";
 import { attemptKey } from "../runs/result.js";
@@ -45,6 +46,8 @@ export type WorkbenchSource =
       scenario?: string;
       where: RepoLocator;
       recorder: Recorder;
+      /** History below the scenario's start in its sandbox (default: DEFAULT_HISTORY). */
+      history?: HistoryDepth;
     }
   | {
       mode: "session";
@@ -53,6 +56,8 @@ export type WorkbenchSource =
       recorder: Recorder;
       /** List every scenario kind's tools from the start, for clients that ignore tool-list changes. */
       allTools?: boolean;
+      /** History below each scenario's start in its sandbox (default: DEFAULT_HISTORY). */
+      history?: HistoryDepth;
     }
   | { mode: "attached"; sandboxDir: string }
   | { mode: "memory" };
@@ -120,7 +125,7 @@ export class Workbench {
     const wb = new Workbench(opts);
     const s = opts.source;
     if (s.mode === "single") {
-      wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client);
+      wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client, s.history);
     } else if (s.mode === "attached") {
       const scenario = await openScenario(s.sandboxDir);
       wb.attached = { scenario, context: await scenario.initialContext(), submitted: false };
@@ -282,7 +287,7 @@ export class Workbench {
     }
     const sample = s.samples.find((x) => x.id === sampleId);
     if (!sample) throw new GitGoodError("UNKNOWN_SAMPLE", `there is no sample '${sampleId}'; ${LIST_SAMPLES} shows the samples`);
-    this.attempt = await Attempt.start(sample, scenario, s.where, s.recorder, () => this.client);
+    this.attempt = await Attempt.start(sample, scenario, s.where, s.recorder, () => this.client, s.history);
     const names = this.attempt.definition.tools.names();
     return [
       `Started ${this.attempt.key}. Its tools are now listed: ${names.join(", ")}.`,

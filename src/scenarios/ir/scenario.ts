@@ -3,6 +3,7 @@ import type { ChainSample } from "../../dataset/sample.js";
 import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "../../git/rebase.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
+import { checkOutAlso } from "../../git/sparse.js";
 import { DEFAULT_HISTORY, chainStore } from "../../git/store.js";
 import { addPaths, checkoutBranch, unmergedPaths } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
@@ -144,6 +145,8 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
         stderr: r.stderr,
       });
     }
+    // A tool-only work tree keeps the conflicted files from now on: a later step that conflicts in them again finds them.
+    checkOutAlso(this.sandbox.repo.gitDir, unmerged);
     const stopped = stoppedCommit(this.sandbox.repo);
     const index = this.data.chain.commits.findIndex((c) => stopped !== null && c.oid.startsWith(stopped));
     this.data.phase = "conflict";
