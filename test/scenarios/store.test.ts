@@ -230,6 +230,40 @@ describe("a criss-cross merge (two merge bases)", () => {
   });
 });
 
+describe("a merge whose sides both merged branches that started long before the merge base", () => {
+  it("keeps the history from the merge base down to where those branches started, and leaves git's conflicts", async () => {
+    const fx = new Fixture();
+    fixtures.push(fx);
+    const conf = (lines: Record<number, string>): string =>
+      `${Array.from({ length: 9 }, (_, i) => lines[i] ?? `line ${i}`).join("\n")}\n`;
+    fx.commit("root", { "conf.py": conf({}) });
+    const topicsStart = fx.commit("start of the topics", { "conf.py": conf({ 1: "start" }) });
+    const between = [2, 3, 4].map((n) => fx.commit(`main ${n}`, { "conf.py": conf({ 1: "start", [n]: `main ${n}` }) }));
+    const fork = fx.commit("fork point", { "conf.py": conf({ 1: "start", 2: "main 2", 3: "main 3", 4: "main 4", 8: "fork" }) });
+    for (const topic of ["topic1", "topic2"]) {
+      fx.git("checkout", "-q", "-b", topic, topicsStart);
+      fx.commit(topic, { [`${topic}.py`]: `${topic}\n` });
+    }
+    fx.git("checkout", "-q", "-b", "feature", fork);
+    fx.merge("topic1");
+    fx.commit("feature side", { "conf.py": conf({ 1: "start", 2: "main 2", 3: "main 3", 4: "main 4", 8: "fork", 6: "feature" }) });
+    fx.checkout("main");
+    fx.merge("topic2");
+    fx.commit("main side", { "conf.py": conf({ 1: "start", 2: "main 2", 3: "main 3", 4: "main 4", 8: "fork", 6: "main" }) });
+    const merge = fx.merge("feature", { "conf.py": conf({ 1: "start", 2: "main 2", 3: "main 3", 4: "main 4", 8: "fork", 6: "both" }) });
+    const sample = mergeSample(fx, merge, ["conf.py"]);
+    const [p1, p2] = sample.scenario.parents;
+    expect(fx.git("merge-base", "--all", p1, p2)).toBe(fork);
+
+    const s = await start(sample, fx.dir, { history: 1 });
+    expect(conflictedFiles(s)).toEqual(realMerge(fx, p1, p2));
+    expect(git(s.sandbox.workDir, "merge-base", "--all", p1, p2)).toBe(fork);
+    const held = objectsIn(s.sandbox.workDir);
+    for (const c of between) expect(held.has(c)).toBe(true);
+    expect(held.has(merge)).toBe(false);
+  });
+});
+
 describe("an IR sandbox holds the chain and its past, nothing after the tip", () => {
   let c: ReturnType<typeof buildChainHistory>;
   beforeAll(() => {
