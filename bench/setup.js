@@ -1,66 +1,34 @@
-// Benchmark: set-up time of one scenario on a repository of about 10,000 commits.
-// Builds its own repository with `git fast-import` in a temporary directory, then measures, on the
-// same commit, the floor (a bare `git worktree add` + checkout), a `git clone --shared` + checkout
-// for comparison, and gitgood's set-up of an MCR, an IR and an ICC scenario. Prints medians and the
-// ratio to the floor. Run with `npm run bench:setup` (it builds dist/ first).
+// Benchmark: set-up time of gitgood's answer-free sandboxes against floors measured in the same run.
+//
+//   npm run bench:setup                           the synthetic repository (10,000 commits, 10,000 files)
+//   npm run bench:setup -- REPO [SAMPLES.jsonl]   a repository of your own (mined unless samples are given)
+//
+// Each run measures, interleaved so that the machine's load hits every row alike: the floor (`git worktree
+// add` of a merge's first parent, which checks out every file), `git clone --shared` + checkout, and
+// gitgood's MCR, IR and ICC set-up with a tool-only and a full work tree, each cold (the packs built for
+// this set-up) and warm (the packs taken from the run's cache, as a starting point's second sandbox gets
+// them: IR after ICC of the same chain, a scenario run again). Then the cost of the history depth. Prints
+// medians and the ratio to the floor. BENCH_RUNS (default 9) runs; BENCH_COMMITS and BENCH_FILES size the
+// synthetic repository. Run with `npm run bench:setup` (it builds dist/ first).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { PackCache } from "../dist/git/packs.js";
+import { mine } from "../dist/mining/mine.js";
 import { setupScenario } from "../dist/scenarios/index.js";
+import { buildSyntheticRepo } from "./synthetic-repo.js";
 
-const COMMITS = 10_000;
-const FILES = 1_000;
-const LINES = 30;
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 10_000);
+const FILES = Number(process.env.BENCH_FILES ?? 10_000);
+const DEPTHS = [1, 10, 50, 200, "full"];
+const DEPTH_RUNS = Math.min(RUNS, 5);
 
-const env = {
-  ...process.env,
-  LC_ALL: "C",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: os.devNull,
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
+const env = { ...process.env, LC_ALL: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: os.devNull };
 
-function git(cwd, args, input) {
-  return execFileSync("git", args, { cwd, env, input, encoding: "utf8", maxBuffer: 1 << 30 }).trim();
-}
-
-/** A fast-import stream: 1,000 files, then one-line changes, a conflicting merge and a 4-commit chain at the end. */
-function importStream() {
-  const files = Array.from({ length: FILES }, () => Array.from({ length: LINES }, (_, j) => `line ${j}`));
-  const out = [];
-  let mark = 0;
-  let time = 1_700_000_000;
-  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
-  const name = (i) => `src/m${String(i).padStart(4, "0")}.py`;
-  const commit = (ref, msg, changes, extra = "") => {
-    mark++;
-    time += 60;
-    out.push(`commit ${ref}\nmark :${mark}\ncommitter Bench <bench@example.com> ${time} +0000\n${data(msg)}${extra}`);
-    for (const [file, text] of changes) out.push(`M 100644 inline ${file}\n${data(text)}`);
-    return mark;
-  };
-  const text = (i) => `${files[i].join("\n")}\n`;
-  commit("refs/heads/main", "initial", [...files.map((_, i) => [name(i), text(i)]), ["conflict.py", "base\n"]]);
-  const regular = COMMITS - 8;
-  for (let c = 1; c < regular; c++) {
-    const f = c % FILES;
-    files[f][c % LINES] = `value ${c}`;
-    commit("refs/heads/main", `change ${c}`, [[name(f), text(f)]]);
-  }
-  const fork = mark;
-  const feature = commit("refs/heads/feature", "feature side", [["conflict.py", "feature\n"]], `from :${fork}\n`);
-  const main = commit("refs/heads/main", "main side", [["conflict.py", "main\n"]], `from :${fork}\n`);
-  commit("refs/heads/main", "merge feature", [["conflict.py", "main and feature\n"]], `from :${main}\nmerge :${feature}\n`);
-  for (let k = 0; k < 4; k++) {
-    files[1][k * 7] = `chain ${k}`;
-    commit("refs/heads/main", `chain step ${k}`, [[name(1), text(1)]]);
-  }
-  return out.join("");
+function git(cwd, args) {
+  return execFileSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 1 << 30 }).trim();
 }
 
 function median(values) {
@@ -71,100 +39,130 @@ function median(values) {
 
 async function time(fn) {
   const start = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
-const common = {
-  name: "bench/repo",
-  default_branch: "main",
-  license: "MIT",
-  stargazers: 0,
-  created_at: null,
-  topics: null,
-  programming_language: "Python",
-  project_size: "small",
-};
+/** Up to `n` items spread over the list. */
+function spread(items, n) {
+  if (items.length <= n) return items;
+  return Array.from({ length: n }, (_, i) => items[Math.floor(((i + 0.5) * items.length) / n)]);
+}
+
+function packBytes(workDir) {
+  const dir = path.join(workDir, ".git", "objects", "pack");
+  return readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
+}
+
+async function samplesOf(repo, samplesFile) {
+  if (samplesFile) return readFileSync(samplesFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return (await mine(repo, { name: "bench/repo" })).samples;
+}
 
 async function main() {
+  const [repoArg, samplesFile] = process.argv.slice(2);
   const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-bench-setup-"));
   process.env.GITGOOD_SANDBOX_ROOT = path.join(tmp, "sandboxes");
   try {
-    const repo = path.join(tmp, "repo");
-    git(tmp, ["init", "-q", "-b", "main", repo]);
-    git(repo, ["config", "gc.auto", "0"]);
-    const t0 = Date.now();
-    git(repo, ["fast-import", "--quiet"], importStream());
-    git(repo, ["checkout", "-q", "-f", "main"]);
-    const count = git(repo, ["rev-list", "--count", "--all"]);
-    process.stderr.write(`built ${count} commits, ${FILES + 1} files in ${Date.now() - t0} ms\n`);
+    let repo = repoArg ? path.resolve(repoArg) : path.join(tmp, "repo");
+    if (!repoArg) {
+      const t0 = Date.now();
+      await buildSyntheticRepo(repo, { commits: COMMITS, files: FILES });
+      process.stderr.write(`built the synthetic repository (${COMMITS} commits, ${FILES} files) in ${Date.now() - t0} ms\n`);
+    }
+    const all = await samplesOf(repo, samplesFile);
+    const merges = spread(all.filter((s) => s.sample_type === "merge"), RUNS);
+    const chains = spread(all.filter((s) => s.sample_type === "file_commit_chain"), RUNS);
+    if (merges.length === 0 || chains.length === 0) throw new Error(`${repo} gives no merge or no chain sample to set up`);
+    const commits = git(repo, ["rev-list", "--all", "--count"]);
+    const files = git(repo, ["ls-tree", "-r", "--name-only", merges[0].scenario.parents[0]]).split("\n").length;
+    process.stderr.write(`${all.length} samples; setting up ${merges.length} merges and ${chains.length} chains, ${RUNS} runs\n`);
 
-    const [merge, p1, p2] = git(repo, ["rev-list", "--parents", "-n", "1", "main~4"]).split(" ");
-    const chain = git(repo, ["rev-list", "-n", "4", "main"]).split("\n");
-    const mergeSample = {
-      ...common,
-      id: "bench_repo_merge_0000",
-      sample_type: "merge",
-      difficulty: "easy",
-      scenario: {
-        merge_commit_hash: merge,
-        parents: [p1, p2],
-        number_of_files_with_merge_conflict: 1,
-        total_number_of_merge_conflicts: 1,
-        files_in_merge_conflict: ["conflict.py"],
-      },
+    const rows = new Map();
+    const add = (key, ms) => rows.set(key, [...(rows.get(key) ?? []), ms]);
+    const setUp = async (sample, scenario, opts) => {
+      const { ms, value } = await time(() => setupScenario(sample, repo, { scenario, ...opts }));
+      value.close();
+      return ms;
     };
-    const chainSample = {
-      ...common,
-      id: "bench_repo_file_commit_chain_0000",
-      sample_type: "file_commit_chain",
-      difficulty: "easy",
-      scenario: {
-        file: "src/m0001.py",
-        branch: "main",
-        times_seen_consecutively: 4,
-        purity: 1,
-        newest_commit: chain[0],
-        oldest_commit: chain[3],
-        contains_non_pl_files: false,
-      },
-    };
-
-    const results = { floor: [], cloneShared: [], mcr: [], ir: [], icc: [] };
     for (let i = 0; i < RUNS; i++) {
+      const merge = merges[i % merges.length];
+      const chain = chains[i % chains.length];
+      const p1 = merge.scenario.parents[0];
       const wt = path.join(tmp, `wt-${i}`);
-      results.floor.push(await time(() => git(repo, ["worktree", "add", "-q", "--detach", wt, p1])));
+      add("floor", (await time(() => git(repo, ["worktree", "add", "-q", "--detach", wt, p1]))).ms);
       git(repo, ["worktree", "remove", "--force", wt]);
       const cl = path.join(tmp, `clone-${i}`);
-      results.cloneShared.push(
-        await time(() => {
-          git(tmp, ["clone", "-q", "--shared", "--no-checkout", repo, cl]);
-          git(cl, ["checkout", "-q", "--detach", p1]);
-        }),
+      add(
+        "clone",
+        (
+          await time(() => {
+            git(tmp, ["clone", "-q", "--shared", "--no-checkout", repo, cl]);
+            git(cl, ["checkout", "-q", "--detach", p1]);
+          })
+        ).ms,
       );
       rmSync(cl, { recursive: true, force: true });
-      for (const [key, sample, kind] of [["mcr", mergeSample, "mcr"], ["ir", chainSample, "ir"], ["icc", chainSample, "icc"]]) {
-        let scenario;
-        results[key].push(await time(async () => (scenario = await setupScenario(sample, repo, { kind }))));
-        scenario.close();
+      for (const [scenario, sample] of [["MCR", merge], ["IR", chain], ["ICC", chain]]) {
+        for (const workTree of ["tools", "full"]) {
+          const cacheDir = mkdtempSync(path.join(tmp, "packs-"));
+          const packs = new PackCache(cacheDir);
+          add(`${scenario} ${workTree} cold`, await setUp(sample, scenario, { workTree, packs }));
+          add(`${scenario} ${workTree} warm`, await setUp(sample, scenario, { workTree, packs }));
+          rmSync(cacheDir, { recursive: true, force: true });
+        }
       }
+      process.stderr.write(`run ${i + 1}/${RUNS} done\n`);
     }
-    const floor = median(results.floor);
-    const row = (label, key) => {
-      const m = median(results[key]);
-      return `${label.padEnd(44)} ${m.toFixed(1).padStart(8)} ms   x${(m / floor).toFixed(2)}`;
+
+    const depthRows = [];
+    for (const history of DEPTHS) {
+      const ms = [];
+      const bytes = [];
+      const logged = [];
+      for (let i = 0; i < DEPTH_RUNS; i++) {
+        for (const [scenario, sample, rev] of [["MCR", merges[i % merges.length], "HEAD"], ["IR", chains[i % chains.length], "gitgood/ir"]]) {
+          const { ms: took, value: s } = await time(() => setupScenario(sample, repo, { scenario, history, workTree: "tools" }));
+          ms.push(took);
+          bytes.push(packBytes(s.sandbox.workDir));
+          logged.push(Number(git(s.sandbox.workDir, ["rev-list", "--count", rev])));
+          s.close();
+        }
+      }
+      depthRows.push({ history, ms: median(ms), mb: median(bytes) / 1e6, commits: median(logged) });
+    }
+
+    const floor = median(rows.get("floor"));
+    const row = (label, key, goal) => {
+      const m = median(rows.get(key));
+      const ratio = m / floor;
+      const verdict = goal === undefined ? "" : `   goal <= ${goal.toFixed(2)}: ${ratio <= goal ? "met" : "missed"}`;
+      return `${label.padEnd(46)} ${m.toFixed(1).padStart(9)} ms   x${ratio.toFixed(2)}${verdict}`;
     };
-    process.stdout.write(
-      [
-        `set-up of one scenario, ${count} commits, ${FILES + 1} files, median of ${RUNS} runs (ratio to the floor)`,
-        row("floor: git worktree add + checkout", "floor"),
-        row("git clone --shared --no-checkout + checkout", "cloneShared"),
-        row("gitgood MCR set-up (checkout + merge)", "mcr"),
-        row("gitgood IR set-up (checkout + paused rebase)", "ir"),
-        row("gitgood ICC set-up (checkout + reset)", "icc"),
-        "",
-      ].join("\n"),
+    const lines = [
+      `set-up of one scenario: ${repoArg ? repo : "synthetic repository"}, ${commits} commits, ${files} files at the first merge's parent`,
+      `median of ${RUNS} runs, ratio to the floor`,
+      row("floor: git worktree add (checks out every file)", "floor"),
+      row("git clone --shared --no-checkout + checkout", "clone"),
+    ];
+    for (const scenario of ["MCR", "IR", "ICC"]) {
+      lines.push(
+        row(`${scenario} tool-only, packs from the run's cache`, `${scenario} tools warm`, 0.3),
+        row(`${scenario} tool-only, packs built`, `${scenario} tools cold`),
+        row(`${scenario} full work tree, packs from the run's cache`, `${scenario} full warm`, 1.5),
+        row(`${scenario} full work tree, packs built`, `${scenario} full cold`),
+      );
+    }
+    lines.push(
+      "",
+      `history depth (tool-only set-up, packs built; median over ${DEPTH_RUNS} MCR and ${DEPTH_RUNS} IR set-ups)`,
+      `${"--history".padEnd(10)} ${"commits in git log".padStart(18)} ${"store MB".padStart(9)} ${"set-up ms".padStart(10)}`,
+      ...depthRows.map((d) =>
+        `${String(d.history).padEnd(10)} ${String(d.commits).padStart(18)} ${d.mb.toFixed(1).padStart(9)} ${d.ms.toFixed(1).padStart(10)}`,
+      ),
+      "",
     );
+    process.stdout.write(lines.join("\n"));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 import type { Sample } from "../dataset/sample.js";
+import type { WorkTreeMode } from "../git/shared-clone.js";
 import type { AnyScenarioDefinition, ScenarioSession } from "../scenarios/definition.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import type { FunctionTool } from "../tools/schema.js";
@@ -34,6 +35,12 @@ export interface Session extends ScenarioSession {
 /** An agent works a scenario through its session until it is done, gives up, or runs out of turns. */
 export interface Agent {
   readonly name: string;
+  /**
+   * The work tree its sandbox needs: `full` (the default, safe for agents that read files or run
+   * programs themselves) or `tools` (it acts only through the scenario's tools, which read files from
+   * the object store: only the files the scenario touches are written, and set-up is faster).
+   */
+  readonly workTree?: WorkTreeMode;
   /** The scenarios it can work (baselines are scenario-specific); without it, every scenario. */
   supports?(scenario: AnyScenarioDefinition): boolean;
   run(session: Session): Promise<void>;

@@ -20,6 +20,7 @@ export interface LlmAgentOptions {
  */
 export class LlmAgent implements Agent {
   readonly name: string;
+  readonly workTree = "tools";
 
   constructor(
     private readonly model: ModelClient,

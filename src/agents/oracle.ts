@@ -6,6 +6,7 @@ import type { Agent, Session } from "./agent.js";
  */
 export class OracleAgent implements Agent {
   readonly name = "oracle";
+  readonly workTree = "tools";
 
   async run(session: Session): Promise<void> {
     await session.definition.oracle.run(session);

@@ -6,6 +6,8 @@ type Entry = { scenario: AnyScenarioDefinition; strategy: Strategy };
 
 /** A named baseline as an agent: it works the scenarios that define a baseline of that name. */
 export class StrategyAgent implements Agent {
+  readonly workTree = "tools";
+
   constructor(
     readonly name: string,
     private readonly entries: readonly Entry[],
@@ -24,6 +26,7 @@ export class StrategyAgent implements Agent {
 /** The floor of every scenario as one agent: each scenario's first baseline (union, squash-fixups, per-file). */
 export class BaselineAgent implements Agent {
   readonly name = "baseline";
+  readonly workTree = "tools";
 
   supports(scenario: AnyScenarioDefinition): boolean {
     return scenario.baselines.length > 0;

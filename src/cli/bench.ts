@@ -106,6 +106,7 @@ export function benchCommand(io: CliIO): Command {
       judges: (flags.judge ?? []).map((m) => lookupModel(m)),
       prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
       memory: flags.memory,
+      history: flags.history,
       onResult: progressPrinter(io.stderr),
     });
     writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);

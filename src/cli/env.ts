@@ -1,10 +1,12 @@
 import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
+import { DEFAULT_HISTORY, type HistoryDepth } from "../git/store.js";
 import type { CliIO } from "./io.js";
 import { findSample } from "../dataset/jsonl.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario } from "../scenarios/index.js";
 import { escapeControls } from "../util/escape.js";
+import { HISTORY_FLAGS, HISTORY_HELP, historyOption } from "./run.js";
 import { scenarioChoices } from "./scenario-option.js";
 
 interface EnvFlags {
@@ -12,6 +14,7 @@ interface EnvFlags {
   repo?: string;
   scenario?: string;
   scope: "file" | "all";
+  history: HistoryDepth;
   finish: boolean;
   sandbox?: string;
   json: boolean;
@@ -37,7 +40,14 @@ async function start(samplesFile: string | undefined, flags: EnvFlags, io: CliIO
     throw new GitGoodError("BAD_OPTION", "gitgood env needs <samples.jsonl>, --id ID and --repo PATH (or --finish)");
   }
   const sample = findSample(samplesFile, flags.id);
-  const scenario = await setupScenario(sample, flags.repo, { scenario: flags.scenario, settings: { scope: flags.scope }, keep: true });
+  // A person or a shell-driven agent works here: the whole work tree is written.
+  const scenario = await setupScenario(sample, flags.repo, {
+    scenario: flags.scenario,
+    settings: { scope: flags.scope },
+    keep: true,
+    history: flags.history,
+    workTree: "full",
+  });
   try {
     const context = await scenario.initialContext();
     if (flags.json) {
@@ -86,6 +96,7 @@ export function envCommand(io: CliIO): Command {
         .choices(["file", "all"])
         .default("file"),
     )
+    .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
     .option("--finish", "print the final state of the live scenario and remove its sandbox", false)
     .option("--sandbox <dir>", `with --finish: the sandbox (default: $${SANDBOX_ENV}, or the only live one)`)
     .option("--json", "print machine-readable JSON", false)

@@ -5,6 +5,7 @@ import { lookupModel } from "../model/lookup.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError, type ErrorCode } from "../errors.js";
 import { Repo } from "../git/repo.js";
+import { DEFAULT_HISTORY, type HistoryDepth } from "../git/store.js";
 import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../memory/index.js";
 import type { Recorder } from "../mcp/attempt.js";
 import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
@@ -15,7 +16,7 @@ import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
 import { scenarioChoices } from "./scenario-option.js";
 import { intOption, listOption, type CliIO } from "./io.js";
-import { loadSamples } from "./run.js";
+import { HISTORY_FLAGS, HISTORY_HELP, historyOption, loadSamples } from "./run.js";
 
 export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
@@ -41,6 +42,7 @@ interface McpFlags {
   allowOrigin?: string[];
   idleTimeout: number;
   allTools: boolean;
+  history: HistoryDepth;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -82,14 +84,14 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
     await Repo.open(repositoryPath(where, sample));
     const recorder = recorderFor(files, flags, where);
     return {
-      source: { mode: "single", sample, scenario: scenario.name, where, recorder },
+      source: { mode: "single", sample, scenario: scenario.name, where, recorder, history: flags.history },
       what: `sample ${sample.id} (${scenario.name}); results in ${recorder.store.dir}`,
     };
   }
   if (wanted) throw new GitGoodError("BAD_OPTION", "--scenario goes with --id (in session mode the client picks the scenario)");
   const samples = await loadSamples(files, flags.ids, flags.limit);
   const recorder = recorderFor(files, flags, where);
-  return { source: { mode: "session", samples, where, recorder, allTools: flags.allTools }, what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}` };
+  return { source: { mode: "session", samples, where, recorder, allTools: flags.allTools, history: flags.history }, what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}` };
 }
 
 /** On Ctrl-C or a kill, open scenarios are recorded as errors before the process ends (synchronously). */
@@ -188,6 +190,7 @@ export function mcpCommand(io: CliIO): Command {
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo")
     .option("--out <dir>", `run directory for the results (default: runs/<samples>-${MCP_AGENT})`)
+    .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
     .option("--judge <models>", "judge models for IR/ICC, comma-separated", listOption)
     .option("--sandbox <dir>", "serve the scenario of an existing sandbox, unrecorded (what 'run --agent mcp-command' configures)")
     .option("--memory <path>", "also serve the memory operations of the workspace at PATH (alone: a memory-only server)")

@@ -7,6 +7,7 @@ import { readDataset } from "../dataset/importer.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
+import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
 import { buildReport } from "../report/summary.js";
 import { formatReport } from "../report/text.js";
 import type { ResultRecord } from "../runs/record.js";
@@ -34,6 +35,7 @@ export interface RunFlags {
   priceIn?: number;
   priceOut?: number;
   memory: boolean;
+  history: HistoryDepth;
   json: boolean;
 }
 
@@ -130,6 +132,7 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
     judges,
     prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
     memory: flags.memory,
+    history: flags.history,
     onResult: progressPrinter(io.stderr),
   });
   if (summary.unsupported > 0) {
@@ -139,6 +142,11 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
   io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   return { dir, summary };
 }
+
+/** The `--history` option of every verb that sets up sandboxes. */
+export const HISTORY_FLAGS = "--history <n|full>";
+export const HISTORY_HELP = `first-parent commits of history each sandbox gets below the scenario's start, or 'full' (default ${DEFAULT_HISTORY})`;
+export const historyOption = (value: string): HistoryDepth => parseHistory(value);
 
 /** The options shared by `gitgood run` and `gitgood bench`. */
 export function addRunOptions(cmd: Command): Command {
@@ -153,6 +161,7 @@ export function addRunOptions(cmd: Command): Command {
     .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
     .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .option("--memory", "run every scenario twice, without and with the agent memory tools (memory_*), to compare", false)
+    .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
     .option("--json", "print the report as JSON", false);
 }
 

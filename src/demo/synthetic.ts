@@ -29,7 +29,6 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
   const at = (i: number): string => paths[i] as string;
   const initial = (p: string): string[] => Array.from({ length: 200 }, (_, i) => `${p.replace(/\W/g, "_")}_line_${i} = ${i}`);
   const chunks: string[] = [];
-  const state = new Map<number, Content>();
   let mark = 0;
   let time = 1_600_000_000;
   const blob = (lines: readonly string[]): string => {
@@ -45,7 +44,6 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
     if (parents[1]) s += `merge :${parents[1]}\n`;
     for (const p of changed) s += `M 100644 inline ${p}\n${blob(content.get(p) ?? [])}`;
     chunks.push(s);
-    state.set(mark, content);
     return mark;
   };
   const edit = (content: Content, p: string, line: number, value: string): Content => {
@@ -78,7 +76,9 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
     }
     if (merged < merges && made + perMerge < commits) {
       const base = head;
-      const baseContent = state.get(base) as Content;
+      // The side branch starts at main's head, whose content is the current one (no other state is kept,
+      // so a repository of many files and commits fits in memory).
+      const baseContent = content;
       // A conflicting merge clashes on 1..2 lines (far apart) of 1..2 files: easy, medium and hard samples.
       const conflicting = rand() < 0.4;
       const clashes: { file: string; line: number }[] = [];

@@ -1,4 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
+import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 
 /** Options for every diff shown to an agent or recorded in a final state: the same bytes on every machine. */
@@ -87,4 +91,41 @@ export async function plainDiff(repo: Repo, from: string, opts: { to?: string; p
   const to = opts.to === undefined ? [] : [opts.to];
   const paths = opts.paths === undefined ? [] : ["--", ...opts.paths];
   return repo.text(["diff", "--no-color", "--no-ext-diff", from, ...to, ...paths], { env: LITERAL_PATHS });
+}
+
+/** A file's bytes under a path relative to a project root, or null when the file does not exist. */
+export interface FileBytes {
+  path: string;
+  bytes: Buffer | null;
+}
+
+function writeSide(root: string, files: readonly FileBytes[]): void {
+  mkdirSync(root, { recursive: true });
+  for (const f of files) {
+    const full = path.resolve(root, f.path);
+    if (f.bytes === null || !full.startsWith(root + path.sep)) continue;
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, f.bytes);
+  }
+}
+
+/**
+ * A plain diff for people between two sets of files that live in no common repository (a recorded
+ * answer and an agent's result), shown as `a/<path>` and `b/<path>` like a diff of two revisions.
+ * The files are written to a temporary directory that is removed afterwards.
+ */
+export async function fileSetDiff(before: readonly FileBytes[], after: readonly FileBytes[]): Promise<string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-diff-"));
+  try {
+    writeSide(path.join(dir, "a"), before);
+    writeSide(path.join(dir, "b"), after);
+    const r = await runGit(["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-prefix", "a", "b"], {
+      cwd: dir,
+      env: { GIT_CONFIG_GLOBAL: os.devNull },
+      okCodes: [0, 1],
+    });
+    return r.stdout.toString("utf8");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,8 +1,9 @@
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runGit } from "./process.js";
 import { Repo } from "./repo.js";
+import { checkOutOnly } from "./sparse.js";
 
 /**
  * Environment for git processes inside a sandbox: the user's global config (aliases, autocrlf,
@@ -39,24 +40,27 @@ function configText(settings: ReadonlyArray<readonly [string, string, string]>):
   return [...sections].map(([section, lines]) => `[${section}]\n${lines.join("")}`).join("");
 }
 
+/** What a sandbox's work tree holds: every file, or only those a scenario writes (the rest stay in the index). */
+export type WorkTreeMode = "full" | "tools";
+
 /**
- * Makes `dir` a new repository that borrows every object of another repository through
- * `objects/info/alternates` (what `git clone --shared` does), without copying any ref: a scenario
- * creates only the refs it needs. The source repository is only read. An empty template keeps hooks
- * and sample files out. Returns the new repository's git directory.
+ * Makes `dir` a new, empty repository for a sandbox: no objects (the caller installs an answer-free
+ * store), no refs, no remote, no alternates. An empty template keeps hooks and sample files out. With
+ * a `tools` work tree, git's sparse checkout is on with no paths: checkouts fill the index but write no
+ * file, conflicts still land in the work tree, and `checkOutOnly` names the files to write. Returns
+ * the new repository's git directory.
  */
-export async function initSharedRepo(dir: string, sourceObjectsDir: string, branch: string): Promise<string> {
+export async function initSandboxRepo(dir: string, branch: string, workTree: WorkTreeMode): Promise<string> {
   mkdirSync(dir, { recursive: true });
   await runGit(["init", "-q", "--template=", "-b", branch, dir], { cwd: dir, env: SANDBOX_GIT_ENV });
   const gitDir = path.join(dir, ".git");
-  const infoDir = path.join(gitDir, "objects", "info");
-  mkdirSync(infoDir, { recursive: true });
-  writeFileSync(path.join(infoDir, "alternates"), `${path.resolve(sourceObjectsDir)}\n`);
-  appendFileSync(path.join(gitDir, "config"), configText(SANDBOX_CONFIG));
+  const sparse: ReadonlyArray<readonly [string, string, string]> = workTree === "tools" ? [["core", "sparseCheckout", "true"]] : [];
+  appendFileSync(path.join(gitDir, "config"), configText([...SANDBOX_CONFIG, ...sparse]));
+  if (workTree === "tools") checkOutOnly(gitDir, []);
   return gitDir;
 }
 
-/** Opens a repository made by initSharedRepo; every git process run through it gets SANDBOX_GIT_ENV. */
-export function openSharedRepo(dir: string): Promise<Repo> {
+/** Opens a repository made by initSandboxRepo; every git process run through it gets SANDBOX_GIT_ENV. */
+export function openSandboxRepo(dir: string): Promise<Repo> {
   return Repo.open(dir, { env: SANDBOX_GIT_ENV });
 }

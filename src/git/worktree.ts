@@ -1,7 +1,7 @@
 import type { Person } from "./commits.js";
 import { showPath } from "./paths.js";
 import { headCommit } from "./refs.js";
-import { LITERAL_PATHS, MERGE_CONFIG, type Repo } from "./repo.js";
+import { MERGE_CONFIG, type Repo } from "./repo.js";
 
 /** Creates or resets `branch` at `rev` and checks it out (`git checkout -B`). */
 export async function checkoutBranch(repo: Repo, branch: string, rev: string): Promise<void> {
@@ -67,15 +67,22 @@ export async function readTreeIntoIndex(repo: Repo, treeish: string): Promise<vo
   await repo.run(["read-tree", treeish]);
 }
 
+/** Makes the index and the work tree hold `tree` (a two-way `read-tree -m -u` from HEAD), leaving HEAD where it is. */
+export async function checkoutTree(repo: Repo, tree: string): Promise<void> {
+  await repo.run(["read-tree", "-m", "-u", "HEAD", tree]);
+}
+
 /**
- * Stages every change (additions, edits, deletions) under `paths`, taken literally (no pathspec
- * magic); a Buffer is a path's bytes as git stores them, a string its UTF-8 text. A symbolic link is
- * staged as a link. Paths go to git on stdin, so any bytes reach it.
+ * Stages the current state of each of `paths` (files and symbolic links, as a resolution leaves them):
+ * an edit or addition is added, a path gone from the work tree is removed from the index, a path in
+ * neither is skipped. Paths are taken literally, as bytes (a string is UTF-8), and go to git on stdin,
+ * so any name reaches it; an unmerged path becomes resolved. Files outside a sparse work tree's
+ * patterns are staged too.
  */
 export async function addPaths(repo: Repo, paths: readonly (string | Buffer)[]): Promise<void> {
   if (paths.length === 0) return;
   const input = Buffer.concat(paths.flatMap((p) => [typeof p === "string" ? Buffer.from(p, "utf8") : p, Buffer.alloc(1)]));
-  await repo.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input, env: LITERAL_PATHS });
+  await repo.run(["update-index", "--add", "--remove", "-z", "--stdin"], { input });
 }
 
 /** Applies a patch (bytes as `git diff --binary` wrote them) to the index only. */

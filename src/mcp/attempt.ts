@@ -2,6 +2,7 @@ import type { Sample } from "../dataset/sample.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
+import type { HistoryDepth } from "../git/store.js";
 import type { ResultRecord } from "../runs/record.js";
 import { AgentSession } from "../runs/session.js";
 import { keyOf, settle, settleFailedNow, type Attempt as AttemptState, type Recorder } from "../runs/settle.js";
@@ -51,17 +52,21 @@ export class Attempt {
     this.key = keyOf(this.state);
   }
 
-  /** Sets the scenario up in a new sandbox (removed again if reading its context fails). */
+  /**
+   * Sets the scenario up in a new sandbox (removed again if reading its context fails). An MCP client
+   * acts only through the tools, so only the files the scenario touches are written.
+   */
   static async start(
     sample: Sample,
     which: string | AnyScenarioDefinition | undefined,
     where: RepoLocator,
     recorder: Recorder,
     client: () => ClientInfo | null,
+    history?: HistoryDepth,
   ): Promise<Attempt> {
     const definition = chooseScenario(sample, which);
     const source = await Repo.open(repositoryPath(where, sample));
-    const scenario: LiveScenario = await definition.setup(sample, source, {});
+    const scenario: LiveScenario = await definition.setup(sample, source, { history, workTree: "tools" });
     try {
       return new Attempt(scenario, source, await scenario.initialContext(), recorder, client);
     } catch (err) {

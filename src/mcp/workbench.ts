@@ -1,6 +1,7 @@
 import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
+import type { HistoryDepth } from "../git/store.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
 import type { ResultRecord } from "../runs/record.js";
 import { attemptKey } from "../runs/result.js";
@@ -9,6 +10,7 @@ import { openScenario } from "../scenarios/index.js";
 import { scenarios, scenariosFor } from "../scenarios/registry.js";
 import type { InitialContext, LiveScenario } from "../scenarios/types.js";
 import { ToolRegistry } from "../tools/registry.js";
+import { escapeControls } from "../util/escape.js";
 import type { Tool, ToolResult } from "../tools/tool.js";
 import { Attempt, type ClientInfo, type Recorder } from "./attempt.js";
 import {
@@ -45,6 +47,8 @@ export type WorkbenchSource =
       scenario?: string;
       where: RepoLocator;
       recorder: Recorder;
+      /** History below the scenario's start in its sandbox (default: DEFAULT_HISTORY). */
+      history?: HistoryDepth;
     }
   | {
       mode: "session";
@@ -53,6 +57,8 @@ export type WorkbenchSource =
       recorder: Recorder;
       /** List every scenario kind's tools from the start, for clients that ignore tool-list changes. */
       allTools?: boolean;
+      /** History below each scenario's start in its sandbox (default: DEFAULT_HISTORY). */
+      history?: HistoryDepth;
     }
   | { mode: "attached"; sandboxDir: string }
   | { mode: "memory" };
@@ -120,7 +126,7 @@ export class Workbench {
     const wb = new Workbench(opts);
     const s = opts.source;
     if (s.mode === "single") {
-      wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client);
+      wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client, s.history);
     } else if (s.mode === "attached") {
       const scenario = await openScenario(s.sandboxDir);
       wb.attached = { scenario, context: await scenario.initialContext(), submitted: false };
@@ -282,7 +288,7 @@ export class Workbench {
     }
     const sample = s.samples.find((x) => x.id === sampleId);
     if (!sample) throw new GitGoodError("UNKNOWN_SAMPLE", `there is no sample '${sampleId}'; ${LIST_SAMPLES} shows the samples`);
-    this.attempt = await Attempt.start(sample, scenario, s.where, s.recorder, () => this.client);
+    this.attempt = await Attempt.start(sample, scenario, s.where, s.recorder, () => this.client, s.history);
     const names = this.attempt.definition.tools.names();
     return [
       `Started ${this.attempt.key}. Its tools are now listed: ${names.join(", ")}.`,
@@ -318,7 +324,8 @@ export class Workbench {
 
   readResource(uri: string): { uri: string; mimeType: string; text: string } {
     const context = this.context();
-    if (uri === TASK_URI) return { uri, mimeType: "text/plain", text: `${context.text}\n\n${FINISH_HINT}` };
+    // Resources do not pass through the tool registry, which escapes tool results: escape here too.
+    if (uri === TASK_URI) return { uri, mimeType: "text/plain", text: `${escapeControls(context.text)}\n\n${FINISH_HINT}` };
     if (uri === TASK_DATA_URI) return { uri, mimeType: "application/json", text: `${JSON.stringify(context.data, null, 1)}\n` };
     throw new GitGoodError("UNKNOWN_RESOURCE", `there is no resource ${uri}; the resources are ${TASK_URI} and ${TASK_DATA_URI}`);
   }

@@ -3,10 +3,13 @@ import type { ModelClient } from "../model/types.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { PackCache } from "../git/packs.js";
 import { Repo } from "../git/repo.js";
+import type { HistoryDepth } from "../git/store.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import type { LiveScenario } from "../scenarios/types.js";
+import { runPackCache } from "../sandbox/packs.js";
 import { scenariosFor } from "../scenarios/registry.js";
 import { mapPool } from "../util/pool.js";
 import type { ResultRecord } from "./record.js";
@@ -28,6 +31,8 @@ export interface RunOptions {
   prices?: Prices;
   /** Run every scenario twice: without and with the memory tools (agent name suffixed `+memory`). */
   memory?: boolean;
+  /** First-parent commits of history each sandbox gets below its starting point, or `full` (default: DEFAULT_HISTORY). */
+  history?: HistoryDepth;
   /** Called when a sample × scenario finishes (or is skipped as already done). */
   onResult?: (record: ResultRecord, progress: { done: number; total: number; resumed: boolean }) => void;
 }
@@ -60,7 +65,7 @@ function timeoutOf(signal: AbortSignal, seconds: number): Promise<never> {
 }
 
 /** Runs the agent on one scenario in its own sandbox and settles the attempt. Never throws. */
-async function runJob(job: Job, opts: RunOptions, recorder: Recorder): Promise<ResultRecord> {
+async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: PackCache): Promise<ResultRecord> {
   const attempt: Attempt = {
     sample: job.sample,
     scenario: job.scenario,
@@ -75,7 +80,8 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder): Promise<R
   const timer = setTimeout(() => controller.abort(), opts.timeoutSeconds * 1000);
   try {
     attempt.source = await Repo.open(repositoryPath(opts.where, job.sample));
-    const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, {});
+    const setup = { history: opts.history, workTree: opts.agent.workTree ?? "full", packs };
+    const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
     attempt.live = live;
     attempt.context = await live.initialContext();
     let extra: ToolProvider | null = null;
@@ -125,9 +131,15 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     done++;
     opts.onResult?.(r, { done, total: jobs.length, resumed: true });
   }
-  for await (const record of mapPool(todo, opts.jobs, (j) => runJob(j, opts, recorder))) {
-    done++;
-    opts.onResult?.(record, { done, total: jobs.length, resumed: false });
+  // Packs are built once per starting point and reused by the run's sandboxes (IR and ICC of a chain, reruns).
+  const packs = runPackCache();
+  try {
+    for await (const record of mapPool(todo, opts.jobs, (j) => runJob(j, opts, recorder, packs.cache))) {
+      done++;
+      opts.onResult?.(record, { done, total: jobs.length, resumed: false });
+    }
+  } finally {
+    packs.remove();
   }
   const keys = new Set(jobs.map((j) => j.key));
   return {

@@ -6,6 +6,7 @@ import type { InitialContext, LiveScenario, ScenarioToolResult } from "../scenar
 import type { ToolRegistry } from "../tools/registry.js";
 import type { FunctionTool } from "../tools/schema.js";
 import type { ToolResult } from "../tools/tool.js";
+import { escapeControls } from "../util/escape.js";
 
 /** One entry of a sample's trajectory: every tool call and result, every model message. */
 export type TrajectoryEntry =
@@ -46,15 +47,22 @@ export class AgentSession implements Session {
   stateChangedOutside = false;
   private readonly started = Date.now();
 
+  /**
+   * What the agent starts from. Its text comes from the repository (file contents, commit messages),
+   * so control characters are escaped here, as tool results are; `data` keeps the exact bytes.
+   */
+  readonly context: InitialContext;
+
   constructor(
     readonly scenario: LiveScenario,
-    readonly context: InitialContext,
+    context: InitialContext,
     readonly maxTurns: number,
     readonly signal: AbortSignal,
     /** Extra tools offered next to the scenario's (the memory tools with --memory). */
     readonly extra: ToolProvider | null = null,
   ) {
-    this.note("context", context.text);
+    this.context = { data: context.data, text: escapeControls(context.text) };
+    this.note("context", this.context.text);
   }
 
   get definition(): AnyScenarioDefinition {

@@ -3,7 +3,9 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { RunResult } from "../git/process.js";
 import type { Repo, RunOptions } from "../git/repo.js";
-import { initSharedRepo, openSharedRepo } from "../git/shared-clone.js";
+import { installStore, type PackCache } from "../git/packs.js";
+import { initSandboxRepo, openSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
+import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
@@ -21,6 +23,12 @@ export interface SandboxOptions {
   keep?: boolean;
   /** Directory to create the sandbox in (default: `sandboxRoot()`). */
   root?: string;
+  /** What the new repository's object store holds (answer-free: only what the scenario's start reaches). */
+  store: StorePlan;
+  /** Where the store's packs are built once and copied from (without one, each is written into the store). */
+  packs?: PackCache | null;
+  /** A full work tree (default), or one holding only the files the scenario writes (agents that only use tools). */
+  workTree?: WorkTreeMode;
 }
 
 const WORK = "work";
@@ -33,9 +41,11 @@ function slug(label: string): string {
 
 /**
  * An isolated working copy made from a source repository. Layout of its directory:
- * `owner.json` (who made it), `work/` (the repository the agent works in: a fresh repository that
- * borrows the source's objects), `private/` (gitgood's own files: scenario state, message files). The
- * source repository is only ever read; everything written goes below the sandbox directory.
+ * `owner.json` (who made it), `work/` (the repository the agent works in: a fresh repository whose
+ * object store holds only what the scenario's starting point reaches, with its history cut at a shallow
+ * boundary: no alternates, no remote, no other refs), `private/` (gitgood's own files: scenario state,
+ * message files). The source repository is only ever read; everything written goes below the sandbox
+ * directory.
  */
 export class Sandbox {
   private removed = false;
@@ -46,7 +56,7 @@ export class Sandbox {
     private readonly removeNow: () => void,
   ) {}
 
-  /** Creates a sandbox borrowing the objects of `source`. Stale sandboxes of killed runs are swept first. */
+  /** Creates a sandbox with the store `opts.store` describes, read from `source`. Stale sandboxes of killed runs are swept first. */
   static async create(source: Repo, opts: SandboxOptions): Promise<Sandbox> {
     const root = opts.root ?? sandboxRoot();
     mkdirSync(root, { recursive: true });
@@ -58,8 +68,9 @@ export class Sandbox {
     try {
       const work = path.join(dir, WORK);
       mkdirSync(path.join(dir, PRIVATE));
-      await initSharedRepo(work, source.objectsDir, opts.branch ?? "gitgood");
-      return new Sandbox(dir, await openSharedRepo(work), removeNow);
+      const gitDir = await initSandboxRepo(work, opts.branch ?? "gitgood", opts.workTree ?? "full");
+      await installStore(source, opts.store, gitDir, opts.packs ?? null);
+      return new Sandbox(dir, await openSandboxRepo(work), removeNow);
     } catch (err) {
       removeNow();
       throw err;
@@ -72,7 +83,7 @@ export class Sandbox {
     if (!readOwner(abs) || !existsSync(path.join(abs, WORK, ".git"))) {
       throw new GitGoodError("NO_SANDBOX", `not a gitgood sandbox (or already finished): ${dir}`, { dir: abs });
     }
-    return new Sandbox(abs, await openSharedRepo(path.join(abs, WORK)), () =>
+    return new Sandbox(abs, await openSandboxRepo(path.join(abs, WORK)), () =>
       rmSync(abs, { recursive: true, force: true }),
     );
   }

@@ -1,6 +1,9 @@
 import type { z } from "zod";
 import type { Sample } from "../dataset/sample.js";
+import type { PackCache } from "../git/packs.js";
 import type { Repo } from "../git/repo.js";
+import type { WorkTreeMode } from "../git/shared-clone.js";
+import type { HistoryDepth } from "../git/store.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { Scorer } from "../scoring/scorer.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -30,6 +33,16 @@ export interface ScenarioSetupOptions {
   root?: string;
   /** Scenario-specific settings (ICC: `scope`); a scenario reads the ones it knows. */
   settings?: Record<string, unknown>;
+  /** First-parent commits of history below the starting point the sandbox gets, or `full` (default: DEFAULT_HISTORY). */
+  history?: HistoryDepth;
+  /**
+   * `full` (default): every file in the work tree, for agents with a shell. `tools`: only the files the
+   * scenario touches (conflicted files, the chain's files); the tools read every other file from the
+   * object store. For agents that act only through the scenario's tools.
+   */
+  workTree?: WorkTreeMode;
+  /** Packs built for earlier sandboxes of the run, reused when a starting point comes again. */
+  packs?: PackCache | null;
 }
 
 /** What a sandbox keeps of its scenario between processes. */

@@ -37,7 +37,8 @@ export function chooseScenario(sample: Sample, which?: string | AnyScenarioDefin
 export async function setupScenario(sample: Sample, repoPath: string | Repo, opts: SetupOptions = {}): Promise<LiveScenario> {
   const def = chooseScenario(sample, opts.scenario);
   const repo = typeof repoPath === "string" ? await Repo.open(repoPath) : repoPath;
-  return def.setup(sample, repo, { keep: opts.keep, root: opts.root, settings: opts.settings }) as Promise<LiveScenario>;
+  const { scenario: _which, ...setup } = opts;
+  return def.setup(sample, repo, setup) as Promise<LiveScenario>;
 }
 
 /** Re-opens the live scenario of a sandbox (made by this or another process). */

@@ -9,7 +9,8 @@ import { objectStoreKb } from "../../src/git/objects.js";
 import { abortRebase, continueRebase, rebaseInProgress, startPausedRebase, stoppedCommit } from "../../src/git/rebase.js";
 import { headCommit, symbolicRef } from "../../src/git/refs.js";
 import { Repo } from "../../src/git/repo.js";
-import { openSharedRepo, initSharedRepo } from "../../src/git/shared-clone.js";
+import { installStore } from "../../src/git/packs.js";
+import { initSandboxRepo, openSandboxRepo } from "../../src/git/shared-clone.js";
 import { countMatchingLines, listFiles, readBlob, treeOf } from "../../src/git/trees.js";
 import {
   addPaths,
@@ -25,11 +26,13 @@ import { Fixture, useFixtures } from "../helpers/fixture.js";
 
 const fixture = useFixtures();
 
-/** A repository opened the way a sandbox opens its work tree, on a fresh clone of the fixture. */
-async function sharedClone(f: Fixture, name = "work"): Promise<Repo> {
+/** A repository made and opened the way a sandbox makes its own, holding every object of the fixture's branches. */
+async function sandboxRepo(f: Fixture, name = "work"): Promise<Repo> {
   const dir = path.join(f.scratch(name), "repo");
-  await initSharedRepo(dir, path.join(f.dir, ".git", "objects"), "gitgood");
-  return openSharedRepo(dir);
+  const gitDir = await initSandboxRepo(dir, "gitgood", "full");
+  const tips = f.git("for-each-ref", "--format=%(objectname)", "refs/heads").split("\n");
+  await installStore(await Repo.open(f.dir), { packs: [{ tips, exclude: [], shallow: [] }], shallow: [] }, gitDir, null);
+  return openSandboxRepo(dir);
 }
 
 const person = { name: "Grace \"Amazing\" Hopper", email: "grace@example.com", date: "1700000000 +0130" };
@@ -48,7 +51,7 @@ describe("the environment a Repo carries", () => {
     writeFileSync(global, "[gitgood]\n\tprobe = from-global\n");
     process.env.GIT_CONFIG_GLOBAL = global;
     expect(await configValue(await Repo.open(f.dir), "gitgood.probe")).toBe("from-global");
-    expect(await configValue(await sharedClone(f), "gitgood.probe")).toBeNull();
+    expect(await configValue(await sandboxRepo(f), "gitgood.probe")).toBeNull();
     const scoped = await Repo.open(f.dir, { env: { GIT_CONFIG_GLOBAL: path.join(f.dir, "missing") } });
     expect(await configValue(scoped, "gitgood.probe")).toBeNull();
     expect(await configValue(scoped, "core.autocrlf")).toBe("false");
@@ -156,7 +159,7 @@ describe("work tree and index", () => {
     const side = f.commit("side", { "a.py": "1\nS\n3\n", "b.py": null });
     f.checkout("main");
     const main = f.commit("main", { "a.py": "1\nM\n3\n", "b.py": "B\n" });
-    const repo = await sharedClone(f);
+    const repo = await sandboxRepo(f);
     await checkoutBranch(repo, "gitgood/test", main);
     expect(await symbolicRef(repo, "HEAD")).toBe("refs/heads/gitgood/test");
     expect(await mergeNoCommit(repo, side)).toBe(false);
@@ -186,7 +189,7 @@ describe("work tree and index", () => {
       "img.bin": Buffer.from([0, 9, 2, 255]),
       "new file.py": "n\n",
     });
-    const repo = await sharedClone(f);
+    const repo = await sandboxRepo(f);
     await checkoutBranch(repo, "gitgood/test", after);
     await resetIndex(repo, before);
     expect(await headCommit(repo)).toBe(before);
@@ -213,7 +216,7 @@ describe("diffs", () => {
     const f = fixture();
     const c1 = f.commit("one", { "a.py": "1\n", "b.py": "b\n" });
     const c2 = f.commit("two", { "a.py": "1\n2\n" });
-    const repo = await sharedClone(f);
+    const repo = await sandboxRepo(f);
     await checkoutBranch(repo, "gitgood/test", c2);
     const opts = ["--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U3", "--src-prefix=a/", "--dst-prefix=b/"];
     expect(await commitDiff(repo, c2)).toBe(`${f.git("diff-tree", "-p", "--root", "--no-commit-id", ...opts, c2)}\n`);
@@ -234,7 +237,7 @@ describe("paused interactive rebase", () => {
     const base = f.commit("base", { "a.py": "0\n" });
     const c1 = f.commit("one", { "a.py": "1\n" });
     const c2 = f.commit("two", { "a.py": "2\n" });
-    const repo = await sharedClone(f);
+    const repo = await sandboxRepo(f);
     await checkoutBranch(repo, "gitgood/test", c2);
     const env = { GIT_COMMITTER_NAME: "R", GIT_COMMITTER_EMAIL: "r@example.com", GIT_COMMITTER_DATE: "1700000000 +0000" };
     const listed = await startPausedRebase(repo, base, env);

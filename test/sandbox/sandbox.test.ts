@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFile
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Repo } from "../../src/git/repo.js";
+import { mergeStore } from "../../src/git/store.js";
 import { currentOwner, OWNER_FILE, writeOwner } from "../../src/sandbox/owner.js";
 import { Sandbox } from "../../src/sandbox/sandbox.js";
 import { staleReason, sweepStale } from "../../src/sandbox/sweep.js";
@@ -32,15 +33,19 @@ function deadPid(): number {
 }
 
 describe("sandbox", () => {
-  it("borrows the source's objects, copies no refs, and lives under the sandbox root", async () => {
-    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "a/b c", branch: "gitgood/test" });
+  it("holds only the objects its store plan names, copies no refs, and lives under the sandbox root", async () => {
+    const source = await Repo.open(fx.dir);
+    const [p1, p2] = sample.scenario.parents;
+    const store = await mergeStore(source, p1, p2, "full");
+    const sb = await Sandbox.create(source, { label: "a/b c", branch: "gitgood/test", store });
     try {
       expect(path.dirname(sb.dir)).toBe(root.root);
       expect(path.basename(sb.dir)).toMatch(/^a_b_c-/);
-      const alternates = readFileSync(path.join(sb.workDir, ".git", "objects", "info", "alternates"), "utf8");
-      expect(alternates.trim()).toBe(path.join(fx.dir, ".git", "objects"));
+      expect(existsSync(path.join(sb.workDir, ".git", "objects", "info", "alternates"))).toBe(false);
       expect(await sb.text(["for-each-ref"])).toBe("");
-      expect((await sb.text(["cat-file", "-t", sample.scenario.merge_commit_hash])).trim()).toBe("commit");
+      expect((await sb.text(["cat-file", "-t", p2])).trim()).toBe("commit");
+      const merge = await sb.git(["cat-file", "-e", sample.scenario.merge_commit_hash], { okCodes: [0, 1, 128] });
+      expect(merge.code).not.toBe(0);
       expect(JSON.parse(readFileSync(path.join(sb.dir, OWNER_FILE), "utf8"))).toMatchObject({ pid: process.pid, kept: false });
     } finally {
       sb.remove();

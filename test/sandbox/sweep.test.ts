@@ -55,7 +55,7 @@ describe("the stale-sandbox sweeper removes only what gitgood made and marked", 
     const fx = new Fixture();
     dirs.push(path.dirname(fx.dir));
     fx.commit("base", { "a.txt": "a\n" });
-    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "killed", root: home, keep: true });
+    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "killed", root: home, keep: true, store: { packs: [], shallow: [] } });
     writeOwner(sb.dir, { ...currentOwner(false), pid: deadPid() });
 
     expect(readOwner(foreign)).toBeNull();
@@ -75,7 +75,7 @@ describe("the stale-sandbox sweeper removes only what gitgood made and marked", 
     const fx = new Fixture();
     dirs.push(path.dirname(fx.dir));
     fx.commit("base", { "a.txt": "a\n" });
-    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "live", root });
+    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "live", root, store: { packs: [], shallow: [] } });
     try {
       expect(JSON.parse(readFileSync(path.join(sb.dir, OWNER_FILE), "utf8"))).toMatchObject({ mark: "gitgood-sandbox/1", pid: process.pid });
       expect(sweepStale(root)).toEqual([]);

@@ -27,17 +27,17 @@ afterAll(() => {
   root.cleanup();
 });
 
-describe("the initial context an agent gets", () => {
+describe("the initial context an agent's session gives it", () => {
   it("shows repository control characters escaped, keeps the exact bytes in its data, and stays solvable", async () => {
     const scenario = await setupScenario(mergeSample(fx, merge, ["evil.py"]), fx.dir);
     try {
-      const context = await scenario.initialContext();
+      const context = new AgentSession(scenario, await scenario.initialContext(), 5, new AbortController().signal).context;
       expect(context.text).toContain("x = '\\x1b[2J topic'");
       expect(context.text).toContain(String.raw`"topic \u001b]0;owned\u0007"`);
       expect([...context.text].filter((ch) => ch < " " && ch !== "\n" && ch !== "\t")).toEqual([]);
       const conflicts = context.data.conflicts as { text: string }[];
       expect(conflicts[0]?.text).toContain("x = '\x1b[2J topic'");
-      const session = new AgentSession(scenario, context, 5, new AbortController().signal);
+      const session = new AgentSession(scenario, await scenario.initialContext(), 5, new AbortController().signal);
       await createAgent("theirs").run(session);
       const final = (await scenario.finalState()) as McrFinalState;
       expect(final.tree).toBe(fx.git("rev-parse", `${merge}^{tree}`).trim());

@@ -2,9 +2,12 @@ import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
 import { patchBetween, patchEntries } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
-import { applyToIndex, checkoutBranch, commitStaged, readTreeIntoIndex, resetIndex } from "../../git/worktree.js";
+import { checkOutOnly } from "../../git/sparse.js";
+import { DEFAULT_HISTORY, treeStore } from "../../git/store.js";
+import { treeOf } from "../../git/trees.js";
+import { applyToIndex, checkoutBranch, checkoutTree, commitStaged, readTreeIntoIndex, resetIndex } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import type { AnyScenarioDefinition } from "../definition.js";
+import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { privateText } from "../shared/files.js";
@@ -30,7 +33,8 @@ export interface Remaining {
 /**
  * Iterative committing: HEAD at the parent of the chain's oldest commit, the work tree holding the
  * chain's whole change. The work tree never changes; what is left to commit is always the diff from
- * HEAD to the chain's tip, so hunks are git's own and are renumbered after every commit.
+ * HEAD to the tree of the chain's tip, so hunks are git's own and are renumbered after every commit.
+ * The sandbox holds the base's history and that tree, but none of the chain's commits.
  */
 export class IccScenario extends ScenarioBase<IccData> {
   declare readonly sample: ChainSample;
@@ -42,12 +46,18 @@ export class IccScenario extends ScenarioBase<IccData> {
   static async setup(
     sample: ChainSample,
     source: Repo,
-    opts: { keep?: boolean; root?: string; scope?: IccScope } = {},
+    opts: ScenarioSetupOptions & { scope?: IccScope } = {},
   ): Promise<IccScenario> {
-    return inNewSandbox(source, { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
-      const chain = await loadChain(sandbox, sample);
-      await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.tip.oid);
-      await resetIndex(sandbox.repo, chain.base);
+    const chain = await loadChain(source, sample);
+    const store = await treeStore(source, chain.base, await treeOf(source, chain.base), chain.tipTree, opts.history ?? DEFAULT_HISTORY);
+    const where = { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
+    return inNewSandbox(source, where, async (sandbox) => {
+      if (opts.workTree === "tools") {
+        checkOutOnly(sandbox.repo.gitDir, (await patchEntries(sandbox.repo, chain.base, chain.tipTree)).map((e) => e.path));
+      }
+      await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.base);
+      await checkoutTree(sandbox.repo, chain.tipTree);
+      await resetIndex(sandbox.repo);
       const scenario = new IccScenario(sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
       scenario.data.done = (await scenario.remaining()).files.length === 0;
       return scenario;
@@ -66,9 +76,9 @@ export class IccScenario extends ScenarioBase<IccData> {
     return this.data.chain;
   }
 
-  /** What is left to commit: the diff from HEAD to the chain's tip. */
+  /** What is left to commit: the diff from HEAD to the tree of the chain's tip. */
   async remaining(): Promise<Remaining> {
-    const target = this.data.chain.tip.oid;
+    const target = this.data.chain.tipTree;
     const entries = await patchEntries(this.sandbox.repo, "HEAD", target);
     const patch = await patchBetween(this.sandbox.repo, "HEAD", target);
     const files = parseDiff(patch, entries);
@@ -101,7 +111,7 @@ export class IccScenario extends ScenarioBase<IccData> {
   /** Commits everything still uncommitted, in every file. */
   async commitRest(message: string): Promise<string> {
     if (this.data.done) throw new GitGoodError("NOTHING_TO_COMMIT", "everything is committed already");
-    await readTreeIntoIndex(this.sandbox.repo, this.data.chain.tip.oid);
+    await readTreeIntoIndex(this.sandbox.repo, this.data.chain.tipTree);
     return this.commitIndex(message);
   }
 
@@ -120,7 +130,7 @@ export class IccScenario extends ScenarioBase<IccData> {
     return oid;
   }
 
-  protected buildContext(): Promise<InitialContext> {
+  initialContext(): Promise<InitialContext> {
     return iccContext(this);
   }
 

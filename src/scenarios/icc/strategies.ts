@@ -1,4 +1,5 @@
 import { readCommit } from "../../git/commits.js";
+import { Repo } from "../../git/repo.js";
 import { readBlob } from "../../git/trees.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
@@ -23,7 +24,8 @@ function appliedIn(hunkText: string, version: string): boolean {
 
 /**
  * Rebuilds the original commits: each hunk goes into the first original commit whose version of the
- * file already has it, with that commit's message; whatever is left goes into the last one.
+ * file already has it, with that commit's message; whatever is left goes into the last one. The
+ * original commits are read from the source repository (the sandbox does not hold them).
  */
 export const iccOracle: Strategy<IccScenario> = {
   name: "oracle",
@@ -32,13 +34,14 @@ export const iccOracle: Strategy<IccScenario> = {
     session.beginTurn();
     const s = session.scenario;
     const file = s.sample.scenario.file;
+    const source = await Repo.open(s.source);
     for (const [i, c] of s.chain.commits.entries()) {
-      const { message } = await readCommit(s.sandbox.repo, c.oid);
+      const { message } = await readCommit(source, c.oid);
       if (i === s.chain.commits.length - 1) {
         if (!session.isDone()) await callOrFail(session, "ORACLE_FAILED", "commit_remaining_changes", { commit_message: message });
         return;
       }
-      const version = (await readBlob(s.sandbox.repo, c.oid, file))?.toString("utf8") ?? "";
+      const version = (await readBlob(source, c.oid, file))?.toString("utf8") ?? "";
       const left = await s.remaining();
       const chosen = left.hunks.filter((h) => h.path === file && appliedIn(h.text, version)).map((h) => h.id);
       if (chosen.length > 0) {

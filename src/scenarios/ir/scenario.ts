@@ -3,9 +3,11 @@ import type { ChainSample } from "../../dataset/sample.js";
 import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "../../git/rebase.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
+import { checkOutAlso } from "../../git/sparse.js";
+import { DEFAULT_HISTORY, chainStore } from "../../git/store.js";
 import { addPaths, checkoutBranch, unmergedPaths } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import type { AnyScenarioDefinition } from "../definition.js";
+import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
@@ -24,7 +26,7 @@ export const IR_BRANCH = "gitgood/ir";
 
 /**
  * Interactive rebase: the chain's tip is checked out and `git rebase -i` over the chain's commits is
- * started and paused before any step. The agent plans a todo list, executes it, and resolves any
+ * started and paused before any step. The sandbox holds the chain and its past, nothing after the tip. The agent plans a todo list, executes it, and resolves any
  * conflicts a reordering causes (or aborts back to the paused start).
  */
 export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
@@ -34,9 +36,11 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
     return IR;
   }
 
-  static async setup(sample: ChainSample, source: Repo, opts: { keep?: boolean; root?: string } = {}): Promise<IrScenario> {
-    return inNewSandbox(source, { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
-      const chain = await loadChain(sandbox, sample);
+  static async setup(sample: ChainSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<IrScenario> {
+    const chain = await loadChain(source, sample);
+    const store = await chainStore(source, chain.base, chain.tip.oid, opts.history ?? DEFAULT_HISTORY);
+    const where = { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
+    return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, IR_BRANCH, chain.tip.oid);
       const listed = await startPausedRebase(sandbox.repo, chain.base, chain.committerEnv);
       const matches =
@@ -141,6 +145,8 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
         stderr: r.stderr,
       });
     }
+    // A tool-only work tree keeps the conflicted files from now on: a later step that conflicts in them again finds them.
+    checkOutAlso(this.sandbox.repo.gitDir, unmerged);
     const stopped = stoppedCommit(this.sandbox.repo);
     const index = this.data.chain.commits.findIndex((c) => stopped !== null && c.oid.startsWith(stopped));
     this.data.phase = "conflict";
@@ -169,7 +175,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
     );
   }
 
-  protected buildContext(): Promise<InitialContext> {
+  initialContext(): Promise<InitialContext> {
     return irContext(this);
   }
 

@@ -1,5 +1,6 @@
 import { isMergeSample, type MergeSample } from "../../dataset/sample.js";
-import { plainDiff } from "../../git/diff.js";
+import { fileSetDiff } from "../../git/diff.js";
+import { readBlob } from "../../git/trees.js";
 import { exactMatch } from "../../scoring/merge.js";
 import type { ScenarioDefinition } from "../definition.js";
 import { McrScenario } from "./scenario.js";
@@ -28,9 +29,14 @@ export const MCR: ScenarioDefinition<MergeSample, McrScenario, McrFinalState, Mc
   stateSchema: McrDataSchema,
   finalSchema: McrFinalStateSchema,
   scorers: [exactMatch],
-  async groundTruth(scenario, final) {
-    const paths = final.files.map((f) => f.path);
-    return plainDiff(scenario.sandbox.repo, scenario.sample.scenario.merge_commit_hash, { paths });
+  async groundTruth(scenario, final, source) {
+    const merge = scenario.sample.scenario.merge_commit_hash;
+    const recorded = await Promise.all(final.files.map(async (f) => ({ path: f.path, bytes: await readBlob(source, merge, f.path) })));
+    const agents = final.files.map((f) => ({
+      path: f.path,
+      bytes: f.content === null ? null : Buffer.from(f.content, f.encoding === "base64" ? "base64" : "utf8"),
+    }));
+    return fileSetDiff(recorded, agents);
   },
   oracle: mcrOracle,
   baselines: mcrBaselines,

@@ -1,11 +1,12 @@
 import { GitGoodError } from "../../errors.js";
 import type { MergeSample } from "../../dataset/sample.js";
 import { readCommit, requireCommits } from "../../git/commits.js";
-import type { Repo } from "../../git/repo.js";
+import { Repo } from "../../git/repo.js";
+import { DEFAULT_HISTORY, mergeStore } from "../../git/store.js";
 import { treeOf } from "../../git/trees.js";
 import { addPaths, checkoutBranch, commitStaged, mergeNoCommit, unmergedPaths } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import type { AnyScenarioDefinition } from "../definition.js";
+import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
 import {
@@ -22,17 +23,13 @@ import { mcrContext } from "./context.js";
 import { MCR } from "./index.js";
 import type { McrData, McrFinalState } from "./state.js";
 
-export interface SetupOptions {
-  keep?: boolean;
-  root?: string;
-}
-
 export const MCR_BRANCH = "gitgood/mcr";
 
 /**
  * Merge conflict resolution: parent 1 checked out on a scenario branch, parent 2 merged into it with
  * the conflicts left in the work tree. The agent resolves them in order; after the last one the merge
- * is committed with the original merge commit's message, author and committer.
+ * is committed with the original merge commit's message, author and committer (read from the source:
+ * the sandbox holds the parents' history, never the merge commit).
  */
 export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   declare readonly sample: MergeSample;
@@ -41,10 +38,12 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
     return MCR;
   }
 
-  static async setup(sample: MergeSample, source: Repo, opts: SetupOptions = {}): Promise<McrScenario> {
-    return inNewSandbox(source, { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root }, async (sandbox) => {
-      const { merge_commit_hash: merge, parents } = sample.scenario;
-      await requireCommits(sandbox.repo, [parents[0], parents[1], merge]);
+  static async setup(sample: MergeSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<McrScenario> {
+    const { merge_commit_hash: merge, parents } = sample.scenario;
+    await requireCommits(source, [parents[0], parents[1], merge]);
+    const store = await mergeStore(source, parents[0], parents[1], opts.history ?? DEFAULT_HISTORY);
+    const where = { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
+    return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, MCR_BRANCH, parents[0]);
       const clean = await mergeNoCommit(sandbox.repo, parents[1]);
       const unmerged = await unmergedPaths(sandbox.repo);
@@ -88,7 +87,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   }
 
   private async commitMerge(): Promise<string> {
-    const original = await readCommit(this.sandbox.repo, this.sample.scenario.merge_commit_hash);
+    const original = await readCommit(await Repo.open(this.source), this.sample.scenario.merge_commit_hash);
     await addPaths(this.sandbox.repo, conflictPaths(this.data.conflicts));
     const messageFile = privateText(this.sandbox, "merge-message.txt", `${original.message}\n`);
     const oid = await commitStaged(this.sandbox.repo, {
@@ -101,7 +100,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
     return oid;
   }
 
-  protected buildContext(): Promise<InitialContext> {
+  initialContext(): Promise<InitialContext> {
     return mcrContext(this);
   }
 

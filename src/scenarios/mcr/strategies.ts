@@ -1,6 +1,7 @@
 import { GitGoodError } from "../../errors.js";
 import type { Strategy } from "../definition.js";
 import { regionSides } from "../../git/markers.js";
+import { Repo } from "../../git/repo.js";
 import { readBlob } from "../../git/trees.js";
 import { parsePath } from "../../git/paths.js";
 import { conflictedContent } from "../shared/conflicts.js";
@@ -8,7 +9,10 @@ import { resolutionsOf } from "../shared/resolutions.js";
 import { callOrFail } from "../shared/strategy.js";
 import type { McrScenario } from "./scenario.js";
 
-/** Resolves every conflict region to the text the recorded merge has there (knowledge no agent has). */
+/**
+ * Resolves every conflict region to the text the recorded merge has there, read from the source
+ * repository (knowledge no agent has: the sandbox does not hold the merge).
+ */
 export const mcrOracle: Strategy<McrScenario> = {
   name: "oracle",
   description: "reproduces the recorded merge",
@@ -16,10 +20,11 @@ export const mcrOracle: Strategy<McrScenario> = {
     session.beginTurn();
     const s = session.scenario;
     const merge = s.sample.scenario.merge_commit_hash;
+    const source = await Repo.open(s.source);
     const texts: string[] = [];
     for (const f of s.conflicts.files) {
       const conflicted = conflictedContent(s.sandbox.workDir, f);
-      const wanted = await readBlob(s.sandbox.repo, merge, parsePath(f.path));
+      const wanted = await readBlob(source, merge, parsePath(f.path));
       const parts = resolutionsOf(f, conflicted, wanted);
       if (!parts) {
         throw new GitGoodError(

@@ -1,10 +1,12 @@
 import { z } from "zod";
+import { GitGoodError } from "../../errors.js";
 import { fileDiff } from "../../git/diff.js";
-import { checkRelativePath } from "../../sandbox/paths.js";
+import { unwrittenEntry } from "../../git/sparse.js";
+import { checkRelativePath, entryKind } from "../../sandbox/paths.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
 import { conflictTools } from "../shared/conflict-tools.js";
-import { showFile } from "../shared/files.js";
+import { describeFile, showFile } from "../shared/files.js";
 import type { McrScenario } from "./scenario.js";
 
 const pathParam = z
@@ -40,7 +42,20 @@ export const MCR_TOOLS = new ToolRegistry<McrScenario>([
     params: { relative_path_from_project_root: pathParam },
     readOnly: true,
     async run(s, args) {
-      return showFile(s.sandbox, args.relative_path_from_project_root);
+      const given = args.relative_path_from_project_root;
+      const p = checkRelativePath(s.sandbox.workDir, given);
+      const rel = p.shown;
+      // A sandbox for tool-only agents writes only the conflicted files; the others are read from the index.
+      const unwritten = entryKind(s.sandbox.workDir, p) === "missing" ? await unwrittenEntry(s.sandbox.repo, rel) : null;
+      if (unwritten?.kind === "directory") throw new GitGoodError("NOT_A_FILE", `${rel} is a directory, not a file`, { path: rel });
+      if (unwritten?.kind === "link") {
+        const what =
+          unwritten.path === rel
+            ? `${rel} is a symbolic link to ${JSON.stringify(unwritten.target)}; the tools never read through links`
+            : `path '${rel}' is not allowed: '${unwritten.path}' is a symbolic link, and the tools never go through links`;
+        throw new GitGoodError("SYMLINK_REFUSED", what, { path: rel });
+      }
+      return unwritten ? describeFile(rel, unwritten.bytes) : showFile(s.sandbox, given);
     },
   }),
 ]);

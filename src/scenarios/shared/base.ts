@@ -6,13 +6,12 @@ import { acquireLock } from "../../sandbox/lock.js";
 import type { Repo } from "../../git/repo.js";
 import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox.js";
 import type { FunctionTool } from "../../tools/schema.js";
-import { escapeControls } from "../../util/escape.js";
 import type { AnyScenarioDefinition, SavedScenario } from "../definition.js";
 import type { InitialContext, LiveScenario, ScenarioToolResult } from "../types.js";
 
 export const STATE_FILE = "state.json";
 /** Version of the saved scenario state; a sandbox saved by another version is refused, not misread. */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 const SavedScenarioSchema = z.object({
   schema_version: z.number().int(),
@@ -79,17 +78,7 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     protected data: D,
   ) {}
 
-  /** The scenario's starting state for the agent, as the scenario writes it. */
-  protected abstract buildContext(): Promise<InitialContext>;
-
-  /**
-   * What an agent starts from. Its text comes from the repository (file contents, commit messages), so
-   * control characters are escaped here, once for every scenario; `data` keeps the exact bytes.
-   */
-  async initialContext(): Promise<InitialContext> {
-    const c = await this.buildContext();
-    return { data: c.data, text: escapeControls(c.text) };
-  }
+  abstract initialContext(): Promise<InitialContext>;
   abstract isDone(): boolean;
   abstract finalState(): Promise<unknown>;
 

@@ -3,6 +3,7 @@ import type { ChainSample } from "../../dataset/sample.js";
 import { commitsAfter, firstParentLine, readCommit, requireCommits, type Person } from "../../git/commits.js";
 import { commitDiff } from "../../git/diff.js";
 import { headCommit } from "../../git/refs.js";
+import type { Repo } from "../../git/repo.js";
 import { treeOf } from "../../git/trees.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { CommitRecord, HistoryFinalState } from "./schemas.js";
@@ -19,17 +20,19 @@ export interface Chain {
   /** Oldest first; a commit's position is its `commit_index`. */
   commits: ChainCommit[];
   tip: ChainCommit;
+  /** The tip's tree: the state the chain ends in (an ICC sandbox has this tree but not the tip commit). */
+  tipTree: string;
   /** Author and committer of the tip, used for every commit the scenario makes, so results are reproducible. */
   author: Person;
   committer: Person;
   committerEnv: Record<string, string>;
 }
 
-/** Reads the chain of a sample: the first-parent line from the newest commit back to the oldest. */
-export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<Chain> {
+/** Reads the chain of a sample from its source repository: the first-parent line from the newest commit back to the oldest. */
+export async function loadChain(source: Repo, sample: ChainSample): Promise<Chain> {
   const { newest_commit: newest, oldest_commit: oldest, times_seen_consecutively: length } = sample.scenario;
-  await requireCommits(sandbox.repo, [newest, oldest]);
-  const oids = await firstParentLine(sandbox.repo, newest, length);
+  await requireCommits(source, [newest, oldest]);
+  const oids = await firstParentLine(source, newest, length);
   if (oids.length !== length || oids[0] !== oldest) {
     throw new GitGoodError(
       "SAMPLE_MISMATCH",
@@ -37,7 +40,7 @@ export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<
       { sample: sample.id },
     );
   }
-  const infos = await Promise.all(oids.map((o) => readCommit(sandbox.repo, o)));
+  const infos = await Promise.all(oids.map((o) => readCommit(source, o)));
   const first = infos[0];
   const tip = infos[infos.length - 1];
   if (!first || !tip) throw new GitGoodError("SAMPLE_MISMATCH", "the chain is empty", { sample: sample.id });
@@ -52,6 +55,7 @@ export async function loadChain(sandbox: Sandbox, sample: ChainSample): Promise<
     base,
     commits: infos.map((c) => ({ oid: c.oid, subject: c.subject })),
     tip: { oid: tip.oid, subject: tip.subject },
+    tipTree: tip.tree,
     author: tip.author,
     committer: tip.committer,
     committerEnv: {

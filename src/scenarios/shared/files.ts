@@ -40,7 +40,11 @@ export function showFile(sandbox: Sandbox, given: string): string {
       { path: rel },
     );
   }
-  const bytes = readProjectFile(root, p);
+  return describeFile(rel, readProjectFile(root, p));
+}
+
+/** A file's bytes as `view_file_at` shows them: a header line, then the text with line breaks as LF. */
+export function describeFile(rel: string, bytes: Buffer): string {
   if (bytes.includes(0)) return `[gitgood] ${rel} is a binary file of ${bytes.length} bytes; it cannot be shown`;
   const lines = bytes.length === 0 ? 0 : bytes.toString("utf8").split("\n").length - (bytes[bytes.length - 1] === 0x0a ? 1 : 0);
   const eol = usesCrlf(bytes) ? "CRLF (\\r\\n)" : "LF (\\n)";

@@ -1,11 +1,16 @@
 import type { ChainSample } from "../../dataset/sample.js";
 import { plainDiff } from "../../git/diff.js";
+import { treeOf } from "../../git/trees.js";
 import type { Repo } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { originalCommits } from "./original.js";
 import type { HistoryFinalState } from "./schemas.js";
 
-/** An IR/ICC result next to the original chain, for reports: both lists of subjects and the tree diff to the tip. */
+/**
+ * An IR/ICC result next to the original chain, for reports: both lists of subjects and the tree diff
+ * to the tip. The original is read from the source; the diff is made in the sandbox, which holds the
+ * tip's tree (but, for ICC, not the tip commit) and the agent's commits.
+ */
 export async function historyGroundTruth(
   sandbox: Sandbox,
   sample: ChainSample,
@@ -15,7 +20,8 @@ export async function historyGroundTruth(
   const original = await originalCommits(source, sample);
   const subjects = (commits: readonly { message: string }[]): string =>
     commits.map((c, i) => `  ${i + 1}. ${c.message.split("\n")[0] ?? ""}`).join("\n") || "  (none)";
-  const treeDiff = await plainDiff(sandbox.repo, sample.scenario.newest_commit, { to: final.head });
+  const tipTree = await treeOf(source, sample.scenario.newest_commit);
+  const treeDiff = await plainDiff(sandbox.repo, tipTree, { to: final.head });
   const summary = [
     `Original commits (${original.length}):`,
     subjects(original),

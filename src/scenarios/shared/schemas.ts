@@ -38,6 +38,7 @@ export const ChainSchema: z.ZodType<Chain> = z.object({
   base: z.string(),
   commits: z.array(ChainCommitSchema),
   tip: ChainCommitSchema,
+  tipTree: z.string(),
   author: PersonSchema,
   committer: PersonSchema,
   committerEnv: z.record(z.string(), z.string()),

@@ -32,7 +32,7 @@ class ToyScenario extends ScenarioBase<ToyData> {
     return `Recorded ${n}. The task is finished.`;
   }
 
-  protected async buildContext(): Promise<InitialContext> {
+  async initialContext(): Promise<InitialContext> {
     const text = `Count the commits of the chain of ${this.sample.scenario.file} ending at ${this.sample.scenario.newest_commit}.`;
     return { data: { file: this.sample.scenario.file }, text };
   }
@@ -83,7 +83,7 @@ export const TOY: ScenarioDefinition<ChainSample, ToyScenario, ToyFinal, ToyData
   tools: TOOLS,
   prompt: "Your task: say how many commits the chain has.",
   setup: (sample: ChainSample, source: Repo, opts) =>
-    inNewSandbox(source, { label: sample.id, keep: opts.keep, root: opts.root }, async (sandbox: Sandbox) =>
+    inNewSandbox(source, { label: sample.id, keep: opts.keep, root: opts.root, store: { packs: [], shallow: [] } }, async (sandbox: Sandbox) =>
       new ToyScenario(sandbox, sample, source.dir, { answer: null }),
     ),
   restore: (sandbox, sample, source, data) => new ToyScenario(sandbox, sample, source, data),

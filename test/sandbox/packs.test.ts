@@ -1,0 +1,113 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgent } from "../../src/agents/index.js";
+import type { ChainSample, Sample } from "../../src/dataset/sample.js";
+import { PackCache } from "../../src/git/packs.js";
+import { runConfig } from "../../src/runs/config.js";
+import { runBenchmark } from "../../src/runs/runner.js";
+import { RunStore } from "../../src/runs/store.js";
+import { runPackCache } from "../../src/sandbox/packs.js";
+import { setupScenario } from "../../src/scenarios/index.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { fixtureEnv } from "../helpers/fixture.js";
+import { buildRunFixture } from "../helpers/runs.js";
+import { useSandboxRoot } from "../helpers/scenarios.js";
+
+let root: ReturnType<typeof useSandboxRoot>;
+let fx: Fixture;
+let samples: Sample[];
+let chain: ChainSample;
+const temps: string[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  root = useSandboxRoot();
+  ({ fx, samples } = await buildRunFixture());
+  chain = samples.find((s): s is ChainSample => s.sample_type === "file_commit_chain") as ChainSample;
+});
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+  fx.remove();
+  root.cleanup();
+});
+
+/** The packs in a pack cache's directory (one directory per pack), with their files' inodes. */
+function cached(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const key of readdirSync(dir).filter((n) => n !== "owner.json")) {
+    for (const f of readdirSync(path.join(dir, key))) out.set(`${key}/${f}`, statSync(path.join(dir, key, f)).ino);
+  }
+  return out;
+}
+
+function packsOf(workDir: string): string[] {
+  return readdirSync(path.join(workDir, ".git", "objects", "pack")).filter((n) => n.endsWith(".pack"));
+}
+
+describe("the pack cache of a run", () => {
+  it("builds the past of a chain's base once for its IR and ICC sandboxes, and copies (never links) packs into them", async () => {
+    const dir = tempDir("gitgood-packs-");
+    const cache = new PackCache(dir);
+    const ir = await setupScenario(chain, fx.dir, { scenario: "IR", packs: cache, history: 2 });
+    const afterIr = cached(dir);
+    expect(afterIr.size).toBe(4); // the base's past and the chain: a pack and an index each
+    const icc = await setupScenario(chain, fx.dir, { scenario: "ICC", packs: cache, history: 2 });
+    const afterIcc = cached(dir);
+    expect(afterIcc.size).toBe(6); // the tip's tree is the only new pack
+    for (const [file, ino] of afterIr) expect(afterIcc.get(file)).toBe(ino);
+    const shared = packsOf(ir.sandbox.workDir).filter((p) => packsOf(icc.sandbox.workDir).includes(p));
+    expect(shared).toHaveLength(1);
+    for (const s of [ir, icc]) {
+      for (const p of packsOf(s.sandbox.workDir)) {
+        const st = statSync(path.join(s.sandbox.workDir, ".git", "objects", "pack", p));
+        expect(st.nlink).toBe(1);
+        expect([...afterIcc.values()]).not.toContain(st.ino);
+      }
+      s.close();
+    }
+  });
+
+  it("removes the least recently used packs beyond its budget; sandboxes keep their copies", async () => {
+    const dir = tempDir("gitgood-packs-");
+    const cache = new PackCache(dir, 1);
+    const s = await setupScenario(chain, fx.dir, { scenario: "ICC", packs: cache });
+    expect(cached(dir).size).toBe(0);
+    expect(cache.bytes).toBe(0);
+    execFileSync("git", ["fsck", "--no-progress"], { cwd: s.sandbox.workDir, env: fixtureEnv() });
+    s.close();
+  });
+
+  it("lives in a directory of its own under the sandbox root until the run ends", async () => {
+    const packs = runPackCache();
+    expect(path.dirname(packs.cache.dir)).toBe(root.root);
+    expect(existsSync(path.join(packs.cache.dir, "owner.json"))).toBe(true);
+    packs.remove();
+    expect(existsSync(packs.cache.dir)).toBe(false);
+
+    const out = tempDir("gitgood-runs-");
+    const agent = createAgent("oracle");
+    const store = RunStore.open(out, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
+    const summary = await runBenchmark({
+      samples,
+      where: { repo: fx.dir },
+      agent,
+      store,
+      jobs: 2,
+      timeoutSeconds: 60,
+      maxTurns: 10,
+      judges: [],
+      history: 1,
+    });
+    expect(summary.records.map((r) => r.status)).toEqual(summary.records.map(() => "success"));
+    expect(summary.records.filter((r) => r.scenario === "MCR").every((r) => r.solved)).toBe(true);
+    expect(readdirSync(root.root)).toEqual([]);
+  });
+});
