@@ -1,0 +1,81 @@
+import { createRequire } from "node:module";
+import { z } from "zod";
+import type { RepoLocator } from "../dataset/clones.js";
+import { RESULTS_SCHEMA_VERSION } from "./record.js";
+
+const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+/** The gitgood version that wrote a run (recorded in run.json). */
+export const GITGOOD_VERSION: string = pkg.version;
+
+const ModelSchema = z.object({
+  name: z.string(),
+  /** The endpoint's base URL (null: the client's default). */
+  endpoint: z.string().nullable(),
+  temperature: z.number().nullable(),
+});
+export type ModelInfo = z.infer<typeof ModelSchema>;
+
+/**
+ * What makes two runs the same run: re-running with the same identity resumes; anything else in
+ * run.json (judges, limits, the gitgood version) may change between sessions of one run.
+ */
+const IdentitySchema = z.object({
+  samples: z.string(),
+  ids: z.array(z.string()).nullable(),
+  limit: z.number().int().nullable(),
+  agent: z.string(),
+  model: ModelSchema.nullable(),
+  where: z.union([z.object({ repo: z.string() }), z.object({ repos: z.string() })]).nullable(),
+  max_turns: z.number().int().nullable(),
+  memory: z.boolean(),
+});
+export type RunIdentity = z.infer<typeof IdentitySchema>;
+
+export const RunConfigSchema = z.object({
+  schema_version: z.literal(RESULTS_SCHEMA_VERSION),
+  gitgood_version: z.string(),
+  created_at: z.string(),
+  identity: IdentitySchema,
+  /** The judge models the run was last scored with (re-scoring with others changes only this). */
+  judges: z.array(z.string()),
+  limits: z.object({ jobs: z.number().int().nullable(), timeout_s: z.number().nullable(), max_turns: z.number().int().nullable() }),
+});
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+
+/** What `run`, `bench` and `mcp` know about a run when they open its directory. */
+export interface RunConfigInput {
+  /** The samples files, as given (made absolute here). */
+  samples: readonly string[];
+  agent: string;
+  ids?: readonly string[] | null;
+  limit?: number | null;
+  model?: ModelInfo | null;
+  where?: RepoLocator | null;
+  judges?: readonly string[];
+  jobs?: number | null;
+  timeoutSeconds?: number | null;
+  maxTurns?: number | null;
+  memory?: boolean;
+}
+
+/** Builds run.json's content (without `created_at`, which the store sets when it first writes it). */
+export function runConfig(input: RunConfigInput, resolve: (p: string) => string): Omit<RunConfig, "created_at"> {
+  const where = input.where ? ("repo" in input.where ? { repo: resolve(input.where.repo) } : { repos: resolve(input.where.repos) }) : null;
+  return {
+    schema_version: RESULTS_SCHEMA_VERSION,
+    gitgood_version: GITGOOD_VERSION,
+    identity: {
+      samples: input.samples.map(resolve).join(","),
+      ids: input.ids && input.ids.length > 0 ? [...input.ids] : null,
+      limit: input.limit ?? null,
+      agent: input.agent,
+      model: input.model ?? null,
+      where,
+      max_turns: input.maxTurns ?? null,
+      memory: input.memory ?? false,
+    },
+    judges: [...(input.judges ?? [])],
+    limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },
+  };
+}

@@ -1,0 +1,123 @@
+import type { Session } from "../agents/agent.js";
+import type { ChatMessage, Usage } from "../model/types.js";
+import type { Sample } from "../dataset/sample.js";
+import type { AnyScenarioDefinition } from "../scenarios/definition.js";
+import type { InitialContext, LiveScenario, ScenarioToolResult } from "../scenarios/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { FunctionTool } from "../tools/schema.js";
+import type { ToolResult } from "../tools/tool.js";
+
+/** One entry of a sample's trajectory: every tool call and result, every model message. */
+export type TrajectoryEntry =
+  | { type: "context"; text: string }
+  | { type: "model"; message: ChatMessage; usage?: Usage }
+  | { type: "tool_call"; tool: string; args: unknown }
+  | { type: "tool_result"; tool: string; ok: boolean; output: string; done: boolean }
+  | { type: "note"; text: string };
+
+export type TrajectoryEvent = TrajectoryEntry & { at_ms: number };
+
+/** Tools beyond the scenario's (agent memory, say), each answered by its own registry. */
+export interface ToolProvider {
+  has(name: string): boolean;
+  functionTools(): FunctionTool[];
+  call(name: string, args: unknown): Promise<ToolResult>;
+}
+
+/** A registry and the state its tools work on, as a ToolProvider. */
+export function toolProvider<W>(registry: ToolRegistry<W>, state: W): ToolProvider {
+  return {
+    has: (name) => registry.get(name) !== undefined,
+    functionTools: () => registry.functionTools(),
+    call: (name, args) => registry.call(state, name, args),
+  };
+}
+
+/**
+ * The recording session of one attempt: what an agent works through, and what an MCP client's calls go
+ * through when there is no agent in this process. It keeps the trajectory, counts turns, tool calls and
+ * tokens, and ends the agent's turns on time-out (its signal) or when the turn budget is spent.
+ */
+export class AgentSession implements Session {
+  readonly events: TrajectoryEvent[] = [];
+  readonly usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
+  turns = 0;
+  toolCalls = 0;
+  stateChangedOutside = false;
+  private readonly started = Date.now();
+
+  constructor(
+    readonly scenario: LiveScenario,
+    readonly context: InitialContext,
+    readonly maxTurns: number,
+    readonly signal: AbortSignal,
+    /** Extra tools offered next to the scenario's (the memory tools with --memory). */
+    readonly extra: ToolProvider | null = null,
+  ) {
+    this.note("context", context.text);
+  }
+
+  get definition(): AnyScenarioDefinition {
+    return this.scenario.definition;
+  }
+
+  get sample(): Sample {
+    return this.scenario.sample;
+  }
+
+  get tools(): FunctionTool[] {
+    return [...this.scenario.functionTools(), ...(this.extra?.functionTools() ?? [])];
+  }
+
+  get hasExtraTools(): boolean {
+    return this.extra !== null;
+  }
+
+  get toolHelp(): string {
+    return this.scenario.toolHelp();
+  }
+
+  isDone(): boolean {
+    return this.scenario.isDone();
+  }
+
+  get canContinue(): boolean {
+    return !this.signal.aborted && this.turns < this.maxTurns && !this.isDone();
+  }
+
+  beginTurn(): void {
+    this.turns++;
+  }
+
+  async call(tool: string, args: unknown): Promise<ScenarioToolResult> {
+    this.toolCalls++;
+    this.push({ type: "tool_call", tool, args });
+    const result = this.extra?.has(tool)
+      ? { ...(await this.extra.call(tool, args)), done: this.isDone() }
+      : await this.scenario.callTool(tool, args);
+    this.push({ type: "tool_result", tool, ok: result.ok, output: result.output, done: result.done });
+    return result;
+  }
+
+  recordExternalCall(tool: string, args: unknown, result: { ok: boolean; output: string; done: boolean }): void {
+    this.toolCalls++;
+    this.push({ type: "tool_call", tool, args });
+    this.push({ type: "tool_result", tool, ...result });
+  }
+
+  recordModel(message: ChatMessage, usage?: Usage): void {
+    if (usage) {
+      this.usage.prompt_tokens += usage.prompt_tokens;
+      this.usage.completion_tokens += usage.completion_tokens;
+    }
+    this.push({ type: "model", message, ...(usage ? { usage } : {}) });
+  }
+
+  note(type: "context" | "note", text: string): void {
+    this.push({ type, text });
+  }
+
+  private push(e: TrajectoryEntry): void {
+    this.events.push({ at_ms: Date.now() - this.started, ...e });
+  }
+}

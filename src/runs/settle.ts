@@ -1,0 +1,122 @@
+import type { ModelClient } from "../model/types.js";
+import type { Sample } from "../dataset/sample.js";
+import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { Repo } from "../git/repo.js";
+import type { AnyScenarioDefinition } from "../scenarios/definition.js";
+import { openScenario } from "../scenarios/index.js";
+import type { InitialContext, LiveScenario } from "../scenarios/types.js";
+import { runScorers, type Scored } from "../scoring/scorer.js";
+import { RESULTS_SCHEMA_VERSION, type ResultRecord } from "./record.js";
+import { MEMORY_VARIANT, attemptKey, resultRecord, type Prices } from "./result.js";
+import type { AgentSession } from "./session.js";
+import type { RunStore } from "./store.js";
+import type { Trajectory } from "./trajectory.js";
+
+/** Where attempts are recorded, and with what they are scored. */
+export interface Recorder {
+  store: RunStore;
+  judges: readonly ModelClient[];
+  /** The agent name in the records. */
+  agent: string;
+  prices?: Prices;
+}
+
+/** One attempt at one scenario of one sample, as far as it got. */
+export interface Attempt {
+  sample: Sample;
+  scenario: AnyScenarioDefinition;
+  /** The agent had the memory tools. */
+  memory: boolean;
+  startedAt: Date;
+  /** The scenario as set up (null when set-up failed). */
+  live: LiveScenario | null;
+  source: Repo | null;
+  session: AgentSession | null;
+  context: InitialContext | null;
+  /** More facts for the trajectory (an MCP client, how the attempt ended). */
+  notes?: { ended_by?: string; client?: unknown };
+}
+
+export function keyOf(a: Pick<Attempt, "sample" | "scenario" | "memory">): string {
+  return attemptKey(a.sample.id, a.scenario.name, a.memory);
+}
+
+function trajectoryOf(a: Attempt, rec: Recorder): Trajectory {
+  return {
+    schema_version: RESULTS_SCHEMA_VERSION,
+    sample_id: a.sample.id,
+    scenario: a.scenario.name,
+    agent: `${rec.agent}${a.memory ? MEMORY_VARIANT : ""}`,
+    sample: a.sample,
+    ...(a.notes?.ended_by !== undefined ? { ended_by: a.notes.ended_by } : {}),
+    ...(a.notes?.client !== undefined ? { client: a.notes.client } : {}),
+    ...(a.context ? { context: a.context.data } : {}),
+    events: [],
+  };
+}
+
+/** Scores the final state of a finished attempt; a failure here is the attempt's error. */
+async function score(a: Attempt, live: LiveScenario, source: Repo, rec: Recorder, t: Trajectory): Promise<Scored> {
+  const current = a.session?.stateChangedOutside ? await openScenario(live.sandbox.dir) : live;
+  const parsed = a.scenario.finalSchema.safeParse(await current.finalState());
+  if (!parsed.success) throw new GitGoodError("INTERNAL", `the ${a.scenario.name} final state does not match its schema`);
+  const final = parsed.data;
+  t.final = final;
+  const scored = await runScorers(a.scenario.scorers, a.sample, final, { source, judges: rec.judges });
+  t.scores = scored.scores;
+  try {
+    t.ground_truth_diff = await a.scenario.groundTruth(current, final, source);
+  } catch (err) {
+    t.ground_truth_diff = `(the ground-truth view could not be made: ${toGitGoodError(err).message})`;
+  }
+  return scored;
+}
+
+/** Removes the sandbox, then writes the trajectory and appends the record, in that order. */
+function record(a: Attempt, rec: Recorder, t: Trajectory, outcome: { scored: Scored } | { error: GitGoodError }): ResultRecord {
+  a.live?.close();
+  if ("error" in outcome) {
+    a.session?.note("note", outcome.error.message);
+    t.error = outcome.error.toJSON();
+  }
+  t.events = (a.session?.events ?? []) as Trajectory["events"];
+  const key = keyOf(a);
+  const r = resultRecord({
+    sample: a.sample,
+    scenario: a.scenario.name,
+    agent: rec.agent,
+    startedAt: a.startedAt,
+    durationMs: Date.now() - a.startedAt.getTime(),
+    turns: a.session?.turns ?? 0,
+    toolCalls: a.session?.toolCalls ?? 0,
+    tokens: { prompt: a.session?.usage.prompt_tokens ?? 0, completion: a.session?.usage.completion_tokens ?? 0 },
+    prices: rec.prices,
+    trajectory: rec.store.writeTrajectory(key, t),
+    memory: a.memory,
+    outcome,
+  });
+  rec.store.append(r);
+  return r;
+}
+
+/**
+ * The one way an attempt ends, for the runner and the MCP server alike: the final state is read and
+ * scored (unless the attempt already failed), the sandbox removed, the trajectory written and the
+ * record appended. Never throws for the attempt's own failures: they become the record's error.
+ */
+export async function settle(a: Attempt, rec: Recorder, failure?: GitGoodError): Promise<ResultRecord> {
+  const t = trajectoryOf(a, rec);
+  if (failure || !a.live || !a.source) {
+    return record(a, rec, t, { error: failure ?? new GitGoodError("INTERNAL", "the attempt ended before it was set up") });
+  }
+  try {
+    return record(a, rec, t, { scored: await score(a, a.live, a.source, rec, t) });
+  } catch (err) {
+    return record(a, rec, t, { error: toGitGoodError(err) });
+  }
+}
+
+/** Ends an attempt as failed at once, synchronously (from a signal handler nothing asynchronous gets to run). */
+export function settleFailedNow(a: Attempt, rec: Recorder, failure: GitGoodError): ResultRecord {
+  return record(a, rec, trajectoryOf(a, rec), { error: failure });
+}
