@@ -11,7 +11,7 @@ import { mine } from "../mining/mine.js";
 import { runBenchmark } from "../runs/runner.js";
 import { positiveIntOption, writeFileAtomic, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
-import { addRunOptions, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
+import { addRunOptions, isolationFrom, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
 
 interface BenchFlags extends RunFlags {
   demo: boolean;
@@ -55,6 +55,7 @@ export function benchCommand(io: CliIO): Command {
     const out = flags.out ?? "gitgood-bench";
     // A repository given by name must open before anything is written.
     if (repoArg && !flags.demo) await Repo.open(repoArg);
+    const isolation = isolationFrom(flags, io);
     mkdirSync(out, { recursive: true });
     let repo = repoArg ?? ".";
     if (flags.demo || (!repoArg && !(await isRepository(".")))) {
@@ -93,6 +94,7 @@ export function benchCommand(io: CliIO): Command {
       timeoutSeconds: flags.timeout,
       maxTurns: flags.maxTurns,
       memory: flags.memory,
+      isolation,
     });
     await runBenchmark({
       samples,
@@ -105,6 +107,7 @@ export function benchCommand(io: CliIO): Command {
       judges: (flags.judge ?? []).map((m) => lookupModel(m)),
       prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
       memory: flags.memory,
+      isolation,
       onResult: progressPrinter(io.stderr),
     });
     writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);
