@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeCommand } from "../sandbox/isolation.js";
 import type { Agent, Session } from "./agent.js";
 import { runExternalAgent, sharedDir } from "./external.js";
 
@@ -24,7 +25,8 @@ export class CommandAgent implements Agent {
     const shared = sharedDir(session);
     mkdirSync(path.join(shared.host, "bin"), { recursive: true });
     const shim = path.join(shared.host, "bin", "gitgood");
-    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+    const node = nodeCommand(session.scenario.sandbox.isolation);
+    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(node)} ${JSON.stringify(BIN)} "$@"\n`);
     chmodSync(shim, 0o755);
     await runExternalAgent(session, this.command, { PATH: `${path.join(shared.seen, "bin")}${path.delimiter}${process.env.PATH ?? ""}` });
   }

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { MCP_COMMAND_ENV, MCP_CONFIG_ENV, mcpConfig, socketServer, shellLine } from "./mcp-config.js";
+import { nodeCommand } from "../sandbox/isolation.js";
 import type { Agent, Session } from "./agent.js";
 import { runExternalAgent, sharedDir } from "./external.js";
 
@@ -24,7 +25,7 @@ export class McpCommandAgent implements Agent {
 
   async run(session: Session): Promise<void> {
     const shared = sharedDir(session);
-    const server = socketServer(shared.socket);
+    const server = socketServer(shared.socket, nodeCommand(session.scenario.sandbox.isolation));
     writeFileSync(path.join(shared.host, CONFIG_FILE), `${JSON.stringify(mcpConfig(server), null, 2)}\n`);
     await runExternalAgent(session, this.command, {
       [MCP_CONFIG_ENV]: path.join(shared.seen, CONFIG_FILE),

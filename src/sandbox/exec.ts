@@ -80,8 +80,8 @@ class Capped {
   }
 }
 
-/** Every process group started here and still alive, killed when gitgood itself exits. */
-const groups = new Set<number>();
+/** Every process group started here and still alive, killed when gitgood itself exits (then what to do after the kill). */
+const groups = new Map<number, (() => void) | undefined>();
 let exitHookInstalled = false;
 
 function killGroup(pid: number): void {
@@ -130,14 +130,17 @@ function tellWatchdog(line: string): void {
   watchdog?.stdin?.write(`${line}\n`);
 }
 
-function trackGroup(pid: number): void {
+function trackGroup(pid: number, afterKill?: () => void): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once("exit", () => {
-      for (const g of groups) killGroup(g);
+      for (const [g, after] of groups) {
+        killGroup(g);
+        after?.();
+      }
     });
   }
-  groups.add(pid);
+  groups.set(pid, afterKill);
   tellWatchdog(`+ ${pid}`);
 }
 
@@ -188,7 +191,7 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     let aborted = false;
     let killed = false;
     const pid = child.pid;
-    if (pid !== undefined) trackGroup(pid);
+    if (pid !== undefined) trackGroup(pid, cmd.afterKill);
     const stop = (): void => {
       if (pid !== undefined) killGroup(pid);
       if (!killed) {

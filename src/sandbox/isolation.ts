@@ -108,18 +108,20 @@ function gitgoodInstallation(): Array<[string, string]> {
     .map((p) => [realpathSync(p), p]);
 }
 
-/** Read-only paths besides the system directories: node, git, gitgood, and what the user allowed, as [real path, path seen]. */
+/**
+ * Read-only paths besides the system directories, as [real path, path seen]: gitgood and what the user
+ * allowed, and with namespaces node and git (a container has its image's).
+ */
 function programPaths(iso: Isolation): Array<[string, string]> {
+  const container = iso.mode === "docker";
   const seen: Array<[string, string]> = [];
   const add = (real: string, at: string): void => {
-    if (SYSTEM_DIRS.some((d) => isUnder(at, d) && isUnder(real, d))) return;
+    if (!container && SYSTEM_DIRS.some((d) => isUnder(at, d) && isUnder(real, d))) return;
     if (!seen.some(([, a]) => isUnder(at, a))) seen.push([real, at]);
   };
-  const node = installationOf(process.execPath);
-  add(node, node);
   const git = onPath("git");
-  if (git) {
-    const prefix = installationOf(git);
+  for (const binary of container ? [] : [process.execPath, ...(git ? [git] : [])]) {
+    const prefix = installationOf(binary);
     add(prefix, prefix);
   }
   for (const [real, at] of gitgoodInstallation()) add(real, at);
@@ -170,6 +172,11 @@ export function dockerArgs(iso: Isolation, jail: Jail, name: string, argv: reado
   for (const key of Object.keys(jail.env).sort()) if (!HOST_ONLY.has(key)) args.push("-e", key);
   args.push(iso.dockerImage, ...argv);
   return args;
+}
+
+/** The node an isolated program runs gitgood with: this process's, or in a container the image's. */
+export function nodeCommand(iso: Isolation): string {
+  return iso.mode === "docker" ? "node" : process.execPath;
 }
 
 /** The environment an isolated program starts with: the caller's, with a fresh home and temporary directory. */

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Repo } from "../../src/git/repo.js";
 import { execIn } from "../../src/sandbox/exec.js";
@@ -14,6 +15,7 @@ import {
   dockerUnavailable,
   isolatedCommand,
   isolationNote,
+  nodeCommand,
   type Isolation,
 } from "../../src/sandbox/isolation.js";
 import { Sandbox } from "../../src/sandbox/sandbox.js";
@@ -21,6 +23,7 @@ import type { Fixture } from "../helpers/fixture.js";
 import { processesWith, sleepMarker, waitFor } from "../helpers/processes.js";
 import { buildMergeFixture, useSandboxRoot } from "../helpers/scenarios.js";
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const noBwrap = bwrapUnavailable();
 if (noBwrap) process.stderr.write(`namespace isolation tests skipped: ${noBwrap}\n`);
 
@@ -99,6 +102,11 @@ describe("the docker argument list", () => {
     expect(args.join(" ")).toContain("-e OPENAI_API_KEY -e PATH");
     expect(args.join(" ")).not.toContain("secret-value");
     expect(args.slice(-4)).toEqual(["img:1", "sh", "-c", "echo hi"]);
+    // gitgood's installation is mounted; node and git are the image's.
+    const dist = path.join(ROOT, "dist");
+    expect(args.join(" ")).toContain(`-v ${dist}:${dist}:ro`);
+    expect(nodeCommand(isolation({ mode: "docker" }))).toBe("node");
+    expect(nodeCommand(isolation())).toBe(process.execPath);
     const open = dockerArgs(isolation({ mode: "docker", network: true }), { work, cwd: work, env: {} }, "n", ["true"]);
     expect(open).not.toContain("--network");
     expect(open).not.toContain(`${SHARED_AT}:ro`);
