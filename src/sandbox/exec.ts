@@ -110,23 +110,26 @@ const WATCHDOG = [
 
 let watchdog: ChildProcess | null | undefined;
 
-function tellWatchdog(line: string): void {
-  if (watchdog === undefined) {
-    watchdog = null;
-    try {
-      const w = spawn("sh", ["-c", WATCHDOG], { stdio: ["pipe", "ignore", "ignore"], detached: true });
-      w.on("error", () => {
-        watchdog = null;
-      });
-      w.stdin?.on("error", () => undefined);
-      // Neither the watchdog nor its pipe keeps this process alive.
-      w.unref();
-      (w.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-      watchdog = w;
-    } catch {
+/** Starts the watchdog once, before the first program: told of a group right after its start, it leaves no gap to die in. */
+function startWatchdog(): void {
+  if (watchdog !== undefined) return;
+  watchdog = null;
+  try {
+    const w = spawn("sh", ["-c", WATCHDOG], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    w.on("error", () => {
       watchdog = null;
-    }
+    });
+    w.stdin?.on("error", () => undefined);
+    // Neither the watchdog nor its pipe keeps this process alive.
+    w.unref();
+    (w.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    watchdog = w;
+  } catch {
+    watchdog = null;
   }
+}
+
+function tellWatchdog(line: string): void {
   watchdog?.stdin?.write(`${line}\n`);
 }
 
@@ -186,6 +189,7 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
       reject(new GitGoodError("ABORTED", `not started: ${file} was cancelled before it began`));
       return;
     }
+    startWatchdog();
     const child = spawn(cmd.file, cmd.args, { cwd: dir, env: cmd.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     let timedOut = false;
     let aborted = false;

@@ -132,9 +132,14 @@ function programPaths(iso: Isolation): Array<[string, string]> {
   return seen;
 }
 
-/** The bubblewrap arguments (before `--` and the program) that give a program the jail and nothing else. */
+/**
+ * The bubblewrap arguments (before `--` and the program) that give a program the jail and nothing else.
+ * Not `--new-session`: bubblewrap starts in a session of its own without a terminal (exec.ts), and
+ * setting up the namespace happens before its `--die-with-parent` takes hold inside, so everything must
+ * stay in the process group that a kill reaches.
+ */
 export function bwrapArgs(iso: Isolation, jail: Jail): string[] {
-  const args = ["--unshare-all", ...(iso.network ? ["--share-net"] : []), "--die-with-parent", "--new-session"];
+  const args = ["--unshare-all", ...(iso.network ? ["--share-net"] : []), "--die-with-parent"];
   for (const dir of SYSTEM_DIRS) {
     let stat;
     try {

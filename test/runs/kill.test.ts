@@ -56,7 +56,13 @@ describe("killing gitgood run", () => {
       await waitFor(() => processesWith(marker).length === 0, "every agent process is gone", 20_000).catch(() => undefined);
       expect(processesWith(marker)).toEqual([]);
     } finally {
-      for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL");
+      for (const pid of processesWith(marker)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone meanwhile */
+        }
+      }
       child.kill("SIGKILL");
     }
   });

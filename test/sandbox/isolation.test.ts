@@ -61,7 +61,8 @@ describe("the bubblewrap argument list", () => {
     const args = bwrapArgs(isolation({ allowRead: [scratch] }), jail);
     expect(args.slice(0, 1)).toEqual(["--unshare-all"]);
     expect(args).toContain("--die-with-parent");
-    expect(args).toContain("--new-session");
+    // A new session would take the namespace out of the process group a kill reaches (exec.ts).
+    expect(args).not.toContain("--new-session");
     expect(args).not.toContain("--share-net");
     const m = mounts(args);
     expect(m.filter(([flag]) => flag === "--bind")).toEqual([["--bind", work, work]]);
@@ -163,6 +164,28 @@ describe("exec time-out", () => {
     const r = await pending;
     expect(r).toMatchObject({ timedOut: true, code: null, signal: "SIGKILL" });
     await waitFor(() => processesWith(marker).length === 0, "every process of the tree is gone", 10_000);
+    expect(processesWith(marker)).toEqual([]);
+  });
+});
+
+describe("exec abort", () => {
+  it.for([
+    ["none", false],
+    ["namespace", noBwrap !== null],
+  ] as const)("leaves nothing behind even while the program is still starting (isolation %s)", async ([mode, skip], ctx) => {
+    if (skip) ctx.skip();
+    const work = mkdtempSync(path.join(scratch, "work-"));
+    const marker = sleepMarker();
+    const place = mode === "none" ? undefined : { work, isolation: isolation() };
+    for (let i = 0; i < 5; i++) {
+      const controller = new AbortController();
+      const pending = execIn(work, ["sh", "-c", `sleep ${marker}${i}`], { signal: controller.signal }, place);
+      // Aborted after 0 to 40 ms: while bubblewrap sets up the namespace, or once the program runs.
+      await new Promise((resolve) => setTimeout(resolve, i * 10));
+      controller.abort();
+      expect(await pending).toMatchObject({ aborted: true, code: null });
+    }
+    await waitFor(() => processesWith(marker).length === 0, "every process of the tree is gone", 10_000).catch(() => undefined);
     expect(processesWith(marker)).toEqual([]);
   });
 });
