@@ -66,6 +66,14 @@ export type { ModelClient, ModelRequest, ModelReply, ChatMessage, ToolSpec, Tool
 export { OpenAIChatClient, type OpenAIClientOptions } from "./model/openai.js";
 export { lookupModel, type ModelOptions } from "./model/lookup.js";
 export { runBenchmark, type RunOptions, type RunSummary } from "./runs/runner.js";
+export {
+  chooseIsolation,
+  defaultIsolation,
+  ISOLATION_MODES,
+  type Isolation,
+  type IsolationMode,
+  type IsolationRequest,
+} from "./sandbox/isolation.js";
 export { resultRecord, type Prices } from "./runs/result.js";
 export { settle, type Attempt, type Recorder } from "./runs/settle.js";
 export { rescoreRun, type RescoreOptions, type RescoreSummary } from "./runs/rescore.js";

@@ -24,12 +24,19 @@ export interface Session extends ScenarioSession {
   readonly toolHelp: string;
   /** True while the agent may take another turn. */
   readonly canContinue: boolean;
-  /** Set by agents that act through another process: the scenario must be re-read from its sandbox. */
-  stateChangedOutside: boolean;
+  /** Where the attempt's tools are served to another program (for external agents; null when none are served). */
+  readonly toolEndpoint: ToolEndpoint | null;
   recordModel(message: ChatMessage, usage?: Usage): void;
-  /** Adds calls made by another process (through `gitgood tool` or `gitgood mcp`) to the trajectory. */
-  recordExternalCall(tool: string, args: unknown, result: { ok: boolean; output: string; done: boolean }): void;
   note(type: "context" | "note", text: string): void;
+}
+
+/**
+ * The tool broker of an attempt: a directory of its own outside the work tree (an isolated program sees it
+ * read-only at a fixed path) holding the Unix socket every tool call of the program goes through.
+ */
+export interface ToolEndpoint {
+  readonly dir: string;
+  readonly socket: string;
 }
 
 /** An agent works a scenario through its session until it is done, gives up, or runs out of turns. */
@@ -41,6 +48,8 @@ export interface Agent {
    * the object store: only the files the scenario touches are written, and set-up is faster).
    */
   readonly workTree?: WorkTreeMode;
+  /** The agent is another program: the runner serves it the scenario's tools (`session.toolEndpoint`). */
+  readonly external?: boolean;
   /** The scenarios it can work (baselines are scenario-specific); without it, every scenario. */
   supports?(scenario: AnyScenarioDefinition): boolean;
   run(session: Session): Promise<void>;

@@ -1,29 +1,33 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeCommand } from "../sandbox/isolation.js";
 import type { Agent, Session } from "./agent.js";
-import { runExternalAgent } from "./external.js";
+import { runExternalAgent, sharedDir } from "./external.js";
 
 const BIN = fileURLToPath(new URL("../../bin/gitgood.js", import.meta.url));
 
 /**
- * Any external program as an agent. It runs in the sandbox's work tree with the initial context on
- * stdin, and calls tools with `gitgood tool NAME --args JSON` (a `gitgood` command is first on its
- * PATH; GITGOOD_SANDBOX names the scenario). The run waits for it to exit; a non-zero exit is an error.
+ * Any external program as an agent. It runs in the sandbox's work tree (isolated, see `Sandbox.exec`)
+ * with the initial context on stdin, and calls tools with `gitgood tool NAME --args JSON` (a `gitgood`
+ * command is first on its PATH; GITGOOD_TOOL_SOCKET names the attempt's tool socket). The run waits for
+ * it to exit; a non-zero exit is an error.
  */
 export class CommandAgent implements Agent {
   readonly name: string;
+  readonly external = true;
 
   constructor(private readonly command: string) {
     this.name = `command:${command.slice(0, 60)}`;
   }
 
   async run(session: Session): Promise<void> {
-    const shimDir = session.scenario.sandbox.privatePath("bin");
-    mkdirSync(shimDir, { recursive: true });
-    const shim = path.join(shimDir, "gitgood");
-    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+    const shared = sharedDir(session);
+    mkdirSync(path.join(shared.host, "bin"), { recursive: true });
+    const shim = path.join(shared.host, "bin", "gitgood");
+    const node = nodeCommand(session.scenario.sandbox.isolation);
+    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(node)} ${JSON.stringify(BIN)} "$@"\n`);
     chmodSync(shim, 0o755);
-    await runExternalAgent(session, this.command, { PATH: `${shimDir}${path.delimiter}${process.env.PATH ?? ""}` });
+    await runExternalAgent(session, this.command, { PATH: `${path.join(shared.seen, "bin")}${path.delimiter}${process.env.PATH ?? ""}` });
   }
 }

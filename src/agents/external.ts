@@ -1,34 +1,53 @@
+import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { readCalls } from "../sandbox/calls.js";
 import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
 
+/** Names the tool socket of the run's attempt for the agent program (`gitgood tool` and `gitgood mcp --tool-socket` use it). */
+export const TOOL_SOCKET_ENV = "GITGOOD_TOOL_SOCKET";
+
 const OUTPUT_CAP = 200_000;
 
+/** The directory of the attempt's tool broker: where gitgood writes it (`host`), and where the agent program sees it (`seen`). */
+export interface SharedDir {
+  host: string;
+  seen: string;
+  /** The tool socket as the program sees it. */
+  socket: string;
+}
+
+/** The broker directory of a session whose agent is another program. */
+export function sharedDir(session: Session): SharedDir {
+  const endpoint = session.toolEndpoint;
+  if (!endpoint) throw new GitGoodError("INTERNAL", "an external agent runs only with the runner's tool broker (session.toolEndpoint)");
+  const seen = session.scenario.sandbox.seenAt(endpoint.dir);
+  return { host: endpoint.dir, seen, socket: path.join(seen, path.basename(endpoint.socket)) };
+}
+
 /**
- * Runs an agent program (a shell command) on a session through the sandbox's exec seam: in the work
- * tree, with the initial context on stdin and GITGOOD_SANDBOX, GITGOOD_SCENARIO and GITGOOD_SAMPLE_ID
- * (plus `env`) set. It acts through another process (`gitgood tool` or `gitgood mcp`), whose logged
- * calls join the trajectory when it exits. On a time-out its whole process group is killed; a
- * non-zero exit is an error.
+ * Runs an agent program (a shell command) on a session through the sandbox's exec seam, in the
+ * sandbox's isolation: in the work tree, with the initial context on stdin and GITGOOD_TOOL_SOCKET,
+ * GITGOOD_SCENARIO and GITGOOD_SAMPLE_ID (plus `env`) set. It acts through the attempt's tool broker
+ * (with `gitgood tool` or `gitgood mcp --tool-socket`), which records every call in the session. On a
+ * time-out its whole process tree is killed; a non-zero exit is an error.
  */
 export async function runExternalAgent(session: Session, command: string, env: Record<string, string>): Promise<void> {
   session.beginTurn();
-  session.stateChangedOutside = true;
-  const sandbox = session.scenario.sandbox;
-  const r = await sandbox.exec(["sh", "-c", command], {
+  const shared = sharedDir(session);
+  const r = await session.scenario.sandbox.exec(["sh", "-c", command], {
     env: {
-      [SANDBOX_ENV]: sandbox.dir,
+      [SANDBOX_ENV]: undefined,
+      [TOOL_SOCKET_ENV]: shared.socket,
       GITGOOD_SCENARIO: session.definition.name.toLowerCase(),
       GITGOOD_SAMPLE_ID: session.sample.id,
       ...env,
     },
+    shared: shared.host,
     input: session.context.text,
     signal: session.signal,
     maxOutput: OUTPUT_CAP,
     keep: "tail",
   });
-  for (const c of readCalls(sandbox)) session.recordExternalCall(c.tool, c.args, c);
   const out = r.stdout.toString("utf8");
   const err = r.stderr.toString("utf8");
   const how = r.code !== null ? `exited with code ${r.code}` : `was killed (${r.signal ?? "signal"})`;

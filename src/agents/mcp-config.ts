@@ -14,9 +14,9 @@ export interface StdioServerEntry {
   args: string[];
 }
 
-/** The command that serves the scenario of an existing sandbox over stdio (`gitgood mcp --sandbox DIR`). */
-export function sandboxServer(sandboxDir: string): StdioServerEntry {
-  return { command: process.execPath, args: [BIN, "mcp", "--sandbox", sandboxDir] };
+/** The command that serves a run's attempt over stdio, forwarding to its tool socket (`gitgood mcp --tool-socket PATH`), run by `node`. */
+export function socketServer(socket: string, node = process.execPath): StdioServerEntry {
+  return { command: node, args: [BIN, "mcp", "--tool-socket", socket] };
 }
 
 /** A configuration file as MCP clients read it: `{"mcpServers": {"gitgood": {...}}}`. */

@@ -12,7 +12,7 @@ import { runBenchmark } from "../runs/runner.js";
 import { writeOutputFile } from "../util/output.js";
 import { positiveIntOption, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
-import { addRunOptions, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
+import { addRunOptions, isolationFrom, modelInfo, openRun, progressPrinter, type RunFlags } from "./run.js";
 
 interface BenchFlags extends RunFlags {
   demo: boolean;
@@ -56,6 +56,7 @@ export function benchCommand(io: CliIO): Command {
     const out = flags.out ?? "gitgood-bench";
     // A repository given by name must open before anything is written.
     if (repoArg && !flags.demo) await Repo.open(repoArg);
+    const isolation = isolationFrom(flags, io);
     mkdirSync(out, { recursive: true });
     let repo = repoArg ?? ".";
     if (flags.demo || (!repoArg && !(await isRepository(".")))) {
@@ -94,6 +95,7 @@ export function benchCommand(io: CliIO): Command {
       timeoutSeconds: flags.timeout,
       maxTurns: flags.maxTurns,
       memory: flags.memory,
+      isolation,
     });
     await runBenchmark({
       samples,
@@ -107,6 +109,7 @@ export function benchCommand(io: CliIO): Command {
       prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
       memory: flags.memory,
       history: flags.history,
+      isolation,
       onResult: progressPrinter(io.stderr),
     });
     writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);

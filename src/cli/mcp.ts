@@ -32,7 +32,7 @@ interface McpFlags {
   repos?: string;
   out?: string;
   judge?: string[];
-  sandbox?: string;
+  toolSocket?: string;
   memory?: string;
   memoryDir: string;
   maxChars: number;
@@ -63,13 +63,15 @@ function recorderFor(files: string[], flags: McpFlags, where: RepoLocator): Reco
 
 /** Works out what to serve from the flags; fails with one line on wrong usage, before anything is served. */
 async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: WorkbenchSource; what: string }> {
-  if (flags.sandbox) {
-    if (files.length > 0 || flags.id) throw new GitGoodError("BAD_OPTION", "--sandbox serves an existing scenario: give no samples file or --id");
-    return { source: { mode: "attached", sandboxDir: path.resolve(flags.sandbox) }, what: `the scenario in ${flags.sandbox}` };
+  if (flags.toolSocket) {
+    if (files.length > 0 || flags.id || flags.memory) {
+      throw new GitGoodError("BAD_OPTION", "--tool-socket serves the attempt of a run: give no samples file, --id or --memory");
+    }
+    return { source: { mode: "attached", socket: flags.toolSocket }, what: `the run's scenario at ${flags.toolSocket}` };
   }
   if (files.length === 0) {
     if (flags.memory) return { source: { mode: "memory" }, what: "memory operations" };
-    throw new GitGoodError("BAD_OPTION", "give a samples file (with --id for one scenario), --sandbox DIR, or --memory PATH");
+    throw new GitGoodError("BAD_OPTION", "give a samples file (with --id for one scenario), --tool-socket PATH, or --memory PATH");
   }
   if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
@@ -192,7 +194,7 @@ export function mcpCommand(io: CliIO): Command {
     .option("--out <dir>", `run directory for the results (default: runs/<samples>-${MCP_AGENT})`)
     .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
     .option("--judge <models>", "judge models for IR/ICC, comma-separated", listOption)
-    .option("--sandbox <dir>", "serve the scenario of an existing sandbox, unrecorded (what 'run --agent mcp-command' configures)")
+    .option("--tool-socket <path>", "serve the attempt of a run through its tool socket (what 'run --agent mcp-command' configures)")
     .option("--memory <path>", "also serve the memory operations of the workspace at PATH (alone: a memory-only server)")
     .option("--memory-dir <name>", "memory folder inside the workspace", process.env.GITGOOD_MEMORY_DIR ?? DEFAULT_MEMORY_DIR)
     .option("--max-chars <n>", "largest memory CONTEXT answer, in characters", intOption("--max-chars"), DEFAULT_CONTEXT_LIMIT)

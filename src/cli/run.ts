@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { agentNames, createAgent } from "../agents/index.js";
 import { lookupModel } from "../model/lookup.js";
 import { readDataset } from "../dataset/importer.js";
@@ -16,6 +16,7 @@ import { runConfig, type ModelInfo, type RunConfigInput } from "../runs/config.j
 import { runBenchmark, type RunSummary } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
 import { escapeControls } from "../util/escape.js";
+import { DEFAULT_DOCKER_IMAGE, ISOLATION_MODES, chooseIsolation, isolationNote, type Isolation, type IsolationMode } from "../sandbox/isolation.js";
 import { intOption, listOption, numberOption, positiveIntOption, type CliIO, type Sink } from "./io.js";
 
 export interface RunFlags {
@@ -37,6 +38,10 @@ export interface RunFlags {
   memory: boolean;
   history: HistoryDepth;
   json: boolean;
+  isolation: IsolationMode;
+  network: boolean;
+  dockerImage: string;
+  allowRead?: string[];
 }
 
 function slug(s: string): string {
@@ -89,6 +94,19 @@ export function modelInfo(name: string | undefined, temperature?: number): Model
   return { name, endpoint: process.env.OPENAI_BASE_URL || null, temperature: temperature ?? null };
 }
 
+/** The isolation the flags ask for, as this host gives it; says once on stderr when agent programs run without. */
+export function isolationFrom(flags: RunFlags, io: CliIO): Isolation {
+  const isolation = chooseIsolation({
+    mode: flags.isolation,
+    network: flags.network,
+    dockerImage: flags.dockerImage,
+    allowRead: flags.allowRead,
+  });
+  const note = isolationNote(isolation);
+  if (note) io.stderr.write(`${note}\n`);
+  return isolation;
+}
+
 /** Opens (or resumes) a run directory with run.json built from what the command knows. */
 export function openRun(dir: string, input: RunConfigInput): RunStore {
   return RunStore.open(dir, runConfig(input, (p) => path.resolve(p)));
@@ -105,6 +123,7 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
   const samples = await loadSamples(all, flags.ids, flags.limit);
   const agent = createAgent(flags.agent, { model: flags.model, command: flags.command });
   const judges = (flags.judge ?? []).map((m) => lookupModel(m));
+  const isolation = isolationFrom(flags, io);
   const dir =
     flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
   const store = openRun(dir, {
@@ -119,6 +138,7 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
     timeoutSeconds: flags.timeout,
     maxTurns: flags.maxTurns,
     memory: flags.memory,
+    isolation,
   });
   io.stderr.write(`run directory: ${dir}\n`);
   const summary = await runBenchmark({
@@ -133,6 +153,7 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
     prices: flags.priceIn !== undefined && flags.priceOut !== undefined ? { input: flags.priceIn, output: flags.priceOut } : undefined,
     memory: flags.memory,
     history: flags.history,
+    isolation,
     onResult: progressPrinter(io.stderr),
   });
   if (summary.unsupported > 0) {
@@ -162,6 +183,14 @@ export function addRunOptions(cmd: Command): Command {
     .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .option("--memory", "run every scenario twice, without and with the agent memory tools (memory_*), to compare", false)
     .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
+    .addOption(
+      new Option("--isolation <mode>", "how agent programs are isolated: namespace (bubblewrap; none where it cannot run), docker, none")
+        .choices(ISOLATION_MODES)
+        .default("namespace"),
+    )
+    .option("--network", "let isolated agent programs use the network", false)
+    .option("--docker-image <image>", "the image of --isolation docker", DEFAULT_DOCKER_IMAGE)
+    .option("--allow-read <path>", "a path isolated agent programs may read, e.g. their own installation (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--json", "print the report as JSON", false);
 }
 

@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   EXEC_FAILED: { fault: "infrastructure", meaning: "a program could not be started in the sandbox" },
   GIT_NOT_FOUND: { fault: "infrastructure", meaning: "git is not on PATH" },
   GIT_TOO_OLD: { fault: "infrastructure", meaning: "the git on PATH is older than gitgood needs" },
+  ISOLATION_UNAVAILABLE: { fault: "infrastructure", meaning: "the isolation asked for cannot run on this host (no Docker daemon answers)" },
   LISTEN_FAILED: { fault: "infrastructure", meaning: "the HTTP server cannot listen on the address" },
   LOCKED: { fault: "infrastructure", meaning: "another process holds the memory lock" },
   LOCK_FAILED: { fault: "infrastructure", meaning: "a lock file cannot be created" },
@@ -79,6 +80,7 @@ export const ERROR_CODES = {
   REBASE_FAILED: { fault: "infrastructure", meaning: "git rebase did not behave as the scenario needs" },
   SERVER_STOPPED: { fault: "infrastructure", meaning: "the MCP server was stopped before the client finished the scenario" },
   TIMEOUT: { fault: "infrastructure", meaning: "the sample ran out of its time limit" },
+  TOOL_SOCKET_GONE: { fault: "infrastructure", meaning: "the run's tool socket does not answer: the attempt has ended, or the path is wrong" },
   UNSAFE_REPOSITORY: { fault: "infrastructure", meaning: "git refuses a repository owned by another user (safe.directory)" },
   WRITE_FAILED: { fault: "infrastructure", meaning: "a file cannot be written to disk" },
 
@@ -89,6 +91,7 @@ export const ERROR_CODES = {
   BAD_ARGUMENTS: { fault: "agent", meaning: "a tool call's arguments do not fit the tool's schema" },
   BAD_BRANCH_NAME: { fault: "agent", meaning: "not a valid git branch name" },
   BAD_INPUT: { fault: "agent", meaning: "a memory operation is missing the text it needs" },
+  BAD_REQUEST: { fault: "agent", meaning: "a request on the run's tool socket is not one the tool broker understands" },
   BAD_MODE: { fault: "agent", meaning: "the MCP tool works in session mode only" },
   BAD_PATH: { fault: "agent", meaning: "a quoted path is malformed (no closing quote, an unknown escape)" },
   BAD_TODO: { fault: "agent", meaning: "the rebase todo list the agent gave is invalid" },

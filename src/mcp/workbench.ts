@@ -4,10 +4,10 @@ import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
 import type { HistoryDepth } from "../git/store.js";
 import type { MemoryWorkspace } from "../memory/workspace.js";
 import type { ResultRecord } from "../runs/record.js";
+import { brokerContext, callBroker, describeBroker, type BrokerContext, type BrokerDescription } from "../runs/broker-client.js";
+import { BROKER_TOOLS } from "../runs/broker.js";
 import { attemptKey } from "../runs/result.js";
-import { logCall } from "../sandbox/calls.js";
-import { openScenario } from "../scenarios/index.js";
-import { scenarios, scenariosFor } from "../scenarios/registry.js";
+import { scenarioNamed, scenarios, scenariosFor } from "../scenarios/registry.js";
 import type { InitialContext, LiveScenario } from "../scenarios/types.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { escapeControls } from "../util/escape.js";
@@ -38,7 +38,7 @@ export const TASK_DATA_URI = "gitgood://task.json";
 const FINISH_HINT = `When you are done, call ${FINISH} to submit your work.`;
 const DONE_NOTE = `[gitgood] The task is complete. Call ${FINISH} to submit it.`;
 
-/** What a server serves: one scenario, a dataset to work through, a sandbox set up by `gitgood run`, or memory only. */
+/** What a server serves: one scenario, a dataset to work through, an attempt of `gitgood run` (through its tool socket), or memory only. */
 export type WorkbenchSource =
   | {
       mode: "single";
@@ -60,7 +60,7 @@ export type WorkbenchSource =
       /** History below each scenario's start in its sandbox (default: DEFAULT_HISTORY). */
       history?: HistoryDepth;
     }
-  | { mode: "attached"; sandboxDir: string }
+  | { mode: "attached"; socket: string }
   | { mode: "memory" };
 
 export interface WorkbenchOptions {
@@ -91,10 +91,10 @@ function errorResult(tool: string, err: GitGoodError): ToolResult {
 function benchTools(mode: WorkbenchSource["mode"]): Tool<Workbench>[] {
   switch (mode) {
     case "single":
-    case "attached":
       return [getTask, finishScenario];
     case "session":
       return [listSamples, startScenarioTool(), getTask, finishScenario];
+    case "attached":
     case "memory":
       return [];
   }
@@ -108,7 +108,8 @@ function benchTools(mode: WorkbenchSource["mode"]): Tool<Workbench>[] {
 export class Workbench {
   client: ClientInfo | null = null;
   private attempt: Attempt | null = null;
-  private attached: { scenario: LiveScenario; context: InitialContext; submitted: boolean } | null = null;
+  /** In attached mode: the run's attempt, served by its tool broker, which answers and records every call. */
+  private attached: { socket: string; described: BrokerDescription; context: BrokerContext; submitted: boolean } | null = null;
   private last: ResultRecord | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -121,15 +122,14 @@ export class Workbench {
     this.anyScenarioTool = new Set(allScenarioTools().map((t) => t.name));
   }
 
-  /** Makes a workbench; in single-scenario mode the scenario is set up now, attached mode opens its sandbox. */
+  /** Makes a workbench; in single-scenario mode the scenario is set up now, attached mode asks the tool broker what it serves. */
   static async create(opts: WorkbenchOptions): Promise<Workbench> {
     const wb = new Workbench(opts);
     const s = opts.source;
     if (s.mode === "single") {
       wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client, s.history);
     } else if (s.mode === "attached") {
-      const scenario = await openScenario(s.sandboxDir);
-      wb.attached = { scenario, context: await scenario.initialContext(), submitted: false };
+      wb.attached = { socket: s.socket, described: await describeBroker(s.socket), context: await brokerContext(s.socket), submitted: false };
     }
     return wb;
   }
@@ -138,14 +138,32 @@ export class Workbench {
     return this.opts.source.mode;
   }
 
-  /** The scenario tools can be called on this one now (null when none is open). */
+  /** The scenario tools can be called on this one now (null when none is open, or in attached mode). */
   private live(): LiveScenario | null {
-    if (this.attempt?.isOpen) return this.attempt.scenario;
-    if (this.attached && !this.attached.submitted) return this.attached.scenario;
-    return null;
+    return this.attempt?.isOpen ? this.attempt.scenario : null;
+  }
+
+  /** A scenario is open: its task can be read. */
+  private hasTask(): boolean {
+    return this.live() !== null || (this.attached !== null && !this.attached.submitted);
+  }
+
+  /** In attached mode: the broker's tools, and until the scenario is submitted the scenario's (and extra) tools. */
+  private attachedTools(a: NonNullable<Workbench["attached"]>): OfferedTool[] {
+    const scenarioTools = scenarioNamed(a.described.scenario).tools as ToolRegistry<unknown>;
+    return a.described.tools.flatMap((name): OfferedTool[] => {
+      const own = BROKER_TOOLS.get(name);
+      if (own) return [{ tool: own as Tool<unknown>, destructive: DESTRUCTIVE_BENCH_TOOLS.has(name) }];
+      if (a.submitted) return [];
+      const tool = scenarioTools.get(name);
+      if (tool) return [{ tool, destructive: true }];
+      const memory = MEMORY_TOOLS.get(name);
+      return memory ? [{ tool: memory as Tool<unknown>, destructive: false }] : [];
+    });
   }
 
   offered(): OfferedTool[] {
+    if (this.attached) return this.attachedTools(this.attached);
     const out: OfferedTool[] = this.bench.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: DESTRUCTIVE_BENCH_TOOLS.has(t.name) }));
     const live = this.live();
     const s = this.opts.source;
@@ -159,7 +177,7 @@ export class Workbench {
   /** What the client sees listed: the tools, and whether the task resources exist. */
   private signature(): string {
     const names = this.offered().map((o) => o.tool.name);
-    return `${names.join(",")}|${this.live() ? "task" : ""}`;
+    return `${names.join(",")}|${this.hasTask() ? "task" : ""}`;
   }
 
   /** Runs one call after the calls before it. */
@@ -176,19 +194,20 @@ export class Workbench {
     try {
       if (this.closed) {
         result = errorResult(name, new GitGoodError("CLOSED", "the server is closing this connection"));
+      } else if (this.attached) {
+        result = await this.forward(this.attached, name, args, notes);
       } else if (this.bench.get(name)) {
         const open = this.attempt?.isOpen ? this.attempt : null;
         result = await this.bench.call(this, name, args);
         if (open?.isOpen) open.note(name, args, result);
-        this.logAttached(name, args, result);
       } else if (this.opts.memory && MEMORY_TOOLS.get(name)) {
         result = await MEMORY_TOOLS.call(this.opts.memory, name, args);
         if (this.attempt?.isOpen) this.attempt.note(name, args, result);
-        this.logAttached(name, args, result);
       } else {
+        const open = this.attempt?.isOpen ? this.attempt : null;
         const live = this.live();
-        if (live && live.toolNames().includes(name)) {
-          const r = this.attempt?.isOpen ? await this.attempt.call(name, args) : await this.callAttached(live, name, args);
+        if (open && live?.toolNames().includes(name)) {
+          const r = await open.call(name, args);
           if (r.ok && r.done) notes.push(DONE_NOTE);
           result = r;
         } else if (live && this.anyScenarioTool.has(name)) {
@@ -207,32 +226,12 @@ export class Workbench {
     return { result, notes, changed: this.signature() !== before };
   }
 
-  private async callAttached(live: LiveScenario, name: string, args: unknown): Promise<ToolResult & { done: boolean }> {
-    let r: ToolResult & { done: boolean };
-    try {
-      r = await live.callTool(name, args);
-    } catch (err) {
-      r = { ...errorResult(name, toGitGoodError(err)), done: false };
-    }
-    this.logAttached(name, args, r);
+  /** In attached mode every call goes to the run's tool broker, which answers it and records it in the attempt. */
+  private async forward(a: NonNullable<Workbench["attached"]>, name: string, args: unknown, notes: string[]): Promise<ToolResult> {
+    const r = await callBroker(a.socket, name, args);
+    if (r.ok && name === FINISH) a.submitted = true;
+    if (r.ok && r.done && scenarioNamed(a.described.scenario).tools.get(name)) notes.push(DONE_NOTE);
     return r;
-  }
-
-  /** In attached mode every call goes to the sandbox's call log, which `gitgood run` turns into the trajectory. */
-  private logAttached(tool: string, args: unknown, r: { ok: boolean; output: string; done?: boolean }): void {
-    if (!this.attached) return;
-    try {
-      logCall(this.attached.scenario.sandbox, {
-        at: new Date().toISOString(),
-        tool,
-        args,
-        ok: r.ok,
-        output: r.output,
-        done: r.done ?? this.attached.scenario.isDone(),
-      });
-    } catch {
-      /* the run removed the sandbox (time-out): nothing left to log to */
-    }
   }
 
   private noScenario(): string {
@@ -261,10 +260,6 @@ export class Workbench {
   }
 
   async finishScenario(): Promise<string> {
-    if (this.attached && !this.attached.submitted) {
-      this.attached.submitted = true;
-      return "Submitted. The run scores the sandbox's final state when your program exits.";
-    }
     const a = this.attempt;
     if (!a?.isOpen) throw new GitGoodError("NO_SCENARIO", this.noScenario());
     const r = await a.finish(FINISH);
@@ -315,7 +310,7 @@ export class Workbench {
   }
 
   resources(): TaskResource[] {
-    if (!this.live()) return [];
+    if (!this.hasTask()) return [];
     return [
       { uri: TASK_URI, name: "task", title: "The scenario's task", mimeType: "text/plain" },
       { uri: TASK_DATA_URI, name: "task.json", title: "The scenario's starting state as JSON", mimeType: "application/json" },

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
+import { ISOLATION_MODES, type Isolation } from "../sandbox/isolation.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -32,6 +33,17 @@ const IdentitySchema = z.object({
 });
 export type RunIdentity = z.infer<typeof IdentitySchema>;
 
+/** How the programs of the run's attempts were isolated (in its latest session: not part of the run's identity). */
+const IsolationSchema = z.object({
+  mode: z.enum(ISOLATION_MODES),
+  requested: z.enum(ISOLATION_MODES),
+  network: z.boolean(),
+  docker_image: z.string().nullable(),
+  allow_read: z.array(z.string()),
+  /** Why the requested isolation was not used (bubblewrap cannot run on the host). */
+  fallback: z.string().nullable(),
+});
+
 export const RunConfigSchema = z.object({
   schema_version: z.literal(RESULTS_SCHEMA_VERSION),
   gitgood_version: z.string(),
@@ -40,6 +52,7 @@ export const RunConfigSchema = z.object({
   /** The judge models the run was last scored with (re-scoring with others changes only this). */
   judges: z.array(z.string()),
   limits: z.object({ jobs: z.number().int().nullable(), timeout_s: z.number().nullable(), max_turns: z.number().int().nullable() }),
+  isolation: IsolationSchema.optional(),
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
@@ -57,6 +70,8 @@ export interface RunConfigInput {
   timeoutSeconds?: number | null;
   maxTurns?: number | null;
   memory?: boolean;
+  /** The isolation in effect (`gitgood mcp` starts no agent program and records none). */
+  isolation?: Isolation;
 }
 
 /** Builds run.json's content (without `created_at`, which the store sets when it first writes it). */
@@ -77,5 +92,17 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
     },
     judges: [...(input.judges ?? [])],
     limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },
+    ...(input.isolation
+      ? {
+          isolation: {
+            mode: input.isolation.mode,
+            requested: input.isolation.requested,
+            network: input.isolation.network,
+            docker_image: input.isolation.mode === "docker" ? input.isolation.dockerImage : null,
+            allow_read: [...input.isolation.allowRead],
+            fallback: input.isolation.fallback,
+          },
+        }
+      : {}),
   };
 }

@@ -11,9 +11,11 @@ import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import { runPackCache } from "../sandbox/packs.js";
 import { scenariosFor } from "../scenarios/registry.js";
+import type { Isolation } from "../sandbox/isolation.js";
 import { mapPool } from "../util/pool.js";
 import type { ResultRecord } from "./record.js";
 import type { Prices } from "./result.js";
+import { ToolBroker } from "./broker.js";
 import { AgentSession, toolProvider, type ToolProvider } from "./session.js";
 import { keyOf, settle, type Attempt, type Recorder } from "./settle.js";
 import type { RunStore } from "./store.js";
@@ -33,6 +35,8 @@ export interface RunOptions {
   memory?: boolean;
   /** First-parent commits of history each sandbox gets below its starting point, or `full` (default: DEFAULT_HISTORY). */
   history?: HistoryDepth;
+  /** How the programs of an attempt (an external agent, anything run through `Sandbox.exec`) are isolated (default: `defaultIsolation()`). */
+  isolation?: Isolation;
   /** Called when a sample × scenario finishes (or is skipped as already done). */
   onResult?: (record: ResultRecord, progress: { done: number; total: number; resumed: boolean }) => void;
 }
@@ -78,11 +82,13 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: Pac
   };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutSeconds * 1000);
+  let broker: ToolBroker | null = null;
   try {
     attempt.source = await Repo.open(repositoryPath(opts.where, job.sample));
     const setup = { history: opts.history, workTree: opts.agent.workTree ?? "full", packs };
     const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
     attempt.live = live;
+    if (opts.isolation) live.sandbox.isolate(opts.isolation);
     attempt.context = await live.initialContext();
     let extra: ToolProvider | null = null;
     if (job.memory) {
@@ -90,13 +96,20 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: Pac
       extra = toolProvider(MEMORY_TOOLS, await scratchMemory(live.sandbox.privatePath("memory"), goal));
     }
     attempt.session = new AgentSession(live, attempt.context, opts.maxTurns, controller.signal, extra);
+    if (opts.agent.external) {
+      broker = await ToolBroker.open(attempt.session);
+      attempt.session.toolEndpoint = broker;
+    }
     const work = opts.agent.run(attempt.session);
     work.catch(() => undefined); // after a time-out its late failure is of no interest
     await Promise.race([work, timeoutOf(controller.signal, opts.timeoutSeconds)]);
     controller.abort();
+    // No call may change the scenario while it is scored.
+    await broker?.close();
     return await settle(attempt, recorder);
   } catch (err) {
     controller.abort();
+    await broker?.close();
     return settle(attempt, recorder, toGitGoodError(err));
   } finally {
     clearTimeout(timer);

@@ -1,4 +1,4 @@
-import type { Session } from "../agents/agent.js";
+import type { Session, ToolEndpoint } from "../agents/agent.js";
 import type { ChatMessage, Usage } from "../model/types.js";
 import type { Sample } from "../dataset/sample.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
@@ -44,7 +44,8 @@ export class AgentSession implements Session {
   readonly usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
   turns = 0;
   toolCalls = 0;
-  stateChangedOutside = false;
+  /** Set by the runner when it serves the tools to an external agent. */
+  toolEndpoint: ToolEndpoint | null = null;
   private readonly started = Date.now();
 
   /**
@@ -107,6 +108,7 @@ export class AgentSession implements Session {
     return result;
   }
 
+  /** Adds a call answered outside `call` (by the MCP server or the tool broker themselves) to the trajectory. */
   recordExternalCall(tool: string, args: unknown, result: { ok: boolean; output: string; done: boolean }): void {
     this.toolCalls++;
     this.push({ type: "tool_call", tool, args });

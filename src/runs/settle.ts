@@ -3,7 +3,6 @@ import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { Repo } from "../git/repo.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import { openScenario } from "../scenarios/index.js";
 import type { InitialContext, LiveScenario } from "../scenarios/types.js";
 import { runScorers, type Scored } from "../scoring/scorer.js";
 import { RESULTS_SCHEMA_VERSION, type ResultRecord } from "./record.js";
@@ -57,15 +56,14 @@ function trajectoryOf(a: Attempt, rec: Recorder): Trajectory {
 
 /** Scores the final state of a finished attempt; a failure here is the attempt's error. */
 async function score(a: Attempt, live: LiveScenario, source: Repo, rec: Recorder, t: Trajectory): Promise<Scored> {
-  const current = a.session?.stateChangedOutside ? await openScenario(live.sandbox.dir) : live;
-  const parsed = a.scenario.finalSchema.safeParse(await current.finalState());
+  const parsed = a.scenario.finalSchema.safeParse(await live.finalState());
   if (!parsed.success) throw new GitGoodError("INTERNAL", `the ${a.scenario.name} final state does not match its schema`);
   const final = parsed.data;
   t.final = final;
   const scored = await runScorers(a.scenario.scorers, a.sample, final, { source, judges: rec.judges });
   t.scores = scored.scores;
   try {
-    t.ground_truth_diff = await a.scenario.groundTruth(current, final, source);
+    t.ground_truth_diff = await a.scenario.groundTruth(live, final, source);
   } catch (err) {
     t.ground_truth_diff = `(the ground-truth view could not be made: ${toGitGoodError(err).message})`;
   }

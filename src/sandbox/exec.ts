@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { isolatedCommand, type Isolation } from "./isolation.js";
 
 export interface ExecOptions {
   /** Seconds before the whole process group is killed (default: no limit). */
@@ -17,6 +18,14 @@ export interface ExecOptions {
   input?: string | Buffer;
   /** Aborting kills the whole process group at once. */
   signal?: AbortSignal;
+  /** A directory of gitgood's (the tool socket, the `gitgood` shim) the program may read; `Sandbox.seenAt` says where it sees it. */
+  shared?: string;
+}
+
+/** Where a program runs isolated: its work tree (the only directory it may write) and the isolation around it. */
+export interface ExecPlace {
+  work: string;
+  isolation: Isolation;
 }
 
 export interface ExecResult {
@@ -71,8 +80,8 @@ class Capped {
   }
 }
 
-/** Every process group started here and still alive, killed when gitgood itself exits. */
-const groups = new Set<number>();
+/** Every process group started here and still alive, killed when gitgood itself exits (then what to do after the kill). */
+const groups = new Map<number, (() => void) | undefined>();
 let exitHookInstalled = false;
 
 function killGroup(pid: number): void {
@@ -83,14 +92,64 @@ function killGroup(pid: number): void {
   }
 }
 
-function trackGroup(pid: number): void {
+/**
+ * Kills the process groups it is told of once this process is gone, also after a SIGKILL, which no
+ * exit hook sees: a shell in a session of its own reads "+ PID" and "- PID" lines, and at the end of
+ * its input (this process died, the pipe closed) kills the groups still listed.
+ */
+const WATCHDOG = [
+  "trap '' INT TERM HUP",
+  "set --",
+  'while read -r op pid; do',
+  '  if [ "$op" = + ]; then set -- "$@" "$pid"',
+  '  else for p do shift; [ "$p" = "$pid" ] || set -- "$@" "$p"; done',
+  "  fi",
+  "done",
+  'for p do kill -KILL "-$p" 2>/dev/null; done',
+].join("\n");
+
+let watchdog: ChildProcess | null | undefined;
+
+/** Starts the watchdog once, before the first program: told of a group right after its start, it leaves no gap to die in. */
+function startWatchdog(): void {
+  if (watchdog !== undefined) return;
+  watchdog = null;
+  try {
+    const w = spawn("sh", ["-c", WATCHDOG], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    w.on("error", () => {
+      watchdog = null;
+    });
+    w.stdin?.on("error", () => undefined);
+    // Neither the watchdog nor its pipe keeps this process alive.
+    w.unref();
+    (w.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    watchdog = w;
+  } catch {
+    watchdog = null;
+  }
+}
+
+function tellWatchdog(line: string): void {
+  watchdog?.stdin?.write(`${line}\n`);
+}
+
+function trackGroup(pid: number, afterKill?: () => void): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once("exit", () => {
-      for (const g of groups) killGroup(g);
+      for (const [g, after] of groups) {
+        killGroup(g);
+        after?.();
+      }
     });
   }
-  groups.add(pid);
+  groups.set(pid, afterKill);
+  tellWatchdog(`+ ${pid}`);
+}
+
+function untrackGroup(pid: number): void {
+  groups.delete(pid);
+  tellWatchdog(`- ${pid}`);
 }
 
 /** Resolves `cwd` (relative to `root`) and refuses anything that leaves `root`. */
@@ -106,17 +165,22 @@ export function execDir(root: string, cwd: string | undefined): string {
 
 /**
  * Runs `argv` (no shell) in `dir` as the leader of a new process group, so that a time-out, an abort or
- * gitgood's own exit kills the program and everything it started. Never rejects for the program's own
- * failure: its exit code and output are the result. Rejects only when it cannot be started at all.
+ * gitgood's own exit (a kill included) kills the program and everything it started. With `place`, the
+ * program runs in its isolation (with namespaces, killing bubblewrap ends everything inside). Never
+ * rejects for the program's own failure: its exit code and output are the result. Rejects only when it
+ * cannot be started at all.
  */
-export function execIn(dir: string, argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
-  const [file, ...args] = argv;
+export function execIn(dir: string, argv: readonly string[], opts: ExecOptions = {}, place?: ExecPlace): Promise<ExecResult> {
+  const [file] = argv;
   if (!file) return Promise.reject(new GitGoodError("BAD_ARGUMENTS", "exec needs a program to run"));
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
+  const cmd = place
+    ? isolatedCommand(place.isolation, { work: place.work, cwd: dir, shared: opts.shared, env }, argv)
+    : { file, args: argv.slice(1), env };
   const limit = opts.maxOutput ?? DEFAULT_MAX_OUTPUT;
   const out = new Capped(limit, opts.keep ?? "head");
   const err = new Capped(limit, opts.keep ?? "head");
@@ -125,13 +189,19 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
       reject(new GitGoodError("ABORTED", `not started: ${file} was cancelled before it began`));
       return;
     }
-    const child = spawn(file, args, { cwd: dir, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    startWatchdog();
+    const child = spawn(cmd.file, cmd.args, { cwd: dir, env: cmd.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     let timedOut = false;
     let aborted = false;
+    let killed = false;
     const pid = child.pid;
-    if (pid !== undefined) trackGroup(pid);
+    if (pid !== undefined) trackGroup(pid, cmd.afterKill);
     const stop = (): void => {
       if (pid !== undefined) killGroup(pid);
+      if (!killed) {
+        killed = true;
+        cmd.afterKill?.();
+      }
     };
     const timer =
       opts.timeout !== undefined
@@ -155,12 +225,13 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
       if (pid !== undefined) {
         // The leader is gone; anything it left running in its group goes with it.
         killGroup(pid);
-        groups.delete(pid);
+        untrackGroup(pid);
       }
     };
     child.on("error", (e) => {
       finish();
-      reject(new GitGoodError("EXEC_FAILED", `cannot start ${file}: ${e.message}`, { argv: [...argv] }));
+      const why = cmd.file === file ? e.message : `${cmd.file} (the ${place?.isolation.mode} isolation) cannot run: ${e.message}`;
+      reject(new GitGoodError("EXEC_FAILED", `cannot start ${file}: ${why}`, { argv: [...argv] }));
     });
     child.on("close", (code, signal) => {
       finish();

@@ -8,6 +8,7 @@ import { initSandboxRepo, openSandboxRepo, type WorkTreeMode } from "../git/shar
 import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
+import { SHARED_AT, defaultIsolation, type Isolation } from "./isolation.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
 
@@ -49,6 +50,7 @@ function slug(label: string): string {
  */
 export class Sandbox {
   private removed = false;
+  private chosenIsolation: Isolation | null = null;
 
   private constructor(
     readonly dir: string,
@@ -112,13 +114,30 @@ export class Sandbox {
     return (await this.git(args, opts)).stdout.toString("utf8");
   }
 
+  /** How programs run here are isolated: as set with `isolate`, else namespaces where bubblewrap runs, else none. */
+  get isolation(): Isolation {
+    this.chosenIsolation ??= defaultIsolation();
+    return this.chosenIsolation;
+  }
+
+  /** Sets the isolation of the programs run here (`chooseIsolation` makes one). */
+  isolate(isolation: Isolation): void {
+    this.chosenIsolation = isolation;
+  }
+
+  /** Where a program run here with `shared: dir` sees `dir`: at SHARED_AT when isolated, else where it is. */
+  seenAt(dir: string): string {
+    return this.isolation.mode === "none" ? dir : SHARED_AT;
+  }
+
   /**
-   * Runs a program (no shell) in the work tree, or in `opts.cwd` below it. Test runs, builds and the
-   * programs of command agents go through here; on a time-out or abort its whole process group is killed.
+   * Runs a program (no shell) in the work tree, or in `opts.cwd` below it, in the sandbox's isolation.
+   * Test runs, builds and the programs of command agents go through here; on a time-out or abort its
+   * whole process tree is killed.
    */
   exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
     if (this.removed) return Promise.reject(new GitGoodError("NO_SANDBOX", "the sandbox is removed"));
-    return execIn(execDir(this.workDir, opts.cwd), argv, opts);
+    return execIn(execDir(this.workDir, opts.cwd), argv, opts, { work: this.workDir, isolation: this.isolation });
   }
 
   get isRemoved(): boolean {

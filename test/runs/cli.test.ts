@@ -116,7 +116,10 @@ describe("command agent", () => {
       { mode: 0o755 },
     );
     const out = path.join(fx.scratch("cmd"), "run");
-    const r = await gitgood(["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "command", "--command", script, "--out", out], { env });
+    const r = await gitgood(
+      ["run", samplesFile, "--ids", merge.id, "--repo", fx.dir, "--agent", "command", "--command", script, "--allow-read", script, "--out", out],
+      { env },
+    );
     expect(r.code).toBe(0);
     const [rec] = lines(path.join(out, "results.jsonl"));
     expect(rec).toMatchObject({ status: "success", solved: true, tool_calls: 2 });

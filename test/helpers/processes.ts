@@ -1,0 +1,35 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** The ids of the live processes whose command line contains `marker` (zombies have none). */
+export function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(marker)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/** Resolves once `ready()` is true, checking every 50 ms; rejects with `what` after `ms` (a deadline, not a timing assertion). */
+export function waitFor(ready: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const poll = (): void => {
+      if (ready()) resolve();
+      else if (Date.now() - started > ms) reject(new Error(`gave up waiting: ${what}`));
+      else setTimeout(poll, 50);
+    };
+    poll();
+  });
+}
+
+/** A marker no other process on the machine has in its command line: a sleep duration of 300 s and a random fraction. */
+export function sleepMarker(): string {
+  return `300.${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`;
+}
