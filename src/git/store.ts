@@ -11,9 +11,9 @@ import type { Repo } from "./repo.js";
 export type HistoryDepth = number | "full";
 
 /**
- * The default depth. 50 first-parent commits fill a few screens of `git log` and `git blame` context at
- * a set-up cost that stays within a few percent of a store cut at one commit (measured with
- * bench/setup.js; README, "History in a sandbox").
+ * The default depth, chosen by measurement (bench/setup.js; README, "Sandboxes"): 50 first-parent
+ * commits fill a few screens of `git log` at no measurable set-up time over a cut at one commit and at
+ * most a tenth more space, where `full` costs up to four times the time on a real repository.
  */
 export const DEFAULT_HISTORY: HistoryDepth = 50;
 
@@ -56,7 +56,7 @@ async function readParents(source: Repo, args: readonly string[], into: Parents,
 }
 
 /** The best common ancestors of `a` and a merge of `others` (`git merge-base --all`); none for unrelated histories. */
-export async function mergeBases(repo: Repo, a: string, others: readonly string[], env?: Record<string, string>): Promise<string[]> {
+async function mergeBases(repo: Repo, a: string, others: readonly string[], env?: Record<string, string>): Promise<string[]> {
   const r = await repo.run(["merge-base", "--all", a, ...others], { okCodes: [0, 1], env });
   return lines(r.stdout.toString("utf8")).sort();
 }
