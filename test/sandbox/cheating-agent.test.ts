@@ -70,7 +70,7 @@ async function cheat(sample: Sample, wanted: readonly string[], scenario: string
 }
 
 describe("a cheating agent with a shell", () => {
-  it.each(["MCR", "IR", "ICC"])("finds no answer anywhere it can reach (%s)", async (scenario, ctx) => {
+  it.for(["MCR", "IR", "ICC"])("finds no answer anywhere it can reach (%s)", async (scenario, ctx) => {
     if (noBwrap) ctx.skip();
     const sample = samples.find((s) => (scenario === "MCR" ? s.sample_type === "merge" : s.sample_type === "file_commit_chain")) as Sample;
     let wanted: string[];
