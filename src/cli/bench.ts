@@ -95,6 +95,7 @@ export function benchCommand(io: CliIO): Command {
       timeoutSeconds: flags.timeout,
       maxTurns: flags.maxTurns,
       memory: flags.memory,
+      history: flags.history,
       isolation,
     });
     await runBenchmark({

@@ -54,7 +54,7 @@ function slug(s: string): string {
 function recorderFor(files: string[], flags: McpFlags, where: RepoLocator): Recorder {
   const out = flags.out ?? path.join("runs", `${slug(path.basename(files[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${MCP_AGENT}`);
   const config = runConfig(
-    { samples: files, agent: MCP_AGENT, ids: flags.id ? [flags.id] : flags.ids, limit: flags.limit, where, judges: flags.judge },
+    { samples: files, agent: MCP_AGENT, ids: flags.id ? [flags.id] : flags.ids, limit: flags.limit, where, judges: flags.judge, history: flags.history },
     (p) => path.resolve(p),
   );
   const store = RunStore.open(out, config);

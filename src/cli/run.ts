@@ -138,6 +138,7 @@ export async function runFromFlags(files: string[], flags: RunFlags, io: CliIO):
     timeoutSeconds: flags.timeout,
     maxTurns: flags.maxTurns,
     memory: flags.memory,
+    history: flags.history,
     isolation,
   });
   io.stderr.write(`run directory: ${dir}\n`);

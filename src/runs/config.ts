@@ -30,6 +30,8 @@ const IdentitySchema = z.object({
   where: z.union([z.object({ repo: z.string() }), z.object({ repos: z.string() })]).nullable(),
   max_turns: z.number().int().nullable(),
   memory: z.boolean(),
+  /** The history each sandbox got below the scenario's start (`--history`): it changes what the agent sees. */
+  history: z.union([z.number().int(), z.literal("full")]).nullable(),
 });
 export type RunIdentity = z.infer<typeof IdentitySchema>;
 
@@ -70,6 +72,7 @@ export interface RunConfigInput {
   timeoutSeconds?: number | null;
   maxTurns?: number | null;
   memory?: boolean;
+  history?: number | "full" | null;
   /** The isolation in effect (`gitgood mcp` starts no agent program and records none). */
   isolation?: Isolation;
 }
@@ -89,6 +92,7 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       where,
       max_turns: input.maxTurns ?? null,
       memory: input.memory ?? false,
+      history: input.history ?? null,
     },
     judges: [...(input.judges ?? [])],
     limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },

@@ -101,7 +101,7 @@ describe("run.json", () => {
     const config = RunStore.readConfig(out);
     expect(config).toMatchObject({
       gitgood_version: GITGOOD_VERSION,
-      identity: { agent: "keep", max_turns: 7, where: { repo: path.resolve(fx.dir) }, model: null },
+      identity: { agent: "keep", max_turns: 7, where: { repo: path.resolve(fx.dir) }, model: null, history: 50 },
       judges: [],
       limits: { jobs: 1, timeout_s: 120, max_turns: 7 },
     });
