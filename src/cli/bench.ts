@@ -58,18 +58,29 @@ export function benchCommand(io: CliIO): Command {
     if (repoArg && !flags.demo) await Repo.open(repoArg);
     const isolation = isolationFrom(flags, io);
     mkdirSync(out, { recursive: true });
-    let repo = repoArg ?? ".";
-    if (flags.demo || (!repoArg && !(await isRepository(".")))) {
-      repo = path.join(out, "demo-repo");
-      if (!existsSync(path.join(repo, ".git"))) {
-        io.stderr.write(`building a demo repository in ${repo}\n`);
-        await buildSyntheticRepo(repo, { commits: 400, merges: 30, files: 12, seed: 11 });
+    const demoRepo = path.join(out, "demo-repo");
+    const useDemo = async (): Promise<string> => {
+      if (!existsSync(path.join(demoRepo, ".git"))) {
+        io.stderr.write(`building a demo repository in ${demoRepo}\n`);
+        await buildSyntheticRepo(demoRepo, { commits: 400, merges: 30, files: 12, seed: 11 });
       }
+      return demoRepo;
+    };
+    const pick = async (dir: string) => {
+      const mined = await mine(dir, dir === demoRepo ? { name: "gitgood/demo" } : {});
+      const merges = pickSamples(mined.samples.filter((s) => s.sample_type === "merge"), flags.perType);
+      const chains = pickSamples(mined.samples.filter((s) => s.sample_type === "file_commit_chain"), flags.perType);
+      return { mined, merges, chains, samples: [...merges, ...chains] };
+    };
+    let repo = flags.demo || (!repoArg && !(await isRepository("."))) ? await useDemo() : (repoArg ?? ".");
+    let picked = await pick(repo);
+    if (picked.samples.length === 0 && !repoArg && repo !== demoRepo) {
+      // The current directory was only a default: say so and show the benchmark on the demo repository.
+      io.stderr.write(`no merge conflicts or file-commit chains to benchmark in ${picked.mined.summary.repository}; using a demo repository instead\n`);
+      repo = await useDemo();
+      picked = await pick(repo);
     }
-    const mined = await mine(repo, repo === path.join(out, "demo-repo") ? { name: "gitgood/demo" } : {});
-    const merges = pickSamples(mined.samples.filter((s) => s.sample_type === "merge"), flags.perType);
-    const chains = pickSamples(mined.samples.filter((s) => s.sample_type === "file_commit_chain"), flags.perType);
-    const samples = [...merges, ...chains];
+    const { mined, merges, chains, samples } = picked;
     if (samples.length === 0) {
       throw new GitGoodError(
         "NO_SAMPLES",
