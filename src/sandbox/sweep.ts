@@ -1,6 +1,6 @@
-import { readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { removeEntries } from "../util/tempdirs.js";
 import { processAlive, readOwner } from "./owner.js";
 
 /** Kept sandboxes (made by `gitgood env`) older than this are treated as abandoned. */
@@ -30,22 +30,5 @@ export function staleReason(dir: string, now = Date.now()): string | null {
  * alone; symbolic links are never followed. Returns the removed paths.
  */
 export function sweepStale(root = sandboxRoot(), now = Date.now()): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const dir = path.join(root, name);
-    if (staleReason(dir, now) === null) continue;
-    try {
-      rmSync(dir, { recursive: true, force: true });
-      removed.push(dir);
-    } catch {
-      /* another process may be removing it at the same time */
-    }
-  }
-  return removed;
+  return removeEntries(root, (_name, dir) => staleReason(dir, now) !== null);
 }

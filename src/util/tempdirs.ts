@@ -54,6 +54,14 @@ function deadOwner(dir: string): boolean {
  * alone. Returns the removed paths.
  */
 export function sweepTempDirs(prefix: string, root = os.tmpdir()): string[] {
+  return removeEntries(root, (name, dir) => name.startsWith(prefix) && deadOwner(dir));
+}
+
+/**
+ * Removes the entries of `root` that `doomed` picks (given the name and the full path), ignoring any
+ * another process removes first. Returns the removed paths; a missing or unreadable root removes none.
+ */
+export function removeEntries(root: string, doomed: (name: string, dir: string) => boolean): string[] {
   let names: string[];
   try {
     names = readdirSync(root);
@@ -63,7 +71,7 @@ export function sweepTempDirs(prefix: string, root = os.tmpdir()): string[] {
   const removed: string[] = [];
   for (const name of names) {
     const dir = path.join(root, name);
-    if (!name.startsWith(prefix) || !deadOwner(dir)) continue;
+    if (!doomed(name, dir)) continue;
     try {
       rmSync(dir, { recursive: true, force: true });
       removed.push(dir);
