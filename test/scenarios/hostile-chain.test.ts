@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
 import type { IccScenario } from "../../src/scenarios/icc/scenario.js";
 import { setupScenario } from "../../src/scenarios/index.js";
 import type { IrScenario } from "../../src/scenarios/ir/scenario.js";
 import type { HistoryFinalState, LiveScenario } from "../../src/scenarios/types.js";
-import { HostileWorld, LATIN1_SHOWN, buildHostileChain, runStrategy } from "./hostile-fixture.js";
+import { HostileWorld, LATIN1_SHOWN, buildHostileChain, runStrategy, afterEachHostileTest } from "./hostile-fixture.js";
 
 let w: HostileWorld;
 let commits: string[];
@@ -19,11 +19,7 @@ beforeAll(() => {
   w = new HostileWorld();
   ({ commits, sample } = buildHostileChain(w));
 });
-afterAll(() => w.remove());
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-  w.assertUntouched();
-});
+afterEachHostileTest(() => w, open);
 
 async function start<S extends LiveScenario>(scenario: "ir" | "icc", settings?: Record<string, unknown>): Promise<S> {
   const s = await setupScenario(sample, w.fx.dir, { scenario, root: w.sandboxes, settings });

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll, afterEach } from "vitest";
 import type { ChainSample, MergeSample } from "../../src/dataset/sample.js";
 import type { Strategy } from "../../src/scenarios/definition.js";
 import type { InitialContext, LiveScenario } from "../../src/scenarios/types.js";
@@ -194,4 +195,16 @@ export async function runStrategy(s: LiveScenario, strategy: Strategy): Promise<
     isDone: () => s.isDone(),
   });
   return { context, outputs };
+}
+
+/**
+ * The hooks every hostile test file needs: after each test its open scenarios are closed and the
+ * canaries checked untouched; after the file the world is removed.
+ */
+export function afterEachHostileTest(world: () => HostileWorld, open: LiveScenario[]): void {
+  afterAll(() => world().remove());
+  afterEach(() => {
+    for (const s of open.splice(0)) s.close();
+    world().assertUntouched();
+  });
 }

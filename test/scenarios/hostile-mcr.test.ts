@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { lstatSync, readlinkSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { MergeSample } from "../../src/dataset/sample.js";
 import { showPath } from "../../src/git/paths.js";
 import { openScenario, setupScenario } from "../../src/scenarios/index.js";
@@ -9,7 +9,7 @@ import type { McrScenario } from "../../src/scenarios/mcr/scenario.js";
 import type { McrFinalState } from "../../src/scenarios/mcr/state.js";
 import type { LiveScenario } from "../../src/scenarios/types.js";
 import { snapshot } from "../helpers/scenarios.js";
-import { HostileWorld, MERGE_LISTED, buildHostileMerge, realMerge, runStrategy } from "./hostile-fixture.js";
+import { HostileWorld, MERGE_LISTED, buildHostileMerge, realMerge, runStrategy, afterEachHostileTest } from "./hostile-fixture.js";
 
 let w: HostileWorld;
 let merge: string;
@@ -21,11 +21,7 @@ beforeAll(() => {
   w = new HostileWorld();
   ({ merge, sample } = buildHostileMerge(w));
 });
-afterAll(() => w.remove());
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-  w.assertUntouched();
-});
+afterEachHostileTest(() => w, open);
 
 async function start(): Promise<McrScenario> {
   const s = (await setupScenario(sample, w.fx.dir, { root: w.sandboxes })) as McrScenario;

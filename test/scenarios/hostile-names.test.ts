@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { MergeSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
 import { openScenario, setupScenario } from "../../src/scenarios/index.js";
@@ -8,7 +8,7 @@ import type { McrScenario } from "../../src/scenarios/mcr/scenario.js";
 import { McrDataSchema, McrFinalStateSchema, type McrFinalState } from "../../src/scenarios/mcr/state.js";
 import type { LiveScenario } from "../../src/scenarios/types.js";
 import { scoreMerge } from "../../src/scoring/merge.js";
-import { HostileWorld, LATIN1_NAME, LATIN1_SHOWN, buildLatin1Merge, realMerge, runStrategy } from "./hostile-fixture.js";
+import { HostileWorld, LATIN1_NAME, LATIN1_SHOWN, buildLatin1Merge, realMerge, runStrategy, afterEachHostileTest } from "./hostile-fixture.js";
 
 let w: HostileWorld;
 let merge: string;
@@ -20,11 +20,7 @@ beforeAll(() => {
   w = new HostileWorld();
   ({ merge, sample } = buildLatin1Merge(w));
 });
-afterAll(() => w.remove());
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-  w.assertUntouched();
-});
+afterEachHostileTest(() => w, open);
 
 async function start(): Promise<McrScenario> {
   const s = (await setupScenario(sample, w.fx.dir, { root: w.sandboxes })) as McrScenario;
