@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -60,7 +60,11 @@ function attackScript(attack: Attack, out: string): string {
     case "commondir":
       // A git directory of the agent's own inside the work tree, named as .git's common directory.
       return [
+        // It holds the repository's objects and refs, so gitgood's git keeps working through it.
         "git init -q --bare .evil",
+        "git -C .evil config core.bare false",
+        "cp -r .git/objects .git/refs .evil/",
+        "{ cp .git/shallow .evil/ 2>/dev/null || true; }",
         `git -C .evil config core.fsmonitor 'touch ${out}/fsmonitor; false'`,
         "mkdir -p .evil-hooks",
         hookScript(".evil-hooks", `${out}/hook`),
@@ -83,22 +87,23 @@ function attackScript(attack: Attack, out: string): string {
       ].join("; ");
     case "gitdir":
       // .git becomes a file naming a git directory outside (a mount point in the jail: only without isolation).
-      return `rm -rf .git && printf 'gitdir: ${out}/foreign.git\\n' > .git && echo planted`;
+      // A working copy of the repository outside, with commands in its config.
+      return [
+        `cp -r .git/. ${out}/foreign.git/`,
+        `git --git-dir=${out}/foreign.git config core.fsmonitor 'touch ${out}/foreign-fsmonitor; false'`,
+        `rm -rf .git && printf 'gitdir: ${out}/foreign.git\\n' > .git && echo planted`,
+      ].join(" && ");
   }
 }
 
-/** Prepares the canaries: files with the secret, an empty directory, and a foreign git directory with commands in its config. */
-function canaries(out: string): Map<string, string> {
+/** Prepares the canaries: files with the secret, an empty directory, a borrowed object store, a place for a foreign git directory. */
+function canaries(out: string): void {
   writeFileSync(path.join(out, "reflog-head"), `${SECRET} head\n`);
   writeFileSync(path.join(out, "reflog-branch"), `${SECRET} branch\n`);
   mkdirSync(path.join(out, "objects"));
   mkdirSync(path.join(out, "alternate", "info"), { recursive: true });
   writeFileSync(path.join(out, "alternate", "info", "alternates"), `${out}/objects\n`);
-  const foreign = path.join(out, "foreign.git");
-  execFileSync("git", ["init", "-q", "--bare", foreign]);
-  execFileSync("git", ["-C", foreign, "config", "core.fsmonitor", `touch ${out}/foreign-fsmonitor; false`]);
-  execFileSync("git", ["-C", foreign, "config", "core.bare", "false"]);
-  return listing(out);
+  mkdirSync(path.join(out, "foreign.git"));
 }
 
 /** Every path below `dir` with its content (directories as "dir"), to compare before and after. */
@@ -107,7 +112,8 @@ function listing(dir: string, rel = "", into = new Map<string, string>()): Map<s
     const child = path.join(rel, name);
     const full = path.join(dir, child);
     try {
-      into.set(child, readFileSync(full).toString("latin1"));
+      const bytes = readFileSync(full);
+      into.set(child, bytes.includes(0) ? `${bytes.length} bytes, sha256 ${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}` : bytes.toString("utf8"));
     } catch {
       into.set(child, "dir");
       listing(dir, child, into);
@@ -168,26 +174,32 @@ function gitDirsUsed(trace: string): string[] {
 async function attempt(family: Family, isolation: IsolationMode, attack: Attack): Promise<void> {
   const out = mkdtempSync(path.join(os.tmpdir(), "gitgood-git-door-"));
   const trace = path.join(mkdtempSync(path.join(os.tmpdir(), "gitgood-git-door-trace-")), "setup.trace");
-  const before = canaries(out);
+  canaries(out);
   const fx = family === "mcr" ? merge : chain;
   const live = await setupScenario(fx.sample, fx.fx.dir, family === "mcr" ? {} : { scenario: family });
   try {
     live.sandbox.isolate(chooseIsolation({ mode: isolation }));
     const planted = await live.sandbox.exec(["sh", "-c", attackScript(attack, out)], {});
     expect(planted.stdout.toString("utf8"), planted.stderr.toString("utf8")).toContain("planted");
+    // Without isolation the agent may write outside itself; what counts is what gitgood's git does from here on.
+    const before = listing(out);
     process.env.GIT_TRACE_SETUP = trace;
-    let outputs: string[];
+    let outputs: string[] = [];
     let final: unknown;
-    let truth: string;
+    let truth = "";
+    let failure: unknown = null;
     try {
       outputs = await work(live, family);
       final = await live.finalState();
       truth = await live.definition.groundTruth(live as never, final as never, await Repo.open(fx.fx.dir));
+    } catch (err) {
+      failure = err;
     } finally {
       delete process.env.GIT_TRACE_SETUP;
     }
     // Nothing outside was created, changed or removed: no command ran, no reflog line, no object written.
     expect(listing(out)).toEqual(before);
+    if (failure) throw failure;
     for (const text of [...outputs, JSON.stringify(final), truth]) expect(text).not.toContain(SECRET);
     const used = gitDirsUsed(trace);
     expect(used.length).toBeGreaterThan(0);
