@@ -97,8 +97,10 @@ export class ForeignDir {
 
   /** The subdirectory `rel` (slash-separated), made when missing and `create` is set; null when missing and not made. */
   dir(rel: string, create: boolean): ForeignDir | null {
-    let current: ForeignDir = this;
+    // The directory reached so far, when below this one (it is closed once the next one is open).
+    let below: ForeignDir | null = null;
     for (const name of rel.split("/")) {
+      const current: ForeignDir = below ?? this;
       let next = ForeignDir.openAt(current.base, plainName(name), path.join(current.shown, name));
       if (!next && create) {
         try {
@@ -108,11 +110,11 @@ export class ForeignDir {
         }
         next = ForeignDir.openAt(current.base, name, path.join(current.shown, name));
       }
-      if (current !== this) current.close();
+      below?.close();
       if (!next) return null;
-      current = next;
+      below = next;
     }
-    return current;
+    return below;
   }
 
   /** Runs `use` on the subdirectory `rel` (made when missing) and closes it again. */
