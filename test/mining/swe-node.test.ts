@@ -66,7 +66,7 @@ afterAll(() => {
 
 describe("mine --type swe on a Node library (node --test)", () => {
   it("puts every candidate in its bucket", () => {
-    const reasonOf = (commit: string) => result.rejects.find((r) => r.commit === commit)?.reason;
+    const reasonOf = (commit: string | undefined) => result.rejects.find((r) => r.commit === commit)?.reason;
     expect(result.instances.map((m) => m.commit)).toEqual([c.fix]);
     expect(reasonOf(c.docs)).toBe("no_tests");
     expect(reasonOf(c.passing)).toBe("no_failing_test");

@@ -86,7 +86,7 @@ function samples(): SweSample[] {
 
 describe("mine --type swe on a Python library (pytest)", () => {
   it("puts every candidate in its bucket", () => {
-    const reasonOf = (commit: string) => result.rejects.find((r) => r.commit === commit)?.reason;
+    const reasonOf = (commit: string | undefined) => result.rejects.find((r) => r.commit === commit)?.reason;
     expect(result.instances.map((m) => m.commit)).toEqual([c.fix, c.merge]);
     expect(reasonOf(c.docs)).toBe("no_tests");
     expect(reasonOf(c.other)).toBe("no_tests");

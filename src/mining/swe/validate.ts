@@ -1,7 +1,8 @@
 import type { SweSample } from "../../dataset/sample.js";
 import { isPassing, runTests, type EnvSpec, type Environment, type TestRun } from "../../envs/index.js";
 import { toGitGoodError } from "../../errors.js";
-import { applyPatch } from "../../git/apply.js";
+import { applyPatch, resetPaths } from "../../git/apply.js";
+import { diffPaths } from "../../util/unified-diff.js";
 import type { Repo } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { environmentFor, sandboxAt, testFilesOf } from "../../swe/evaluate.js";
@@ -88,7 +89,8 @@ function environmentDrop(err: unknown): Drop {
 /**
  * Validates a drafted instance in a sandbox of its own at `base_commit` (the source repository is only
  * read): the environment the SWE evaluation would use, then the test change applied and the tests it
- * touches run `runs` times, then the fix applied too and the same runs again. The verdict carries the
+ * touches run, then the fix applied too and the tests run again. Only when some test failed before and
+ * passed after do both sides run `runs` times in all (the fix taken out and put back in between). The verdict carries the
  * stable FAIL_TO_PASS and PASS_TO_PASS lists, or the drop reason. `environments` remembers, for this
  * mining, the versions whose environment could not be had, so that a hanging build is waited for once.
  */
@@ -121,24 +123,34 @@ export async function validateCandidate(
     const files = testFilesOf(sc.test_patch);
     // The whole suite only where test ids name their file (pytest): evaluation re-runs those files alone.
     const runFiles = o.p2p === "full" && env.spec.ids === "pytest" ? [] : files;
-    const side = async (label: string): Promise<TestRun[]> => {
-      const runs: TestRun[] = [];
-      for (let i = 0; i < o.runs; i++) {
-        const t0 = Date.now();
-        const run = await runTests(sandbox as Sandbox, env, runFiles, { timeoutSeconds: o.swe.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT, signal: o.signal });
-        testMs += Date.now() - t0;
-        if (run.timedOut) throw new Drop("timeout", `a test run ${label} ran out of time`);
-        runs.push(run);
-      }
-      return runs;
+    const run = async (label: string): Promise<TestRun> => {
+      const t0 = Date.now();
+      const r = await runTests(sandbox as Sandbox, env, runFiles, { timeoutSeconds: o.swe.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT, signal: o.signal });
+      testMs += Date.now() - t0;
+      if (r.timedOut) throw new Drop("timeout", `a test run ${label} ran out of time`);
+      return r;
     };
-    const before = await side("with the test change alone");
-    const p = await applyPatch(sandbox.repo, sc.patch, "git apply");
-    if (!p.applied) throw new Drop("patch_failed", `the fix does not apply over the test change: ${p.message}`);
-    const after = await side("with the whole change");
-    if (after.every((r) => r.outcomes.size === 0)) {
-      const last = after.at(-1)?.log.trim().split("\n").at(-1) ?? "";
-      throw new Drop("build_failed", `no test ran with the whole change (exit ${String(after.at(-1)?.exitCode)}): ${last.slice(0, 200)}`);
+    const withFix = async (): Promise<void> => {
+      const p = await applyPatch((sandbox as Sandbox).repo, sc.patch, "git apply");
+      if (!p.applied) throw new Drop("patch_failed", `the fix does not apply over the test change: ${p.message}`);
+    };
+    const ALONE = "with the test change alone";
+    const WHOLE = "with the whole change";
+    // One run a side first: most candidates end here (no test fails before and passes after), at a third of the cost.
+    const before = [await run(ALONE)];
+    await withFix();
+    const after = [await run(WHOLE)];
+    if ((after[0] as TestRun).outcomes.size === 0) {
+      const r = after[0] as TestRun;
+      const line = r.log.split("\n").find((l) => /error/i.test(l))?.trim() ?? r.log.trim().split("\n").at(-1) ?? "";
+      throw new Drop("build_failed", `no test ran with the whole change (exit ${String(r.exitCode)}): ${line.slice(0, 200)}`);
+    }
+    if (classifyTests(before, after).f2p.length > 0 && o.runs > 1) {
+      // The flake gate: the other runs of each side, the fix taken out again for the side without it.
+      await resetPaths(sandbox.repo, diffPaths(sc.patch));
+      for (let i = 1; i < o.runs; i++) before.push(await run(ALONE));
+      await withFix();
+      for (let i = 1; i < o.runs; i++) after.push(await run(WHOLE));
     }
     const c = classifyTests(before, after);
     if (c.f2p.length === 0) {
