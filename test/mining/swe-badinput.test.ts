@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mineSwe } from "../../src/mining/swe/mine.js";
+import { mineSwe } from "../../src/swe/mine/mine.js";
 import { useCacheDir } from "../helpers/envs.js";
 import { Fixture, useFixtures } from "../helpers/fixture.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";

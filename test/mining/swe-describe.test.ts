@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import { ScriptedModelClient } from "../../src/model/scripted.js";
 import { DESCRIBE_PROMPT_VERSION, quotableLines } from "../../src/mining/swe/describe.js";
 import { instanceRecord } from "../../src/mining/swe/instance.js";
-import { mineSwe } from "../../src/mining/swe/mine.js";
+import { mineSwe } from "../../src/swe/mine/mine.js";
 import { gitgood } from "../helpers/cli.js";
 import { useCacheDir } from "../helpers/envs.js";
 import { Fixture } from "../helpers/fixture.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SweSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
-import { mineSwe, type SweMineResult } from "../../src/mining/swe/mine.js";
+import { mineSwe, type SweMineResult } from "../../src/swe/mine/mine.js";
 import { evaluatePatch } from "../../src/swe/evaluate.js";
 import { useCacheDir } from "../helpers/envs.js";
 import { Fixture } from "../helpers/fixture.js";

@@ -3,7 +3,7 @@ import { normalizeSweRecord } from "../../src/dataset/swe.js";
 import type { SweSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
 import { instanceRecord } from "../../src/mining/swe/instance.js";
-import { mineSwe, type SweMineResult } from "../../src/mining/swe/mine.js";
+import { mineSwe, type SweMineResult } from "../../src/swe/mine/mine.js";
 import { evaluatePatch } from "../../src/swe/evaluate.js";
 import { validateInstance } from "../../src/swe/validate.js";
 import { useCacheDir } from "../helpers/envs.js";

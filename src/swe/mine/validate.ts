@@ -5,9 +5,9 @@ import { applyPatch, resetPaths } from "../../git/apply.js";
 import { diffPaths } from "../../util/unified-diff.js";
 import type { Repo } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import { environmentFor, sandboxAt, testFilesOf } from "../../swe/evaluate.js";
-import { DEFAULT_TEST_TIMEOUT, type SweOptions } from "../../swe/options.js";
-import type { SweDropReason } from "./reasons.js";
+import { environmentFor, sandboxAt, testFilesOf } from "../evaluate.js";
+import { DEFAULT_TEST_TIMEOUT, type SweOptions } from "../options.js";
+import type { SweDropReason } from "../../mining/swe/reasons.js";
 
 /** Which tests a validation runs: those of the files the test change touches, or the whole suite too. */
 export type P2pScope = "touched" | "full";

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SweSample } from "../../dataset/sample.js";
 import { cacheRoot } from "../../envs/index.js";
-import { userSpecOf } from "../../swe/evaluate.js";
+import { userSpecOf } from "../evaluate.js";
 import { writeOutputFile } from "../../util/output.js";
 import type { ValidateOptions, Verdict } from "./validate.js";
 
