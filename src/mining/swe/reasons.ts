@@ -8,7 +8,7 @@ export const SWE_DROP_REASONS = {
   no_tests: "touches no test file of a mined language",
   no_source: "touches no non-test source file of a mined language",
   too_large: "touches more files than --max-files",
-  duplicate: "the same change as an earlier candidate (a one-commit branch and its merge)",
+  duplicate: "the same change as an older candidate (a one-commit branch and its merge, a cherry-pick)",
   not_text: "the change is not UTF-8 text",
   no_environment: "no environment: nothing says how to run this project's tests (give --env-spec)",
   build_failed: "the environment did not build, or the tests did not run even with the whole change",

@@ -208,7 +208,7 @@ export async function mineSwe(repoPath: string, options: Partial<SweMineOptions>
   return {
     instances,
     rejects,
-    envSpecYaml: stringifyYaml({ envs: { [name]: byVersion } }),
+    envSpecYaml: stringifyYaml({ envs: { [name]: byVersion } }, { aliasDuplicateObjects: false }),
     summary: {
       schema_version: SWE_SUMMARY_SCHEMA_VERSION,
       repository: name,
