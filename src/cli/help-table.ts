@@ -25,11 +25,11 @@ export function readHelpTable(): Record<string, string> | null {
   return typeof table === "object" && table !== null ? (table as Record<string, string>) : null;
 }
 
-/** Each verb's help, printed by its real command through `buildProgram`. */
+/** `gitgood --help` (under the key "") and each verb's help, printed by the real commands through `buildProgram`. */
 export async function renderHelpTable(): Promise<Record<string, string>> {
   const { buildProgram } = await import("./main.js");
   const table: Record<string, string> = {};
-  for (const verb of VERBS) {
+  for (const verb of [{ name: "" }, ...VERBS]) {
     let out = "";
     const io: CliIO = {
       stdout: { write: (s: string) => (out += s) },
@@ -38,7 +38,7 @@ export async function renderHelpTable(): Promise<Record<string, string>> {
     };
     const program = await buildProgram(io, verb.name);
     try {
-      await program.parseAsync([verb.name, "--help"], { from: "user" });
+      await program.parseAsync(verb.name === "" ? ["--help"] : [verb.name, "--help"], { from: "user" });
     } catch {
       // Commander ends a help request by throwing (exitOverride); the text is out by then.
     }

@@ -55,14 +55,16 @@ export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
 }
 
 /**
- * The help of the verb `args` ask it for alone (`VERB --help`, `VERB -h`), where the built table holds it
- * as it would be printed here: null otherwise.
+ * The help `args` ask for alone (`--help`, `VERB --help`, `-h` for either), where the built table holds
+ * it as it would be printed here: null otherwise.
  */
 function tableHelp(args: readonly string[], io: CliIO): string | null {
-  if (args.length !== 2 || helpWidth(io) !== HELP_WIDTH) return null;
-  const [verb, flag] = args as [string, string];
-  if ((flag !== "--help" && flag !== "-h") || !VERBS.some((v) => v.name === verb)) return null;
-  return readHelpTable()?.[verb] ?? null;
+  if (helpWidth(io) !== HELP_WIDTH) return null;
+  const isHelp = (flag: string | undefined) => flag === "--help" || flag === "-h";
+  let key: string | null = null;
+  if (args.length === 1 && isHelp(args[0])) key = "";
+  else if (args.length === 2 && isHelp(args[1]) && VERBS.some((v) => v.name === args[0])) key = args[0] as string;
+  return key === null ? null : (readHelpTable()?.[key] ?? null);
 }
 
 /** Commander's own errors (usage, help, version), known without importing it. */

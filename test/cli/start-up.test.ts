@@ -44,7 +44,7 @@ describe("the static verb table", () => {
 });
 
 describe("the built help table", () => {
-  it("prints every VERB --help as the verb's own command does", async () => {
+  it("prints gitgood --help and every VERB --help as the real commands do", async () => {
     const table = await renderHelpTable();
     for (const v of VERBS) {
       const inProcess = await gitgood([v.name, "--help"]);
@@ -54,6 +54,9 @@ describe("the built help table", () => {
       expect(built, v.name).toEqual({ code: 0, stdout: inProcess.stdout, stderr: "" });
     }
     expect(spawnGitgood(["help", "mine"]).stdout).toBe(table.mine);
+    const listing = await gitgood(["--help"]);
+    expect(table[""]).toBe(listing.stdout);
+    expect(spawnGitgood(["--help"])).toEqual({ code: 0, stdout: listing.stdout, stderr: "" });
   });
 });
 
