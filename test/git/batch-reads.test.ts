@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readCommit, readCommits } from "../../src/git/commits.js";
+import { commitDiff, commitDiffs } from "../../src/git/diff.js";
+import { Repo } from "../../src/git/repo.js";
+import { Fixture } from "../helpers/fixture.js";
+import { countGitProcesses } from "../helpers/git-count.js";
+
+let fx: Fixture;
+let repo: Repo;
+let oids: string[];
+
+beforeAll(async () => {
+  fx = new Fixture();
+  const root = fx.commit("Root\n\nwith a body\n\n", { "a.txt": "one\n", "bin.dat": Buffer.from([0, 1, 2, 255]) as unknown as string });
+  fx.git("commit", "-q", "--allow-empty", "-m", "Empty commit");
+  const empty = fx.head();
+  const bytes = fx.commit("Latin-1 bytes and a line that looks like an id", { "a.txt": `one\n${root}\n\xe9t\xe9\n` });
+  fx.checkout("side", true);
+  fx.commit("Side", { "b.txt": "b\n" });
+  fx.checkout("main");
+  const merge = fx.merge("side");
+  oids = [root, empty, bytes, merge, bytes];
+  repo = await Repo.open(fx.dir);
+});
+afterAll(() => fx.remove());
+
+describe("reading several commits with one git process", () => {
+  it("readCommits gives what readCommit gives for each commit, in order and with repeats, from one process", async () => {
+    const one = await Promise.all(oids.map((o) => readCommit(repo, o)));
+    const { result, processes } = await countGitProcesses(() => readCommits(repo, oids));
+    expect(result).toEqual(one);
+    expect(processes).toBe(1);
+  });
+
+  it("commitDiffs gives commitDiff's bytes for each commit (root, empty, merge, a line holding an id), from one process", async () => {
+    const one = await Promise.all(oids.map((o) => commitDiff(repo, o)));
+    expect(one[1]).toBe("");
+    expect(one[2]).toContain(`+${oids[0] as string}\n`);
+    const { result, processes } = await countGitProcesses(() => commitDiffs(repo, oids));
+    expect(result).toEqual(one);
+    expect(processes).toBe(1);
+  });
+
+  it("a missing commit is still named by MISSING_COMMIT", async () => {
+    const missing = "0123456789abcdef0123456789abcdef01234567";
+    await expect(readCommits(repo, [oids[0] as string, missing])).rejects.toMatchObject({ code: "MISSING_COMMIT", message: expect.stringContaining(missing) as unknown });
+  });
+});
