@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCommit, readCommits } from "../../src/git/commits.js";
 import { commitDiff, commitDiffs } from "../../src/git/diff.js";
+import { readBlob, readBlobs } from "../../src/git/trees.js";
 import { Repo } from "../../src/git/repo.js";
 import { Fixture } from "../helpers/fixture.js";
 import { countGitProcesses } from "../helpers/git-count.js";
@@ -44,5 +45,18 @@ describe("reading several commits with one git process", () => {
   it("a missing commit is still named by MISSING_COMMIT", async () => {
     const missing = "0123456789abcdef0123456789abcdef01234567";
     await expect(readCommits(repo, [oids[0] as string, missing])).rejects.toMatchObject({ code: "MISSING_COMMIT", message: expect.stringContaining(missing) as unknown });
+  });
+});
+
+describe("reading one file at several revisions with one git process", () => {
+  it("readBlobs answers as readBlob does for each revision, a missing file as null, from one process", async () => {
+    const revs = [oids[0] as string, oids[2] as string, oids[3] as string];
+    const one = await Promise.all([...revs.map((r) => readBlob(repo, r, "a.txt")), readBlob(repo, revs[0] as string, "b.txt")]);
+    expect(one[3]).toBeNull();
+    const { result, processes } = await countGitProcesses(() => readBlobs(repo, revs, "a.txt"));
+    expect(result).toEqual(one.slice(0, 3));
+    expect(processes).toBe(1);
+    expect(await readBlobs(repo, [revs[0] as string, revs[1] as string], "b.txt")).toEqual([null, null]);
+    expect(await readBlobs(repo, [revs[0] as string, oids[3] as string], "bin.dat")).toEqual([Buffer.from([0, 1, 2, 255]), Buffer.from([0, 1, 2, 255])]);
   });
 });
