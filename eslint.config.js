@@ -12,8 +12,17 @@ const CHILD_PROCESS = {
   message: "only src/git/ and src/sandbox/ start processes: run git through a typed function of src/git/",
 };
 const FRONT_ENDS = {
-  regex: "^(\\.\\./)+(cli|mcp|a2a|report)/",
-  message: "front ends (cli, mcp, a2a, report) sit on top: they import this folder, never the other way round",
+  regex: "^(\\.\\./)+(cli|mcp|a2a|report|export|view)/",
+  message: "front ends (cli, mcp, a2a, report, export, view) sit on top: they import this folder, never the other way round",
+};
+/** Exports read runs and the report; the viewer reads them too. Only the CLI imports either. */
+const ABOVE_EXPORT = {
+  regex: "^(\\.\\./)+(cli|a2a|view)/",
+  message: "src/export/ reads runs and the report: only the CLI (and the viewer) import it, never the other way round",
+};
+const ABOVE_VIEW = {
+  regex: "^(\\.\\./)+(cli|a2a)/",
+  message: "src/view/ is a front end below the CLI: the CLI imports it, not the other way round",
 };
 const AGENTS = {
   regex: "^(\\.\\./)+agents/",
@@ -75,4 +84,6 @@ export default tseslint.config(
   // The A2A front end (green and participant agents) sits beside mcp/: it may use everything below, never cli/.
   { files: ["src/a2a/**/*.ts"], rules: restrict([CHILD_PROCESS, { regex: "^(\\.\\./)+cli/", message: "src/a2a/ is a library front end: the CLI imports it, not the other way round" }]) },
   { files: ["src/envs/**/*.ts"], rules: restrict([CHILD_PROCESS, ABOVE_ENVS]) },
+  { files: ["src/export/**/*.ts"], rules: restrict([CHILD_PROCESS, ABOVE_EXPORT]) },
+  { files: ["src/view/**/*.ts"], rules: restrict([CHILD_PROCESS, ABOVE_VIEW]) },
 );
