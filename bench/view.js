@@ -7,6 +7,7 @@
 //   npm run build && node bench/view.js
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
+import { performance } from "node:perf_hooks";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { RESULTS_SCHEMA_VERSION } from "../dist/runs/record.js";
@@ -56,7 +57,9 @@ const floorRecords = readFileSync(path.join(dir, "results.jsonl"), "utf8").trimE
 const floorMs = performance.now() - t0;
 
 const viewer = await serveViewer({ runs: new RunSet([dir], ["bench"]), host: "127.0.0.1", port: 0 });
+const serverStart = performance.now();
 const indexBytes = Buffer.byteLength(JSON.stringify(new RunSet([dir], ["bench"]).index()));
+const serverMs = performance.now() - serverStart;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--enable-precise-memory-info"] });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 const cdp = await page.context().newCDPSession(page);
@@ -69,7 +72,7 @@ const sampleHeap = async () => {
 };
 const start = performance.now();
 await page.goto(viewer.url);
-await page.waitForSelector("#count");
+await page.waitForSelector("#count", { state: "attached" });
 const firstPaint = performance.now() - start;
 await sampleHeap();
 await page.click("nav button[data-tab=samples]");
@@ -79,16 +82,17 @@ await page.waitForSelector("#attempt-title");
 const openMs = performance.now() - openStart;
 await sampleHeap();
 await page.fill("#search", "sample_0421");
-await page.waitForFunction(() => document.querySelector("#count")?.textContent?.startsWith("10 of") || document.querySelector("#count")?.textContent?.startsWith("1 of"));
+await page.waitForFunction(`/^1 of/.test(document.querySelector("#count")?.textContent ?? "")`);
 await page.click("nav button[data-tab=compare]");
 await sampleHeap();
-const overflow = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+const overflow = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth");
 await browser.close();
 await viewer.close();
 rmSync(root, { recursive: true, force: true });
 
 console.log(`attempts: ${ATTEMPTS} (${floorRecords} records), ${TURNS} turns each`);
 console.log(`floor: read and parse results.jsonl in Node: ${floorMs.toFixed(0)} ms`);
+console.log(`the server's index (read, report, JSON), cold: ${serverMs.toFixed(0)} ms (${(serverMs / floorMs).toFixed(1)}× the floor)`);
 console.log(`time to first paint of the sample list: ${firstPaint.toFixed(0)} ms (${(firstPaint / floorMs).toFixed(1)}× the floor)`);
 console.log(`open one attempt (lazy): ${openMs.toFixed(0)} ms`);
 console.log(`index on the wire: ${(indexBytes / 1024 / 1024).toFixed(2)} MiB; peak JS heap in the page: ${(peakHeap / 1024 / 1024).toFixed(1)} MiB`);

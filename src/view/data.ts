@@ -52,6 +52,8 @@ function tamperedOf(scores: Record<string, unknown>): boolean {
 
 interface Cached {
   stamp: string;
+  /** The run as read at `stamp`: its records, and its trajectories on demand. */
+  store: RunStore;
   run: IndexRun;
   rows: Omit<IndexRow, "run">[];
 }
@@ -85,7 +87,9 @@ export class RunSet {
     const stamp = this.stamp(dir);
     const cached = this.cache.get(dir);
     if (cached && cached.stamp === stamp) return cached;
-    const { config, records } = RunStore.read(dir);
+    const config = RunStore.readConfig(dir);
+    const store = RunStore.openExisting(dir);
+    const records = store.all();
     const report = buildReport(records);
     const { samples, ...summary } = report;
     const byKey = new Map(records.map((r) => [r.key, r]));
@@ -117,7 +121,7 @@ export class RunSet {
       attempts: records.length,
       summary,
     };
-    const fresh = { stamp, run, rows };
+    const fresh = { stamp, store, run, rows };
     this.cache.set(dir, fresh);
     return fresh;
   }
@@ -135,9 +139,8 @@ export class RunSet {
 
   /** One attempt in full: its record, transcript, the family's outcome fields and its timeline; null when there is none of that key. */
   attempt(runIndex: number, key: string): AttemptView | null {
-    const dir = this.dirs[runIndex];
-    if (dir === undefined) return null;
-    const store = RunStore.openExisting(dir);
+    if (this.dirs[runIndex] === undefined) return null;
+    const { store } = this.read(runIndex);
     const record = store.get(key);
     if (!record) return null;
     let trajectory = null;

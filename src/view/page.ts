@@ -328,9 +328,12 @@ function renderCompare() {
 }
 
 /* ---------- frame ---------- */
+let compareStale = true;
 function showTab(name) {
   for (const b of document.querySelectorAll("nav button")) b.classList.toggle("on", b.dataset.tab === name);
   for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== name;
+  // The matrix is drawn when it is looked at, not with every index.
+  if (name === "compare" && compareStale) { compareStale = false; renderCompare(); }
 }
 for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showTab(b.dataset.tab));
 let lastText = "";
@@ -341,7 +344,9 @@ async function load() {
     if (text !== lastText) {
       lastText = text;
       index = fresh;
-      renderSummary(); renderFilters(); renderList(); renderCompare();
+      renderSummary(); renderFilters(); renderList();
+      compareStale = true;
+      if (!$("compare").hidden) { compareStale = false; renderCompare(); }
     }
     $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s), read " + new Date().toLocaleTimeString();
   } catch (e) {

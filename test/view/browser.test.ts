@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** No table or panel makes the page scroll sideways. */
 async function noHorizontalScroll(): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const [scroll, client] = (await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")) as [number, number];
   expect(scroll).toBeLessThanOrEqual(client);
 }
 
@@ -52,7 +52,9 @@ function statusWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-const visibleRows = () => page.$$eval("#rows tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? "")));
+/** The cells' text of the sample list's rows as shown. */
+const visibleRows = async (): Promise<string[][]> =>
+  (await page.evaluate(`Array.from(document.querySelectorAll("#rows tbody tr")).map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? ""))`)) as string[][];
 
 describe("gitgood view in a real browser", () => {
   it("shows the summary with tables and hand-made SVG plots, without scrolling sideways", async () => {
