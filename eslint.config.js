@@ -25,8 +25,10 @@ export const LAYERS = [
   "agents", // agents
   "runs", // planning, executing and storing runs
   "report", // report formats
+  "export", // exports of runs: training data, ATIF trajectories, Inspect AI logs, CI formats
   "mcp", // the MCP front end
   "a2a", // the A2A front end
+  "view", // the local web viewer over run directories (reads runs, report and export; the MCP guard)
   "demo", // the demo repository for the quick start
   "cli", // one file per verb
 ];

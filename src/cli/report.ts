@@ -1,6 +1,8 @@
 import path from "node:path";
 import { Command } from "commander";
 import { GitGoodError } from "../errors.js";
+import { reportCsv } from "../export/csv.js";
+import { junitXml } from "../export/junit.js";
 import { compareReports, runLabels } from "../report/compare.js";
 import { renderComparisonHtml, renderHtml, type HtmlRun, type SampleDetail } from "../report/html.js";
 import { buildReport } from "../report/summary.js";
@@ -46,6 +48,10 @@ export interface ReportOptions {
   agentbeats?: string;
   /** The role naming the agent in that document (default "agent"). */
   participant?: string;
+  /** Write a JUnit XML document (one test case per attempt) here. */
+  junit?: string;
+  /** Write the attempts as CSV here. */
+  csv?: string;
 }
 
 /** The agent an AgentBeats document is about: the one agent of the SWE attempts (or of the run). */
@@ -66,6 +72,14 @@ export function writeReport(runDir: string, opts: ReportOptions, io: CliIO): voi
   }
   io.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   if (opts.agentbeats) io.stderr.write(`wrote ${opts.agentbeats}\n`);
+  if (opts.junit) {
+    writeOutputFile(opts.junit, junitXml(report, path.basename(path.resolve(runDir))));
+    io.stderr.write(`wrote ${opts.junit}\n`);
+  }
+  if (opts.csv) {
+    writeOutputFile(opts.csv, reportCsv(report));
+    io.stderr.write(`wrote ${opts.csv}\n`);
+  }
   if (opts.html) {
     const pageDir = path.dirname(path.resolve(opts.html));
     writeOutputFile(opts.html, renderHtml(report, loadDetails(runDir, records, pageDir), `gitgood report: ${path.basename(path.resolve(runDir))}`));
@@ -76,6 +90,7 @@ export function writeReport(runDir: string, opts: ReportOptions, io: CliIO): voi
 /** Writes the comparison of several run directories: side-by-side text (or JSON), and optionally an HTML page. */
 export function writeComparison(runDirs: readonly string[], opts: ReportOptions, io: CliIO): void {
   if (opts.agentbeats) throw new GitGoodError("BAD_OPTION", "--agentbeats takes one run directory; give it a single run");
+  if (opts.junit || opts.csv) throw new GitGoodError("BAD_OPTION", `${opts.junit ? "--junit" : "--csv"} takes one run directory; give it a single run`);
   const resolved = runDirs.map((d) => path.resolve(d));
   const twice = runDirs.find((_, i) => resolved.indexOf(resolved[i] ?? "") !== i);
   if (twice !== undefined) throw new GitGoodError("BAD_OPTION", `the run directory ${twice} is given twice`);
@@ -103,6 +118,8 @@ export function reportCommand(io: CliIO): Command {
     .option("--json", "print the report (or the comparison) as JSON (stable, versioned layout)", false)
     .option("--html <file>", "also write a single static HTML page with tables, charts, filters and trajectories")
     .option("--agentbeats <file>", "also write the AgentBeats results document of the run's SWE attempts (one run)")
+    .option("--junit <file>", "also write a JUnit XML document: one test case per attempt, a failure when unsolved, an error on a system error (one run)")
+    .option("--csv <file>", "also write the attempts as CSV, one line each (one run)")
     .option("--participant <role>", "the role that names the agent in the AgentBeats document (default: agent)");
   return withConfig(cmd, "report", io).action((runDirs: string[], flags: ReportOptions) => {
     if (flags.participant !== undefined && !flags.agentbeats) throw new GitGoodError("BAD_OPTION", "--participant goes with --agentbeats");

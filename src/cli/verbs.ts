@@ -50,6 +50,18 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import("./report.js")).reportCommand,
   },
   {
+    name: "view",
+    term: "view [options] <run-dir...>",
+    summary: "serve a local, read-only web viewer over run directories (live while a run writes): summary, samples, transcripts, comparison",
+    load: async () => (await import("./view.js")).viewCommand,
+  },
+  {
+    name: "export",
+    term: "export",
+    summary: "take a run's attempts elsewhere: training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)",
+    load: async () => (await import("./export.js")).exportCommand,
+  },
+  {
     name: "score",
     term: "score [options] <run-dir>",
     summary: "score a finished run again from its saved final states (other judges, newer scorers), running no agent",
