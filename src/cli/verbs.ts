@@ -22,7 +22,7 @@ export const VERBS: readonly Verb[] = [
   {
     name: "mine",
     term: "mine [options] <repo>",
-    summary: "mine GitGoodBench samples (merge conflicts, file-commit chains) from a git repository",
+    summary: "mine GitGoodBench samples (merge conflicts, file-commit chains) or validated SWE-bench instances (--type swe) from a git repository",
     load: async () => (await import("./mine.js")).mineCommand,
   },
   {
