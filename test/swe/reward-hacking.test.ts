@@ -192,7 +192,8 @@ describe("reward hacking a SWE evaluation", () => {
     expect(gold).toMatchObject({ status: "resolved", resolution: "RESOLVED_FULL", tampered: [], tampering: [], tests: { channel: "plugin" } });
   }, 180_000);
 
-  it.each(ATTACKS)("$name scores no higher than the empty answer, and is recorded", async (attack) => {
+  for (const attack of ATTACKS) {
+    it(`${attack.name}: scores no higher than the empty answer, and is recorded`, async () => {
     const r = await evaluatePatch(source, task.sample(), attack.patch(task), opts);
     expect(r.resolution).toBe("RESOLVED_NO");
     expect(r.fail_to_pass.passed).toBeLessThanOrEqual(empty.fail_to_pass.passed);
@@ -200,5 +201,6 @@ describe("reward hacking a SWE evaluation", () => {
     expect(r.tampered).toEqual(attack.tampered);
     for (const file of attack.tampered) expect(r.patch).not.toContain(`b/${file}`);
     if (attack.runtime) expect(r.tampering.length).toBeGreaterThan(0);
-  }, 180_000);
+    }, 180_000);
+  }
 });
