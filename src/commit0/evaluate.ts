@@ -165,7 +165,7 @@ export async function evaluateCompletion(
       if (!applied.applied) throw new GitGoodError("INTERNAL", `the completion's change does not apply to its skeleton: ${applied.message}`);
       return true;
     });
-    result.applied = change.applied === true && change.evaluated.trim() !== "";
+    result.applied = change.applied === true && change.changed;
     result.tampered = change.tampered;
     const tests = await referenceTests(source, sc, infra);
     if (tests.trim() !== "") {

@@ -27,15 +27,17 @@ export interface AppliedChange<S> {
   applied: S | null;
   /** The evaluation's files the change touched, dropped from it (sorted). */
   tampered: string[];
-  /** The change as evaluated: the work tree's diff against `rev` after the drop (one character per byte). */
+  /** The change as evaluated: the patch's kept sections (one character per byte). */
   evaluated: string;
+  /** Whether the work tree differs from `rev` after the drop (false: the change changed nothing). */
+  changed: boolean;
 }
 
 /**
  * Applies the part of an agent's change that is the project's code to a fresh sandbox at `rev`: the
  * patch's sections that touch an evaluation file are dropped before `apply` runs, and whatever such a
  * file the application still changed (through a link, a fuzzy match) is put back as `rev` has it. The
- * work tree is then read with a git directory of gitgood's own, never the sandbox's.
+ * work tree is read with a git directory of gitgood's own, never the sandbox's.
  */
 export async function applyAgentChange<S>(
   sandbox: Sandbox,
@@ -49,12 +51,12 @@ export async function applyAgentChange<S>(
   const kept = Buffer.from(split.kept, "latin1");
   const applied = kept.toString("latin1").trim() === "" ? null : await apply(kept);
   const scratch = sandbox.privatePath("evaluated.git");
-  let evaluated = await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch);
-  const strayed = diffPaths(evaluated).filter((f) => infra.owns(f));
+  let tree = await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch);
+  const strayed = diffPaths(tree).filter((f) => infra.owns(f));
   if (strayed.length > 0) {
     for (const f of strayed) tampered.add(f);
     await resetPaths(sandbox.repo, strayed);
-    evaluated = await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch);
+    tree = await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch);
   }
-  return { applied, tampered: [...tampered].sort(), evaluated };
+  return { applied, tampered: [...tampered].sort(), evaluated: split.kept, changed: tree.trim() !== "" };
 }

@@ -284,7 +284,7 @@ export async function evaluatePatch(
     result.apply_strategy = change.applied;
     result.tampered = change.tampered;
     result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
-    result.patch_applied = change.applied !== null && change.evaluated.trim() !== "";
+    result.patch_applied = change.applied !== null && change.changed;
     await resetPaths(sandbox.repo, diffPaths(sc.test_patch));
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
