@@ -12,11 +12,14 @@ import type { TestOutcome } from "./types.js";
  * whose path the test environment names) can be rewritten by it. This plugin is loaded by name through
  * `PYTEST_PLUGINS` from a read-only directory outside the work tree, before any conftest or project
  * module is imported, and writes one line per test phase to file descriptor 3: a pipe to gitgood that
- * no path names. At load it moves the pipe to a high, non-inheritable descriptor and closes 3, takes its
+ * no path names (`GITGOOD_RESULTS_FD=3` says it is there; the plugin removes the variable, so nothing
+ * the tests start inherits it). At load it moves the pipe to a high, non-inheritable descriptor and closes 3, takes its
  * own references to what it calls, and notes the identity of the pytest internals that decide an
  * outcome. It is its own second channel: a report that says "passed" while the phase raised is recorded
  * as a failure and as tampering, and at the end a replaced pytest internal, or a hook implemented in the
- * work tree outside a conftest, is reported as tampering. Code under test shares the interpreter, so a
+ * work tree outside a conftest and registered after the session started (while test modules, and the
+ * project's code they import, load), is reported as tampering. Only the run's own session is reported:
+ * sessions a test starts in-process (pytest's pytester) are left alone. Code under test shares the interpreter, so a
  * determined attack on this plugin itself can still forge; what it cannot do is pass unnoticed by
  * rewriting a file, planting a hook, or patching pytest's reporting.
  */
@@ -25,6 +28,7 @@ export const PLUGIN_MODULE = "_gitgood_results";
 const PLUGIN_SOURCE = String.raw`"""gitgood's results channel for pytest (written by gitgood; do not edit)."""
 import fcntl
 import os
+import stat
 import sys
 
 import pytest
@@ -36,7 +40,12 @@ _sep = os.sep
 
 
 def _take_channel():
+    # Only the process gitgood started gets the channel: the variable is gone for anything it starts.
+    if os.environ.pop("GITGOOD_RESULTS_FD", None) != "3":
+        return None
     try:
+        if not stat.S_ISFIFO(os.fstat(3).st_mode):
+            return None
         fd = fcntl.fcntl(3, fcntl.F_DUPFD_CLOEXEC, 517)
     except OSError:
         return None
@@ -113,6 +122,7 @@ _HOOKS = (
     "pytest_sessionfinish",
 )
 _CONFIG = []
+_BASELINE = []
 _send("start", "1")
 
 
@@ -138,12 +148,30 @@ def _in_work_tree(filename):
     return full.startswith(base + _sep)
 
 
+def _main(config):
+    return bool(_CONFIG) and config is _CONFIG[0]
+
+
 def pytest_configure(config):
-    _CONFIG.append(config)
+    # The first configuration is the run's; sessions a test starts in-process (pytester) are not reported.
+    if not _CONFIG:
+        _CONFIG.append(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    if _main(session.config):
+        for hook in _HOOKS:
+            caller = getattr(session.config.hook, hook, None)
+            if caller is not None:
+                _BASELINE.extend(impl.function for impl in caller.get_hookimpls())
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
+    if not _main(item.config):
+        yield
+        return
     result = yield
     try:
         rep = result.get_result()
@@ -175,6 +203,8 @@ def _check():
             if caller is None:
                 continue
             for impl in caller.get_hookimpls():
+                if any(impl.function is known for known in _BASELINE):
+                    continue
                 code = getattr(impl.function, "__code__", None)
                 filename = code.co_filename if code is not None else ""
                 if filename and _in_work_tree(filename) and os.path.basename(filename) != "conftest.py":
@@ -183,8 +213,9 @@ def _check():
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
-    _check()
-    _send("end", "1")
+    if _main(config):
+        _check()
+        _send("end", "1")
 `;
 
 /** The plugin's source, for tests and the docs. */

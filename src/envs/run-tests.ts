@@ -155,7 +155,10 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
     const execEnv: Record<string, string> = { ...env.vars, ...extra, PATH: [...pathDirs, base].join(path.delimiter) };
     const pythonPath = [...(plugin ? [plugin] : []), ...spec.pythonPath.map((p) => path.resolve(work, p))];
     if (pythonPath.length > 0) execEnv.PYTHONPATH = pythonPath.join(path.delimiter);
-    if (plugin) execEnv.PYTEST_PLUGINS = [execEnv.PYTEST_PLUGINS, PLUGIN_MODULE].filter((p) => p !== undefined && p !== "").join(",");
+    if (plugin) {
+      execEnv.PYTEST_PLUGINS = [execEnv.PYTEST_PLUGINS, PLUGIN_MODULE].filter((p) => p !== undefined && p !== "").join(",");
+      execEnv.GITGOOD_RESULTS_FD = "3";
+    }
     const place = { work, isolation: withReadPaths(sandbox.isolation, [...env.readPaths, ...(plugin ? [plugin] : [])]) };
     const seconds = spec.testTimeout ?? opts.timeoutSeconds;
     const deadline = Date.now() + seconds * 1000;
