@@ -12,7 +12,7 @@ import type { TestOutcome } from "./types.js";
  * whose path the test environment names) can be rewritten by it. This plugin is loaded by name through
  * `PYTEST_PLUGINS` from a read-only directory outside the work tree, before any conftest or project
  * module is imported, and writes one line per test phase to file descriptor 3: a pipe to gitgood that
- * no path names (`GITGOOD_RESULTS_FD=3` says it is there; the plugin removes the variable, so nothing
+ * no path names (`GITGOOD_RESULTS_FD=3` says it is there, a pipe or socket; the plugin removes the variable, so nothing
  * the tests start inherits it). At load it moves the pipe to a high, non-inheritable descriptor and closes 3, takes its
  * own references to what it calls, and notes the identity of the pytest internals that decide an
  * outcome. It is its own second channel: a report that says "passed" while the phase raised is recorded
@@ -44,7 +44,8 @@ def _take_channel():
     if os.environ.pop("GITGOOD_RESULTS_FD", None) != "3":
         return None
     try:
-        if not stat.S_ISFIFO(os.fstat(3).st_mode):
+        mode = os.fstat(3).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             return None
         fd = fcntl.fcntl(3, fcntl.F_DUPFD_CLOEXEC, 517)
     except OSError:
