@@ -1,5 +1,5 @@
 import type { RepoCompletionSample } from "../dataset/sample.js";
-import { isPassing, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
+import { isPassing, isTestFileName, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
 import type { EnvTarget, Environment, TestRun } from "../envs/types.js";
 import type { Repo } from "../git/repo.js";
 import { listFiles } from "../git/trees.js";
@@ -33,11 +33,7 @@ export function passingTests(run: TestRun): string[] {
   return [...run.outcomes].filter(([, o]) => isPassing(o)).map(([id]) => id).sort();
 }
 
-/** A Python test file by pytest's default names: `test_*.py` or `*_test.py`. */
-export function isTestFileName(file: string): boolean {
-  const name = file.slice(file.lastIndexOf("/") + 1);
-  return name.endsWith(".py") && (name.startsWith("test_") || name.endsWith("_test.py"));
-}
+export { isTestFileName } from "../envs/index.js";
 
 /** The test files of a tree below `testDir` (the whole tree when it is empty), in git's order. */
 export async function testFilesAt(repo: Repo, rev: string, testDir: string): Promise<string[]> {

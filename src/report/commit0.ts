@@ -10,6 +10,9 @@ const Commit0ScoreSchema = z.object({
   total: z.number().int().min(0),
   runtime_s: z.number().min(0),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** The evaluation's files the change touched (dropped before the tests ran) and signs of tampering with the run; older records: absent. */
+  tampered: z.array(z.string()).optional(),
+  tampering: z.array(z.string()).optional(),
 });
 
 /** One repository of a run, in the seed's layout: Repository, Runtime (s), Passed / Total. */
@@ -26,6 +29,8 @@ export interface Commit0Row {
   pass_rate: number;
   /** The attempt or its evaluation failed (its code), else null. */
   error: string | null;
+  /** Evaluation files the attempt changed (dropped before its tests ran), plus signs it tampered with the run: 0 for an honest attempt. */
+  tampered: number;
 }
 
 /** Per agent: commit0's headline, the mean pass rate over repositories. */
@@ -46,7 +51,7 @@ export interface Commit0Table {
 function rowOf(r: ResultRecord): Commit0Row {
   const parsed = Commit0ScoreSchema.safeParse(r.scores.commit0);
   const base = { agent: r.agent, repository: r.repository, sample_id: r.sample_id };
-  if (!parsed.success) return { ...base, runtime_s: null, passed: 0, total: null, pass_rate: 0, error: r.error?.code ?? "no_evaluation" };
+  if (!parsed.success) return { ...base, runtime_s: null, passed: 0, total: null, pass_rate: 0, error: r.error?.code ?? "no_evaluation", tampered: 0 };
   const s = parsed.data;
   const failed = s.error !== undefined || r.status === "error";
   return {
@@ -56,6 +61,7 @@ function rowOf(r: ResultRecord): Commit0Row {
     total: s.total,
     pass_rate: failed || s.total === 0 ? 0 : Math.round((s.passed / s.total) * 10_000) / 100,
     error: s.error?.code ?? r.error?.code ?? null,
+    tampered: (s.tampered?.length ?? 0) + (s.tampering?.length ?? 0),
   };
 }
 
@@ -84,12 +90,14 @@ export function commit0Table(records: readonly ResultRecord[]): Commit0Table {
 
 /** The table as text, in the seed's layout, with the mean pass rate per agent below it. */
 export function formatCommit0(table: Commit0Table, many: boolean, render: (header: string[], rows: string[][]) => string): string[] {
-  const head = [...(many ? ["agent"] : []), "Repository", "Runtime (s)", "Passed / Total"];
+  const tampering = table.rows.some((r) => r.tampered > 0);
+  const head = [...(many ? ["agent"] : []), "Repository", "Runtime (s)", "Passed / Total", ...(tampering ? ["Tampered"] : [])];
   const rows = table.rows.map((r) => [
     ...(many ? [r.agent] : []),
     r.repository,
     r.runtime_s === null ? (r.error ?? "-") : r.runtime_s.toFixed(1),
     `${r.passed} / ${r.total ?? "-"}`,
+    ...(tampering ? [String(r.tampered)] : []),
   ]);
   const means = table.means.map((m) => `${many ? `${m.agent}: ` : ""}mean pass rate ${m.mean_pass_rate.toFixed(2)} % over ${m.repositories} repositor${m.repositories === 1 ? "y" : "ies"}`);
   return ["Repository completion (commit0)", render(head, rows), ...means];

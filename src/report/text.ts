@@ -52,7 +52,7 @@ function repeatCells(r: RepeatRow): string[] {
   ];
 }
 
-const SWE_HEAD = ["instances", ...SWE_STATUSES, "F2P pass", "P2P pass", "applied", "env_invalid"];
+const SWE_HEAD = ["instances", ...SWE_STATUSES, "F2P pass", "P2P pass", "applied", "env_invalid", "tampered"];
 
 function sweCells(r: SweRow): string[] {
   return [
@@ -62,6 +62,7 @@ function sweCells(r: SweRow): string[] {
     pct(r.rates.pass_to_pass),
     pct(r.rates.patch_applied),
     String(r.env_invalid),
+    String(r.tampered),
   ];
 }
 
