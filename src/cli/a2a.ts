@@ -9,7 +9,7 @@ import { GitGoodError } from "../errors.js";
 import { isLoopbackHost } from "../mcp/guard.js";
 import { McpToolHost } from "../mcp/tool-host.js";
 import { lookupModel } from "../model/lookup.js";
-import { ISOLATION_MODES, chooseIsolation, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
+import { DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
 import { intOption, numberOption, positiveIntOption, type CliIO } from "./io.js";
 
 interface ServeFlags {
@@ -157,9 +157,9 @@ export function a2aCommand(io: CliIO): Command {
     .option("--card-url <url>", "the URL clients reach this agent at (default: the address it listens on)")
     .option("--max-turns <n>", "model turns per task", positiveIntOption("--max-turns"), DEFAULT_PARTICIPANT_TURNS)
     .addOption(
-      new Option("--isolation <mode>", "how a SWE task's commands (run_command in REPO_DIR) are isolated: namespace (bubblewrap; none where it cannot run), docker, none")
+      new Option("--isolation <mode>", `how a SWE task's commands (run_command in REPO_DIR) are isolated, refused where it cannot run: ${isolationHelp()}`)
         .choices(ISOLATION_MODES)
-        .default("namespace"),
+        .default(DEFAULT_ISOLATION),
     )
     .action(async (flags: AgentFlags) => {
       await runAgent(flags, io);
