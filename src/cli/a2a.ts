@@ -1,5 +1,7 @@
+import os from "node:os";
 import path from "node:path";
 import { Command, Option } from "commander";
+import { dataRoots } from "../a2a/data-roots.js";
 import { GreenExecutor } from "../a2a/green.js";
 import { ParticipantExecutor, DEFAULT_PARTICIPANT_TURNS } from "../a2a/participant.js";
 import { agentCard, serveA2a, type A2aHandle } from "../a2a/server.js";
@@ -7,6 +9,7 @@ import { DEFAULT_IDLE_SECONDS, DEFAULT_POLL_SECONDS } from "../agents/a2a-client
 import { SHARED_DIR_ENV } from "../agents/a2a.js";
 import { GitGoodError } from "../errors.js";
 import { isLoopbackHost } from "../mcp/guard.js";
+import { requireTokenBeyondLoopback } from "../mcp/http.js";
 import { McpToolHost } from "../mcp/tool-host.js";
 import { lookupModel } from "../model/lookup.js";
 import { DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
@@ -20,7 +23,13 @@ interface ServeFlags {
   sharedDir?: string;
   idleTimeout: number;
   poll: number;
+  data?: string[];
+  token?: string;
+  maxAssessments?: number;
 }
+
+/** The environment variable that gives `a2a serve` its bearer token. */
+export const A2A_TOKEN_ENV = "GITGOOD_A2A_TOKEN";
 
 interface AgentFlags {
   model: string;
@@ -63,12 +72,23 @@ async function serveUntilStopped(handle: A2aHandle, io: CliIO): Promise<void> {
   await handle.close();
 }
 
+/** The host names a request's Host header may carry besides loopback ones: the card URL's, and the address bound to unless it is a wildcard. */
+function allowedHosts(bind: string, cardUrl: string | undefined): string[] {
+  const hosts = cardUrl ? [new URL(cardUrl).hostname.replace(/^\[|\]$/g, "")] : [];
+  if (bind !== "0.0.0.0" && bind !== "::" && bind !== "") hosts.push(bind);
+  return [...new Set(hosts)];
+}
+
 export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   checkPort(flags.port);
   let cardUrl = checkCardUrl(flags.cardUrl);
   const log = (line: string): void => {
     io.stderr.write(`gitgood a2a: ${line}\n`);
   };
+  const token = flags.token ?? (process.env[A2A_TOKEN_ENV] || undefined);
+  requireTokenBeyondLoopback(flags.host, token, `--token (or ${A2A_TOKEN_ENV})`);
+  const roots = dataRoots(flags.data ?? []);
+  if (roots.length === 0) log("no --data directory: every assessment will be refused until the server is started with --data DIR");
   const toolHost = new McpToolHost(isLoopbackHost(flags.host), log);
   const executor = new GreenExecutor({
     outDir: flags.out,
@@ -76,6 +96,8 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     sharedDir: flags.sharedDir ?? (process.env[SHARED_DIR_ENV] || undefined),
     idleSeconds: flags.idleTimeout,
     pollSeconds: flags.poll,
+    dataRoots: roots,
+    maxAssessments: flags.maxAssessments ?? os.availableParallelism(),
     log,
   });
   const card = agentCard({
@@ -93,7 +115,8 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       },
     ],
   });
-  const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor, toolHost });
+  const access = { token, allowedOrigins: [], loopback: isLoopbackHost(flags.host), allowedHosts: allowedHosts(flags.host, cardUrl) };
+  const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor, toolHost, access });
   cardUrl ??= handle.url;
   // Participants reach the per-task MCP servers where clients reach the agent.
   toolHost.baseUrl = cardUrl;
@@ -145,6 +168,9 @@ export function a2aCommand(io: CliIO): Command {
     .option("--shared-dir <dir>", `where SWE tasks' REPO_DIR copies are made, a directory participants can reach (or $${SHARED_DIR_ENV})`)
     .option("--idle-timeout <seconds>", "silence on a participant's stream after which its task is polled with tasks/get", numberOption("--idle-timeout", 0.01, 86_400), DEFAULT_IDLE_SECONDS)
     .option("--poll <seconds>", "interval of tasks/get polls", numberOption("--poll", 0.01, 3600), DEFAULT_POLL_SECONDS)
+    .option("--data <dir>", "a directory requests may name datasets and repositories in (repeatable; paths elsewhere are refused)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--token <token>", `bearer token every request must carry (or set ${A2A_TOKEN_ENV}); required when --host is not loopback`)
+    .option("--max-assessments <n>", "assessments at once; one more is refused as busy (default: the machine's cores)", positiveIntOption("--max-assessments"))
     .action(async (flags: ServeFlags) => {
       await runServe(flags, io);
     });

@@ -220,7 +220,7 @@ describe("where bubblewrap cannot run", () => {
     expect(open.stdout).toContain("isolation: none (agent programs ran unisolated, as asked with --isolation none)");
     const report = spawnGitgood(["report", out], { env });
     expect(report.stdout).toContain("isolation: none (agent programs ran unisolated, as asked with --isolation none)");
-  });
+  }, 240_000);
 });
 
 describe("choosing the isolation on the command line", () => {
