@@ -43,7 +43,7 @@ function agentSaw(out: string): string {
 const hostEnv = { FAKE_API_KEY: KEY, GITHUB_TOKEN: TOKEN, FAKE_PASSED: PASSED, LANG: "C.UTF-8" };
 
 describe("the environment of agent programs", () => {
-  it.for(["none", "namespace"])("holds none of the host's keys by default, only what --pass-env names (isolation %s)", async (mode, ctx) => {
+  it.for(["none", "namespace"] as const)("holds none of the host's keys by default, only what --pass-env names (isolation %s)", { timeout: 180_000 }, async (mode, ctx) => {
     if (mode === "namespace" && noBwrap) ctx.skip();
     const out = `${dirs.out}-${mode}`;
     const args = ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", "cat > /dev/null; env", "--isolation", mode];
@@ -66,7 +66,7 @@ describe("the environment of agent programs", () => {
     expect(seenPassed).toContain(`FAKE_PASSED=${PASSED}`);
     expect(seenPassed).not.toContain(KEY);
     expect(JSON.parse(readFileSync(path.join(passed, "run.json"), "utf8")).isolation.pass_env).toEqual(["FAKE_PASSED"]);
-  }, 180_000);
+  });
 
   it("takes pass-env from the configuration file too", async () => {
     const config = `${dirs.out}-config.yaml`;
