@@ -6,15 +6,15 @@ import { GitGoodError } from "../errors.js";
  * The directories an assessment request may name paths in (`a2a serve --data DIR`), as real paths.
  * Each must exist and be a directory; a wrong one stops the server before it serves.
  */
-export function dataRoots(dirs: readonly string[]): string[] {
+export function dataRoots(dirs: readonly string[], flag = "--data"): string[] {
   return dirs.map((dir) => {
     let real: string;
     try {
       real = realpathSync(path.resolve(dir));
     } catch {
-      throw new GitGoodError("BAD_OPTION", `--data ${dir}: no such directory`);
+      throw new GitGoodError("BAD_OPTION", `${flag} ${dir}: no such directory`);
     }
-    if (!statSync(real).isDirectory()) throw new GitGoodError("BAD_OPTION", `--data ${dir}: not a directory`);
+    if (!statSync(real).isDirectory()) throw new GitGoodError("BAD_OPTION", `${flag} ${dir}: not a directory`);
     return real;
   });
 }

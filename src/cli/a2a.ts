@@ -38,6 +38,8 @@ interface AgentFlags {
   cardUrl?: string;
   maxTurns: number;
   isolation: IsolationMode;
+  sharedDir?: string;
+  maxRepoMb: number;
 }
 
 function checkPort(port: number): void {
@@ -132,6 +134,9 @@ export async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
   const log = (line: string): void => {
     io.stderr.write(`gitgood a2a agent: ${line}\n`);
   };
+  const shared = flags.sharedDir ?? (process.env[SHARED_DIR_ENV] || undefined);
+  if (shared === undefined) throw new GitGoodError("BAD_OPTION", `give --shared-dir DIR (or $${SHARED_DIR_ENV}): the directory the green agent puts SWE tasks' REPO_DIR in`);
+  const [sharedDir] = dataRoots([shared], "--shared-dir");
   const model = lookupModel(flags.model);
   const isolation = chooseIsolation({ mode: flags.isolation });
   const note = isolationNote(isolation);
@@ -147,7 +152,7 @@ export async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
       { id: "git-task", name: "Git task", description: "Resolves a merge conflict, cleans up a chain of commits, or commits changes in steps.", tags: ["git"] },
     ],
   });
-  const executor = new ParticipantExecutor({ model, maxTurns: flags.maxTurns, isolation, log });
+  const executor = new ParticipantExecutor({ model, maxTurns: flags.maxTurns, isolation, sharedDir, maxRepoBytes: flags.maxRepoMb * 1024 * 1024, log });
   const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor });
   cardUrl ??= handle.url;
   card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${cardUrl}/` }));
@@ -187,6 +192,8 @@ export function a2aCommand(io: CliIO): Command {
         .choices(ISOLATION_MODES)
         .default(DEFAULT_ISOLATION),
     )
+    .option("--shared-dir <dir>", `the directory SWE tasks' REPO_DIR must lie in, shared with the green agent (or $${SHARED_DIR_ENV})`)
+    .option("--max-repo-mb <n>", "largest REPO_DIR (its files, in MB) a SWE task may name", positiveIntOption("--max-repo-mb"), 1024)
     .action(async (flags: AgentFlags) => {
       await runAgent(flags, io);
     });
