@@ -176,7 +176,17 @@ export class RunStore {
     if (path.relative(path.resolve(this.dir, TRAJECTORY_DIR), file).startsWith("..")) {
       throw new GitGoodError("BAD_RUN", `the trajectory path ${rel} leaves the run directory`);
     }
-    return JSON.parse(readFileSync(file, "utf8"));
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { file });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new GitGoodError("BAD_RUN", `the trajectory ${file} is damaged (not JSON)`, { file });
+    }
   }
 
   /**
