@@ -9,6 +9,7 @@ import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
+import type { Isolation } from "../sandbox/isolation.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
@@ -35,6 +36,8 @@ export interface GreenOptions {
   dataRoots: readonly string[];
   /** Most assessments at once (`--max-assessments`); one more fails at once, saying the server is busy. */
   maxAssessments: number;
+  /** How the programs of evaluations (test runs, builds) are isolated (default: the default isolation, refused where it cannot run). */
+  isolation?: Isolation;
   log: (line: string) => void;
 }
 
@@ -153,6 +156,7 @@ export class GreenExecutor implements AgentExecutor {
         timeoutSeconds: timeout,
         maxTurns: 1,
         judges,
+        ...(this.opts.isolation ? { isolation: this.opts.isolation } : {}),
         // SWE: the AgentBeats green sends the hints; `hints: false` leaves them out.
         settings: { swe: { hints: a.config.hints ?? true } },
         onResult: (r) => {

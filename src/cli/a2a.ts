@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Command, Option } from "commander";
@@ -26,6 +27,17 @@ interface ServeFlags {
   data?: string[];
   token?: string;
   maxAssessments?: number;
+  isolation: IsolationMode;
+}
+
+/** The programs evaluations need on PATH, each with what is lost without it (said at start, never dropped silently). */
+const EVALUATION_TOOLS: ReadonlyArray<[string, string]> = [
+  ["git", "every evaluation"],
+  ["patch", "the fourth SWE apply strategy (patch -p1 --fuzz=3)"],
+];
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, name)));
 }
 
 /** The environment variable that gives `a2a serve` its bearer token. */
@@ -90,6 +102,10 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const token = flags.token ?? (process.env[A2A_TOKEN_ENV] || undefined);
   requireTokenBeyondLoopback(flags.host, token, `--token (or ${A2A_TOKEN_ENV})`);
   const roots = dataRoots(flags.data ?? []);
+  const isolation = chooseIsolation({ mode: flags.isolation });
+  const note = isolationNote(isolation);
+  if (note) log(note);
+  for (const [tool, what] of EVALUATION_TOOLS) if (!onPath(tool)) log(`warning: ${tool} is not on PATH: ${what} is missing`);
   if (roots.length === 0) log("no --data directory: every assessment will be refused until the server is started with --data DIR");
   const toolHost = new McpToolHost(isLoopbackHost(flags.host), log);
   const executor = new GreenExecutor({
@@ -99,6 +115,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     idleSeconds: flags.idleTimeout,
     pollSeconds: flags.poll,
     dataRoots: roots,
+    isolation,
     maxAssessments: flags.maxAssessments ?? os.availableParallelism(),
     log,
   });
@@ -176,6 +193,11 @@ export function a2aCommand(io: CliIO): Command {
     .option("--data <dir>", "a directory requests may name datasets and repositories in (repeatable; paths elsewhere are refused)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--token <token>", `bearer token every request must carry (or set ${A2A_TOKEN_ENV}); required when --host is not loopback`)
     .option("--max-assessments <n>", "assessments at once; one more is refused as busy (default: the machine's cores)", positiveIntOption("--max-assessments"))
+    .addOption(
+      new Option("--isolation <mode>", `how evaluations' programs (test runs) are isolated, refused where it cannot run: ${isolationHelp()}`)
+        .choices(ISOLATION_MODES)
+        .default(DEFAULT_ISOLATION),
+    )
     .action(async (flags: ServeFlags) => {
       await runServe(flags, io);
     });
