@@ -4,6 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
+import { errnoCode } from "../util/errno.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
@@ -180,7 +181,7 @@ export class RunStore {
     try {
       text = readFileSync(file, "utf8");
     } catch (err) {
-      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { file });
+      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${errnoCode(err) ?? String(err)})`, { file });
     }
     try {
       return JSON.parse(text) as unknown;

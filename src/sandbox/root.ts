@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { errnoCode } from "../util/errno.js";
 
 /** Environment variable that moves the sandbox root. */
 export const SANDBOX_ROOT_ENV = "GITGOOD_SANDBOX_ROOT";
@@ -36,7 +37,7 @@ export function rootProblem(root: string): string | null {
   try {
     st = lstatSync(root);
   } catch (err) {
-    return `it cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+    return `it cannot be read (${errnoCode(err) ?? String(err)})`;
   }
   if (st.isSymbolicLink()) return "it is a symbolic link";
   if (!st.isDirectory()) return "it is not a directory";
@@ -59,8 +60,8 @@ export function ensureSandboxRoot(root: string): string {
     mkdirSync(abs, { mode: 0o700 });
     made = true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-      throw new GitGoodError("SANDBOX_ROOT_REFUSED", `cannot make the sandbox root ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { root: abs });
+    if (errnoCode(err) !== "EEXIST") {
+      throw new GitGoodError("SANDBOX_ROOT_REFUSED", `cannot make the sandbox root ${abs}: ${errnoCode(err) ?? String(err)}`, { root: abs });
     }
   }
   const why = rootProblem(abs);

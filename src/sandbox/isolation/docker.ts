@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { programPaths } from "./mounts.js";
 import { HOME_AT, SHARED_AT, jailEnv, lastLine, type Isolation, type IsolationBackend, type Jail } from "./types.js";
+import { errnoCode } from "../../util/errno.js";
 
 export const DEFAULT_DOCKER_IMAGE = "node:20-bookworm";
 
@@ -30,7 +31,7 @@ let probe: string | null | undefined;
 export function dockerUnavailable(): string | null {
   if (probe !== undefined) return probe;
   const r = spawnSync("docker", ["info"], { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 20_000 });
-  if (r.error) probe = `docker cannot be started (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`;
+  if (r.error) probe = `docker cannot be started (${errnoCode(r.error) ?? r.error.message})`;
   else if (r.status !== 0) probe = `'docker info' fails: ${lastLine(r.stderr) || `exit code ${String(r.status)}`}`;
   else probe = null;
   return probe;

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { programPaths, SYSTEM_DIRS } from "./mounts.js";
 import { HOME_AT, SHARED_AT, jailEnv, lastLine, type Isolation, type IsolationBackend, type Jail } from "./types.js";
+import { errnoCode } from "../../util/errno.js";
 
 /** The parts of a repository's git directory that make git run programs, which gitgood's own git calls read. */
 const GIT_GUARDED = ["config", "hooks", "info"];
@@ -79,7 +80,7 @@ export function bwrapUnavailable(): string | null {
       encoding: "utf8",
       timeout: 20_000,
     });
-    if (r.error) probe = `bwrap cannot be started (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`;
+    if (r.error) probe = `bwrap cannot be started (${errnoCode(r.error) ?? r.error.message})`;
     else if (r.status !== 0) probe = `bwrap fails here: ${lastLine(r.stderr) || `exit code ${String(r.status)}`}`;
     else probe = null;
   } finally {
