@@ -23,7 +23,8 @@ export function nameFromRemoteUrl(url: string): string | null {
   return m ? `${m[1]}/${m[2]}` : null;
 }
 
-async function repositoryName(repo: Repo): Promise<string> {
+/** `owner/name` from the origin remote URL, else the folder name. */
+export async function repositoryName(repo: Repo): Promise<string> {
   const url = await configValue(repo, "remote.origin.url");
   const fromUrl = url ? nameFromRemoteUrl(url) : null;
   if (fromUrl) return fromUrl;
