@@ -4,7 +4,9 @@ import { readDataset } from "../dataset/importer.js";
 import { seededRandom, shuffled } from "../dataset/random.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
+import { stratifiedSample } from "../runs/plan.js";
 import { scenariosFor } from "../scenarios/registry.js";
+import { underData } from "./data-roots.js";
 
 /** The scenarios an assessment may ask for, as the request spells them. */
 export const ASSESSMENT_SCENARIOS = ["swe", "mcr", "ir", "icc"] as const;
@@ -31,8 +33,10 @@ const ConfigSchema = z
     hints: z.boolean().optional(),
     /** Judge models for IR and ICC (a name or a list). */
     judge: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** The model of the published AgentBeats green agent's requests: not used here, echoed in the Result. */
+    green_agent_model: z.string().optional(),
   })
-  .strict();
+  .strip();
 
 const RequestSchema = z
   .object({
@@ -52,6 +56,8 @@ export interface Assessment {
   /** Registry names of the scenarios asked for (upper case). */
   scenarios: ReadonlySet<string>;
   judges: string[];
+  /** Lines about the request said in the task's status (keys gitgood does not know, and ignores). */
+  warnings: string[];
 }
 
 function invalid(message: string): GitGoodError {
@@ -80,6 +86,9 @@ export function parseAssessment(text: string): Assessment {
   const parsed = RequestSchema.safeParse(raw);
   if (!parsed.success) throw invalid(firstIssue(parsed.error));
   const { participants, config } = parsed.data;
+  const rawConfig = (raw as { config: Record<string, unknown> }).config;
+  const unknown = Object.keys(rawConfig).filter((k) => !(k in ConfigSchema.shape)).sort();
+  const warnings = unknown.length > 0 ? [`warning: config key(s) ${unknown.join(", ")} are not gitgood's and are ignored`] : [];
   const roles = Object.entries(participants);
   const first = roles[0];
   if (!first || roles.length !== 1) throw invalid(`give exactly one participant (got ${roles.length})`);
@@ -94,12 +103,25 @@ export function parseAssessment(text: string): Assessment {
     where,
     scenarios: new Set((config.scenarios ?? ASSESSMENT_SCENARIOS).map((s) => s.toUpperCase())),
     judges,
+    warnings,
   };
 }
 
 /**
+ * The assessment with every path it names (`dataset`, `repo`, `repos`) resolved to its real path,
+ * which must lie under one of the data directories `roots`: refused as "invalid params" before
+ * anything there is read.
+ */
+export function confineToData(a: Assessment, roots: readonly string[]): Assessment {
+  const dataset = underData("dataset", a.config.dataset, roots);
+  const where: RepoLocator = "repo" in a.where ? { repo: underData("repo", a.where.repo, roots) } : { repos: underData("repos", a.where.repos, roots) };
+  return { ...a, config: { ...a.config, dataset, ...("repo" in where ? { repo: where.repo } : { repos: where.repos }) }, where };
+}
+
+/**
  * The samples of an assessment: the dataset's samples that give one of the scenarios asked for,
- * narrowed by `ids`, then `sample` (a seeded random draw, kept in dataset order), then `max_rows`.
+ * narrowed by `ids`, then `sample` (a seeded random draw, kept in dataset order), then `max_rows` (drawn
+ * across scenarios and difficulties as `run --sample` draws, with `seed`; never the first rows in file order).
  */
 export async function assessmentSamples(a: Assessment): Promise<Sample[]> {
   let samples: Sample[];
@@ -119,7 +141,7 @@ export async function assessmentSamples(a: Assessment): Promise<Sample[]> {
     const chosen = new Set(shuffled(samples, seededRandom(a.config.seed ?? 0, "a2a-sample")).slice(0, a.config.sample));
     samples = samples.filter((s) => chosen.has(s));
   }
-  if (a.config.max_rows !== undefined) samples = samples.slice(0, a.config.max_rows);
+  if (a.config.max_rows !== undefined) samples = stratifiedSample(samples, a.config.max_rows, a.config.seed ?? 0, [...a.scenarios]);
   if (samples.length === 0) throw invalid("no sample of the dataset fits the config");
   return samples;
 }

@@ -26,6 +26,8 @@ export type ResultData = Partial<EvalResult> & {
   /** Instances that finished (a cancelled assessment reports only these). */
   finished: number;
   cancelled: boolean;
+  /** The request's `green_agent_model`, echoed as the published leaderboard files carry it. */
+  green_agent_model?: string;
   gitgoodbench?: ScenarioResult[];
 };
 
@@ -50,9 +52,16 @@ const pct = (f: number | null): string => (f === null ? "-" : `${(f * 100).toFix
 /** The Result of an assessment: a text summary and its data part. */
 export function assessmentResult(
   records: readonly ResultRecord[],
-  opts: { role: string; agent: string; runDir: string; scenarios: ReadonlySet<string>; cancelled: boolean },
+  opts: { role: string; agent: string; runDir: string; scenarios: ReadonlySet<string>; cancelled: boolean; greenAgentModel?: string },
 ): { text: string; data: ResultData } {
-  const data: ResultData = { participant: opts.role, agent: opts.agent, run_dir: opts.runDir, finished: records.length, cancelled: opts.cancelled };
+  const data: ResultData = {
+    participant: opts.role,
+    agent: opts.agent,
+    run_dir: opts.runDir,
+    finished: records.length,
+    cancelled: opts.cancelled,
+    ...(opts.greenAgentModel !== undefined ? { green_agent_model: opts.greenAgentModel } : {}),
+  };
   const lines: string[] = [`${opts.cancelled ? "Cancelled" : "Finished"}: ${records.length} instance(s) of ${opts.agent} (${opts.role}); run directory ${opts.runDir}.`];
   if (opts.scenarios.has(SWE_SCENARIO)) {
     const [swe] = agentBeatsResults(records, opts.agent, opts.role).results;

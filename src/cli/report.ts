@@ -10,6 +10,7 @@ import { SWE_SCENARIO, agentBeatsResults } from "../report/swe.js";
 import { formatComparison, formatReport } from "../report/text.js";
 import type { ResultRecord } from "../runs/record.js";
 import { RunStore } from "../runs/store.js";
+import { modeIsolates } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
 import { withConfig } from "./config.js";
@@ -66,6 +67,7 @@ function agentOf(runDir: string, records: readonly ResultRecord[], fallback: str
 export function writeReport(runDir: string, opts: ReportOptions, io: CliIO): void {
   const { config, records } = RunStore.read(runDir);
   const report = buildReport(records);
+  if (config.isolation) report.isolation = { mode: config.isolation.mode, isolated: modeIsolates(config.isolation.mode) };
   if (opts.agentbeats) {
     const doc = agentBeatsResults(records, agentOf(runDir, records, config.identity.agent), opts.participant ?? "agent");
     writeOutputFile(opts.agentbeats, `${JSON.stringify(doc, null, 2)}\n`);

@@ -24,7 +24,7 @@ import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { scenarioChoices } from "./scenario-option.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
-import { DEFAULT_DOCKER_IMAGE, ISOLATION_MODES, chooseIsolation, isolationNote, type Isolation, type IsolationMode } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolates, isolationHelp, isolationNote, type Isolation, type IsolationMode } from "../sandbox/isolation.js";
 import { resolvedConfig, withConfig } from "./config.js";
 import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
@@ -67,6 +67,7 @@ export interface RunFlags extends ModelFlags, SweFlags, Pick<Commit0Flags, "atte
   network: boolean;
   dockerImage: string;
   allowRead?: string[];
+  passEnv?: string[];
   scenario?: string[];
   difficulty?: Difficulty[];
   language?: string[];
@@ -224,6 +225,7 @@ export function isolationFrom(flags: RunFlags, io: CliIO): Isolation {
     network: flags.network,
     dockerImage: flags.dockerImage,
     allowRead: flags.allowRead,
+    passEnv: flags.passEnv,
   });
   const note = isolationNote(isolation);
   if (note) io.stderr.write(`${note}\n`);
@@ -359,6 +361,7 @@ async function runLocked(
     io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
   }
   const report = buildReport(summary.records);
+  report.isolation = { mode: isolation.mode, isolated: isolates(isolation) };
   io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   checkOutcome(summary.records, flags);
   return { dir, summary };
@@ -404,13 +407,14 @@ export function addRunOptions(cmd: Command): Command {
     .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
     .addOption(mcrToolsOption())
     .addOption(
-      new Option("--isolation <mode>", "how agent programs are isolated: namespace (bubblewrap; none where it cannot run), docker, none")
+      new Option("--isolation <mode>", `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`)
         .choices(ISOLATION_MODES)
-        .default("namespace"),
+        .default(DEFAULT_ISOLATION),
     )
     .option("--network", "let isolated agent programs use the network", false)
     .option("--docker-image <image>", "the image of --isolation docker", DEFAULT_DOCKER_IMAGE)
     .option("--allow-read <path>", "a path isolated agent programs may read, e.g. their own installation (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--pass-env <name>", "a host environment variable agent programs get (repeatable; by default they get only PATH, HOME, LANG, TERM and gitgood's own)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--ids <list>", "only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
     .option("--scenario <list>", `only these scenarios, comma-separated (${scenarioChoices().join(", ")}; any case)`, (v: string) => scenarioSet(listOption(v)))
     .option("--difficulty <list>", `only these difficulties, comma-separated (${DIFFICULTIES.join(", ")})`, difficultyOption)

@@ -4,7 +4,7 @@ import type { RepeatRow } from "./repeats.js";
 import type { LanguageRow, RateRow, Report, SampleRow } from "./summary.js";
 import { SWE_STATUSES, type SweRow } from "./swe.js";
 import type { Commit0Table } from "./commit0.js";
-import { outcomeText } from "./text.js";
+import { outcomeText, unisolatedLine } from "./text.js";
 
 const escape = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
@@ -321,6 +321,7 @@ export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDe
   const ceiling = hasCeiling(report);
   const body = [
     `<p>Agent: ${escape(report.agents.join(", ") || "–")} · ${usage(report)}</p>`,
+    ...(unisolatedLine(report) ? [`<p><b>${escape(unisolatedLine(report) ?? "")}</b></p>`] : []),
     `<h2>Success and solve rate per scenario</h2>`,
     rateTable(report.totals, { ceiling }),
     chart(report.totals),

@@ -96,6 +96,11 @@ export interface Report {
   judge_cost_usd: number | null;
   cache_hits: number | null;
   samples: SampleRow[];
+  /**
+   * How the run's agent programs were isolated (run.json's `isolation.mode`), set by callers that know
+   * the run; `isolated: false` only when the user asked for no isolation. Absent when unknown.
+   */
+  isolation?: { mode: string; isolated: boolean };
 }
 
 const percent = (n: number, d: number): number | null => (d === 0 ? null : Math.round((n / d) * 10_000) / 100);

@@ -76,6 +76,12 @@ function usageLine(report: Report): string {
   return parts.join(", ");
 }
 
+/** The header line of a run whose agent programs ran without isolation (which only the user can ask for), else null. */
+export function unisolatedLine(report: Report): string | null {
+  const iso = report.isolation;
+  return iso && !iso.isolated ? `isolation: ${iso.mode} (agent programs ran unisolated, as asked with --isolation ${iso.mode})` : null;
+}
+
 /** The report as plain-text tables, for a terminal. */
 export function formatReport(report: Report): string {
   const many = report.agents.length > 1;
@@ -85,6 +91,8 @@ export function formatReport(report: Report): string {
   const rateHead = [...RATE_HEAD, ...(ceiling ? CEILING_HEAD : [])];
   const out: string[] = [];
   out.push(`agent: ${report.agents.join(", ") || "-"}`);
+  const unisolated = unisolatedLine(report);
+  if (unisolated) out.push(unisolated);
   out.push("");
   out.push("Success and solve rate (%) per scenario");
   out.push(table([...agentHead, "scenario", ...rateHead], report.totals.map((r) => [...who(r), r.scenario, ...rateCells(r, ceiling)])));

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../envs/types.js";
-import { ISOLATION_MODES, type Isolation } from "../sandbox/isolation.js";
+import { imageOf, type Isolation } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 
@@ -63,13 +63,13 @@ export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 /** How the programs of the run's attempts were isolated (in its latest session: not part of the run's identity). */
 const IsolationSchema = z.object({
-  mode: z.enum(ISOLATION_MODES),
-  requested: z.enum(ISOLATION_MODES),
+  /** The isolation backend (`none` only when the user asked for it: a backend that cannot run is refused). */
+  mode: z.string(),
   network: z.boolean(),
   docker_image: z.string().nullable(),
   allow_read: z.array(z.string()),
-  /** Why the requested isolation was not used (bubblewrap cannot run on the host). */
-  fallback: z.string().nullable(),
+  /** Host variables the agent programs got besides the allow-list (`--pass-env`); absent in runs made before it. */
+  pass_env: z.array(z.string()).optional(),
 });
 
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
@@ -174,11 +174,10 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ? {
           isolation: {
             mode: input.isolation.mode,
-            requested: input.isolation.requested,
             network: input.isolation.network,
-            docker_image: input.isolation.mode === "docker" ? input.isolation.dockerImage : null,
+            docker_image: imageOf(input.isolation),
             allow_read: [...input.isolation.allowRead],
-            fallback: input.isolation.fallback,
+            pass_env: [...input.isolation.passEnv],
           },
         }
       : {}),

@@ -4,6 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
+import { errnoCode } from "../util/errno.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
@@ -176,7 +177,17 @@ export class RunStore {
     if (path.relative(path.resolve(this.dir, TRAJECTORY_DIR), file).startsWith("..")) {
       throw new GitGoodError("BAD_RUN", `the trajectory path ${rel} leaves the run directory`);
     }
-    return JSON.parse(readFileSync(file, "utf8"));
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${errnoCode(err) ?? String(err)})`, { file });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new GitGoodError("BAD_RUN", `the trajectory ${file} is damaged (not JSON)`, { file });
+    }
   }
 
   /**
