@@ -16,8 +16,8 @@ export function packageRoots(srcDir: string): string[] {
 
 /**
  * The Python files under `srcDir` (among `files`, read with `read`) that still have stubs, in commit0's
- * order: each after the files it imports, an import cycle broken by taking its first file out and
- * putting it at the end. Files that cannot be read are left out.
+ * order (`dependencyOrder`): each after the files it imports, an import cycle broken as commit0 breaks
+ * it (its first file, by path, loses its own imports). Files that cannot be read are left out.
  */
 export async function stubbedFilesInOrder(files: readonly string[], srcDir: string, read: (file: string) => string | null): Promise<StubbedFile[]> {
   const prefix = srcDir === "" ? "" : `${srcDir}/`;
