@@ -6,7 +6,7 @@ import { Fixture } from "./fixture.js";
  * decorator whose body starts with a decorated inner function (`once`), a closure (`counter`), a
  * function registered by a decorator at import time and one without a docstring; kit/registry.py and
  * kit/memo.py import each other (an import cycle) and kit/vector.py imports kit/memo.py; kit/vector.py
- * holds a class of dunder methods; kit/legacy.py does not parse (Python 2), so its test file fails to
+ * holds a class of dunder methods; kit/legacy.py does not parse (conflict markers left in it), so its test file fails to
  * import. At the reference, the 16 tests of the other three test files pass.
  */
 export const KIT_REFERENCE: Record<string, Record<string, string>> = {
@@ -176,7 +176,7 @@ export const KIT: Record<string, string> = {
   "kit/memo.py": MEMO,
   "kit/registry.py": REGISTRY,
   "kit/vector.py": VECTOR,
-  "kit/legacy.py": 'def greet():\n    print "hello"\n',
+  "kit/legacy.py": 'def greet():\n<<<<<<< HEAD\n    return "hello"\n=======\n    return "hi"\n>>>>>>> feature\n',
   "tests/test_memo.py": [
     "from kit.memo import _twice, counter, memoize, once, shout",
     "",
