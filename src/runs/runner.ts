@@ -180,8 +180,6 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     }
   } finally {
     packs.remove();
-    // Records run again replaced earlier ones: the results file keeps one record per key.
-    opts.store.compact();
   }
   const keys = new Set(jobs.map((j) => j.key));
   return {
