@@ -1,7 +1,7 @@
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
 
-/** How long the check of one model may take before the run is stopped. */
+/** How long the check of the models may take at most before the run is stopped (less when the run's `--timeout` is shorter). */
 export const CHECK_SECONDS = 60;
 
 /** The models a run calls, by what they do in it. */
@@ -16,9 +16,11 @@ export interface RunModels {
  * Checks every model a run will call, each model name once, with one small request (endpoint, model
  * name, key) before any sample runs: a wrong endpoint, key or model name stops the run with one line
  * instead of failing every sample. Clients that have no `check` (scripted ones) are not asked.
- * `stopped` says in the message what did not happen (`gitgood score`: nothing was re-scored).
+ * `stopped` says in the message what did not happen (`gitgood score`: nothing was re-scored); the
+ * checks may take `seconds` (the run's `--timeout` when it is shorter than CHECK_SECONDS).
  */
-export async function checkModels(models: RunModels, stopped = "no sample was run"): Promise<void> {
+export async function checkModels(models: RunModels, stopped = "no sample was run", seconds = CHECK_SECONDS): Promise<void> {
+  const limit = Math.max(0.001, Math.min(seconds, CHECK_SECONDS));
   const seen = new Set<string>();
   const checks: { role: string; client: ModelClient & Required<Pick<ModelClient, "check">> }[] = [];
   for (const [role, clients] of [["agent", models.agent], ["judge", models.judges]] as const) {
@@ -30,7 +32,7 @@ export async function checkModels(models: RunModels, stopped = "no sample was ru
   }
   // The first failure stops the other checks: nothing is left waiting on an endpoint after the run stops.
   const stop = new AbortController();
-  const timeout = AbortSignal.timeout(CHECK_SECONDS * 1000);
+  const timeout = AbortSignal.timeout(Math.round(limit * 1000));
   const signal = AbortSignal.any([stop.signal, timeout]);
   try {
     await Promise.all(
@@ -39,7 +41,7 @@ export async function checkModels(models: RunModels, stopped = "no sample was ru
           await client.check(signal);
         } catch (err) {
           const e = timeout.aborted
-            ? new GitGoodError("MODEL_TIMEOUT", `model ${client.model} did not answer within ${CHECK_SECONDS} s`)
+            ? new GitGoodError("MODEL_TIMEOUT", `model ${client.model} did not answer within ${limit} s`)
             : toGitGoodError(err, "MODEL_ERROR");
           throw new GitGoodError(
             e.code,

@@ -160,7 +160,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     return !r || (opts.retryErrors === true && r.status === "error");
   });
   // A wrong endpoint, key or model name stops the run here, before any sample runs.
-  if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges });
+  if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
   const rerun = new Set(todo.map((j) => j.key));
   let done = 0;
   for (const j of jobs) {

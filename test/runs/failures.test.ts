@@ -68,6 +68,22 @@ describe("a stalled model endpoint", () => {
   });
 });
 
+describe("the endpoint check", () => {
+  it("takes the run's --timeout when it is shorter than its own 60 s: a stalled endpoint stops the run within it", { timeout: 60_000 }, async () => {
+    const server = await fakeOpenAI([{ body: null, after: NEVER }]);
+    try {
+      const out = outDir();
+      const r = await gitgood(["run", samplesFile, "--ids", mergeIds, "--repo", fx.dir, "--agent", "llm", "--model", "stalled", "--timeout", "2", "--out", out], {
+        env: model(server.url),
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain("model stalled did not answer within 2 s");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("time-outs", () => {
   it("records TIMEOUT, not a result, when the time runs out before the agent starts (during set-up)", async () => {
     const out = outDir();
