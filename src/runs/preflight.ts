@@ -1,4 +1,9 @@
+import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
+import { sampleCommits } from "../dataset/repos.js";
+import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
+import { objectKinds } from "../git/clone.js";
+import { Repo } from "../git/repo.js";
 import type { ModelClient } from "../model/types.js";
 
 /** How long the check of the models may take at most before the run is stopped (less when the run's `--timeout` is shorter). */
@@ -53,5 +58,39 @@ export async function checkModels(models: RunModels, stopped = "no sample was ru
     );
   } finally {
     stop.abort();
+  }
+}
+
+/**
+ * Checks before any sample runs that each repository holds the commits of its samples: when none of a
+ * repository's samples has all its commits there, the repository given is the wrong one (another
+ * project, or a clone of another fork), and the run stops with one line saying so instead of failing
+ * every sample with MISSING_COMMIT. A repository that cannot be opened, or holds the commits of some
+ * samples, is left to the samples (each records its own error).
+ */
+export async function checkRepositories(samples: readonly Sample[], where: RepoLocator): Promise<void> {
+  const byPath = new Map<string, Sample[]>();
+  for (const s of samples) {
+    let dir: string;
+    try {
+      dir = repositoryPath(where, s);
+    } catch {
+      continue;
+    }
+    byPath.set(dir, [...(byPath.get(dir) ?? []), s]);
+  }
+  for (const [dir, group] of byPath) {
+    const repo = await Repo.open(dir).catch(() => null);
+    if (!repo) continue;
+    const commits = [...new Set(group.flatMap((s) => sampleCommits(s).map((c) => c.commit)))];
+    const kinds = await objectKinds(repo, commits);
+    if (group.some((s) => sampleCommits(s).every((c) => kinds.get(c.commit) === "commit"))) continue;
+    const flag = "repo" in where ? "--repo" : "--repos";
+    const names = [...new Set(group.map((s) => s.name))].join(", ");
+    throw new GitGoodError(
+      "BAD_OPTION",
+      `${flag} is wrong: ${dir} holds none of the commits of the ${group.length} sample(s) of ${names} (commit ${commits[0] ?? "?"} is not there); give the clone the samples were mined from`,
+      { repository: dir, samples: group.length },
+    );
   }
 }

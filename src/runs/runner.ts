@@ -16,7 +16,7 @@ import type { ResultRecord } from "./record.js";
 import { repeatCacheScope, type Prices } from "./result.js";
 import { ToolBroker } from "./broker.js";
 import { planJobs, type Job } from "./plan.js";
-import { checkModels } from "./preflight.js";
+import { checkModels, checkRepositories } from "./preflight.js";
 import { AgentSession, toolProvider, type ToolProvider } from "./session.js";
 import { settle, type Attempt, type Recorder } from "./settle.js";
 import type { RunStore } from "./store.js";
@@ -159,7 +159,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
   });
-  // A wrong endpoint, key or model name stops the run here, before any sample runs.
+  // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
+  if (todo.length > 0) await checkRepositories(todo.map((j) => j.sample), opts.where);
   if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
   const rerun = new Set(todo.map((j) => j.key));
   let done = 0;

@@ -35,8 +35,8 @@ export class RunStore {
 
   /**
    * Opens (or creates) a run directory for `config`; refuses one whose identity differs (other samples,
-   * agent, model, repositories, limits that change results) or that another gitgood version made.
-   * Judges and other settings are updated in run.json.
+   * agent, model, limits that change results) or that another gitgood version made. Judges, where the
+   * repositories are and other settings are updated in run.json.
    */
   static open(dir: string, config: Omit<RunConfig, "created_at">): RunStore {
     mkdirSync(path.join(dir, TRAJECTORY_DIR), { recursive: true });
@@ -44,8 +44,11 @@ export class RunStore {
     let createdAt = new Date().toISOString();
     if (existsSync(runFile)) {
       const saved = RunStore.readConfig(dir);
+      // Where the repositories are is not what the run is (its samples name their repositories and
+      // commits): a run made against the wrong clone is finished with the right one.
       const differs = Object.keys({ ...saved.identity, ...config.identity }).filter(
         (k) =>
+          k !== "where" &&
           JSON.stringify((saved.identity as Record<string, unknown>)[k]) !==
           JSON.stringify((config.identity as Record<string, unknown>)[k]),
       );
