@@ -2,9 +2,9 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
+import { TOOL_SOCKET_ENV } from "./tool-socket.js";
 
-/** Names the tool socket of the run's attempt for the agent program (`gitgood tool` and `gitgood mcp --tool-socket` use it). */
-export const TOOL_SOCKET_ENV = "GITGOOD_TOOL_SOCKET";
+export { TOOL_SOCKET_ENV };
 
 const OUTPUT_CAP = 200_000;
 

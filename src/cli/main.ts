@@ -1,41 +1,76 @@
-import { Command, CommanderError } from "commander";
+import type { Command } from "commander";
 import { createRequire } from "node:module";
 import { exitCodeFor, isGitGoodError, type ErrorCode } from "../errors.js";
-import { gitVersion } from "../git/version.js";
 import { escapeControls } from "../util/escape.js";
+import { HELP_WIDTH, readHelpTable } from "./help-table.js";
 import type { CliIO } from "./io.js";
 import { VERBS } from "./verbs.js";
 
-const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
+const DESCRIPTION =
+  "Measure and improve how well AI agents handle Git: GitGoodBench scenarios (MCR, IR, ICC), SWE-style tasks and commit0-style repository completion";
 
 /** Every command of the tree writes to `io`, and throws instead of ending the process. */
 function configureTree(cmd: Command, io: CliIO): void {
   cmd.exitOverride().configureOutput({
     writeOut: (s) => io.stdout.write(s),
     writeErr: (s) => io.stderr.write(s),
-    getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 80,
-    getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) ?? 80,
+    getOutHelpWidth: () => helpWidth(io),
+    getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) ?? HELP_WIDTH,
   });
   for (const sub of cmd.commands) configureTree(sub, io);
 }
 
+function helpWidth(io: CliIO): number {
+  return (io.stdout.isTTY ? io.stdout.columns : undefined) ?? HELP_WIDTH;
+}
+
 /**
  * The program for a call whose first argument is `verb`: with that verb alone when it names one,
- * else (help, a typo, nothing) with every verb, so help lists them all and a typo gets suggestions.
+ * else (help, a typo, nothing) with every verb listed from the static table in verbs.ts, none of
+ * them loaded, so help lists them all and a typo gets suggestions.
  */
 export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
+  const { Command, Help } = await import("commander");
+  const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
   const program = new Command("gitgood")
-    .description("Measure and improve how well AI agents handle Git: GitGoodBench scenarios (MCR, IR, ICC), SWE-style tasks and commit0-style repository completion")
-    .version(pkg.version)
+    .description(DESCRIPTION)
+    .version(version)
     .showHelpAfterError("(run 'gitgood --help' for usage)")
     .hook("preAction", async () => {
+      const { gitVersion } = await import("../git/version.js");
       await gitVersion();
     });
-  const named = VERBS.filter((v) => v.name === verb);
-  const factories = await Promise.all((named.length > 0 ? named : VERBS).map((v) => v.load()));
-  for (const make of factories) program.addCommand(make(io));
+  const named = VERBS.find((v) => v.name === verb);
+  if (named) {
+    program.addCommand((await named.load())(io));
+  } else {
+    const terms = new Map(VERBS.map((v) => [v.name, v.term]));
+    for (const v of VERBS) program.addCommand(new Command(v.name).description(v.summary));
+    // Commander's own help command keeps its term ("help [command]").
+    const help = new Help();
+    program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd.name()) ?? help.subcommandTerm(cmd) });
+  }
   configureTree(program, io);
   return program;
+}
+
+/**
+ * The help `args` ask for alone (`--help`, `VERB --help`, `-h` for either), where the built table holds
+ * it as it would be printed here: null otherwise.
+ */
+function tableHelp(args: readonly string[], io: CliIO): string | null {
+  if (helpWidth(io) !== HELP_WIDTH) return null;
+  const isHelp = (flag: string | undefined) => flag === "--help" || flag === "-h";
+  let key: string | null = null;
+  if (args.length === 1 && isHelp(args[0])) key = "";
+  else if (args.length === 2 && isHelp(args[1]) && VERBS.some((v) => v.name === args[0])) key = args[0] as string;
+  return key === null ? null : (readHelpTable()?.[key] ?? null);
+}
+
+/** Commander's own errors (usage, help, version), known without importing it. */
+function isCommanderError(err: unknown): boolean {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("commander.");
 }
 
 /** Exit codes of their own, beyond the faults' (0, 1, 2): a run whose solve rate is below --fail-under. */
@@ -46,14 +81,30 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = { FAIL_UNDER: 3 };
  * 3 for a run below its --fail-under solve rate, 1 for any other error (a run with attempts that ended
  * in a system error among them). Errors become one line on stderr, never a stack trace.
  */
-export async function main(args: readonly string[], io: CliIO): Promise<number> {
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  // `help VERB` is `VERB --help`: the listing's placeholders for the verbs have no options to show.
+  const args = argv.length === 2 && argv[0] === "help" && VERBS.some((v) => v.name === argv[1]) ? [argv[1] as string, "--help"] : argv;
   try {
+    const help = tableHelp(args, io);
+    if (help !== null) {
+      io.stdout.write(help);
+      return 0;
+    }
+    if (args[0] === "tool") {
+      // A command agent's tool call, parsed without commander; commander takes whatever else comes.
+      const { parseToolCall, toolCall } = await import("./tool-call.js");
+      const call = parseToolCall(args.slice(1));
+      if (call) {
+        await toolCall(call.name, call.flags, io);
+        return 0;
+      }
+    }
     const program = await buildProgram(io, args[0]);
     await program.parseAsync([...args], { from: "user" });
     return 0;
   } catch (err) {
     // Commander has printed its own message (or the help or version asked for).
-    if (err instanceof CommanderError) return exitCodeFor(err);
+    if (isCommanderError(err)) return exitCodeFor(err);
     if (isGitGoodError(err)) {
       io.stderr.write(`gitgood: ${escapeControls(err.message)}\n`);
     } else {

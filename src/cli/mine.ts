@@ -3,12 +3,13 @@ import { sampleToJson, type SampleType } from "../dataset/sample.js";
 import { DROP_REASONS } from "../mining/drops.js";
 import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineProgress, type MineSummary } from "../mining/mine.js";
+import { mineSweFromFlags, addSweMineOptions, type SweMineFlags } from "./mine-swe.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
 import { intOption, keywordListOption, numberOption, type CliIO, type Sink } from "./io.js";
 
-interface MineFlags {
-  type: SampleType | "all";
+interface MineFlags extends SweMineFlags {
+  type: SampleType | "swe" | "all";
   name?: string;
   metadata?: string;
   languages: string[];
@@ -80,11 +81,13 @@ function progressLine(stderr: Sink): { update?: (p: MineProgress) => void; clear
 }
 
 export function mineCommand(io: CliIO): Command {
-  return new Command("mine")
-    .description("mine GitGoodBench samples (merge conflicts, file-commit chains) from a git repository")
+  const cmd = new Command("mine")
+    .description("mine GitGoodBench samples (merge conflicts, file-commit chains) or validated SWE-bench instances (--type swe) from a git repository")
     .argument("<repo>", "path to a git repository (work tree or bare)")
     .addOption(
-      new Option("--type <type>", "which samples to mine").choices(["merge", "file_commit_chain", "all"]).default("all"),
+      new Option("--type <type>", "which samples to mine (all: merge and file_commit_chain; swe only when named)")
+        .choices(["merge", "file_commit_chain", "swe", "all"])
+        .default("all"),
     )
     .option("--name <owner/repo>", "repository name for ids and the name field (default: from the origin URL)")
     .option("--metadata <file>", "JSON with stars, license, topics, created_at, archived, fork, contributors …")
@@ -103,8 +106,13 @@ export function mineCommand(io: CliIO): Command {
     .option("-j, --jobs <n>", "git processes to run at once", intOption("--jobs"), DEFAULT_MINE_OPTIONS.jobs)
     .option("--resolvable-only", "keep only merge samples whose recorded merge replacing conflict regions can reproduce", false)
     .option("-o, --output <file>", "write samples to a file instead of stdout")
-    .option("--json", "print the summary as JSON (on stderr)", false)
-    .action(async (repoPath: string, flags: MineFlags) => {
+    .option("--json", "print the summary as JSON (on stderr)", false);
+  return addSweMineOptions(cmd).action(async (repoPath: string, flags: MineFlags, command: Command) => {
+      if (flags.type === "swe") {
+        const languages = command.getOptionValueSource("languages") === "default" ? undefined : flags.languages;
+        await mineSweFromFlags(repoPath, { ...flags, languages }, io);
+        return;
+      }
       const progress = progressLine(io.stderr);
       const result = await mine(repoPath, {
         type: flags.type,

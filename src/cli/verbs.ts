@@ -2,25 +2,93 @@ import type { Command } from "commander";
 import type { CliIO } from "./io.js";
 
 /**
- * The verbs of the CLI, in the order `gitgood --help` lists them. Each is imported only when it is
- * called: a command agent starts `gitgood tool` once per tool call, and must not pay for the rest.
+ * A verb of the CLI. `term` and `summary` are what `gitgood --help` lists (commander's own term for the
+ * command, and its one-line description), written out here so that listing the verbs loads none of
+ * them; a test checks both against the verbs' real commands.
  */
 export interface Verb {
   name: string;
+  term: string;
+  summary: string;
+  /** The verb's commander command, imported only when the verb is called. */
   load(): Promise<(io: CliIO) => Command>;
 }
 
+/**
+ * The verbs of the CLI, in the order `gitgood --help` lists them. Each is imported only when it is
+ * called: a command agent starts `gitgood tool` once per tool call, and must not pay for the rest.
+ */
 export const VERBS: readonly Verb[] = [
-  { name: "mine", load: async () => (await import("./mine.js")).mineCommand },
-  { name: "skeleton", load: async () => (await import("./skeleton.js")).skeletonCommand },
-  { name: "dataset", load: async () => (await import("./dataset.js")).datasetCommand },
-  { name: "run", load: async () => (await import("./run.js")).runCommand },
-  { name: "report", load: async () => (await import("./report.js")).reportCommand },
-  { name: "score", load: async () => (await import("./score.js")).scoreCommand },
-  { name: "bench", load: async () => (await import("./bench.js")).benchCommand },
-  { name: "env", load: async () => (await import("./env.js")).envCommand },
-  { name: "tool", load: async () => (await import("./tool.js")).toolCommand },
-  { name: "memory", load: async () => (await import("./memory.js")).memoryCommand },
-  { name: "mcp", load: async () => (await import("./mcp.js")).mcpCommand },
-  { name: "a2a", load: async () => (await import("./a2a.js")).a2aCommand },
+  {
+    name: "mine",
+    term: "mine [options] <repo>",
+    summary: "mine GitGoodBench samples (merge conflicts, file-commit chains) from a git repository",
+    load: async () => (await import("./mine.js")).mineCommand,
+  },
+  {
+    name: "skeleton",
+    term: "skeleton [options] <repo>",
+    summary: "make a commit0-style repository-completion task: stub every function body under --src, keep the skeleton under refs/gitgood/skeletons/, count the tests passing at the reference",
+    load: async () => (await import("./skeleton.js")).skeletonCommand,
+  },
+  {
+    name: "dataset",
+    term: "dataset",
+    summary: "import published GitGoodBench files, split, describe, and fetch their repositories",
+    load: async () => (await import("./dataset.js")).datasetCommand,
+  },
+  {
+    name: "run",
+    term: "run [options] [samples...]",
+    summary: "run an agent on samples, each in its own sandbox; score, record and report (re-run to resume)",
+    load: async () => (await import("./run.js")).runCommand,
+  },
+  {
+    name: "report",
+    term: "report [options] <run-dir...>",
+    summary: "print a run's success and solve rates per scenario, difficulty and language, and per sample; several runs side by side",
+    load: async () => (await import("./report.js")).reportCommand,
+  },
+  {
+    name: "score",
+    term: "score [options] <run-dir>",
+    summary: "score a finished run again from its saved final states (other judges, newer scorers), running no agent",
+    load: async () => (await import("./score.js")).scoreCommand,
+  },
+  {
+    name: "bench",
+    term: "bench [options] [repo]",
+    summary: "one command: mine a repository, run an agent on a few samples of each scenario, score and report",
+    load: async () => (await import("./bench.js")).benchCommand,
+  },
+  {
+    name: "env",
+    term: "env [options] [samples]",
+    summary: "set up one scenario in a sandbox and print its initial context and tools; --finish ends it",
+    load: async () => (await import("./env.js")).envCommand,
+  },
+  {
+    name: "tool",
+    term: "tool [options] [name]",
+    summary: "call one tool of the live scenario (see 'gitgood env'); without NAME, list the tools",
+    load: async () => (await import("./tool.js")).toolCommand,
+  },
+  {
+    name: "memory",
+    term: "memory [options]",
+    summary: "versioned agent memory kept in the workspace and committed with git (COMMIT / BRANCH / MERGE / CONTEXT / LOG)",
+    load: async () => (await import("./memory.js")).memoryCommand,
+  },
+  {
+    name: "mcp",
+    term: "mcp [options] [samples...]",
+    summary: "serve scenarios (and agent memory) to any MCP client, over stdio or Streamable HTTP; results go to a run directory",
+    load: async () => (await import("./mcp.js")).mcpCommand,
+  },
+  {
+    name: "a2a",
+    term: "a2a",
+    summary: "A2A (AgentBeats): gitgood as a green (evaluator) agent, or its llm agent as a participant",
+    load: async () => (await import("./a2a.js")).a2aCommand,
+  },
 ];

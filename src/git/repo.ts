@@ -86,6 +86,15 @@ export class Repo {
     return Repo.fromProbe(abs, probe, version, env);
   }
 
+  /**
+   * A handle on the work tree `workDir` through the git directory `gitDir` that `env` names (GIT_DIR and
+   * GIT_WORK_TREE): nothing is probed, so nothing in the work tree is looked at to make it.
+   */
+  static own(workDir: string, gitDir: string, env: Readonly<Record<string, string>>, version: GitVersion): Repo {
+    const shallow = existsSync(path.join(gitDir, "shallow"));
+    return new Repo(workDir, gitDir, path.join(gitDir, "objects"), false, shallow, false, version, env);
+  }
+
   private static async fromProbe(
     abs: string,
     probe: RunResult,

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runGit } from "./process.js";
+import { openOwnRepo, writeOwnGitDir } from "./own-git-dir.js";
 import { Repo } from "./repo.js";
 import { checkOutOnly } from "./sparse.js";
 
@@ -65,4 +66,22 @@ export async function initSandboxRepo(dir: string, branch: string, workTree: Wor
 /** Opens a repository made by initSandboxRepo; every git process run through it gets SANDBOX_GIT_ENV. */
 export function openSandboxRepo(dir: string): Promise<Repo> {
   return Repo.open(dir, { env: SANDBOX_GIT_ENV });
+}
+
+/**
+ * Makes `gitDir` gitgood's own git directory for the sandbox work tree `workDir` (made when missing):
+ * no objects yet (the caller installs an answer-free store), HEAD on `branch`, the sandbox settings, and
+ * with a `tools` work tree the same sparse checkout as `initSandboxRepo`. No git process runs, and
+ * nothing is written into the work tree: the `.git` the agent sees there is a copy made later.
+ */
+export function initOwnSandboxRepo(workDir: string, gitDir: string, branch: string, workTree: WorkTreeMode): void {
+  mkdirSync(workDir, { recursive: true });
+  const sparse: ReadonlyArray<readonly [string, string, string]> = workTree === "tools" ? [["core", "sparseCheckout", "true"]] : [];
+  writeOwnGitDir(gitDir, branch, configText([...SANDBOX_CONFIG, ...sparse]));
+  if (workTree === "tools") checkOutOnly(gitDir, []);
+}
+
+/** Opens a sandbox's work tree through gitgood's own git directory made by initOwnSandboxRepo; every git process gets SANDBOX_GIT_ENV too. */
+export function openOwnSandboxRepo(workDir: string, gitDir: string): Promise<Repo> {
+  return openOwnRepo(workDir, gitDir, SANDBOX_GIT_ENV);
 }

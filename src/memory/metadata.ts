@@ -77,7 +77,7 @@ export function refreshMetadata(text: string | null, file: string, facts: Return
     return HEADER + stringify({ [FILE_STRUCTURE]: facts.structure, [DEPENDENCIES]: { manifests: facts.manifests }, [ENV_CONFIG]: envConfig(facts) });
   }
   const doc = parse(text, file);
-  if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+  if (doc.contents === null) doc.contents = doc.createNode({});
   doc.set(FILE_STRUCTURE, doc.createNode(facts.structure));
   doc.set(ENV_CONFIG, doc.createNode(envConfig(facts)));
   const deps = doc.get(DEPENDENCIES);

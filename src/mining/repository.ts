@@ -4,7 +4,7 @@ import { configValue } from "../git/config.js";
 import { symbolicRef } from "../git/refs.js";
 import type { Repo } from "../git/repo.js";
 import { countMatchingLines, listFiles, readBlob } from "../git/trees.js";
-import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "./languages.js";
+import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "../dataset/languages.js";
 import { detectLicense, LICENSE_FILE } from "./license.js";
 import type { RepositoryMetadata } from "./metadata.js";
 
@@ -23,7 +23,8 @@ export function nameFromRemoteUrl(url: string): string | null {
   return m ? `${m[1]}/${m[2]}` : null;
 }
 
-async function repositoryName(repo: Repo): Promise<string> {
+/** `owner/name` from the origin remote URL, else the folder name. */
+export async function repositoryName(repo: Repo): Promise<string> {
   const url = await configValue(repo, "remote.origin.url");
   const fromUrl = url ? nameFromRemoteUrl(url) : null;
   if (fromUrl) return fromUrl;

@@ -12,6 +12,7 @@ import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import { runPackCache } from "../sandbox/packs.js";
 import type { Isolation } from "../sandbox/isolation.js";
+import { removingInBackground } from "../util/cleanup.js";
 import { mapPool } from "../util/pool.js";
 import type { ResultRecord } from "./record.js";
 import { repeatCacheScope, type Prices } from "./result.js";
@@ -203,10 +204,13 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   try {
     // A repeat's model answers are cached apart from the other repeats' (each is a sample of its own).
     const work = (j: Job) => inCacheScope(repeatCacheScope(j.repeat), () => runJob(j, opts, recorder, packs.cache));
-    for await (const record of mapPool(todo, opts.jobs, work)) {
-      done++;
-      opts.onResult?.(record, { done, total: jobs.length, resumed: false });
-    }
+    // Sandboxes are deleted off the event loop, which the parallel attempts share (util/cleanup.ts).
+    await removingInBackground(async () => {
+      for await (const record of mapPool(todo, opts.jobs, work)) {
+        done++;
+        opts.onResult?.(record, { done, total: jobs.length, resumed: false });
+      }
+    });
   } finally {
     packs.remove();
   }

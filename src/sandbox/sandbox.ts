@@ -1,13 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { RunResult } from "../git/process.js";
 import type { Repo, RunOptions } from "../git/repo.js";
 import { installStore, type PackCache } from "../git/packs.js";
-import { initSandboxRepo, openSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
+import { initOwnSandboxRepo, initSandboxRepo, openOwnSandboxRepo, openSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
 import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
+import { publishGitView } from "./git-view.js";
 import { SHARED_AT, defaultIsolation, type Isolation } from "./isolation.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
@@ -30,10 +31,26 @@ export interface SandboxOptions {
   packs?: PackCache | null;
   /** A full work tree (default), or one holding only the files the scenario writes (agents that only use tools). */
   workTree?: WorkTreeMode;
+  /**
+   * gitgood's git works through a git directory of its own below `private/` (see `ownGitDir`), and the
+   * `.git` in the work tree is a copy of it for the agent, refreshed by `publish()`. Without it gitgood's
+   * git uses the work tree's `.git` (for sandboxes whose git state gitgood never reads back).
+   */
+  ownGitDir?: boolean;
 }
 
 const WORK = "work";
 const PRIVATE = "private";
+/** gitgood's own git directory of the work tree, in the private area. */
+const OWN_GIT = "git";
+
+function isRealDirectory(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 function slug(label: string): string {
   const s = label.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[.-]+/, "").slice(0, 60);
@@ -47,6 +64,12 @@ function slug(label: string): string {
  * boundary: no alternates, no remote, no other refs), `private/` (gitgood's own files: scenario state,
  * message files). The source repository is only ever read; everything written goes below the sandbox
  * directory.
+ *
+ * With `ownGitDir`, the repository lives in `private/git` and every git process of gitgood's runs with
+ * it as GIT_DIR and `work/` as GIT_WORK_TREE: a program in the work tree can write `work/.git` (config
+ * with core.fsmonitor, hooks, a commondir, alternates, links in logs/ or objects/), and none of it is
+ * ever read or written through by gitgood. `work/.git` is a copy gitgood refreshes after set-up and
+ * after every tool call (`publish`), so the agent's own git sees the same history.
  */
 export class Sandbox {
   private removed = false;
@@ -56,6 +79,8 @@ export class Sandbox {
     readonly dir: string,
     readonly repo: Repo,
     private readonly removeNow: () => void,
+    /** gitgood's own git directory, or null when its git uses the work tree's `.git`. */
+    readonly ownGitDir: string | null,
   ) {}
 
   /** Creates a sandbox with the store `opts.store` describes, read from `source`. Stale sandboxes of killed runs are swept first. */
@@ -70,9 +95,17 @@ export class Sandbox {
     try {
       const work = path.join(dir, WORK);
       mkdirSync(path.join(dir, PRIVATE));
-      const gitDir = await initSandboxRepo(work, opts.branch ?? "gitgood", opts.workTree ?? "full");
+      const branch = opts.branch ?? "gitgood";
+      const workTree = opts.workTree ?? "full";
+      if (opts.ownGitDir) {
+        const own = path.join(dir, PRIVATE, OWN_GIT);
+        initOwnSandboxRepo(work, own, branch, workTree);
+        await installStore(source, opts.store, own, opts.packs ?? null);
+        return new Sandbox(dir, await openOwnSandboxRepo(work, own), removeNow, own);
+      }
+      const gitDir = await initSandboxRepo(work, branch, workTree);
       await installStore(source, opts.store, gitDir, opts.packs ?? null);
-      return new Sandbox(dir, await openSandboxRepo(work), removeNow);
+      return new Sandbox(dir, await openSandboxRepo(work), removeNow, null);
     } catch (err) {
       removeNow();
       throw err;
@@ -82,12 +115,16 @@ export class Sandbox {
   /** Opens a sandbox made earlier (possibly by another process). */
   static async open(dir: string): Promise<Sandbox> {
     const abs = path.resolve(dir);
-    if (!readOwner(abs) || !existsSync(path.join(abs, WORK, ".git"))) {
+    const work = path.join(abs, WORK);
+    const own = path.join(abs, PRIVATE, OWN_GIT);
+    const remove = (): void => rmSync(abs, { recursive: true, force: true });
+    if (readOwner(abs) && isRealDirectory(own) && isRealDirectory(work)) {
+      return new Sandbox(abs, await openOwnSandboxRepo(work, own), remove, own);
+    }
+    if (!readOwner(abs) || !existsSync(path.join(work, ".git"))) {
       throw new GitGoodError("NO_SANDBOX", `not a gitgood sandbox (or already finished): ${dir}`, { dir: abs });
     }
-    return new Sandbox(abs, await openSandboxRepo(path.join(abs, WORK)), () =>
-      rmSync(abs, { recursive: true, force: true }),
-    );
+    return new Sandbox(abs, await openSandboxRepo(work), remove, null);
   }
 
   /** The work tree the agent sees; tool paths are relative to it. */
@@ -98,6 +135,16 @@ export class Sandbox {
   /** A path in the sandbox's private area (outside the work tree). */
   privatePath(name: string): string {
     return path.join(this.dir, PRIVATE, name);
+  }
+
+  /**
+   * Brings the work tree's `.git` up to date with gitgood's own git directory (a no-op without one):
+   * see `publishGitView`. Returns what could not be written because the agent changed `.git` in a way
+   * gitgood does not write through (empty when the copy is complete).
+   */
+  publish(): string[] {
+    if (this.ownGitDir === null || this.removed) return [];
+    return publishGitView(this.ownGitDir, this.workDir);
   }
 
   /** Marks a kept sandbox as fully set up: from now on only `remove()` or the keep limit removes it. */

@@ -26,7 +26,7 @@ describe("exit codes of the CLI", () => {
       expect(r.stderr, args.join(" ")).not.toBe("");
     }
     expect((await gitgood(["mine", dir, "--type", "cherry"])).stderr).toBe(
-      "error: option '--type <type>' argument 'cherry' is invalid. Allowed choices are merge, file_commit_chain, all.\n",
+      "error: option '--type <type>' argument 'cherry' is invalid. Allowed choices are merge, file_commit_chain, swe, all.\n",
     );
     expect((await gitgood(["no-such-verb"])).stderr).toMatch(/^error: unknown command 'no-such-verb'\n/);
   });

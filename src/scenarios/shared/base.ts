@@ -56,12 +56,21 @@ export async function inNewSandbox<S extends { save(): void }>(
   try {
     const scenario = await build(sandbox);
     scenario.save();
+    const problems = sandbox.publish();
+    if (problems.length > 0) throw new GitGoodError("INTERNAL", `the sandbox's .git could not be written: ${problems[0]}`);
     if (opts.keep) sandbox.markKept();
     return scenario;
   } catch (err) {
     sandbox.remove();
     throw err;
   }
+}
+
+/** A line for the agent when its repository's `.git` could not be brought up to date (see `Sandbox.publish`). */
+function viewNote(problems: readonly string[]): string {
+  if (problems.length === 0) return "";
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  return `\n[gitgood] .git in the work tree was changed in a way gitgood does not write through, so it does not show this step: ${problems[0]}${more}. gitgood's own record of the repository is unaffected.`;
 }
 
 /**
@@ -105,7 +114,8 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     try {
       const result = await this.tools.call(this, name, args);
       this.save();
-      return { ...result, done: this.isDone() };
+      const problems = this.sandbox.publish();
+      return { ...result, output: result.output + viewNote(problems), done: this.isDone() };
     } finally {
       release();
       this.busy = false;

@@ -1,0 +1,117 @@
+import { existsSync } from "node:fs";
+import { Option, type Command } from "commander";
+import { GitGoodError } from "../errors.js";
+import { lookupModel } from "../model/lookup.js";
+import { instanceRecord } from "../mining/swe/instance.js";
+import { mineSwe, type SweMineSummary } from "../swe/mine/mine.js";
+import { SWE_DROP_REASONS } from "../mining/swe/reasons.js";
+import type { P2pScope } from "../swe/mine/validate.js";
+import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../swe/options.js";
+import { escapeControls } from "../util/escape.js";
+import { writeOutputFile } from "../util/output.js";
+import { positiveIntOption, type CliIO } from "./io.js";
+
+/** The flags of `mine --type swe` (besides `--name`, `--languages`, `--jobs`, `-o` and `--json`, which mine shares). */
+export interface SweMineFlags {
+  name?: string;
+  languages?: string[];
+  jobs: number;
+  output?: string;
+  json: boolean;
+  runs: number;
+  p2p: P2pScope;
+  minFiles: number;
+  maxFiles: number;
+  since?: string;
+  until?: string;
+  maxCandidates?: number;
+  rejects?: string;
+  envSpec?: string;
+  envSpecOut?: string;
+  envSetup?: "default" | "llm";
+  model?: string;
+  describeWith?: string;
+  testTimeout: number;
+  setupTimeout: number;
+}
+
+/** Adds the options only `--type swe` reads. */
+export function addSweMineOptions(cmd: Command): Command {
+  return cmd
+    .option("--runs <n>", "swe: runs of each side; a test counts only with the same outcome in every run (the flake gate)", positiveIntOption("--runs"), 3)
+    .addOption(new Option("--p2p <scope>", "swe: PASS_TO_PASS from the test files the change touches, or the whole suite (pytest)").choices(["touched", "full"]).default("touched"))
+    .option("--min-files <n>", "swe: fewest files a candidate change touches", positiveIntOption("--min-files"), 1)
+    .option("--max-files <n>", "swe: most files a candidate change touches", positiveIntOption("--max-files"), 15)
+    .option("--since <date>", "swe: only changes committed on or after this date (ISO 8601), e.g. after a model's training cut-off")
+    .option("--until <date>", "swe: only changes committed on or before this date (ISO 8601)")
+    .option("--max-candidates <n>", "swe: validate only the newest N candidates", positiveIntOption("--max-candidates"))
+    .option("--rejects <file>", "swe: write every dropped candidate with its reason (JSONL)")
+    .option("--env-spec <file>", "swe: environment specs (YAML) per repository and version, over the built-in defaults")
+    .option("--env-spec-out <file>", "swe: write the environment specs that validated the kept instances (YAML, for --env-spec)")
+    .addOption(new Option("--env-setup <how>", "swe: build environments from the spec (default), or by an LLM agent with --model (llm)").choices(["default", "llm"]))
+    .option("--model <name>", "swe: the model of --env-setup llm")
+    .option("--describe-with <model>", "swe: a model writes each problem statement from the fix and its failing tests (default: the commit message)")
+    .option("--test-timeout <seconds>", "swe: time limit of one test run", positiveIntOption("--test-timeout"), DEFAULT_TEST_TIMEOUT)
+    .option("--setup-timeout <seconds>", "swe: time limit for building one environment", positiveIntOption("--setup-timeout"), DEFAULT_SETUP_TIMEOUT);
+}
+
+function dateOption(flag: string, text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw new GitGoodError("BAD_OPTION", `${flag} takes a date such as 2025-06-01 or 2025-06-01T12:00:00Z, not '${text}'`);
+  return Math.floor(ms / 1000);
+}
+
+function formatSweSummary(s: SweMineSummary, to: string): string {
+  const lines = [
+    `mined ${s.instances} SWE instances from ${s.repository} (${s.commits} commits, ${s.candidates} candidates, ${s.validated} validated, ${s.reused} from an earlier mining) -> ${to}`,
+  ];
+  const fresh = s.validated - s.reused;
+  if (fresh > 0) {
+    lines.push(`  validation ${s.validation_seconds}s for ${fresh} candidates (${(s.validation_seconds / fresh).toFixed(1)}s each; test runs ${s.test_seconds}s)`);
+  }
+  const entries = Object.entries(s.dropped).filter(([, n]) => (n ?? 0) > 0);
+  if (entries.length > 0) lines.push("  dropped candidates:");
+  for (const [reason, n] of entries) {
+    lines.push(`    ${reason.padEnd(18)} ${String(n).padStart(6)}   ${SWE_DROP_REASONS[reason as keyof typeof SWE_DROP_REASONS]}`);
+  }
+  for (const w of s.warnings) lines.push(`warning: ${w}`);
+  return lines.join("\n");
+}
+
+/** `gitgood mine REPO --type swe`: validated SWE-bench instances as JSONL, the funnel on stderr. */
+export async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io: CliIO): Promise<void> {
+  if (flags.envSpec !== undefined && !existsSync(flags.envSpec)) throw new GitGoodError("BAD_OPTION", `--env-spec ${flags.envSpec}: no such file`);
+  if (flags.envSetup === "llm" && flags.model === undefined) throw new GitGoodError("BAD_OPTION", "--env-setup llm needs --model (the model that sets environments up)");
+  const result = await mineSwe(repoPath, {
+    name: flags.name,
+    ...(flags.languages ? { languages: flags.languages } : {}),
+    jobs: flags.jobs,
+    runs: flags.runs,
+    p2p: flags.p2p,
+    minFiles: flags.minFiles,
+    maxFiles: flags.maxFiles,
+    since: dateOption("--since", flags.since),
+    until: dateOption("--until", flags.until),
+    maxCandidates: flags.maxCandidates ?? null,
+    describeWith: flags.describeWith ? lookupModel(flags.describeWith) : null,
+    swe: {
+      envSpecFile: flags.envSpec,
+      envModel: flags.envSetup === "llm" && flags.model ? lookupModel(flags.model) : null,
+      testTimeoutSeconds: flags.testTimeout,
+      setupTimeoutSeconds: flags.setupTimeout,
+    },
+    onValidated: flags.json
+      ? undefined
+      : (e) => {
+          const what = e.kept ? "kept" : `dropped: ${e.reason ?? ""}`;
+          io.stderr.write(`[${e.done}/${e.total}] ${e.commit.slice(0, 12)} ${what} ${e.reused ? "(earlier verdict)" : `${e.seconds.toFixed(1)}s`}\n`);
+        },
+  });
+  const text = result.instances.map((m) => `${JSON.stringify(instanceRecord(m))}\n`).join("");
+  if (flags.output) writeOutputFile(flags.output, text);
+  else io.stdout.write(text);
+  if (flags.rejects) writeOutputFile(flags.rejects, result.rejects.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  if (flags.envSpecOut) writeOutputFile(flags.envSpecOut, result.envSpecYaml);
+  io.stderr.write(flags.json ? `${JSON.stringify(result.summary)}\n` : `${escapeControls(formatSweSummary(result.summary, flags.output ?? "stdout"))}\n`);
+}

@@ -1,0 +1,226 @@
+import os from "node:os";
+import { stringify as stringifyYaml } from "yaml";
+import { specToYaml, type EnvSpec } from "../../envs/index.js";
+import { GitGoodError, toGitGoodError } from "../../errors.js";
+import { listBranches, readCommitGraph } from "../../git/history.js";
+import { Repo } from "../../git/repo.js";
+import type { ModelClient } from "../../model/types.js";
+import type { SweOptions } from "../options.js";
+import { repositoryName } from "../../mining/repository.js";
+import { findCandidates, type SweCandidate } from "../../mining/swe/candidates.js";
+import { DESCRIBE_PROMPT_VERSION, describeWithModel } from "../../mining/swe/describe.js";
+import { draftInstance, type MinedInstance } from "../../mining/swe/instance.js";
+import { countReasons, type SweDropReason, type SweReject } from "../../mining/swe/reasons.js";
+import { VerdictStore } from "./verdicts.js";
+import { SWE_LANGUAGES } from "../../mining/swe/test-files.js";
+import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
+
+export const SWE_SUMMARY_SCHEMA_VERSION = 1;
+
+export interface SweMineOptions {
+  /** `owner/repo`; default from the origin remote URL, else the folder name. */
+  name?: string;
+  languages: readonly string[];
+  minFiles: number;
+  maxFiles: number;
+  /** Seconds since the epoch: keep changes committed at or after it. */
+  since: number | null;
+  /** Seconds since the epoch: keep changes committed at or before it. */
+  until: number | null;
+  /** Runs of each side (the flake gate). */
+  runs: number;
+  p2p: P2pScope;
+  /** Validations at once. */
+  jobs: number;
+  /** Validate at most this many candidates (the newest), null: all. */
+  maxCandidates: number | null;
+  /** How environments are had and tests run: the SWE evaluation's own options. */
+  swe: SweOptions;
+  /** A model that writes issue-style statements (`--describe-with`); none: the change's own words. */
+  describeWith: ModelClient | null;
+  /** Told about each validated candidate as it ends. */
+  onValidated?: (event: { done: number; total: number; commit: string; kept: boolean; reason?: SweDropReason; seconds: number; reused: boolean }) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
+  languages: SWE_LANGUAGES,
+  minFiles: 1,
+  maxFiles: 15,
+  since: null,
+  until: null,
+  runs: 3,
+  p2p: "touched",
+  jobs: Math.max(1, Math.floor(os.availableParallelism() / 2)),
+  maxCandidates: null,
+  swe: {},
+  describeWith: null,
+};
+
+export interface SweMineSummary {
+  schema_version: number;
+  repository: string;
+  commits: number;
+  /** Changes that touch tests and source within the file limits (before --max-candidates). */
+  candidates: number;
+  /** Candidates validated in this mining or earlier ones (taken from the store). */
+  validated: number;
+  reused: number;
+  instances: number;
+  dropped: Partial<Record<SweDropReason, number>>;
+  /** Seconds validations took (this mining's, not the reused ones), and of that the test runs alone. */
+  validation_seconds: number;
+  test_seconds: number;
+  warnings: string[];
+}
+
+export interface SweMineResult {
+  instances: MinedInstance[];
+  rejects: SweReject[];
+  summary: SweMineSummary;
+  /** The environment specs that validated kept instances, by version: YAML for `--env-spec`. */
+  envSpecYaml: string;
+}
+
+function check(o: SweMineOptions): void {
+  const bad = (msg: string): never => {
+    throw new GitGoodError("BAD_OPTION", msg);
+  };
+  if (!Number.isInteger(o.runs) || o.runs < 1) bad("--runs must be a whole number >= 1");
+  if (!Number.isInteger(o.jobs) || o.jobs < 1) bad("--jobs must be a whole number >= 1");
+  if (!Number.isInteger(o.minFiles) || o.minFiles < 1) bad("--min-files must be a whole number >= 1");
+  if (!Number.isInteger(o.maxFiles) || o.maxFiles < o.minFiles) bad("--max-files must be a whole number >= --min-files");
+  if (o.maxCandidates !== null && (!Number.isInteger(o.maxCandidates) || o.maxCandidates < 1)) bad("--max-candidates must be a whole number >= 1");
+  if (o.since !== null && o.until !== null && o.since > o.until) bad("--since is after --until");
+  const unknown = o.languages.filter((l) => !SWE_LANGUAGES.includes(l));
+  if (unknown.length > 0) bad(`SWE mining knows the test files of ${SWE_LANGUAGES.join(", ")}, not ${unknown.join(", ")}`);
+  if (o.languages.length === 0) bad("at least one language is needed");
+  if (o.name !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(o.name)) bad(`--name must look like owner/repo, not '${o.name}'`);
+}
+
+/** Runs `work` on each item, `jobs` at a time. */
+async function pool<T>(items: readonly T[], jobs: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      await work(items[i] as T, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
+}
+
+/**
+ * Mines SWE-bench-style instances from a repository's history: candidates are changes (commits, and
+ * merges as their whole merged branch) that touch tests and source; each is validated in sandboxes with
+ * the environment SWE evaluation builds: the tests its test change touches run `runs` times with the
+ * test change alone and `runs` times with the whole change; FAIL_TO_PASS (fail → pass) and PASS_TO_PASS
+ * (pass → pass) count only tests with the same outcome in every run. Every dropped candidate is returned
+ * with its reason. The repository is only read; verdicts are kept so that a stopped mining resumes.
+ */
+export async function mineSwe(repoPath: string, options: Partial<SweMineOptions> = {}): Promise<SweMineResult> {
+  const o: SweMineOptions = { ...DEFAULT_SWE_MINE_OPTIONS, ...options };
+  check(o);
+  const repo = await Repo.open(repoPath);
+  const branches = await listBranches(repo);
+  if (branches.length === 0) {
+    throw new GitGoodError("EMPTY_REPOSITORY", `${repoPath} has no branch with a commit: there is nothing to mine`, { path: repo.dir });
+  }
+  const name = o.name ?? (await repositoryName(repo));
+  const warnings: string[] = [];
+  if (repo.shallow) warnings.push("shallow clone: changes whose parent lies beyond the shallow boundary are not candidates");
+  const graph = await readCommitGraph(repo, [...new Set(branches.map((b) => b.oid))]);
+  const found = await findCandidates(repo, graph, { languages: o.languages, minFiles: o.minFiles, maxFiles: o.maxFiles, since: o.since, until: o.until, jobs: o.jobs });
+  const rejects = [...found.rejects];
+  let chosen: SweCandidate[] = found.candidates;
+  if (o.maxCandidates !== null && chosen.length > o.maxCandidates) {
+    warnings.push(`--max-candidates ${o.maxCandidates}: validated the newest ${o.maxCandidates} of ${chosen.length} candidates`);
+    chosen = chosen.slice(-o.maxCandidates);
+  }
+
+  const vo: ValidateOptions = { runs: o.runs, p2p: o.p2p, swe: o.swe, signal: o.signal };
+  const store = new VerdictStore(name, o.swe.cacheDir);
+  const environments = new Map<string, EnvironmentDrop>();
+  const kept: (MinedInstance | null)[] = chosen.map(() => null);
+  const specs = new Map<string, EnvSpec>();
+  let done = 0;
+  let reused = 0;
+  let validationSeconds = 0;
+  let testSeconds = 0;
+  await pool(chosen, o.jobs, async (c, i) => {
+    if (o.signal?.aborted) throw new GitGoodError("ABORTED", "mining was cancelled");
+    let draft: MinedInstance | null;
+    try {
+      draft = await draftInstance(repo, name, c, o.languages);
+    } catch (err) {
+      rejects.push({ commit: c.commit, base: c.base, reason: "missing_objects", detail: toGitGoodError(err).message });
+      return;
+    }
+    if (draft === null) {
+      rejects.push({ commit: c.commit, base: c.base, reason: "not_text", detail: "the patch holds bytes that are not UTF-8" });
+      return;
+    }
+    const sample = draft.sample;
+    let verdict = store.read(sample, vo);
+    const fromStore = verdict !== null;
+    if (verdict === null) {
+      const v = await validateCandidate(repo, sample, vo, environments);
+      validationSeconds += v.seconds;
+      testSeconds += v.test_seconds;
+      verdict = v;
+      store.write(sample, vo, verdict);
+    } else reused++;
+    done++;
+    o.onValidated?.({ done, total: chosen.length, commit: c.commit, kept: verdict.kept, reason: verdict.kept ? undefined : verdict.reason, seconds: verdict.seconds, reused: fromStore });
+    if (!verdict.kept) {
+      rejects.push({ commit: c.commit, base: c.base, reason: verdict.reason, detail: verdict.detail });
+      return;
+    }
+    sample.scenario.FAIL_TO_PASS = verdict.FAIL_TO_PASS;
+    sample.scenario.PASS_TO_PASS = verdict.PASS_TO_PASS;
+    if (sample.scenario.version !== null) specs.set(sample.scenario.version, verdict.spec);
+    if (o.describeWith) {
+      const by = `${o.describeWith.model}@${DESCRIBE_PROMPT_VERSION}`;
+      const statement = store.readStatement(sample, vo, by) ?? (await describeWithModel(o.describeWith, sample, sample.scenario.problem_statement, o.signal));
+      if (statement !== null) {
+        store.writeStatement(sample, vo, by, statement);
+        sample.scenario.problem_statement = statement;
+        draft.problem_statement_source = `model:${o.describeWith.model}`;
+        draft.problem_statement_prompt = DESCRIBE_PROMPT_VERSION;
+      } else {
+        warnings.push(`${sample.id}: every statement the model wrote quoted the change; the commit's words are kept`);
+      }
+    }
+    kept[i] = draft;
+  });
+
+  const instances = kept.filter((k): k is MinedInstance => k !== null);
+  // The environment of a version is set up from its oldest instance's base, as SWE-bench names it.
+  const setupCommit = new Map<string, string>();
+  for (const m of instances) {
+    const v = m.sample.scenario.version ?? "";
+    if (!setupCommit.has(v)) setupCommit.set(v, m.sample.scenario.base_commit);
+    m.sample.scenario.environment_setup_commit = setupCommit.get(v) ?? null;
+  }
+  rejects.sort((a, b) => (a.commit < b.commit ? -1 : a.commit > b.commit ? 1 : 0));
+  const byVersion: Record<string, Record<string, unknown>> = {};
+  for (const [version, spec] of [...specs].sort(([a], [b]) => (a < b ? -1 : 1))) byVersion[version] = specToYaml(spec);
+  return {
+    instances,
+    rejects,
+    envSpecYaml: stringifyYaml({ envs: { [name]: byVersion } }, { aliasDuplicateObjects: false }),
+    summary: {
+      schema_version: SWE_SUMMARY_SCHEMA_VERSION,
+      repository: name,
+      commits: graph.size,
+      candidates: found.candidates.length,
+      validated: done,
+      reused,
+      instances: instances.length,
+      dropped: countReasons(rejects),
+      validation_seconds: Math.round(validationSeconds * 10) / 10,
+      test_seconds: Math.round(testSeconds * 10) / 10,
+      warnings,
+    },
+  };
+}
