@@ -18,7 +18,7 @@ export { PredictionsAgent } from "./predictions.js";
 export { Commit0Agent, DEFAULT_ATTEMPTS } from "./commit0.js";
 
 /** The agents gitgood makes by name, beyond the registered scenarios' baselines. */
-const BUILT_IN = ["llm", "command", "mcp-command", "oracle", "baseline", "predictions", "commit0-debug", "commit0-oneshot"] as const;
+const BUILT_IN = ["llm", "command", "mcp-command", "a2a", "oracle", "baseline", "predictions", "commit0-debug", "commit0-oneshot"] as const;
 
 /** Every agent name `createAgent` knows: the built-in ones, then each scenario's baselines. */
 export function agentNames(): string[] {

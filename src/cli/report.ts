@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { GitGoodError } from "../errors.js";
@@ -9,7 +10,7 @@ import { buildReport } from "../report/summary.js";
 import { SWE_SCENARIO, agentBeatsResults } from "../report/swe.js";
 import { formatComparison, formatReport } from "../report/text.js";
 import type { ResultRecord } from "../runs/record.js";
-import { RunStore } from "../runs/store.js";
+import { RUN_FILE, RunStore } from "../runs/store.js";
 import { modeIsolates } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
@@ -63,8 +64,14 @@ function agentOf(runDir: string, records: readonly ResultRecord[], fallback: str
   return agents[0] ?? fallback;
 }
 
+/** The run directory of `dir`: itself, or for the `--out` of `gitgood bench` (no run.json, a run in `run/`) that run. */
+export function runDirOf(dir: string): string {
+  const inner = path.join(dir, "run");
+  return !existsSync(path.join(dir, RUN_FILE)) && existsSync(path.join(inner, RUN_FILE)) ? inner : dir;
+}
+
 /** Writes the report of a run directory: text on stdout (or JSON), and optionally an HTML page and an AgentBeats document. */
-export function writeReport(runDir: string, opts: ReportOptions, io: CliIO): void {
+export function writeReport(runDir: string, opts: ReportOptions, io: CliIO, label = path.basename(path.resolve(runDir))): void {
   const { config, records } = RunStore.read(runDir);
   const report = buildReport(records);
   if (config.isolation) report.isolation = { mode: config.isolation.mode, isolated: modeIsolates(config.isolation.mode) };
@@ -75,7 +82,7 @@ export function writeReport(runDir: string, opts: ReportOptions, io: CliIO): voi
   io.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   if (opts.agentbeats) io.stderr.write(`wrote ${opts.agentbeats}\n`);
   if (opts.junit) {
-    writeOutputFile(opts.junit, junitXml(report, path.basename(path.resolve(runDir))));
+    writeOutputFile(opts.junit, junitXml(report, label));
     io.stderr.write(`wrote ${opts.junit}\n`);
   }
   if (opts.csv) {
@@ -84,19 +91,18 @@ export function writeReport(runDir: string, opts: ReportOptions, io: CliIO): voi
   }
   if (opts.html) {
     const pageDir = path.dirname(path.resolve(opts.html));
-    writeOutputFile(opts.html, renderHtml(report, loadDetails(runDir, records, pageDir), `gitgood report: ${path.basename(path.resolve(runDir))}`));
+    writeOutputFile(opts.html, renderHtml(report, loadDetails(runDir, records, pageDir), `gitgood report: ${label}`));
     io.stderr.write(`wrote ${opts.html}\n`);
   }
 }
 
 /** Writes the comparison of several run directories: side-by-side text (or JSON), and optionally an HTML page. */
-export function writeComparison(runDirs: readonly string[], opts: ReportOptions, io: CliIO): void {
+export function writeComparison(runDirs: readonly string[], opts: ReportOptions, io: CliIO, labels: readonly string[] = runLabels(runDirs)): void {
   if (opts.agentbeats) throw new GitGoodError("BAD_OPTION", "--agentbeats takes one run directory; give it a single run");
   if (opts.junit || opts.csv) throw new GitGoodError("BAD_OPTION", `${opts.junit ? "--junit" : "--csv"} takes one run directory; give it a single run`);
   const resolved = runDirs.map((d) => path.resolve(d));
   const twice = runDirs.find((_, i) => resolved.indexOf(resolved[i] ?? "") !== i);
   if (twice !== undefined) throw new GitGoodError("BAD_OPTION", `the run directory ${twice} is given twice`);
-  const labels = runLabels(runDirs);
   const read = runDirs.map((dir) => ({ dir, records: RunStore.read(dir).records }));
   const runs = read.map(({ dir, records }, i) => ({ label: labels[i] ?? dir, dir, report: buildReport(records) }));
   const comparison = compareReports(runs);
@@ -126,7 +132,10 @@ export function reportCommand(io: CliIO): Command {
   return withConfig(cmd, "report", io).action((runDirs: string[], flags: ReportOptions) => {
     if (flags.participant !== undefined && !flags.agentbeats) throw new GitGoodError("BAD_OPTION", "--participant goes with --agentbeats");
     if (flags.participant !== undefined && flags.participant.trim() === "") throw new GitGoodError("BAD_OPTION", "--participant takes a role name, not an empty one");
-    if (runDirs.length === 1 && runDirs[0] !== undefined) writeReport(runDirs[0], flags, io);
-    else writeComparison(runDirs, flags, io);
+    // A bench's --out holds its run in run/: the directory bench printed is taken, and labels the run.
+    const dirs = runDirs.map(runDirOf);
+    const labels = runLabels(runDirs);
+    if (dirs.length === 1 && dirs[0] !== undefined) writeReport(dirs[0], flags, io, labels[0]);
+    else writeComparison(dirs, flags, io, labels);
   });
 }

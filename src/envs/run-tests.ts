@@ -170,7 +170,7 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
         return { outcomes: new Map(), log: logs.join("\n"), timedOut: r.timedOut, argv: ["sh", "-c", command], exitCode: r.code, channel: plugin ? "plugin" : "files", tampering: [] };
       }
     }
-    const argv = ["sh", "-c", `${spec.test} "$@"`, "sh", ...testArguments(spec.testArgs, files)];
+    const argv = ["sh", "-c", `${spec.test} "$@"`, "sh", ...(opts.flags ?? []), ...testArguments(spec.testArgs, files)];
     const r = await execIn(
       work,
       argv,

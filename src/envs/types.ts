@@ -151,6 +151,8 @@ export interface PrepareOptions {
 export interface RunTestsOptions {
   /** Seconds for the run (the spec's `testTimeout` wins when it is set). */
   timeoutSeconds: number;
+  /** Options of the test command put before the test files (`--continue-on-collection-errors`, say). */
+  flags?: readonly string[];
   signal?: AbortSignal;
 }
 

@@ -267,6 +267,7 @@ function usage(report: Report): string {
   if (report.cost_usd !== null) parts.push(`cost $${report.cost_usd.toFixed(4)}`);
   if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
   if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
+  else if ((report.judge_tokens ?? 0) > 0) parts.push("judge cost not priced");
   if (report.cache_hits !== null) parts.push(`cache hits ${report.cache_hits}`);
   return parts.join(" · ");
 }

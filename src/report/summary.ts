@@ -220,7 +220,8 @@ export function buildReport(records: readonly ResultRecord[]): Report {
     },
     cost_usd: costs.some((c) => c === null) ? null : Math.round(costs.reduce((a: number, c) => a + (c ?? 0), 0) * 1e6) / 1e6,
     judge_tokens: sumKnown(extras.map((e) => e.judge_tokens)),
-    judge_cost_usd: sumKnown(extras.map((e) => e.judge_cost_usd), 6),
+    // A judge that ran without a price leaves the total unknown, not $0.
+    judge_cost_usd: extras.some((e) => e.judge_cost_usd === null && (e.judge_tokens ?? 0) > 0) ? null : sumKnown(extras.map((e) => e.judge_cost_usd), 6),
     cache_hits: sumKnown(extras.map((e) => e.cache_hits)),
     samples: ordered.map((r, i) => ({
       agent: r.agent,
