@@ -8,6 +8,7 @@ import { describeTestRun } from "../scenarios/commit0/tools.js";
 import type { Agent, Session } from "./agent.js";
 import { compileFailedPrompt, debugPrompt, implementPrompt, loopSystemPrompt } from "./commit0-prompts.js";
 import { conversationStep } from "./conversation.js";
+import { modelClientFor, type AgentKind, type AgentOptions } from "./index.js";
 
 /** Attempts per file of the debug loop (`--attempts`), as the seed's Debug Agent makes them. */
 export const DEFAULT_ATTEMPTS = 3;
@@ -173,3 +174,14 @@ export class Commit0Agent implements Agent {
     await loopCall(session, "compile_check", { paths: [file] });
   }
 }
+
+/** The commit0 loop agents by name (`--agent commit0-debug`, `--agent commit0-oneshot`; `--attempts`). */
+export const COMMIT0_AGENT_KINDS: readonly AgentKind[] = (["debug", "oneshot"] as const).map((mode) => ({
+  name: `commit0-${mode}`,
+  usesModel: true,
+  create: (opts: AgentOptions) =>
+    new Commit0Agent(mode, modelClientFor(`commit0-${mode}`, opts), {
+      attempts: typeof opts.attempts === "number" ? opts.attempts : undefined,
+      temperature: opts.temperature,
+    }),
+}));
