@@ -73,6 +73,12 @@ export interface ScenarioDefinition<S extends Sample = Sample, L extends LiveSce
    * other. Default: the scenario is a family of its own.
    */
   readonly family?: string;
+  /**
+   * The agent's answer is a patch of the work tree, as in SWE-bench: an A2A participant gets a copy of
+   * the repository (REPO_DIR) and the task's text and answers with its diff, instead of the scenario's
+   * tools over MCP. Default: false.
+   */
+  readonly patchTask?: boolean;
   /** Which samples give this scenario. */
   accepts(sample: Sample): sample is S;
   /** The tools an agent works with. */

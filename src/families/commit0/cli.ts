@@ -1,6 +1,6 @@
 import { Option } from "commander";
 import { z } from "zod";
-import { DEFAULT_ATTEMPTS } from "../../agents/commit0.js";
+import { DEFAULT_ATTEMPTS } from "./agents.js";
 import type { Commit0Options } from "../../commit0/options.js";
 import type { FamilyCli, SettingsContext } from "../definition.js";
 import { positiveIntOption as positiveInt } from "../../util/options.js";

@@ -1,4 +1,4 @@
-import { COMMIT0_AGENT_KINDS } from "../../agents/commit0.js";
+import { COMMIT0_AGENT_KINDS } from "./agents.js";
 import { COMMIT0 } from "../../scenarios/commit0/index.js";
 import { defineFamily } from "../definition.js";
 import { COMMIT0_CLI } from "./cli.js";

@@ -7,5 +7,5 @@ export type { Commit0Options } from "../../commit0/options.js";
 export { normalizeCommit0Record } from "../../dataset/commit0.js";
 export { pythonFunctions, replaceFunctionBody, type PythonFunction } from "../../python/edit.js";
 export { commit0Table, type Commit0Table, type Commit0Row, type Commit0Mean } from "./report.js";
-export { Commit0Agent } from "../../agents/commit0.js";
+export { Commit0Agent } from "./agents.js";
 export { COMMIT0_FAMILY } from "./index.js";

@@ -1,4 +1,4 @@
-import { PREDICTIONS_AGENT_KIND } from "../../agents/predictions.js";
+import { PREDICTIONS_AGENT_KIND } from "./predictions-agent.js";
 import { SWE } from "../../scenarios/swe/index.js";
 import { defineFamily } from "../definition.js";
 import { SWE_CLI } from "./cli.js";

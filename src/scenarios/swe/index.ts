@@ -18,6 +18,7 @@ written for this issue will be added. When you are done, call finish.`;
 export const SWE = defineScenario<SweSample, SweScenario, SweFinalState, SweData>({
   name: "SWE",
   title: "SWE-style issue fixing",
+  patchTask: true,
   accepts: isSweSample,
   tools: SWE_TOOLS,
   prompt: PROMPT,

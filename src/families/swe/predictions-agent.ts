@@ -1,9 +1,9 @@
-import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import { SWE } from "../scenarios/swe/index.js";
-import type { Prediction } from "../swe/predictions.js";
-import { GitGoodError } from "../errors.js";
-import type { Agent, Session } from "./agent.js";
-import type { AgentKind } from "./index.js";
+import type { AnyScenarioDefinition } from "../../scenarios/definition.js";
+import { SWE } from "../../scenarios/swe/index.js";
+import type { Prediction } from "../../swe/predictions.js";
+import { GitGoodError } from "../../errors.js";
+import type { Agent, Session } from "../../agents/agent.js";
+import type { AgentKind } from "../../agents/index.js";
 
 /**
  * Evaluates SWE-bench predictions without running a model: for each SWE instance it hands the

@@ -1,14 +1,14 @@
-import { GitGoodError, isErrorCode } from "../errors.js";
-import type { ChatMessage, ModelClient } from "../model/types.js";
-import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import { COMMIT0 } from "../scenarios/commit0/index.js";
-import type { Commit0Scenario } from "../scenarios/commit0/scenario.js";
-import type { AttemptRecord } from "../scenarios/commit0/state.js";
-import { describeTestRun } from "../scenarios/commit0/tools.js";
-import type { Agent, Session } from "./agent.js";
-import { compileFailedPrompt, debugPrompt, implementPrompt, loopSystemPrompt } from "./commit0-prompts.js";
-import { conversationStep } from "./conversation.js";
-import { modelClientFor, type AgentKind, type AgentOptions } from "./index.js";
+import { GitGoodError, isErrorCode } from "../../errors.js";
+import type { ChatMessage, ModelClient } from "../../model/types.js";
+import type { AnyScenarioDefinition } from "../../scenarios/definition.js";
+import { COMMIT0 } from "../../scenarios/commit0/index.js";
+import type { Commit0Scenario } from "../../scenarios/commit0/scenario.js";
+import type { AttemptRecord } from "../../scenarios/commit0/state.js";
+import { describeTestRun } from "../../scenarios/commit0/tools.js";
+import type { Agent, Session } from "../../agents/agent.js";
+import { compileFailedPrompt, debugPrompt, implementPrompt, loopSystemPrompt } from "./prompts.js";
+import { conversationStep } from "../../agents/conversation.js";
+import { modelClientFor, type AgentKind, type AgentOptions } from "../../agents/index.js";
 
 /** Attempts per file of the debug loop (`--attempts`), as the seed's Debug Agent makes them. */
 export const DEFAULT_ATTEMPTS = 3;
