@@ -2,42 +2,41 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 /*
- * Layer rules: a folder of src/ imports only from folders below it in the data flow (DESIGN.md).
- * ESLint replaces a rule's options per file rather than merging them, so every folder's entry below
- * lists everything that folder may not import.
+ * The layers of src/, bottom first: a folder imports only from folders listed before it (DESIGN.md, the data
+ * flow). Every folder of src/ must be here (test/architecture/layers.test.ts checks it); each folder's forbidden
+ * imports are generated from its place in this list.
  */
+export const LAYERS = [
+  "errors", // the error catalog
+  "util", // small helpers with no domain
+  "python", // Python source analysis (tree-sitter)
+  "git", // the only door to git
+  "model", // model clients, response cache, connection limits
+  "tools", // the Tool type and its adapters
+  "sandbox", // answer-free sandboxes and isolation backends
+  "envs", // test environments for test-scored families
+  "dataset", // sample schemas and importers
+  "mining", // samples from history
+  "scoring", // scorers
+  "swe", // SWE evaluation (domain code of the SWE family)
+  "commit0", // repository completion (domain code of the COMMIT0 family)
+  "memory", // GCC memory over a repository
+  "scenarios", // the scenario/family registry and one folder per family
+  "agents", // agents
+  "runs", // planning, executing and storing runs
+  "report", // report formats
+  "mcp", // the MCP front end
+  "a2a", // the A2A front end
+  "demo", // the demo repository for the quick start
+  "cli", // one file per verb
+];
+
+/** Only these folders start processes; everything else runs git and programs through them. */
+const PROCESS_FOLDERS = new Set(["git", "sandbox"]);
 
 const CHILD_PROCESS = {
   group: ["node:child_process", "child_process"],
   message: "only src/git/ and src/sandbox/ start processes: run git through a typed function of src/git/",
-};
-const FRONT_ENDS = {
-  regex: "^(\\.\\./)+(cli|mcp|a2a|report)/",
-  message: "front ends (cli, mcp, a2a, report) sit on top: they import this folder, never the other way round",
-};
-const AGENTS = {
-  regex: "^(\\.\\./)+agents/",
-  message: "scenarios and scoring sit below the agents: take what they need as a parameter",
-};
-const RUNS = {
-  regex: "^(\\.\\./)+runs/",
-  message: "runs sit above scenarios, scoring and agents: the runner calls them, not the other way round",
-};
-const ABOVE_MINING = {
-  regex: "^(\\.\\./)+(scenarios|agents|runs)/",
-  message: "mining and datasets come first in the data flow: they never import scenarios, agents or runs",
-};
-const OUTSIDE_PYTHON = {
-  regex: "^\\.\\./(?!errors\\.js$|util/)",
-  message: "src/python/ (parsing Python source) sits at the bottom: it imports only src/errors.ts and src/util/",
-};
-const ABOVE_ENVS = {
-  regex: "^(\\.\\./)+(cli|mcp|a2a|report|agents|runs|scenarios|scoring|tools|dataset|mining|memory)/",
-  message: "environments sit on the sandbox, git, model and util layers: scenarios, scoring and runs call them, not the other way round",
-};
-const OUTSIDE_GIT = {
-  regex: "^\\.\\./(?!errors\\.js$|util/)",
-  message: "src/git/ is the bottom layer: it imports only src/errors.ts and src/util/",
 };
 
 /** Raw argument lists for git (`repo.run([...])`, `sandbox.git([...])`) belong in src/git/ only. */
@@ -46,11 +45,27 @@ const RAW_GIT_CALL = {
   message: "run git through a typed function of src/git/, not with a raw argument list",
 };
 
-// A rule given without options keeps the options of an earlier entry, so an empty list turns it off.
-const restrict = (patterns, syntax = [RAW_GIT_CALL]) => ({
-  "no-restricted-imports": patterns.length > 0 ? ["error", { patterns }] : "off",
-  "no-restricted-syntax": syntax.length > 0 ? ["error", ...syntax] : "off",
-});
+/** The import patterns a folder may not use: every folder above it in LAYERS, and child_process where barred. */
+function forbiddenFor(folder) {
+  const above = LAYERS.slice(LAYERS.indexOf(folder) + 1);
+  const patterns = [];
+  if (!PROCESS_FOLDERS.has(folder)) patterns.push(CHILD_PROCESS);
+  if (above.length > 0) {
+    patterns.push({
+      regex: `^(\\.\\./)+(${above.join("|")})(/|\\.js$)`,
+      message: `src/${folder}/ sits below ${above.join(", ")} in the layers (eslint.config.js): take what you need as a parameter, or move it down`,
+    });
+  }
+  return patterns;
+}
+
+const layerRules = LAYERS.map((folder) => ({
+  files: [`src/${folder}/**/*.ts`],
+  rules: {
+    "no-restricted-imports": ["error", { patterns: forbiddenFor(folder) }],
+    "no-restricted-syntax": folder === "git" ? "off" : ["error", RAW_GIT_CALL],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ["dist/", "dist-check/", "node_modules/", "coverage/"] },
@@ -64,15 +79,17 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
-  { files: ["src/**/*.ts"], rules: restrict([CHILD_PROCESS]) },
-  { files: ["src/git/**/*.ts"], rules: restrict([OUTSIDE_GIT], []) },
-  { files: ["src/sandbox/**/*.ts"], rules: restrict([]) },
-  { files: ["src/python/**/*.ts"], rules: restrict([CHILD_PROCESS, OUTSIDE_PYTHON]) },
-  { files: ["src/mining/**/*.ts", "src/dataset/**/*.ts"], rules: restrict([CHILD_PROCESS, ABOVE_MINING]) },
-  { files: ["src/model/**/*.ts"], rules: restrict([CHILD_PROCESS, FRONT_ENDS, AGENTS, RUNS]) },
-  { files: ["src/scenarios/**/*.ts", "src/scoring/**/*.ts"], rules: restrict([CHILD_PROCESS, FRONT_ENDS, AGENTS, RUNS]) },
-  { files: ["src/agents/**/*.ts"], rules: restrict([CHILD_PROCESS, FRONT_ENDS, RUNS]) },
-  // The A2A front end (green and participant agents) sits beside mcp/: it may use everything below, never cli/.
-  { files: ["src/a2a/**/*.ts"], rules: restrict([CHILD_PROCESS, { regex: "^(\\.\\./)+cli/", message: "src/a2a/ is a library front end: the CLI imports it, not the other way round" }]) },
-  { files: ["src/envs/**/*.ts"], rules: restrict([CHILD_PROCESS, ABOVE_ENVS]) },
+  {
+    files: ["src/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/no-unnecessary-type-assertion": "error",
+      "@typescript-eslint/switch-exhaustiveness-check": ["error", { considerDefaultExhaustiveForUnions: true }],
+      "no-restricted-imports": ["error", { patterns: [CHILD_PROCESS] }],
+      "no-restricted-syntax": ["error", RAW_GIT_CALL],
+    },
+  },
+  ...layerRules,
 );

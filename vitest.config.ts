@@ -10,6 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     setupFiles: ["test/helpers/cache-dir.ts"],
+    globalSetup: ["test/helpers/system-check.ts"],
     reporters: ci ? ["default", "json"] : ["default"],
     outputFile: ci ? { json: ".vitest-results.json" } : undefined,
   },

@@ -21,7 +21,7 @@ export {
 } from "./dataset/sample.js";
 export { mine, DEFAULT_MINE_OPTIONS, type MineOptions, type MineResult, type MineSummary } from "./mining/mine.js";
 export { DROP_REASONS } from "./mining/drops.js";
-export { LANGUAGE_EXTENSIONS, DEFAULT_LANGUAGES } from "./mining/languages.js";
+export { LANGUAGE_EXTENSIONS, DEFAULT_LANGUAGES } from "./dataset/languages.js";
 export { normalizeMetadata, readMetadataFile, type RepositoryMetadata } from "./mining/metadata.js";
 export { FILTER_RULES, type FilterResult } from "./mining/filters.js";
 export { Repo } from "./git/repo.js";

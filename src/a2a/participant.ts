@@ -61,7 +61,7 @@ async function connectMcp(url: string, token: string | null): Promise<{ client: 
   let submitted = false;
   const tools: ToolSpec[] = listed.tools.map((t) => ({
     type: "function",
-    function: { name: t.name, description: t.description ?? "", parameters: t.inputSchema as Record<string, unknown> },
+    function: { name: t.name, description: t.description ?? "", parameters: t.inputSchema },
   }));
   const box: ToolBox = {
     tools,

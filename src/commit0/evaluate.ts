@@ -86,7 +86,7 @@ export async function countedTests(source: Repo, sample: RepoCompletionSample, o
   const file = referenceCache(sc, opts);
   try {
     const cached = JSON.parse(readFileSync(file, "utf8")) as { tests?: unknown };
-    if (Array.isArray(cached.tests) && cached.tests.every((t) => typeof t === "string")) return cached.tests as string[];
+    if (Array.isArray(cached.tests) && cached.tests.every((t) => typeof t === "string")) return cached.tests;
   } catch {
     /* not cached yet */
   }

@@ -40,5 +40,5 @@ export function commit0OptionsOf(settings: Readonly<Record<string, unknown>> | u
   const options = settings?.commit0;
   if (options === undefined) return {};
   if (options === null || typeof options !== "object") throw new GitGoodError("INTERNAL", "settings.commit0 must be an object of commit0 options");
-  return options as Commit0Options;
+  return options;
 }

@@ -67,7 +67,7 @@ function testIds(v: unknown): string[] {
     }
   }
   if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) throw new Problem("tests: expected a list of test ids");
-  return value as string[];
+  return value;
 }
 
 /**

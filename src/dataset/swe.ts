@@ -1,4 +1,4 @@
-import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS } from "../mining/languages.js";
+import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS } from "./languages.js";
 import { changedLines, diffFiles } from "../util/unified-diff.js";
 import type { NormalizeResult } from "./normalize.js";
 import { SweSampleSchema, bareRepositoryFields, type Difficulty, type SweSample } from "./sample.js";
@@ -55,7 +55,7 @@ function testList(field: string, v: unknown): string[] {
     }
   }
   if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) throw new Problem(`${field}: expected a list of test ids`);
-  return value as string[];
+  return value;
 }
 
 /** SWE-bench Verified's time estimates, as gitgood's difficulties. */

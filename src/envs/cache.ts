@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { cacheRoot } from "../util/cache-root.js";
-import { processAlive } from "../util/processes.js";
+import { takeLock } from "../util/lock.js";
 import type { EnvSpec, EnvTarget } from "./types.js";
 
 export { cacheRoot };
@@ -46,58 +45,21 @@ export function envKey(target: EnvTarget, spec: EnvSpec, interpreter: string | n
   return `${slug(target.repo)}-${slug(target.version ?? "any")}-${hash}`;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-
 /**
  * Takes the build lock `file`, waiting while a live process holds it (a lock whose process is gone is
  * taken over), for at most `waitSeconds`. Returns the release function.
  */
-export async function takeBuildLock(file: string, waitSeconds: number, signal?: AbortSignal): Promise<() => void> {
-  const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
-    try {
-      const fd = openSync(file, "wx");
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => {
-        try {
-          unlinkSync(file);
-        } catch {
-          /* already gone */
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new GitGoodError("LOCK_FAILED", `cannot create the environment lock ${file}: ${(err as Error).message}`, { file });
-      }
-    }
-    let holder = NaN;
-    try {
-      holder = Number(readFileSync(file, "utf8"));
-    } catch {
-      continue;
-    }
-    if (!Number.isInteger(holder) || holder <= 0 || !processAlive(holder)) {
-      try {
-        unlinkSync(file);
-      } catch {
-        /* another waiter took it over first */
-      }
-      continue;
-    }
-    if (signal?.aborted) throw new GitGoodError("ABORTED", "cancelled while waiting for another process to build the environment");
-    if (Date.now() >= deadline) {
-      throw new GitGoodError("ENV_BUILD_FAILED", `process ${holder} is still building this environment (lock ${file}); try again when it ends`, { file, holder });
-    }
-    await sleep(200, signal);
-  }
+export function takeBuildLock(file: string, waitSeconds: number, signal?: AbortSignal): Promise<() => void> {
+  return takeLock(file, {
+    waitMs: waitSeconds * 1000,
+    ...(signal ? { signal } : {}),
+    busy: (holder) =>
+      new GitGoodError("ENV_BUILD_FAILED", `process ${holder.pid} is still building this environment (lock ${file}); try again when it ends`, {
+        file,
+        holder: holder.pid,
+      }),
+    aborted: () => new GitGoodError("ABORTED", "cancelled while waiting for another process to build the environment"),
+    notALock: () => new GitGoodError("LOCK_FAILED", `${file} is not a lock gitgood wrote; delete it if no environment build is running`, { file }),
+    cannotCreate: (code) => new GitGoodError("LOCK_FAILED", `cannot create the environment lock ${file}: ${code}`, { file }),
+  });
 }

@@ -59,7 +59,7 @@ function fromYaml(y: SpecYaml): Partial<EnvSpec> {
     const v = y[key as keyof SpecYaml];
     if (v !== undefined) out[field] = v;
   }
-  return out as Partial<EnvSpec>;
+  return out;
 }
 
 /** A spec as YAML writes it, for saving (only the fields given). */
@@ -106,7 +106,7 @@ export function parseEnvSpecs(value: unknown, source: string): EnvSpecFile {
         const at = issue?.path.length ? `${issue.path.join(".")}: ` : "";
         fail(source, where, `${at}${issue?.message ?? "not a spec"}`);
       }
-      (repos[repo] as Record<string, Partial<EnvSpec>>)[version] = fromYaml(parsed.data);
+      (repos[repo])[version] = fromYaml(parsed.data);
     }
   }
   return { source, repos };

@@ -164,24 +164,24 @@ export class Workbench {
     const definition = scenarioNamed(a.described.scenario);
     return a.described.tools.flatMap((name): OfferedTool[] => {
       const own = BROKER_TOOLS.get(name);
-      if (own) return [{ tool: own as Tool<unknown>, destructive: DESTRUCTIVE_BENCH_TOOLS.has(name) }];
+      if (own) return [{ tool: own, destructive: DESTRUCTIVE_BENCH_TOOLS.has(name) }];
       if (a.submitted) return [];
       const tool = toolsOf(definition).find((t) => t.name === name);
       if (tool) return [{ tool, destructive: true }];
       const memory = MEMORY_TOOLS.get(name);
-      return memory ? [{ tool: memory as Tool<unknown>, destructive: false }] : [];
+      return memory ? [{ tool: memory, destructive: false }] : [];
     });
   }
 
   offered(): OfferedTool[] {
     if (this.attached) return this.attachedTools(this.attached);
-    const out: OfferedTool[] = this.bench.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: DESTRUCTIVE_BENCH_TOOLS.has(t.name) }));
+    const out: OfferedTool[] = this.bench.tools.map((t) => ({ tool: t, destructive: DESTRUCTIVE_BENCH_TOOLS.has(t.name) }));
     const live = this.live();
     const s = this.opts.source;
     const scenarioTools =
       s.mode === "session" && s.allTools ? allScenarioTools() : live ? live.tools.tools : [];
     out.push(...scenarioTools.map((tool) => ({ tool, destructive: true })));
-    if (this.opts.memory) out.push(...MEMORY_TOOLS.tools.map((t) => ({ tool: t as Tool<unknown>, destructive: false })));
+    if (this.opts.memory) out.push(...MEMORY_TOOLS.tools.map((t) => ({ tool: t, destructive: false })));
     return out;
   }
 

@@ -64,7 +64,7 @@ export function refreshMetadata(text: string | null, file: string, facts: Return
     return HEADER + stringify({ [FILE_STRUCTURE]: facts.structure, [DEPENDENCIES]: { manifests: facts.manifests } });
   }
   const doc = parse(text, file);
-  if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+  if (doc.contents === null) doc.contents = doc.createNode({});
   doc.set(FILE_STRUCTURE, doc.createNode(facts.structure));
   const deps = doc.get(DEPENDENCIES);
   if (isMap(deps)) deps.set("manifests", doc.createNode(facts.manifests));

@@ -35,7 +35,7 @@ function mergeYaml(ours: string, theirs: string, theirBranch: string): string | 
   if (!a || !b) return null;
   const theirsJs = (b.toJS() ?? {}) as Record<string, unknown>;
   const oursJs = (a.toJS() ?? {}) as Record<string, unknown>;
-  if (a.contents === null) a.contents = a.createNode({}) as never;
+  if (a.contents === null) a.contents = a.createNode({});
   const suffix = theirBranch.replace(/[^A-Za-z0-9_]+/g, "_");
   for (const [key, value] of Object.entries(theirsJs)) {
     if (!(key in oursJs)) a.set(key, a.createNode(value));

@@ -20,7 +20,7 @@ function memoryTool(op: MemoryOperation): Tool<MemoryWorkspace> {
     readOnly: op.readOnly,
     run: (workspace, args) => {
       const { reason: _reason, ...rest } = args;
-      return op.run(workspace, rest as never);
+      return op.run(workspace, rest);
     },
   };
 }

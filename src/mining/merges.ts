@@ -6,7 +6,7 @@ import type { Repo } from "../git/repo.js";
 import { remergeReports } from "../git/remergediff.js";
 import { remergeResolvable } from "../git/resolvable.js";
 import type { DropCounter } from "./drops.js";
-import type { LanguageSet } from "./languages.js";
+import type { LanguageSet } from "../dataset/languages.js";
 
 export interface MergeFinding {
   /** Committer time of the merge commit, for a stable chronological order. */

@@ -15,7 +15,7 @@ import { Repo } from "../git/repo.js";
 import { mineChains, type ChainFinding, type CommitSummary } from "./chains.js";
 import { DropCounter } from "./drops.js";
 import { evaluateFilters, type FilterResult } from "./filters.js";
-import { DEFAULT_LANGUAGES, LanguageSet } from "./languages.js";
+import { DEFAULT_LANGUAGES, LanguageSet } from "../dataset/languages.js";
 import { mineMerges } from "./merges.js";
 import { EMPTY_METADATA, type RepositoryMetadata } from "./metadata.js";
 import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";

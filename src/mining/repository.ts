@@ -4,7 +4,7 @@ import { configValue } from "../git/config.js";
 import { symbolicRef } from "../git/refs.js";
 import type { Repo } from "../git/repo.js";
 import { countMatchingLines, listFiles, readBlob } from "../git/trees.js";
-import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "./languages.js";
+import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "../dataset/languages.js";
 import { detectLicense, LICENSE_FILE } from "./license.js";
 import type { RepositoryMetadata } from "./metadata.js";
 

@@ -128,7 +128,7 @@ function record(
     a.session?.note("note", outcome.error.message);
     t.error = outcome.error.toJSON();
   }
-  t.events = (a.session?.events ?? []) as Trajectory["events"];
+  t.events = (a.session?.events ?? []);
   const cacheHits = cacheHitsIn(t.events);
   t.cache_hits = cacheHits;
   if (judges.length > 0) t.judge_usage = judges.map((j) => ({ ...j.usage }));

@@ -45,5 +45,5 @@ export function sweOptionsOf(settings: Readonly<Record<string, unknown>> | undef
   const swe = settings?.swe;
   if (swe === undefined) return {};
   if (swe === null || typeof swe !== "object") throw new GitGoodError("INTERNAL", "settings.swe must be an object of SWE options");
-  return swe as SweOptions;
+  return swe;
 }

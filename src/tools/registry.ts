@@ -55,7 +55,7 @@ export class ToolRegistry<S> {
   }
 
   help(): string {
-    return toolsHelp(this.tools as readonly Tool<unknown>[]);
+    return toolsHelp(this.tools);
   }
 
   /** Validates and runs one call. Only errors that are not GitGoodErrors (bugs, a dead disk) are thrown. */

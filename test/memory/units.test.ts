@@ -148,7 +148,7 @@ describe("lock", () => {
   it("takes over a lock left by a dead process", async () => {
     const file = path.join(tmp, "stale.lock");
     writeFileSync(file, "999999999 0 dead\n");
-    expect(await withLock(file, async () => readFileSync(file, "utf8").split(" ")[0])).toBe(String(process.pid));
+    expect(await withLock(file, async () => String((JSON.parse(readFileSync(file, "utf8")) as { pid: number }).pid))).toBe(String(process.pid));
     expect(existsSync(file)).toBe(false);
   });
 

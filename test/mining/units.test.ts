@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { idPrefix, projectSizeOf, sampleId } from "../../src/dataset/sample.js";
-import { LanguageSet } from "../../src/mining/languages.js";
+import { LanguageSet } from "../../src/dataset/languages.js";
 import { detectLicense } from "../../src/mining/license.js";
 import { normalizeMetadata } from "../../src/mining/metadata.js";
 import { chainDifficulty, roundedRatio } from "../../src/mining/purity.js";

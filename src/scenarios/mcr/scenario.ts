@@ -89,7 +89,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   }
 
   override get tools(): ToolRegistry<unknown> {
-    return (this.data.tools === "extended" ? MCR_EXTENDED_TOOLS : MCR_TOOLS) as ToolRegistry<unknown>;
+    return (this.data.tools === "extended" ? MCR_EXTENDED_TOOLS : MCR_TOOLS);
   }
 
   /** The tool set the agent works with (`--mcr-tools`). */
