@@ -24,6 +24,7 @@ export const LAYERS = [
   "scenarios", // the scenario/family registry and one folder per family
   "agents", // agents
   "runs", // planning, executing and storing runs
+  "families", // the family registry: each family's report section, options, agents and formats
   "report", // report formats
   "mcp", // the MCP front end
   "a2a", // the A2A front end

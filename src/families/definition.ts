@@ -169,5 +169,5 @@ export interface FamilyDefinition {
 
 /** A family definition whose flag type is its own; the registry holds them erased. */
 export function defineFamily<F extends Record<string, unknown>>(family: Omit<FamilyDefinition, "cli"> & { cli?: FamilyCli<F> }): FamilyDefinition {
-  return family as FamilyDefinition;
+  return family;
 }

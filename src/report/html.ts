@@ -1,5 +1,5 @@
 import type { Comparison, ComparisonRow } from "./compare.js";
-import { variantOf } from "./fields.js";
+import { variantOf } from "../runs/fields.js";
 import type { RepeatRow } from "./repeats.js";
 import type { LanguageRow, RateRow, Report, SampleRow } from "./summary.js";
 import type { HtmlKit } from "../families/definition.js";

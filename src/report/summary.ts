@@ -2,7 +2,7 @@ import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { faultOf } from "../errors.js";
 import type { ResultRecord } from "../runs/record.js";
 import { reportRank, scenarioFamily, scenarioNames } from "../scenarios/registry.js";
-import { extrasOf, languageOf, treeMatchesOf } from "./fields.js";
+import { extrasOf, languageOf, treeMatchesOf } from "../runs/fields.js";
 import { repeatRow, type RepeatRow } from "./repeats.js";
 import type { ReportSections } from "../families/definition.js";
 import { reportSections } from "../families/registry.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ResultRecord } from "../../runs/record.js";
-import { extrasOf } from "../../report/fields.js";
+import { extrasOf } from "../../runs/fields.js";
 import { SWE } from "../../scenarios/swe/index.js";
 import type { ReportSection } from "../definition.js";
 
