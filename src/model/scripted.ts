@@ -31,16 +31,21 @@ export class ScriptedModelClient implements ModelClient {
     let next = this.script[step];
     if (next === undefined) throw new GitGoodError("MODEL_ERROR", `scripted model has no reply #${step + 1}`);
     while (typeof next === "function") next = await untilAborted(Promise.resolve(next(request)), request.signal, this.model);
-    const reply = typeof next === "string" ? { content: next } : next;
-    const calls: ToolCall[] = (reply.tool_calls ?? []).map((c, i) => ({
-      id: `call_${step + 1}_${i}`,
-      type: "function",
-      function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
-    }));
-    return {
-      message: { role: "assistant", content: reply.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) },
-      usage: { prompt_tokens: reply.usage?.prompt_tokens ?? 10, completion_tokens: reply.usage?.completion_tokens ?? 5 },
-      finish_reason: calls.length ? "tool_calls" : "stop",
-    };
+    return scriptedReply(next, step);
   }
+}
+
+/** A script's reply as the model's answer; `step` (0-based) numbers its tool calls' ids. */
+export function scriptedReply(next: Exclude<ScriptStep, (request: ModelRequest) => unknown>, step: number): ModelReply {
+  const reply = typeof next === "string" ? { content: next } : next;
+  const calls: ToolCall[] = (reply.tool_calls ?? []).map((c, i) => ({
+    id: `call_${step + 1}_${i}`,
+    type: "function",
+    function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+  }));
+  return {
+    message: { role: "assistant", content: reply.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) },
+    usage: { prompt_tokens: reply.usage?.prompt_tokens ?? 10, completion_tokens: reply.usage?.completion_tokens ?? 5 },
+    finish_reason: calls.length ? "tool_calls" : "stop",
+  };
 }
