@@ -191,7 +191,7 @@ export class ParticipantExecutor implements AgentExecutor {
     });
     try {
       events.status(TaskState.TASK_STATE_WORKING, `working in ${task.workspace.workDir}`);
-      const prompt = scenarios().find((d) => d.name === "SWE")?.prompt;
+      const prompt = scenarios().find((d) => d.patchTask === true)?.prompt;
       await toolLoop(this.opts.model, systemPrompt(task.finishTool, prompt), sweTaskText(msg), task, this.opts.maxTurns ?? DEFAULT_PARTICIPANT_TURNS, signal);
       if (signal.aborted) {
         events.end(TaskState.TASK_STATE_CANCELED, "cancelled");

@@ -21,13 +21,13 @@ import { scenarioChoices } from "./scenario-option.js";
 import { intOption, listOption, type CliIO } from "./io.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { HISTORY_FLAGS, HISTORY_HELP, addModelOptions, historyOption, loadSamples, mcrToolsOption, modelOptions, modelSettings, type ModelFlags } from "./run.js";
-import { addSweOptions, sweSettings, type SweFlags } from "./swe-options.js";
+import { addFamilyOptions, familySettings } from "./family-options.js";
 
 export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
 export const MCP_AGENT = "mcp";
 
-interface McpFlags extends SweFlags, ModelFlags {
+interface McpFlags extends ModelFlags {
   samples?: string[];
   id?: string;
   scenario?: string;
@@ -90,7 +90,7 @@ async function recorderFor(files: string[], flags: McpFlags, where: RepoLocator)
       (p) => path.resolve(p),
     );
     const store = RunStore.open(out, config);
-    return { recorder: { store, judges, agent: MCP_AGENT, settings: sweSettings(flags, undefined, undefined) }, unlock };
+    return { recorder: { store, judges, agent: MCP_AGENT, settings: familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null }) }, unlock };
   } catch (err) {
     unlock();
     throw err;
@@ -280,7 +280,7 @@ export function mcpCommand(io: CliIO): Command {
     .option("--token <token>", `bearer token every HTTP request must carry (or set ${MCP_TOKEN_ENV}); without one, one is made, said once on stderr and written to mcp-<port>.token in gitgood's directory of yours`)
     .option("--allow-origin <origin>", "an extra browser origin allowed to call the HTTP server (repeatable)", collect)
     .option("--idle-timeout <seconds>", "close an HTTP session after this long without a request", intOption("--idle-timeout"), 3600);
-  return addModelOptions(addSweOptions(cmd)).action(async (files: string[], flags: McpFlags) => {
+  return addModelOptions(addFamilyOptions(cmd, "mcp")).action(async (files: string[], flags: McpFlags) => {
     await runMcp([...files, ...(flags.samples ?? [])], flags, io);
   });
 }

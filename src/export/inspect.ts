@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { extrasOf } from "../report/fields.js";
+import { extrasOf } from "../runs/fields.js";
 import { fileSafeName } from "../runs/record.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
 import { chatMessages, conversationOf } from "./conversation.js";

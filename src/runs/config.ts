@@ -46,9 +46,12 @@ const IdentitySchema = z.object({
   mcr_tools: z.enum(MCR_TOOL_SETS).optional(),
   /** Runs of every sample × scenario (`--repeats`), when more than 1 (absent otherwise, so older runs resume). */
   repeats: z.number().int().min(2).optional(),
-  /** SWE tasks: the agent saw the hints (`--hints`); the predictions file evaluated (`--predictions`). Absent for runs without. */
-  swe: z.object({ hints: z.boolean(), predictions: z.string().nullable() }).optional(),
-});
+})
+  /**
+   * The families' own fields, each under its family's key (the SWE family's `swe`: the hints the agent
+   * saw, the predictions file evaluated); absent for runs whose flags record nothing of a family.
+   */
+  .catchall(z.unknown());
 export type RunIdentity = z.infer<typeof IdentitySchema>;
 
 /** The model request settings of a session: sampling parameters, `--max-connections`, the response cache. */
@@ -137,9 +140,10 @@ export interface RunConfigInput {
   sample?: { size: number; seed: number };
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
-  /** SWE settings that change what is evaluated (recorded only when hints or predictions are given). */
-  swe?: { hints: boolean; predictions: string | null };
+  /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
+  families?: Readonly<Record<string, unknown>>;
 }
+
 
 /** Builds run.json's content (without `created_at`, which the store sets when it first writes it). */
 export function runConfig(input: RunConfigInput, resolve: (p: string) => string): Omit<RunConfig, "created_at"> {
@@ -163,9 +167,7 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ...(input.sample ? { sample: { size: input.sample.size, seed: input.sample.seed } } : {}),
       ...(input.mcrTools && input.mcrTools !== "paper" ? { mcr_tools: input.mcrTools } : {}),
       ...(input.repeats !== undefined && input.repeats > 1 ? { repeats: input.repeats } : {}),
-      ...(input.swe && (input.swe.hints || input.swe.predictions !== null)
-        ? { swe: { hints: input.swe.hints, predictions: input.swe.predictions === null ? null : resolve(input.swe.predictions) } }
-        : {}),
+      ...input.families,
     },
     judges: [...(input.judges ?? [])],
     limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
-import { csvField, CSV_COLUMNS } from "../../src/export/csv.js";
+import { csvField, CSV_COLUMNS } from "../../src/report/csv.js";
 import { gitgood } from "../helpers/cli.js";
 import { rec, writeRun } from "../report/records.js";
 

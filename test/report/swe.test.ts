@@ -4,7 +4,7 @@ import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildReport } from "../../src/report/summary.js";
-import { agentBeatsResults, SWE_STATUSES } from "../../src/report/swe.js";
+import { agentBeatsResults, SWE_STATUSES } from "../../src/families/swe/report.js";
 import { formatReport } from "../../src/report/text.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { gitgood } from "../helpers/cli.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { outcomeOf, parseDjangoLog, parsePytestLog } from "../../src/envs/index.js";
 import type { TestOutcome, TestRun } from "../../src/envs/types.js";
-import { sweRows } from "../../src/report/swe.js";
+import { sweRows } from "../../src/families/swe/report.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { insideRepository, tally } from "../../src/swe/evaluate.js";
 import { sanityProblem } from "../../src/swe/sanity.js";

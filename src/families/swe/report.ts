@@ -1,9 +1,11 @@
 import { z } from "zod";
-import type { ResultRecord } from "../runs/record.js";
-import { extrasOf } from "./fields.js";
+import type { ResultRecord } from "../../runs/record.js";
+import { extrasOf } from "../../runs/fields.js";
+import { SWE } from "../../scenarios/swe/index.js";
+import type { ReportSection } from "../definition.js";
 
 /** The registry name of the SWE scenario, as its records carry it. */
-export const SWE_SCENARIO = "SWE";
+export const SWE_SCENARIO = SWE.name;
 
 /** The AgentBeats statuses an evaluated instance can have, in the order tables list them. */
 export const SWE_STATUSES = ["resolved", "breaking_resolved", "partially_resolved", "work_in_progress", "regression", "no_op", "error"] as const;
@@ -181,3 +183,49 @@ export function agentBeatsResults(records: readonly ResultRecord[], agent: strin
   });
   return { participants: { [role]: agent }, results };
 }
+
+const SWE_HEAD = ["instances", ...SWE_STATUSES, "F2P pass", "P2P pass", "applied", "env_invalid", "tampered"];
+
+declare module "../definition.js" {
+  interface ReportSections {
+    /** SWE attempts: statuses, test pass rates and patch-applied rate per repository; empty without. */
+    swe: SweRow[];
+  }
+}
+
+/** The SWE table of a report. */
+export const SWE_SECTION: ReportSection<SweRow[]> = {
+  key: "swe",
+  build: sweRows,
+  isEmpty: (rows) => rows.length === 0,
+  text(rows, kit) {
+    const cells = (r: SweRow): string[] => [
+      String(r.instances),
+      ...SWE_STATUSES.map((s) => kit.pct(r.rates[s])),
+      kit.pct(r.rates.fail_to_pass),
+      kit.pct(r.rates.pass_to_pass),
+      kit.pct(r.rates.patch_applied),
+      String(r.env_invalid),
+      String(r.tampered),
+    ];
+    const who = (r: SweRow) => (kit.many ? [r.agent] : []);
+    return [
+      "SWE (% of instances; env_invalid instances are not counted)",
+      kit.table([...(kit.many ? ["agent"] : []), "repository", ...SWE_HEAD], rows.map((r) => [...who(r), r.repository, ...cells(r)])),
+    ];
+  },
+  html(rows, { th, cell, label, pct }) {
+    const many = new Set(rows.map((r) => r.agent)).size > 1;
+    const head =
+      `<tr>${many ? th("Agent") : ""}${th("Repository")}${th("Instances")}${SWE_STATUSES.map((s) => th(s)).join("")}` +
+      `${th("FAIL_TO_PASS passing")}${th("PASS_TO_PASS passing")}${th("Patch applied")}${th("env_invalid", "instances that failed their own validation: not counted")}${th("Tampered", "attempts that changed the evaluation's test files or tampered with the test run")}</tr>`;
+    const body = rows
+      .map(
+        (r) =>
+          `<tr>${many ? label(r.agent) : ""}${label(r.repository)}${cell(r.instances)}${SWE_STATUSES.map((s) => cell(pct(r.rates[s]))).join("")}` +
+          `${cell(pct(r.rates.fail_to_pass))}${cell(pct(r.rates.pass_to_pass))}${cell(pct(r.rates.patch_applied))}${cell(r.env_invalid)}${cell(r.tampered)}</tr>`,
+      )
+      .join("");
+    return { title: "SWE", intro: "Percent of instances; instances that failed their own validation (env_invalid) are not counted.", table: `<table>${head}${body}</table>` };
+  },
+};

@@ -1,4 +1,4 @@
-import type { Report, SampleRow } from "../report/summary.js";
+import type { Report, SampleRow } from "./summary.js";
 
 /** The columns of the CSV export, in order: the report's per-attempt fields. */
 export const CSV_COLUMNS = [

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import type { ResultRecord } from "../runs/record.js";
+import type { ResultRecord } from "../../runs/record.js";
+import { COMMIT0 } from "../../scenarios/commit0/index.js";
+import type { ReportSection } from "../definition.js";
 
 /** The registry name of the repository-completion scenario, as its records carry it. */
-export const COMMIT0_SCENARIO = "COMMIT0";
+export const COMMIT0_SCENARIO = COMMIT0.name;
 
 /** What the report reads of a COMMIT0 record's `scores.commit0`; a record whose value does not match counts as an error. */
 const Commit0ScoreSchema = z.object({
@@ -102,3 +104,31 @@ export function formatCommit0(table: Commit0Table, many: boolean, render: (heade
   const means = table.means.map((m) => `${many ? `${m.agent}: ` : ""}mean pass rate ${m.mean_pass_rate.toFixed(2)} % over ${m.repositories} repositor${m.repositories === 1 ? "y" : "ies"}`);
   return ["Repository completion (commit0)", render(head, rows), ...means];
 }
+
+declare module "../definition.js" {
+  interface ReportSections {
+    /** COMMIT0 attempts: per repository runtime and passed / total counted tests, and the mean pass rate per agent; empty without. */
+    commit0: Commit0Table;
+  }
+}
+
+/** The commit0 table of a report. */
+export const COMMIT0_SECTION: ReportSection<Commit0Table> = {
+  key: "commit0",
+  build: commit0Table,
+  isEmpty: (t) => t.rows.length === 0,
+  text: (t, kit) => formatCommit0(t, kit.many, (h, rows) => kit.table(h, rows, ["Repository"])),
+  html(t, { th, cell, label }) {
+    const many = t.means.length > 1;
+    const head = `<tr>${many ? th("Agent") : ""}${th("Repository")}${th("Runtime (s)")}${th("Passed / Total")}</tr>`;
+    const body = t.rows
+      .map((r) => `<tr>${many ? label(r.agent) : ""}${label(r.repository)}${cell(r.runtime_s === null ? (r.error ?? "-") : r.runtime_s.toFixed(1))}${cell(`${r.passed} / ${r.total ?? "-"}`)}</tr>`)
+      .join("");
+    const means = t.means.map((m) => `<tr>${many ? label(m.agent) : ""}${label("mean pass rate")}${cell("")}${cell(`${m.mean_pass_rate.toFixed(2)} %`)}</tr>`).join("");
+    return {
+      title: "Repository completion (commit0)",
+      intro: "Counted tests passing (passed or xfail; a missing test failed) per repository, and the mean pass rate over repositories.",
+      table: `<table>${head}${body}${means}</table>`,
+    };
+  },
+};

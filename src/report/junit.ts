@@ -1,4 +1,4 @@
-import type { Report, SampleRow } from "../report/summary.js";
+import type { Report, SampleRow } from "./summary.js";
 
 /** Text as XML 1.0 character data or attribute value: markup escaped, characters XML cannot hold replaced. */
 export function xmlText(text: string): string {
