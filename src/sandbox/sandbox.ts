@@ -9,8 +9,9 @@ import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { publishGitView } from "./git-view.js";
-import { SHARED_AT, defaultIsolation, type Isolation } from "./isolation.js";
+import { SHARED_AT, defaultIsolation, isolates, type Isolation } from "./isolation.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
+import { ensureSandboxRoot } from "./root.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
 
 export interface SandboxOptions {
@@ -85,8 +86,7 @@ export class Sandbox {
 
   /** Creates a sandbox with the store `opts.store` describes, read from `source`. Stale sandboxes of killed runs are swept first. */
   static async create(source: Repo, opts: SandboxOptions): Promise<Sandbox> {
-    const root = opts.root ?? sandboxRoot();
-    mkdirSync(root, { recursive: true });
+    const root = ensureSandboxRoot(opts.root ?? sandboxRoot());
     sweepStale(root);
     const dir = mkdtempSync(path.join(root, `${slug(opts.label)}-`));
     // Until set-up succeeds the sandbox belongs to this process, so a kill mid-way leaves it sweepable.
@@ -161,7 +161,7 @@ export class Sandbox {
     return (await this.git(args, opts)).stdout.toString("utf8");
   }
 
-  /** How programs run here are isolated: as set with `isolate`, else namespaces where bubblewrap runs, else none. */
+  /** How programs run here are isolated: as set with `isolate`, else the default isolation (refused where it cannot run). */
   get isolation(): Isolation {
     this.chosenIsolation ??= defaultIsolation();
     return this.chosenIsolation;
@@ -174,7 +174,7 @@ export class Sandbox {
 
   /** Where a program run here with `shared: dir` sees `dir`: at SHARED_AT when isolated, else where it is. */
   seenAt(dir: string): string {
-    return this.isolation.mode === "none" ? dir : SHARED_AT;
+    return isolates(this.isolation) ? SHARED_AT : dir;
   }
 
   /**
