@@ -1,4 +1,5 @@
 import { deal, interleave } from "../util/interleave.js";
+import type { Slots } from "../util/slots.js";
 import type { Repo } from "./repo.js";
 
 export interface Branch {
@@ -83,17 +84,22 @@ export interface CommitDiff {
  * streaming `git diff-tree --stdin` output. Commits whose diff is empty produce no record. With
  * `numstat: false` only trees are read (no blobs), which is what a blob-less partial clone can answer.
  * A commit git cannot diff (an object missing from a damaged copy) gets an `unreadable` record and the
- * others are still diffed. Work is split over `jobs` processes; records come in no particular order.
+ * others are still diffed. Work is split over `jobs` processes (each waits for one of `slots` when
+ * given, shared with other passes); records come in no particular order.
  */
 export async function* diffCommits(
   repo: Repo,
   commits: readonly string[],
-  opts: { jobs: number; numstat: boolean },
+  opts: { jobs: number; numstat: boolean; slots?: Slots },
 ): AsyncGenerator<CommitDiff> {
   // Small inputs are not worth a second process.
   const parts = Math.min(opts.jobs, Math.ceil(commits.length / 64));
+  const { slots } = opts;
   yield* interleave(
-    deal(commits, parts).map((c) => () => diffAll(repo, c, opts.numstat)),
+    deal(commits, parts).map((c) => {
+      const source = (): AsyncIterable<CommitDiff> => diffAll(repo, c, opts.numstat);
+      return slots ? slots.gate(source) : source;
+    }),
     opts.jobs,
   );
 }
