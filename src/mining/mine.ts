@@ -177,7 +177,9 @@ async function summarizeCommits(
       if (!languages.has(f.path)) s.otherFiles.push(name(f.path));
       else if (f.status === "A" || f.status === "M") s.plFiles.set(name(f.path), { added: f.status === "A", lines: f.lines });
     }
-    summaries.set(d.commit, s);
+    // A commit that changes no file of a mined language ends every line's runs whether or not its
+    // summary is kept, and no run holds it, so its summary is not kept.
+    if (s.plFiles.size > 0) summaries.set(d.commit, s);
   }
   return summaries;
 }
