@@ -24,9 +24,12 @@ export const LAYERS = [
   "scenarios", // the scenario/family registry and one folder per family
   "agents", // agents
   "runs", // planning, executing and storing runs
+  "families", // the family registry: each family's report section, options, agents and formats
   "report", // report formats
+  "export", // exports of runs: training data, ATIF trajectories, Inspect AI logs, CI formats
   "mcp", // the MCP front end
   "a2a", // the A2A front end
+  "view", // the local web viewer over run directories (reads runs, report and export; the MCP guard)
   "demo", // the demo repository for the quick start
   "cli", // one file per verb
 ];

@@ -25,6 +25,12 @@ export const SYSTEM_DEPS = [
     why: "SWE and commit0 environments run real pytest suites",
     present: () => runs("python3", ["-m", "pytest", "--version"]),
   },
+  {
+    name: "chromium",
+    debian: "chromium",
+    why: "the viewer's browser tests drive Debian's chromium through playwright-core (no browser is downloaded)",
+    present: () => runs(process.env.GITGOOD_CHROMIUM ?? "/usr/bin/chromium", ["--version"]),
+  },
 ];
 
 /** The first problem with the system dependencies, as one line, or null when all are there and work. */

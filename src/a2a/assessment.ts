@@ -4,44 +4,59 @@ import { readDataset } from "../dataset/importer.js";
 import { seededRandom, shuffled } from "../dataset/random.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
-import { scenariosFor } from "../scenarios/registry.js";
+import { families } from "../families/registry.js";
+import { stratifiedSample } from "../runs/plan.js";
+import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
+import { underData } from "./data-roots.js";
 
-/** The scenarios an assessment may ask for, as the request spells them. */
-export const ASSESSMENT_SCENARIOS = ["swe", "mcr", "ir", "icc"] as const;
+/** The scenarios an assessment may ask for, as the request spells them: those of every family offered in assessments. */
+export function assessmentScenarios(): string[] {
+  return families()
+    .filter((f) => f.assessed !== false)
+    .flatMap((f) => f.scenarios.map((s) => s.name.toLowerCase()));
+}
 
-const ConfigSchema = z
-  .object({
-    /** A samples file on the green's machine (gitgood JSONL, published Parquet/CSV/JSONL, SWE-bench instances). */
-    dataset: z.string().min(1),
-    /** The directory of clones at DIR/owner/repo. */
-    repos: z.string().min(1).optional(),
-    /** The one repository every sample comes from (instead of repos). */
-    repo: z.string().min(1).optional(),
-    scenarios: z.array(z.enum(ASSESSMENT_SCENARIOS)).min(1).optional(),
-    ids: z.array(z.string().min(1)).min(1).optional(),
-    /** At most this many samples (after the other filters). */
-    max_rows: z.number().int().min(1).optional(),
-    /** A random sample of this many samples, drawn with `seed`. */
-    sample: z.number().int().min(1).optional(),
-    seed: z.number().int().optional(),
-    max_concurrent_rows: z.number().int().min(1).max(64).optional(),
-    /** Seconds per instance (default 1800). */
-    timeout: z.number().positive().optional(),
-    /** SWE: give the participant the instance's hints (the AgentBeats green does; default true). */
-    hints: z.boolean().optional(),
-    /** Judge models for IR and ICC (a name or a list). */
-    judge: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-  })
-  .strict();
+/** An assessment's `config`, for the scenarios registered now. */
+function configSchema(names: readonly string[]) {
+  return z
+    .object({
+      /** A samples file on the green's machine (gitgood JSONL, published Parquet/CSV/JSONL, SWE-bench instances). */
+      dataset: z.string().min(1),
+      /** The directory of clones at DIR/owner/repo. */
+      repos: z.string().min(1).optional(),
+      /** The one repository every sample comes from (instead of repos). */
+      repo: z.string().min(1).optional(),
+      scenarios: z.array(z.enum(names as [string, ...string[]])).min(1).optional(),
+      ids: z.array(z.string().min(1)).min(1).optional(),
+      /** At most this many samples (after the other filters). */
+      max_rows: z.number().int().min(1).optional(),
+      /** A random sample of this many samples, drawn with `seed`. */
+      sample: z.number().int().min(1).optional(),
+      seed: z.number().int().optional(),
+      max_concurrent_rows: z.number().int().min(1).max(64).optional(),
+      /** Seconds per instance (default 1800). */
+      timeout: z.number().positive().optional(),
+      /** SWE: give the participant the instance's hints (the AgentBeats green does; default true). */
+      hints: z.boolean().optional(),
+      /** Judge models for IR and ICC (a name or a list). */
+      judge: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+      /** The model of the published AgentBeats green agent's requests: not used here, echoed in the Result. */
+      green_agent_model: z.string().optional(),
+    })
+    // Keys of other green agents' configs are dropped here, and named in a warning (parseAssessment).
+    .strip();
+}
 
-const RequestSchema = z
-  .object({
-    participants: z.record(z.string().min(1), z.url()),
-    config: ConfigSchema,
-  })
-  .strict();
+function requestSchema(names: readonly string[]) {
+  return z
+    .object({
+      participants: z.record(z.string().min(1), z.url()),
+      config: configSchema(names),
+    })
+    .strict();
+}
 
-export type AssessmentConfig = z.infer<typeof ConfigSchema>;
+export type AssessmentConfig = z.infer<ReturnType<typeof configSchema>>;
 
 /** An assessment request, checked: one participant, what to run, and how. */
 export interface Assessment {
@@ -49,9 +64,11 @@ export interface Assessment {
   url: string;
   config: AssessmentConfig;
   where: RepoLocator;
-  /** Registry names of the scenarios asked for (upper case). */
+  /** Registry names of the scenarios asked for. */
   scenarios: ReadonlySet<string>;
   judges: string[];
+  /** Lines about the request said in the task's status (keys gitgood does not know, and ignores). */
+  warnings: string[];
 }
 
 function invalid(message: string): GitGoodError {
@@ -77,9 +94,14 @@ export function parseAssessment(text: string): Assessment {
   } catch {
     throw invalid('the message is not JSON; send {"participants": {"<role>": "<A2A URL>"}, "config": {"dataset": …, "repos": …}}');
   }
-  const parsed = RequestSchema.safeParse(raw);
+  const names = assessmentScenarios();
+  const parsed = requestSchema(names).safeParse(raw);
   if (!parsed.success) throw invalid(firstIssue(parsed.error));
   const { participants, config } = parsed.data;
+  const rawConfig = (raw as { config: Record<string, unknown> }).config;
+  const known = configSchema(names).shape;
+  const unknown = Object.keys(rawConfig).filter((k) => !(k in known)).sort();
+  const warnings = unknown.length > 0 ? [`warning: config key(s) ${unknown.join(", ")} are not gitgood's and are ignored`] : [];
   const roles = Object.entries(participants);
   const first = roles[0];
   if (!first || roles.length !== 1) throw invalid(`give exactly one participant (got ${roles.length})`);
@@ -92,14 +114,27 @@ export function parseAssessment(text: string): Assessment {
     url: first[1],
     config,
     where,
-    scenarios: new Set((config.scenarios ?? ASSESSMENT_SCENARIOS).map((s) => s.toUpperCase())),
+    scenarios: new Set((config.scenarios ?? names).map((s) => scenarioNamed(s).name)),
     judges,
+    warnings,
   };
 }
 
 /**
+ * The assessment with every path it names (`dataset`, `repo`, `repos`) resolved to its real path,
+ * which must lie under one of the data directories `roots`: refused as "invalid params" before
+ * anything there is read.
+ */
+export function confineToData(a: Assessment, roots: readonly string[]): Assessment {
+  const dataset = underData("dataset", a.config.dataset, roots);
+  const where: RepoLocator = "repo" in a.where ? { repo: underData("repo", a.where.repo, roots) } : { repos: underData("repos", a.where.repos, roots) };
+  return { ...a, config: { ...a.config, dataset, ...("repo" in where ? { repo: where.repo } : { repos: where.repos }) }, where };
+}
+
+/**
  * The samples of an assessment: the dataset's samples that give one of the scenarios asked for,
- * narrowed by `ids`, then `sample` (a seeded random draw, kept in dataset order), then `max_rows`.
+ * narrowed by `ids`, then `sample` (a seeded random draw, kept in dataset order), then `max_rows` (drawn
+ * across scenarios and difficulties as `run --sample` draws, with `seed`; never the first rows in file order).
  */
 export async function assessmentSamples(a: Assessment): Promise<Sample[]> {
   let samples: Sample[];
@@ -119,7 +154,7 @@ export async function assessmentSamples(a: Assessment): Promise<Sample[]> {
     const chosen = new Set(shuffled(samples, seededRandom(a.config.seed ?? 0, "a2a-sample")).slice(0, a.config.sample));
     samples = samples.filter((s) => chosen.has(s));
   }
-  if (a.config.max_rows !== undefined) samples = samples.slice(0, a.config.max_rows);
+  if (a.config.max_rows !== undefined) samples = stratifiedSample(samples, a.config.max_rows, a.config.seed ?? 0, [...a.scenarios]);
   if (samples.length === 0) throw invalid("no sample of the dataset fits the config");
   return samples;
 }

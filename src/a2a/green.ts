@@ -9,13 +9,14 @@ import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
+import type { Isolation } from "../sandbox/isolation.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
 import { scenariosFor } from "../scenarios/registry.js";
 import { escapeControls } from "../util/escape.js";
 import { mapPool } from "../util/pool.js";
-import { assessmentSamples, parseAssessment, type Assessment } from "./assessment.js";
+import { assessmentSamples, confineToData, parseAssessment, type Assessment } from "./assessment.js";
 import { TaskEvents, dataPart, requestText, textPart } from "./events.js";
 import { assessmentResult } from "./result.js";
 
@@ -31,6 +32,12 @@ export interface GreenOptions {
   sharedDir?: string;
   idleSeconds?: number;
   pollSeconds?: number;
+  /** The real paths of the directories requests may name paths in (`--data`); a path elsewhere fails its task. */
+  dataRoots: readonly string[];
+  /** Most assessments at once (`--max-assessments`); one more fails at once, saying the server is busy. */
+  maxAssessments: number;
+  /** How the programs of evaluations (test runs, builds) are isolated (default: the default isolation, refused where it cannot run). */
+  isolation?: Isolation;
   log: (line: string) => void;
 }
 
@@ -65,6 +72,8 @@ function progressLine(r: ResultRecord, done: number, total: number): string {
  */
 export class GreenExecutor implements AgentExecutor {
   private readonly running = new Map<string, AbortController>();
+  /** Assessments past their checks and not yet ended. */
+  private assessing = 0;
 
   constructor(private readonly opts: GreenOptions) {}
 
@@ -76,7 +85,10 @@ export class GreenExecutor implements AgentExecutor {
     let assessment: Assessment;
     let samples: Sample[];
     try {
-      assessment = parseAssessment(requestText(ctx));
+      assessment = confineToData(parseAssessment(requestText(ctx)), this.opts.dataRoots);
+      if (this.assessing >= this.opts.maxAssessments) {
+        throw new GitGoodError("SERVER_BUSY", `busy: ${this.assessing} assessment(s) are running, the most this green agent takes at once (--max-assessments); try again later`);
+      }
       await checkWhere(assessment);
       samples = await assessmentSamples(assessment);
     } catch (err) {
@@ -86,13 +98,16 @@ export class GreenExecutor implements AgentExecutor {
       events.end(TaskState.TASK_STATE_FAILED, e.message, { error: e.code === "BAD_ASSESSMENT" ? "invalid_params" : e.code, message: e.message });
       return;
     }
+    this.assessing++;
     try {
+      for (const line of assessment.warnings) events.status(TaskState.TASK_STATE_WORKING, line);
       await this.assess(ctx, events, assessment, samples, cancel.signal);
     } catch (err) {
       const e = toGitGoodError(err);
       this.opts.log(`task ${ctx.taskId} failed: ${e.message}`);
       events.end(TaskState.TASK_STATE_FAILED, `the assessment failed: ${e.message}`, { error: e.code, message: e.message });
     } finally {
+      this.assessing--;
       this.running.delete(ctx.taskId);
     }
   }
@@ -141,6 +156,7 @@ export class GreenExecutor implements AgentExecutor {
         timeoutSeconds: timeout,
         maxTurns: 1,
         judges,
+        ...(this.opts.isolation ? { isolation: this.opts.isolation } : {}),
         // SWE: the AgentBeats green sends the hints; `hints: false` leaves them out.
         settings: { swe: { hints: a.config.hints ?? true } },
         onResult: (r) => {
@@ -151,7 +167,14 @@ export class GreenExecutor implements AgentExecutor {
       });
     };
     for await (const _ of mapPool(samples, a.config.max_concurrent_rows ?? 1, perSample));
-    const result = assessmentResult(finished, { role: a.role, agent: agent.name, runDir, scenarios: a.scenarios, cancelled: cancelled.aborted });
+    const result = assessmentResult(finished, {
+      role: a.role,
+      agent: agent.name,
+      runDir,
+      scenarios: a.scenarios,
+      cancelled: cancelled.aborted,
+      greenAgentModel: a.config.green_agent_model,
+    });
     events.artifact("Result", [textPart(result.text), dataPart(result.data)]);
     this.opts.log(`task ${ctx.taskId}: ${result.text.split("\n")[0] ?? ""}`);
     events.end(cancelled.aborted ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED, result.text);

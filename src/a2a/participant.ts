@@ -122,6 +122,10 @@ export interface ParticipantOptions {
   isolation?: Isolation;
   /** Most seconds one command of a SWE task runs. */
   commandTimeoutSeconds?: number;
+  /** The real path of the directory a SWE task's REPO_DIR must lie in (the CLI's `--shared-dir`); absent: anywhere. */
+  sharedDir?: string;
+  /** Most bytes of files a REPO_DIR may hold. */
+  maxRepoBytes?: number;
   log: (line: string) => void;
 }
 
@@ -182,10 +186,12 @@ export class ParticipantExecutor implements AgentExecutor {
     const task = await SweTask.open(msg, {
       isolation: this.opts.isolation ?? defaultIsolation(),
       commandTimeoutSeconds: this.opts.commandTimeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT,
+      ...(this.opts.sharedDir !== undefined ? { sharedDir: this.opts.sharedDir } : {}),
+      ...(this.opts.maxRepoBytes !== undefined ? { maxRepoBytes: this.opts.maxRepoBytes } : {}),
     });
     try {
       events.status(TaskState.TASK_STATE_WORKING, `working in ${task.workspace.workDir}`);
-      const prompt = scenarios().find((d) => d.name === "SWE")?.prompt;
+      const prompt = scenarios().find((d) => d.patchTask === true)?.prompt;
       await toolLoop(this.opts.model, systemPrompt(task.finishTool, prompt), sweTaskText(msg), task, this.opts.maxTurns ?? DEFAULT_PARTICIPANT_TURNS, signal);
       if (signal.aborted) {
         events.end(TaskState.TASK_STATE_CANCELED, "cancelled");

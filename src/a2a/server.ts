@@ -6,6 +6,7 @@ import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from "@a
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { GitGoodError } from "../errors.js";
+import { checkAccess, type AccessPolicy } from "../mcp/guard.js";
 import type { McpToolHost } from "../mcp/tool-host.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -64,6 +65,12 @@ export interface A2aServeOptions {
   executor: AgentExecutor;
   /** Per-task MCP endpoints served next to the agent (the green's GitGoodBench tools). */
   toolHost?: McpToolHost;
+  /**
+   * Who may talk to the agent (the checks of `gitgood mcp`): Host and Origin on every request, and the
+   * bearer token, when one is set, on every request but the agent card's and the task endpoints'
+   * (which carry tokens of their own).
+   */
+  access?: AccessPolicy;
 }
 
 export interface A2aHandle {
@@ -81,6 +88,18 @@ export async function serveA2a(opts: A2aServeOptions): Promise<A2aHandle> {
   const handler = new DefaultRequestHandler(opts.card, new InMemoryTaskStore(), opts.executor);
   const app = express();
   const tools = opts.toolHost;
+  const access = opts.access;
+  if (access) {
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      const open = req.path === AGENT_CARD_PATH || tools?.handles(req) === true;
+      const denied = checkAccess(req.headers, open ? { ...access, token: undefined } : access);
+      if (!denied) {
+        next();
+        return;
+      }
+      res.status(denied.status).set(denied.headers ?? {}).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: denied.message } });
+    });
+  }
   if (tools) {
     // Before any body parser: the MCP transport reads the request itself.
     app.use((req: Request, res: Response, next: NextFunction) => {

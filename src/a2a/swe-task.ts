@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, realpathSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
@@ -68,6 +68,37 @@ export interface SweTaskOptions {
   /** How `run_command` isolates its programs (REPO_DIR their only writable directory). */
   isolation: Isolation;
   commandTimeoutSeconds: number;
+  /** The real path of the directory REPO_DIR must lie in (`a2a agent --shared-dir`); absent: anywhere. */
+  sharedDir?: string;
+  /** Most bytes of files REPO_DIR may hold: the task's snapshot copies them (default DEFAULT_MAX_REPO_BYTES). */
+  maxRepoBytes?: number;
+}
+
+/** REPO_DIR's files may add up to this much by default (the snapshot copies them). */
+export const DEFAULT_MAX_REPO_BYTES = 1024 * 1024 * 1024;
+
+/** Refuses REPO_DIR when it does not lie in `sharedDir` (links resolved). */
+function checkShared(root: string, given: string, sharedDir: string | undefined): void {
+  if (sharedDir === undefined) return;
+  if (root !== sharedDir && !root.startsWith(sharedDir.endsWith(path.sep) ? sharedDir : sharedDir + path.sep)) {
+    throw new GitGoodError("BAD_SWE_TASK", `REPO_DIR ${given} is not under this agent's shared directory ${sharedDir}`, { repo_dir: given });
+  }
+}
+
+/** Refuses REPO_DIR when its files (links not followed) add up to more than `limit` bytes, before anything is copied. */
+function checkSize(root: string, given: string, limit: number): void {
+  let total = 0;
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile()) total += lstatSync(p).size;
+      if (total > limit) {
+        throw new GitGoodError("BAD_SWE_TASK", `REPO_DIR ${given} holds more than ${Math.round(limit / 1048576)} MB of files, above this agent's limit (--max-repo-mb)`, { repo_dir: given });
+      }
+    }
+  };
+  walk(root);
 }
 
 /**
@@ -98,6 +129,8 @@ export class SweTask implements SweWork {
   /** Checks REPO_DIR and records its state as handed over. */
   static async open(msg: SweMessage, opts: SweTaskOptions): Promise<SweTask> {
     const root = checkedRepoDir(msg.repoDir);
+    checkShared(root, msg.repoDir, opts.sharedDir);
+    checkSize(root, msg.repoDir, opts.maxRepoBytes ?? DEFAULT_MAX_REPO_BYTES);
     const scratch = mkdtempSync(path.join(os.tmpdir(), "gitgood-a2a-swe-"));
     const close = removeAtExit(scratch);
     try {

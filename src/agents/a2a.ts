@@ -9,8 +9,6 @@ import type { Agent, Session } from "./agent.js";
 
 /** Where REPO_DIR copies of SWE tasks are made when nothing else is said: a directory both agents can reach. */
 export const SHARED_DIR_ENV = "GITGOOD_A2A_SHARED_DIR";
-/** The registry name of SWE-style tasks: their participants get a REPO_DIR, the others an MCP server. */
-const SWE = "SWE";
 
 /** The scenario tools of one attempt served over MCP (Streamable HTTP) at a URL of their own, behind a bearer token. */
 export interface HostedTools {
@@ -83,7 +81,7 @@ export class A2aAgent implements Agent {
 
   supports(scenario: AnyScenarioDefinition): boolean {
     if (this.opts.scenarios && !this.opts.scenarios.has(scenario.name)) return false;
-    return scenario.name === SWE || this.opts.toolHost !== null;
+    return scenario.patchTask === true || this.opts.toolHost !== null;
   }
 
   private askOptions(session: Session, signal: AbortSignal): AskOptions {
@@ -104,7 +102,7 @@ export class A2aAgent implements Agent {
     if (session.signal.aborted || this.opts.signal?.aborted) controller.abort();
     try {
       const client = await connectAgent(this.opts.url);
-      if (session.definition.name === SWE) await this.runSwe(session, client, controller.signal);
+      if (session.definition.patchTask === true) await this.runSwe(session, client, controller.signal);
       else await this.runWithTools(session, client, controller.signal);
     } finally {
       session.signal.removeEventListener("abort", stop);

@@ -4,29 +4,16 @@ import type { ModelClient } from "../model/types.js";
 import { A2aAgent, type ToolHost } from "./a2a.js";
 import type { Agent } from "./agent.js";
 import { CommandAgent } from "./command.js";
-import { Commit0Agent } from "./commit0.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
 import { OracleAgent } from "./oracle.js";
-import { PredictionsAgent } from "./predictions.js";
-import type { Prediction } from "../swe/predictions.js";
 import { BaselineAgent, StrategyAgent, baselineStrategies } from "./strategies.js";
 
 export { agentSupports, type Agent, type Session } from "./agent.js";
 export { BaselineAgent, StrategyAgent } from "./strategies.js";
-export { PredictionsAgent } from "./predictions.js";
-export { Commit0Agent, DEFAULT_ATTEMPTS } from "./commit0.js";
-
-/** The agents gitgood makes by name, beyond the registered scenarios' baselines. */
-const BUILT_IN = ["llm", "command", "mcp-command", "oracle", "baseline", "predictions", "commit0-debug", "commit0-oneshot"] as const;
-
-/** Every agent name `createAgent` knows: the built-in ones, then each scenario's baselines. */
-export function agentNames(): string[] {
-  return [...BUILT_IN, ...baselineStrategies().keys()];
-}
 
 export interface AgentOptions {
-  /** For `llm`: the model name, and optionally a client (tests pass a scripted one). */
+  /** For agents that talk to a model: the model name, and optionally a client (tests pass a scripted one). */
   model?: string;
   client?: ModelClient;
   temperature?: number;
@@ -35,46 +22,87 @@ export interface AgentOptions {
   /** For `a2a`: the A2A agent's base URL, and the host serving GitGoodBench tools to it over MCP. */
   url?: string;
   toolHost?: ToolHost | null;
-  /** For `predictions`: SWE-bench predictions by instance id (`--predictions FILE`). */
-  predictions?: ReadonlyMap<string, Prediction>;
-  /** For `commit0-debug`: attempts per file (`--attempts`, default 3). */
-  attempts?: number;
+  /** Options of the agents a family adds (`--attempts`, a predictions file), each read by its own kind. */
+  [option: string]: unknown;
+}
+
+/** One way to make an agent by name (`--agent NAME`). */
+export interface AgentKind {
+  readonly name: string;
+  /** The agent talks to the model of `--model` (run.json records the model, the response cache serves it). */
+  readonly usesModel?: boolean;
+  /** Makes the agent, or throws BAD_OPTION naming the option it misses. */
+  create(opts: AgentOptions): Agent;
+}
+
+/** The model client an agent kind that talks to a model gets: the one given, else `--model`'s. */
+export function modelClientFor(kind: string, opts: AgentOptions): ModelClient {
+  const client = opts.client ?? (opts.model ? lookupModel(opts.model) : null);
+  if (!client) throw new GitGoodError("BAD_OPTION", `the ${kind} agent needs --model (and OPENAI_BASE_URL / OPENAI_API_KEY)`);
+  return client;
+}
+
+/** The agents every family can run, then (registered by the families) the families' own. */
+const KINDS: AgentKind[] = [
+  { name: "llm", usesModel: true, create: (opts) => new LlmAgent(modelClientFor("llm", opts), { temperature: opts.temperature }) },
+  {
+    name: "command",
+    create(opts) {
+      if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
+      return new CommandAgent(opts.command);
+    },
+  },
+  {
+    name: "mcp-command",
+    create(opts) {
+      if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the mcp-command agent needs --command "PROGRAM ARGS"');
+      return new McpCommandAgent(opts.command);
+    },
+  },
+  {
+    name: "a2a",
+    create(opts) {
+      if (!opts.url) throw new GitGoodError("BAD_OPTION", "the a2a agent needs --url URL (the A2A agent's base URL)");
+      return new A2aAgent({ url: opts.url, toolHost: opts.toolHost ?? null });
+    },
+  },
+  { name: "oracle", create: () => new OracleAgent() },
+  { name: "baseline", create: () => new BaselineAgent() },
+];
+
+/** Adds an agent kind (a family's agents); its name must be new. */
+export function registerAgentKind(kind: AgentKind): void {
+  if (kindNamed(kind.name) !== undefined || baselineStrategies().has(kind.name)) {
+    throw new GitGoodError("INTERNAL", `an agent named ${kind.name} is registered already`);
+  }
+  KINDS.push(kind);
+}
+
+/** Removes an agent kind added with `registerAgentKind`. */
+export function unregisterAgentKind(name: string): void {
+  const i = KINDS.findIndex((k) => k.name === name);
+  if (i >= 0) KINDS.splice(i, 1);
+}
+
+function kindNamed(name: string): AgentKind | undefined {
+  return KINDS.find((k) => k.name === name);
+}
+
+/** Whether the agent of this name talks to the model of `--model`. */
+export function agentUsesModel(name: string): boolean {
+  return kindNamed(name)?.usesModel === true;
+}
+
+/** Every agent name `createAgent` knows: the registered kinds, then each scenario's baselines. */
+export function agentNames(): string[] {
+  return [...KINDS.map((k) => k.name), ...baselineStrategies().keys()];
 }
 
 /** Makes an agent by name, with a one-line error for a wrong name or a missing option. */
 export function createAgent(name: string, opts: AgentOptions = {}): Agent {
-  switch (name) {
-    case "llm": {
-      const client = opts.client ?? (opts.model ? lookupModel(opts.model) : null);
-      if (!client) throw new GitGoodError("BAD_OPTION", "the llm agent needs --model (and OPENAI_BASE_URL / OPENAI_API_KEY)");
-      return new LlmAgent(client, { temperature: opts.temperature });
-    }
-    case "command":
-      if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
-      return new CommandAgent(opts.command);
-    case "mcp-command":
-      if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the mcp-command agent needs --command "PROGRAM ARGS"');
-      return new McpCommandAgent(opts.command);
-    case "a2a":
-      if (!opts.url) throw new GitGoodError("BAD_OPTION", "the a2a agent needs --url URL (the A2A agent's base URL)");
-      return new A2aAgent({ url: opts.url, toolHost: opts.toolHost ?? null });
-    case "oracle":
-      return new OracleAgent();
-    case "baseline":
-      return new BaselineAgent();
-    case "commit0-debug":
-    case "commit0-oneshot": {
-      const client = opts.client ?? (opts.model ? lookupModel(opts.model) : null);
-      if (!client) throw new GitGoodError("BAD_OPTION", `the ${name} agent needs --model (and OPENAI_BASE_URL / OPENAI_API_KEY)`);
-      return new Commit0Agent(name === "commit0-debug" ? "debug" : "oneshot", client, { attempts: opts.attempts, temperature: opts.temperature });
-    }
-    case "predictions":
-      if (!opts.predictions) throw new GitGoodError("BAD_OPTION", "the predictions agent needs --predictions FILE");
-      return new PredictionsAgent(opts.predictions);
-    default: {
-      const entries = baselineStrategies().get(name);
-      if (entries) return new StrategyAgent(name, entries);
-      throw new GitGoodError("BAD_OPTION", `unknown agent '${name}'; agents: ${agentNames().join(", ")}`);
-    }
-  }
+  const kind = kindNamed(name);
+  if (kind) return kind.create(opts);
+  const entries = baselineStrategies().get(name);
+  if (entries) return new StrategyAgent(name, entries);
+  throw new GitGoodError("BAD_OPTION", `unknown agent '${name}'; agents: ${agentNames().join(", ")}`);
 }

@@ -1,5 +1,8 @@
+import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Command, Option } from "commander";
+import { dataRoots } from "../a2a/data-roots.js";
 import { GreenExecutor } from "../a2a/green.js";
 import { ParticipantExecutor, DEFAULT_PARTICIPANT_TURNS } from "../a2a/participant.js";
 import { agentCard, serveA2a, type A2aHandle } from "../a2a/server.js";
@@ -7,9 +10,10 @@ import { DEFAULT_IDLE_SECONDS, DEFAULT_POLL_SECONDS } from "../agents/a2a-client
 import { SHARED_DIR_ENV } from "../agents/a2a.js";
 import { GitGoodError } from "../errors.js";
 import { isLoopbackHost } from "../mcp/guard.js";
+import { requireTokenBeyondLoopback } from "../mcp/http.js";
 import { McpToolHost } from "../mcp/tool-host.js";
 import { lookupModel } from "../model/lookup.js";
-import { ISOLATION_MODES, chooseIsolation, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
+import { DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
 import { intOption, numberOption, positiveIntOption, type CliIO } from "./io.js";
 
 interface ServeFlags {
@@ -20,7 +24,24 @@ interface ServeFlags {
   sharedDir?: string;
   idleTimeout: number;
   poll: number;
+  data?: string[];
+  token?: string;
+  maxAssessments?: number;
+  isolation: IsolationMode;
 }
+
+/** The programs evaluations need on PATH, each with what is lost without it (said at start, never dropped silently). */
+const EVALUATION_TOOLS: ReadonlyArray<[string, string]> = [
+  ["git", "every evaluation"],
+  ["patch", "the fourth SWE apply strategy (patch -p1 --fuzz=3)"],
+];
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, name)));
+}
+
+/** The environment variable that gives `a2a serve` its bearer token. */
+export const A2A_TOKEN_ENV = "GITGOOD_A2A_TOKEN";
 
 interface AgentFlags {
   model: string;
@@ -29,6 +50,8 @@ interface AgentFlags {
   cardUrl?: string;
   maxTurns: number;
   isolation: IsolationMode;
+  sharedDir?: string;
+  maxRepoMb: number;
 }
 
 function checkPort(port: number): void {
@@ -63,12 +86,27 @@ async function serveUntilStopped(handle: A2aHandle, io: CliIO): Promise<void> {
   await handle.close();
 }
 
+/** The host names a request's Host header may carry besides loopback ones: the card URL's, and the address bound to unless it is a wildcard. */
+function allowedHosts(bind: string, cardUrl: string | undefined): string[] {
+  const hosts = cardUrl ? [new URL(cardUrl).hostname.replace(/^\[|\]$/g, "")] : [];
+  if (bind !== "0.0.0.0" && bind !== "::" && bind !== "") hosts.push(bind);
+  return [...new Set(hosts)];
+}
+
 export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   checkPort(flags.port);
   let cardUrl = checkCardUrl(flags.cardUrl);
   const log = (line: string): void => {
     io.stderr.write(`gitgood a2a: ${line}\n`);
   };
+  const token = flags.token ?? (process.env[A2A_TOKEN_ENV] || undefined);
+  requireTokenBeyondLoopback(flags.host, token, `--token (or ${A2A_TOKEN_ENV})`);
+  const roots = dataRoots(flags.data ?? []);
+  const isolation = chooseIsolation({ mode: flags.isolation });
+  const note = isolationNote(isolation);
+  if (note) log(note);
+  for (const [tool, what] of EVALUATION_TOOLS) if (!onPath(tool)) log(`warning: ${tool} is not on PATH: ${what} is missing`);
+  if (roots.length === 0) log("no --data directory: every assessment will be refused until the server is started with --data DIR");
   const toolHost = new McpToolHost(isLoopbackHost(flags.host), log);
   const executor = new GreenExecutor({
     outDir: flags.out,
@@ -76,6 +114,9 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     sharedDir: flags.sharedDir ?? (process.env[SHARED_DIR_ENV] || undefined),
     idleSeconds: flags.idleTimeout,
     pollSeconds: flags.poll,
+    dataRoots: roots,
+    isolation,
+    maxAssessments: flags.maxAssessments ?? os.availableParallelism(),
     log,
   });
   const card = agentCard({
@@ -93,7 +134,8 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       },
     ],
   });
-  const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor, toolHost });
+  const access = { token, allowedOrigins: [], loopback: isLoopbackHost(flags.host), allowedHosts: allowedHosts(flags.host, cardUrl) };
+  const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor, toolHost, access });
   cardUrl ??= handle.url;
   // Participants reach the per-task MCP servers where clients reach the agent.
   toolHost.baseUrl = cardUrl;
@@ -109,6 +151,9 @@ export async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
   const log = (line: string): void => {
     io.stderr.write(`gitgood a2a agent: ${line}\n`);
   };
+  const shared = flags.sharedDir ?? (process.env[SHARED_DIR_ENV] || undefined);
+  if (shared === undefined) throw new GitGoodError("BAD_OPTION", `give --shared-dir DIR (or $${SHARED_DIR_ENV}): the directory the green agent puts SWE tasks' REPO_DIR in`);
+  const [sharedDir] = dataRoots([shared], "--shared-dir");
   const model = lookupModel(flags.model);
   const isolation = chooseIsolation({ mode: flags.isolation });
   const note = isolationNote(isolation);
@@ -124,7 +169,7 @@ export async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
       { id: "git-task", name: "Git task", description: "Resolves a merge conflict, cleans up a chain of commits, or commits changes in steps.", tags: ["git"] },
     ],
   });
-  const executor = new ParticipantExecutor({ model, maxTurns: flags.maxTurns, isolation, log });
+  const executor = new ParticipantExecutor({ model, maxTurns: flags.maxTurns, isolation, sharedDir, maxRepoBytes: flags.maxRepoMb * 1024 * 1024, log });
   const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor });
   cardUrl ??= handle.url;
   card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${cardUrl}/` }));
@@ -145,6 +190,14 @@ export function a2aCommand(io: CliIO): Command {
     .option("--shared-dir <dir>", `where SWE tasks' REPO_DIR copies are made, a directory participants can reach (or $${SHARED_DIR_ENV})`)
     .option("--idle-timeout <seconds>", "silence on a participant's stream after which its task is polled with tasks/get", numberOption("--idle-timeout", 0.01, 86_400), DEFAULT_IDLE_SECONDS)
     .option("--poll <seconds>", "interval of tasks/get polls", numberOption("--poll", 0.01, 3600), DEFAULT_POLL_SECONDS)
+    .option("--data <dir>", "a directory requests may name datasets and repositories in (repeatable; paths elsewhere are refused)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--token <token>", `bearer token every request must carry (or set ${A2A_TOKEN_ENV}); required when --host is not loopback`)
+    .option("--max-assessments <n>", "assessments at once; one more is refused as busy (default: the machine's cores)", positiveIntOption("--max-assessments"))
+    .addOption(
+      new Option("--isolation <mode>", `how evaluations' programs (test runs) are isolated, refused where it cannot run: ${isolationHelp()}`)
+        .choices(ISOLATION_MODES)
+        .default(DEFAULT_ISOLATION),
+    )
     .action(async (flags: ServeFlags) => {
       await runServe(flags, io);
     });
@@ -157,10 +210,12 @@ export function a2aCommand(io: CliIO): Command {
     .option("--card-url <url>", "the URL clients reach this agent at (default: the address it listens on)")
     .option("--max-turns <n>", "model turns per task", positiveIntOption("--max-turns"), DEFAULT_PARTICIPANT_TURNS)
     .addOption(
-      new Option("--isolation <mode>", "how a SWE task's commands (run_command in REPO_DIR) are isolated: namespace (bubblewrap; none where it cannot run), docker, none")
+      new Option("--isolation <mode>", `how a SWE task's commands (run_command in REPO_DIR) are isolated, refused where it cannot run: ${isolationHelp()}`)
         .choices(ISOLATION_MODES)
-        .default("namespace"),
+        .default(DEFAULT_ISOLATION),
     )
+    .option("--shared-dir <dir>", `the directory SWE tasks' REPO_DIR must lie in, shared with the green agent (or $${SHARED_DIR_ENV})`)
+    .option("--max-repo-mb <n>", "largest REPO_DIR (its files, in MB) a SWE task may name", positiveIntOption("--max-repo-mb"), 1024)
     .action(async (flags: AgentFlags) => {
       await runAgent(flags, io);
     });

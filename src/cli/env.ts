@@ -9,11 +9,10 @@ import { escapeControls } from "../util/escape.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { HISTORY_FLAGS, HISTORY_HELP, historyOption, loadSamples, mcrToolsOption } from "./run.js";
 import type { Sample } from "../dataset/sample.js";
-import { addSweOptions, sweSettings, type SweFlags } from "./swe-options.js";
-import { commit0Settings } from "./commit0-options.js";
+import { addFamilyOptions, familySettings } from "./family-options.js";
 import { scenarioChoices } from "./scenario-option.js";
 
-interface EnvFlags extends SweFlags {
+interface EnvFlags {
   id?: string;
   repo?: string;
   scenario?: string;
@@ -59,7 +58,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags, io: CliIO
   // A person or a shell-driven agent works here: the whole work tree is written.
   const scenario = await setupScenario(sample, flags.repo, {
     scenario: flags.scenario,
-    settings: { scope: flags.scope, mcrTools: flags.mcrTools, ...sweSettings(flags, undefined, undefined), ...commit0Settings(flags, undefined) },
+    settings: { scope: flags.scope, mcrTools: flags.mcrTools, ...familySettings(flags, "env", { isolation: undefined, model: undefined, envs: null }) },
     keep: true,
     history: flags.history,
     workTree: "full",
@@ -117,7 +116,7 @@ export function envCommand(io: CliIO): Command {
     .option("--finish", "print the final state of the live scenario and remove its sandbox", false)
     .option("--sandbox <dir>", `with --finish: the sandbox (default: $${SANDBOX_ENV}, or the only live one)`)
     .option("--json", "print machine-readable JSON", false);
-  return addSweOptions(cmd).action(async (samples: string | undefined, flags: EnvFlags) => {
+  return addFamilyOptions(cmd, "env").action(async (samples: string | undefined, flags: EnvFlags) => {
     if (flags.finish) await finish(flags, io);
     else await start(samples, flags, io);
   });

@@ -10,6 +10,7 @@ import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../m
 import type { Recorder } from "../mcp/attempt.js";
 import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
+import { generateToken, writeTokenFile } from "../mcp/token.js";
 import { Workbench, type WorkbenchSource } from "../mcp/workbench.js";
 import { runConfig } from "../runs/config.js";
 import { lockRunDir } from "../runs/lock.js";
@@ -20,13 +21,13 @@ import { scenarioChoices } from "./scenario-option.js";
 import { intOption, listOption, type CliIO } from "./io.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { HISTORY_FLAGS, HISTORY_HELP, addModelOptions, historyOption, loadSamples, mcrToolsOption, modelOptions, modelSettings, type ModelFlags } from "./run.js";
-import { addSweOptions, sweSettings, type SweFlags } from "./swe-options.js";
+import { addFamilyOptions, familySettings } from "./family-options.js";
 
 export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
 export const MCP_AGENT = "mcp";
 
-interface McpFlags extends SweFlags, ModelFlags {
+interface McpFlags extends ModelFlags {
   samples?: string[];
   id?: string;
   scenario?: string;
@@ -89,7 +90,7 @@ async function recorderFor(files: string[], flags: McpFlags, where: RepoLocator)
       (p) => path.resolve(p),
     );
     const store = RunStore.open(out, config);
-    return { recorder: { store, judges, agent: MCP_AGENT, settings: sweSettings(flags, undefined, undefined) }, unlock };
+    return { recorder: { store, judges, agent: MCP_AGENT, settings: familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null }) }, unlock };
   } catch (err) {
     unlock();
     throw err;
@@ -184,8 +185,11 @@ export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promi
   };
   if (flags.http !== undefined && flags.http > 65535) throw new GitGoodError("BAD_OPTION", `--http takes a port from 0 to 65535, not ${flags.http}`);
   if (flags.idleTimeout < 1) throw new GitGoodError("BAD_OPTION", "--idle-timeout takes at least 1 second");
-  const token = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
-  if (flags.http !== undefined) requireTokenBeyondLoopback(flags.host, token);
+  const given = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+  if (flags.http !== undefined) requireTokenBeyondLoopback(flags.host, given);
+  // Over HTTP every request carries a token, on loopback too: without one given, one is made (and said once when serving).
+  const token = flags.http !== undefined ? (given ?? generateToken()) : given;
+  const generated = flags.http !== undefined && given === undefined;
   // Registered before the run lock registers its own removal on a signal, so that a signal records the open scenarios first.
   const stop: Stop = { abandon: null };
   if (io.ownsProcess) onStop((code, message) => stop.abandon?.(code, message));
@@ -193,7 +197,7 @@ export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promi
   // The run directory stays locked while the server serves: released when serving ends, or when the process exits or is stopped.
   let servesOn = false;
   try {
-    servesOn = await serve(source, what, token, stop, flags, io, log);
+    servesOn = await serve(source, what, { token, generated }, stop, flags, io, log);
   } finally {
     if (!servesOn) unlock?.();
   }
@@ -208,7 +212,7 @@ interface Stop {
 async function serve(
   source: WorkbenchSource,
   what: string,
-  token: string | undefined,
+  { token, generated }: { token: string | undefined; generated: boolean },
   stop: Stop,
   flags: McpFlags,
   io: CliIO,
@@ -239,6 +243,10 @@ async function serve(
     log,
   });
   log(`serving ${served}`);
+  if (generated && token) {
+    const file = writeTokenFile(Number(new URL(handle.url).port), token);
+    log(`token ${token} (also in ${file}); every request must carry Authorization: Bearer <token>`);
+  }
   log(`listening on ${handle.url}`);
   if (io.ownsProcess) return true; // it serves until a signal ends the process
   await stopped(io.signal);
@@ -269,10 +277,10 @@ export function mcpCommand(io: CliIO): Command {
     .option("--max-chars <n>", "largest memory CONTEXT answer, in characters", intOption("--max-chars"), DEFAULT_CONTEXT_LIMIT)
     .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port)", intOption("--http"))
     .option("--host <addr>", "address to bind the HTTP server to; not loopback requires a token", "127.0.0.1")
-    .option("--token <token>", `bearer token every HTTP request must carry (or set ${MCP_TOKEN_ENV})`)
+    .option("--token <token>", `bearer token every HTTP request must carry (or set ${MCP_TOKEN_ENV}); without one, one is made, said once on stderr and written to mcp-<port>.token in gitgood's directory of yours`)
     .option("--allow-origin <origin>", "an extra browser origin allowed to call the HTTP server (repeatable)", collect)
     .option("--idle-timeout <seconds>", "close an HTTP session after this long without a request", intOption("--idle-timeout"), 3600);
-  return addModelOptions(addSweOptions(cmd)).action(async (files: string[], flags: McpFlags) => {
+  return addModelOptions(addFamilyOptions(cmd, "mcp")).action(async (files: string[], flags: McpFlags) => {
     await runMcp([...files, ...(flags.samples ?? [])], flags, io);
   });
 }

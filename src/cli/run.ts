@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Command, Option } from "commander";
-import { agentNames, createAgent, type Agent } from "../agents/index.js";
+import { agentNames, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
 import { ResponseCache } from "../model/cache.js";
 import { ConnectionLimit } from "../model/connections.js";
 import { lookupModel, type ModelOptions } from "../model/lookup.js";
@@ -24,14 +24,12 @@ import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { scenarioChoices } from "./scenario-option.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
-import { DEFAULT_DOCKER_IMAGE, ISOLATION_MODES, chooseIsolation, isolationNote, type Isolation, type IsolationMode } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolates, isolationHelp, isolationNote, type Isolation, type IsolationMode } from "../sandbox/isolation.js";
 import { resolvedConfig, withConfig } from "./config.js";
 import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption, type CliIO } from "./io.js";
-import { readPredictions } from "../swe/predictions.js";
-import { addSweOptions, sweSettings, writePredictionsOut, type SweFlags } from "./swe-options.js";
-import { addCommit0Options, commit0Settings, type Commit0Flags } from "./commit0-options.js";
+import { addFamilyOptions, familyIdentity, familySettings, finishFamilies, prepareFamilies } from "./family-options.js";
 
 /** The model flags of `run`, `bench` and `score`. */
 export interface ModelFlags {
@@ -43,7 +41,8 @@ export interface ModelFlags {
   cache: boolean;
 }
 
-export interface RunFlags extends ModelFlags, SweFlags, Pick<Commit0Flags, "attempts" | "relatedTests"> {
+/** The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside, read by each family. */
+export interface RunFlags extends ModelFlags {
   dataset?: string[];
   repo?: string;
   repos?: string;
@@ -67,6 +66,7 @@ export interface RunFlags extends ModelFlags, SweFlags, Pick<Commit0Flags, "atte
   network: boolean;
   dockerImage: string;
   allowRead?: string[];
+  passEnv?: string[];
   scenario?: string[];
   difficulty?: Difficulty[];
   language?: string[];
@@ -77,15 +77,6 @@ export interface RunFlags extends ModelFlags, SweFlags, Pick<Commit0Flags, "atte
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;
-  /** SWE: evaluate this predictions file instead of running an agent. */
-  predictions?: string;
-  /** SWE: write the agents' patches as a predictions file. */
-  predictionsOut?: string;
-}
-
-/** Agents that talk to the model of --model (the llm agent and the commit0 loops). */
-function usesModel(agent: string): boolean {
-  return agent === "llm" || agent.startsWith("commit0-");
 }
 
 function slug(s: string): string {
@@ -224,6 +215,7 @@ export function isolationFrom(flags: RunFlags, io: CliIO): Isolation {
     network: flags.network,
     dockerImage: flags.dockerImage,
     allowRead: flags.allowRead,
+    passEnv: flags.passEnv,
   });
   const note = isolationNote(isolation);
   if (note) io.stderr.write(`${note}\n`);
@@ -249,29 +241,20 @@ export async function runFromFlags(
   // A dry run reports a missing repository in its plan instead of stopping.
   if (!flags.dryRun) await checkLocator(where);
   const all = [...files, ...(flags.dataset ?? [])];
-  let samples = await loadSelected(all, selectionOf(flags));
-  const predictions = flags.predictions === undefined ? undefined : readPredictions(flags.predictions);
-  if (predictions && !["baseline", "predictions"].includes(flags.agent)) {
-    throw new GitGoodError("BAD_OPTION", `--predictions evaluates the file's patches: it runs no agent, so leave out --agent ${flags.agent}`);
-  }
-  if (predictions) {
-    const predicted = samples.filter((s) => s.sample_type === "swe" && predictions.has(s.scenario.instance_id));
-    if (predicted.length < samples.length) io.stderr.write(`${samples.length - predicted.length} sample(s) without a prediction skipped\n`);
-    samples = predicted;
-  }
+  const prepared = prepareFamilies(flags, await loadSelected(all, selectionOf(flags)), flags.agent, io);
+  const samples = prepared.samples;
   const models = modelOptions(flags);
-  const client = !predictions && usesModel(flags.agent) && flags.model !== undefined ? lookupModel(flags.model, models) : undefined;
+  const client = agentUsesModel(prepared.agent) && flags.model !== undefined ? lookupModel(flags.model, models) : undefined;
   // The a2a agent's GitGoodBench tasks get their tools over MCP from a server on loopback, started with the run.
   let tools: ToolHostServer | null = null;
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
-  const agent = createAgent(predictions ? "predictions" : flags.agent, {
+  const agent = createAgent(prepared.agent, {
+    ...prepared.agentOptions,
     model: flags.model,
     command: flags.command,
     client,
-    predictions,
     url: flags.url,
     toolHost,
-    attempts: flags.attempts,
   });
   const dir =
     flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
@@ -322,11 +305,11 @@ async function runLocked(
     ...runFlagsConfig(flags),
     samples: all,
     agent: agent.name,
-    model: usesModel(flags.agent) ? modelInfo(flags.model, flags) : null,
+    model: agentUsesModel(flags.agent) ? modelInfo(flags.model, flags) : null,
     where,
     isolation,
     config,
-    swe: { hints: flags.hints, predictions: flags.predictions ?? null },
+    families: familyIdentity(flags),
   });
   io.stderr.write(`run directory: ${dir}\n`);
   const summary = await runBenchmark({
@@ -338,27 +321,25 @@ async function runLocked(
     timeoutSeconds: flags.timeout,
     maxTurns: flags.maxTurns,
     judges,
-    prices: agentPrices(flags, usesModel(flags.agent) ? flags.model : undefined, config),
+    prices: agentPrices(flags, agentUsesModel(flags.agent) ? flags.model : undefined, config),
     modelPrices: config.prices,
     agentModel: client?.model,
     scenarios: flags.scenario,
     repeats: flags.repeats,
     memory: flags.memory,
     history: flags.history,
-    settings: { mcrTools: flags.mcrTools, ...sweSettings(flags, isolation, flags.model, config.envs), ...commit0Settings(flags, isolation) },
+    settings: { mcrTools: flags.mcrTools, ...familySettings(flags, "run", { isolation, model: flags.model, envs: config.envs ?? null }) },
     isolation,
     models: client ? [client] : [],
     retryErrors: flags.retryErrors,
     onResult: progressPrinter(io.stderr),
   });
-  if (flags.predictionsOut !== undefined) {
-    const n = writePredictionsOut(flags.predictionsOut, summary.records);
-    io.stderr.write(`wrote ${n} prediction(s) to ${flags.predictionsOut}\n`);
-  }
+  finishFamilies(flags, summary.records, io);
   if (summary.unsupported > 0) {
     io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
   }
   const report = buildReport(summary.records);
+  report.isolation = { mode: isolation.mode, isolated: isolates(isolation) };
   io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
   checkOutcome(summary.records, flags);
   return { dir, summary };
@@ -404,13 +385,14 @@ export function addRunOptions(cmd: Command): Command {
     .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
     .addOption(mcrToolsOption())
     .addOption(
-      new Option("--isolation <mode>", "how agent programs are isolated: namespace (bubblewrap; none where it cannot run), docker, none")
+      new Option("--isolation <mode>", `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`)
         .choices(ISOLATION_MODES)
-        .default("namespace"),
+        .default(DEFAULT_ISOLATION),
     )
     .option("--network", "let isolated agent programs use the network", false)
     .option("--docker-image <image>", "the image of --isolation docker", DEFAULT_DOCKER_IMAGE)
     .option("--allow-read <path>", "a path isolated agent programs may read, e.g. their own installation (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--pass-env <name>", "a host environment variable agent programs get (repeatable; by default they get only PATH, HOME, LANG, TERM and gitgood's own)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--ids <list>", "only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
     .option("--scenario <list>", `only these scenarios, comma-separated (${scenarioChoices().join(", ")}; any case)`, (v: string) => scenarioSet(listOption(v)))
     .option("--difficulty <list>", `only these difficulties, comma-separated (${DIFFICULTIES.join(", ")})`, difficultyOption)
@@ -432,10 +414,8 @@ export function runCommand(io: CliIO): Command {
     .option("--dataset <file>", "a samples file (same as the positional argument; repeatable)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
-    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>)")
-    .option("--predictions <file>", "SWE: evaluate the patches of a SWE-bench predictions file (JSONL or JSON) instead of running an agent")
-    .option("--predictions-out <file>", "SWE: write the agents' patches as a SWE-bench predictions file (JSONL)");
-  return withConfig(addCommit0Options(addSweOptions(addRunOptions(cmd))), "run", io).action(async (files: string[], flags: RunFlags, command: Command) => {
+    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>)");
+  return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run", io).action(async (files: string[], flags: RunFlags, command: Command) => {
     await runFromFlags(files, flags, io, resolvedConfig(command));
   });
 }

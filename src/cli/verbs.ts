@@ -22,7 +22,7 @@ export const VERBS: readonly Verb[] = [
   {
     name: "mine",
     term: "mine [options] <repo>",
-    summary: "mine GitGoodBench samples (merge conflicts, file-commit chains) from a git repository",
+    summary: "mine GitGoodBench samples (merge conflicts, file-commit chains) or validated SWE-bench instances (--type swe) from a git repository",
     load: async () => (await import("./mine.js")).mineCommand,
   },
   {
@@ -48,6 +48,18 @@ export const VERBS: readonly Verb[] = [
     term: "report [options] <run-dir...>",
     summary: "print a run's success and solve rates per scenario, difficulty and language, and per sample; several runs side by side",
     load: async () => (await import("./report.js")).reportCommand,
+  },
+  {
+    name: "view",
+    term: "view [options] <run-dir...>",
+    summary: "serve a local, read-only web viewer over run directories (live while a run writes): summary, samples, transcripts, comparison",
+    load: async () => (await import("./view.js")).viewCommand,
+  },
+  {
+    name: "export",
+    term: "export",
+    summary: "take a run's attempts elsewhere: training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)",
+    load: async () => (await import("./export.js")).exportCommand,
   },
   {
     name: "score",

@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { RepoCompletionSample } from "../dataset/sample.js";
-import { cacheRoot, isPassing, outcomeOf } from "../envs/index.js";
+import { applyAgentChange, cacheRoot, infrastructureAt, isPassing, outcomeOf, splitPatch, type TestInfrastructure } from "../envs/index.js";
 import type { TestRun } from "../envs/types.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { applyPatch, checkoutDetached } from "../git/apply.js";
 import { requireCommits } from "../git/commits.js";
+import { patchBetween } from "../git/diff.js";
 import type { Repo } from "../git/repo.js";
 import { commitStore } from "../git/store.js";
 import { Sandbox } from "../sandbox/sandbox.js";
@@ -28,6 +29,10 @@ export interface Commit0Evaluation {
   runtime_s: number;
   /** The evaluated change (the work tree's diff against the skeleton) applied; false when there was none. */
   applied: boolean;
+  /** The evaluation's files (tests, test configuration, start-up hooks) the change touched: dropped before the tests ran. */
+  tampered: string[];
+  /** Signs that the code under test tampered with the test run (its outcomes are then void). */
+  tampering: string[];
   /** The test command, its exit code, whether it ran out of time, and the end of its output. */
   tests: { argv: string[]; exit_code: number | null; timed_out: boolean; log_tail: string } | null;
   environment: { key: string; reused: boolean } | null;
@@ -44,6 +49,7 @@ export async function sandboxAt(source: Repo, commit: string, label: string, opt
   try {
     if (opts.isolation) sandbox.isolate(opts.isolation);
     await checkoutDetached(sandbox.repo, commit);
+    sandbox.publishFresh();
     return sandbox;
   } catch (err) {
     sandbox.remove();
@@ -106,10 +112,24 @@ export function tallyCounted(run: TestRun | null, counted: readonly string[]): {
 }
 
 /**
+ * The reference's version of the evaluation's files, as a patch against the skeleton: the sections of
+ * the skeleton → reference diff that touch only such files (read on the source; the evaluation's
+ * sandbox never holds the reference's objects, which the code under test could read).
+ */
+async function referenceTests(source: Repo, task: RepoCompletionSample["scenario"], infra: TestInfrastructure): Promise<string> {
+  await requireCommits(source, [task.reference_commit]);
+  const whole = await patchBetween(source, task.base_commit, task.reference_commit);
+  return splitPatch(whole, (f) => infra.owns(f)).kept;
+}
+
+/**
  * commit0's evaluation of a completion: in a fresh sandbox at the skeleton commit the change (a patch
- * against it) is applied, the whole suite runs in the task's environment, and the counted tests that
- * pass (passed or xfail; a missing one failed) are counted. A failure of the pipeline itself (the
- * environment, the reference run) is recorded as `error`, never held against the agent.
+ * against it) is applied without its changes to the evaluation's files (tests, test configuration,
+ * start-up hooks: src/envs/test-infra.ts), which are recorded as `tampered`; those files are put as the
+ * reference has them; the whole suite runs in the task's environment, its results read from gitgood's
+ * own channel; and the counted tests that pass (passed or xfail; a missing one failed) are counted. A
+ * failure of the pipeline itself (the environment, the reference run) is recorded as `error`, never
+ * held against the agent.
  */
 export async function evaluateCompletion(
   source: Repo,
@@ -120,7 +140,18 @@ export async function evaluateCompletion(
 ): Promise<Commit0Evaluation> {
   const sc = sample.scenario;
   const bytes = typeof patch === "string" ? Buffer.from(patch, "utf8") : patch;
-  const result: Commit0Evaluation = { passed: 0, total: sc.tests.length, pass_rate: 0, failed: [], runtime_s: 0, applied: false, tests: null, environment: null };
+  const result: Commit0Evaluation = {
+    passed: 0,
+    total: sc.tests.length,
+    pass_rate: 0,
+    failed: [],
+    runtime_s: 0,
+    applied: false,
+    tampered: [],
+    tampering: [],
+    tests: null,
+    environment: null,
+  };
   let sandbox: Sandbox | null = null;
   try {
     const counted = await countedTests(source, sample, opts, signal);
@@ -128,15 +159,25 @@ export async function evaluateCompletion(
     sandbox = await sandboxAt(source, sc.base_commit, `${sample.id}-eval`, opts);
     const env = await completionEnvironment(sandbox, sc.repo, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
-    if (bytes.toString("latin1").trim() !== "") {
-      const applied = await applyPatch(sandbox.repo, bytes, "git apply");
+    const box = sandbox;
+    const infra = await infrastructureAt(box, sc.base_commit, sc.test.test_dir === "" ? [] : [`${sc.test.test_dir.replace(/\/+$/, "")}/`]);
+    const change = await applyAgentChange(box, sc.base_commit, bytes, infra, async (kept) => {
+      const applied = await applyPatch(box.repo, kept, "git apply");
       if (!applied.applied) throw new GitGoodError("INTERNAL", `the completion's change does not apply to its skeleton: ${applied.message}`);
-      result.applied = true;
+      return true;
+    });
+    result.applied = change.applied === true && change.changed;
+    result.tampered = change.tampered;
+    const tests = await referenceTests(source, sc, infra);
+    if (tests.trim() !== "") {
+      const t = await applyPatch(box.repo, tests, "git apply");
+      if (!t.applied) throw new GitGoodError("INTERNAL", `the reference's tests do not apply to the skeleton: ${t.message}`);
     }
     const started = Date.now();
     const run = await runSuite(sandbox, env, sc.test.test_dir, opts, signal);
     result.runtime_s = Math.round((Date.now() - started) / 100) / 10;
     result.tests = { argv: run.argv, exit_code: run.exitCode, timed_out: run.timedOut, log_tail: run.log.slice(-LOG_TAIL) };
+    result.tampering = run.tampering;
     const tally = tallyCounted(run, counted);
     result.passed = tally.passed;
     result.pass_rate = tally.total === 0 ? 0 : tally.passed / tally.total;

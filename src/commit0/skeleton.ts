@@ -8,7 +8,9 @@ import { Repo } from "../git/repo.js";
 import { SKELETON_REF_PREFIX, commitReplacing, setGitgoodRef, treeFiles, validRefPart } from "../git/skeleton.js";
 import { readBlob } from "../git/trees.js";
 import { nameFromRemoteUrl } from "../mining/repository.js";
+import { COMMIT0_SKELETON_SCRIPT, parseCommit0Skeletons, type Commit0StyleFile } from "../python/commit0-style.js";
 import { stubPythonSource } from "../python/stubs.js";
+import { execIn } from "../sandbox/exec.js";
 import { referenceRun } from "./evaluate.js";
 import type { Commit0Options } from "./options.js";
 import { passingTests } from "./tests.js";
@@ -34,7 +36,18 @@ export function keptWhole(file: string): SkipReason | null {
   return null;
 }
 
+/**
+ * How bodies are taken out. `gitgood` (the default): every function and method body becomes `pass`,
+ * everything else stays byte for byte. `commit0`: the rules of commit0's published skeletons (dunder
+ * methods keep their bodies, functions without a docstring are deleted, files re-emitted by Python's
+ * `ast.unparse`), for results that compare with commit0's leaderboard.
+ */
+export type SkeletonStyle = "gitgood" | "commit0";
+export const SKELETON_STYLES: readonly SkeletonStyle[] = ["gitgood", "commit0"];
+
 export interface SkeletonOptions extends Commit0Options {
+  /** How bodies are taken out (default `gitgood`). */
+  style?: SkeletonStyle;
   /** The source directory whose function bodies are stubbed, relative to the repository root ("" or "." for all of it). */
   src: string;
   /** The reference: the revision whose code the skeleton is made from (default HEAD). */
@@ -56,6 +69,8 @@ export interface SkeletonResult {
   ref: string;
   /** Stubbed files with their stubbed functions' names, in path order. */
   stubbed: { file: string; functions: string[] }[];
+  /** Functions deleted (`--style commit0`: those without a docstring), per file in path order. */
+  deleted: { file: string; functions: string[] }[];
   /** Python files under the source directory left whole, with why. */
   kept: { file: string; reason: SkipReason }[];
   /** Tests run at the reference and how many passed (the counted tests). */
@@ -98,7 +113,9 @@ export async function makeSkeleton(repoPath: string, opts: SkeletonOptions): Pro
   }
   const replaced = new Map<string, Buffer>();
   const stubbed: SkeletonResult["stubbed"] = [];
+  const deleted: SkeletonResult["deleted"] = [];
   const kept: SkeletonResult["kept"] = [];
+  const sources = new Map<string, string>();
   for (const f of python) {
     const whole = keptWhole(f.path.slice(prefix.length));
     if (whole) {
@@ -106,20 +123,21 @@ export async function makeSkeleton(repoPath: string, opts: SkeletonOptions): Pro
       continue;
     }
     const text = ((await readBlob(repo, reference.oid, f.path)) ?? Buffer.alloc(0)).toString("utf8");
-    if (text.split("\n").length > MAX_STUBBED_LINES) {
-      kept.push({ file: f.path, reason: "too long" });
+    if (text.split("\n").length > MAX_STUBBED_LINES) kept.push({ file: f.path, reason: "too long" });
+    else sources.set(f.path, text);
+  }
+  const made = opts.style === "commit0" ? await commit0Style(sources, opts.signal) : await gitgoodStyle(sources);
+  for (const [file, out] of made) {
+    if ("error" in out) {
+      kept.push({ file, reason: "does not parse" });
       continue;
     }
-    try {
-      const out = await stubPythonSource(text);
-      if (out.stubbed.length === 0) continue;
-      replaced.set(f.path, Buffer.from(out.text, "utf8"));
-      stubbed.push({ file: f.path, functions: out.stubbed.map((s) => s.name) });
-    } catch (err) {
-      if (!isGitGoodError(err) || err.code !== "SYNTAX_ERROR") throw err;
-      kept.push({ file: f.path, reason: "does not parse" });
-    }
+    if (out.stubbed.length === 0 && out.deleted.length === 0 && opts.style !== "commit0") continue;
+    if (out.text !== sources.get(file)) replaced.set(file, Buffer.from(out.text, "utf8"));
+    if (out.stubbed.length > 0) stubbed.push({ file, functions: out.stubbed });
+    if (out.deleted.length > 0) deleted.push({ file, functions: out.deleted });
   }
+  kept.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const functions = stubbed.reduce((n, s) => n + s.functions.length, 0);
   if (functions === 0) throw new GitGoodError("NO_SAMPLES", `no function body to stub in the Python files under ${src === "" ? "the repository" : src}`);
 
@@ -128,7 +146,9 @@ export async function makeSkeleton(repoPath: string, opts: SkeletonOptions): Pro
   if (!(await validRefPart(repo, id))) throw new GitGoodError("BAD_OPTION", `'${id}' cannot name a ref (refs/gitgood/skeletons/${id}); give --id`);
   const testDir =
     opts.testDir !== undefined ? cleanDir(opts.testDir) : (["tests", "test"].find((d) => files.some((f) => f.path.startsWith(`${d}/`))) ?? "");
-  const message = `Skeleton of ${src === "" ? "the repository" : src} (gitgood)\n\n${functions} function bodies in ${stubbed.length} file(s) replaced by pass.\nReference: ${reference.oid}\n`;
+  const removed = deleted.reduce((n, d) => n + d.functions.length, 0);
+  const style = opts.style ?? "gitgood";
+  const message = `Skeleton of ${src === "" ? "the repository" : src} (gitgood, ${style} style)\n\n${functions} function bodies in ${stubbed.length} file(s) replaced by pass${removed > 0 ? `, ${removed} function(s) deleted` : ""}.\nReference: ${reference.oid}\n`;
   const commit = await commitReplacing(repo, {
     parent: reference.oid,
     files: replaced,
@@ -162,5 +182,39 @@ export async function makeSkeleton(repoPath: string, opts: SkeletonOptions): Pro
     sample_type: "repo_completion",
     scenario,
   };
-  return { sample, ref, stubbed, kept, reference: { ran: run.outcomes.size, passed: scenario.tests.length } };
+  return { sample, ref, stubbed, deleted, kept, reference: { ran: run.outcomes.size, passed: scenario.tests.length } };
+}
+
+/** gitgood's skeletons: every body `pass`, the rest of each file byte for byte. */
+async function gitgoodStyle(sources: ReadonlyMap<string, string>): Promise<Map<string, Commit0StyleFile>> {
+  const out = new Map<string, Commit0StyleFile>();
+  for (const [file, text] of sources) {
+    try {
+      const s = await stubPythonSource(text);
+      out.set(file, { text: s.text, stubbed: s.stubbed.map((f) => f.name), deleted: [] });
+    } catch (err) {
+      if (!isGitGoodError(err) || err.code !== "SYNTAX_ERROR") throw err;
+      out.set(file, { error: err.message });
+    }
+  }
+  return out;
+}
+
+/** commit0's published skeletons, made by Python's own `ast` (python3 on PATH; it parses the files, never runs them). */
+async function commit0Style(sources: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<Map<string, Commit0StyleFile>> {
+  const files = [...sources.keys()];
+  if (files.length === 0) return new Map();
+  const r = await execIn(process.cwd(), ["python3", "-I", "-c", COMMIT0_SKELETON_SCRIPT], {
+    input: JSON.stringify(Object.fromEntries(sources)),
+    maxOutput: 256 * 1024 * 1024,
+    timeout: 600,
+    signal,
+  }).catch((err: unknown) => {
+    throw new GitGoodError("BAD_OPTION", `--style commit0 needs python3 on PATH (Python's ast makes the skeleton): ${(err as Error).message}`);
+  });
+  if (r.code !== 0) {
+    const end = r.stderr.toString("utf8").trim().split("\n").at(-1) ?? "";
+    throw new GitGoodError("BAD_OPTION", `--style commit0: python3 could not make the skeleton (exit ${String(r.code)}): ${end}`);
+  }
+  return parseCommit0Skeletons(r.stdout.toString("utf8"), files);
 }

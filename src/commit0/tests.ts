@@ -1,6 +1,6 @@
 import type { RepoCompletionSample } from "../dataset/sample.js";
-import { isPassing, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
-import type { EnvTarget, Environment, TestRun } from "../envs/types.js";
+import { isPassing, isTestFileName, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
+import type { EnvSpec, EnvTarget, Environment, TestRun } from "../envs/types.js";
 import type { Repo } from "../git/repo.js";
 import { listFiles } from "../git/trees.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
@@ -23,9 +23,17 @@ export async function completionEnvironment(sandbox: Sandbox, repo: string, opts
   return prepareEnvironment({ sandbox, target, spec, cacheDir: opts.cacheDir, timeoutSeconds: opts.setupTimeoutSeconds ?? DEFAULT_SETUP_TIMEOUT, signal });
 }
 
-/** Runs the whole suite (`test_dir`, or everything the test command finds when it is empty). */
+/**
+ * The options commit0 gives pytest: a test file that fails to import is an error of its own tests, and
+ * the others still run (without it, one broken import would make the whole repository score 0).
+ */
+export function suiteFlags(spec: EnvSpec): string[] {
+  return /\bpytest\b/.test(spec.test) ? ["--continue-on-collection-errors"] : [];
+}
+
+/** Runs the whole suite (`test_dir`, or everything the test command finds when it is empty), with commit0's pytest options. */
 export function runSuite(sandbox: Sandbox, env: Environment, testDir: string, opts: Commit0Options, signal?: AbortSignal): Promise<TestRun> {
-  return runTests(sandbox, env, testDir === "" ? [] : [testDir], { timeoutSeconds: opts.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT, signal });
+  return runTests(sandbox, env, testDir === "" ? [] : [testDir], { timeoutSeconds: opts.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT, flags: suiteFlags(env.spec), signal });
 }
 
 /** The tests of a run that pass (passed or xfail), sorted. */
@@ -33,11 +41,7 @@ export function passingTests(run: TestRun): string[] {
   return [...run.outcomes].filter(([, o]) => isPassing(o)).map(([id]) => id).sort();
 }
 
-/** A Python test file by pytest's default names: `test_*.py` or `*_test.py`. */
-export function isTestFileName(file: string): boolean {
-  const name = file.slice(file.lastIndexOf("/") + 1);
-  return name.endsWith(".py") && (name.startsWith("test_") || name.endsWith("_test.py"));
-}
+export { isTestFileName } from "../envs/index.js";
 
 /** The test files of a tree below `testDir` (the whole tree when it is empty), in git's order. */
 export async function testFilesAt(repo: Repo, rev: string, testDir: string): Promise<string[]> {

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { formatOf, readRows, type DatasetFormat } from "./formats/rows.js";
-import { normalizeRecord, recordId, SAMPLE_COLUMNS } from "./normalize.js";
+import { normalizeRecord, recordId, SAMPLE_COLUMNS, type NormalizeResult } from "./normalize.js";
 import type { Sample } from "./sample.js";
 import { SWE_COLUMNS, isSweRecord, normalizeSweRecord } from "./swe.js";
 import { COMMIT0_COLUMNS, isCommit0Record, normalizeCommit0Record } from "./commit0.js";
@@ -25,9 +25,41 @@ export interface Dataset {
   warnings: string[];
 }
 
-const KNOWN_COLUMNS = new Set<string>(SAMPLE_COLUMNS);
-const SWE_KNOWN_COLUMNS = new Set<string>(SWE_COLUMNS);
-const COMMIT0_KNOWN_COLUMNS = new Set<string>(COMMIT0_COLUMNS);
+/**
+ * A reader of dataset rows in a layout of its own (SWE-bench or commit0 instances): a row it
+ * `detects` is read with `normalize`, its columns are the known ones, and `id` names it in errors.
+ */
+export interface RecordImporter {
+  readonly name: string;
+  readonly columns: readonly string[];
+  detects(record: Record<string, unknown>): boolean;
+  normalize(record: Record<string, unknown>): NormalizeResult;
+  id(record: Record<string, unknown>): unknown;
+}
+
+const instanceId = (record: Record<string, unknown>): unknown => record.instance_id;
+
+/** The readers tried before the published layout, in order: a commit0 instance is a SWE-bench instance too. */
+const IMPORTERS: RecordImporter[] = [
+  { name: "commit0", columns: COMMIT0_COLUMNS, detects: isCommit0Record, normalize: normalizeCommit0Record, id: instanceId },
+  { name: "swe", columns: SWE_COLUMNS, detects: isSweRecord, normalize: normalizeSweRecord, id: instanceId },
+];
+
+/** The published (and gitgood's own) layout, for rows no other reader takes. */
+const PUBLISHED: RecordImporter = { name: "published", columns: SAMPLE_COLUMNS, detects: () => true, normalize: normalizeRecord, id: (r) => r.id };
+
+/** Adds a reader (a plug-in family's layout), tried before the built-in ones. */
+export function registerImporter(importer: RecordImporter): void {
+  if (IMPORTERS.some((i) => i.name === importer.name)) throw new GitGoodError("INTERNAL", `an importer named ${importer.name} is registered already`);
+  IMPORTERS.unshift(importer);
+}
+
+/** Removes a reader added with `registerImporter`. */
+export function unregisterImporter(name: string): void {
+  const i = IMPORTERS.findIndex((d) => d.name === name);
+  if (i >= 0) IMPORTERS.splice(i, 1);
+}
+
 /** Index columns pandas adds when a frame is saved with its index. */
 const INDEX_COLUMN = /^(|Unnamed: 0|__index_level_\d+__|index)$/;
 
@@ -47,16 +79,13 @@ export async function readDataset(files: readonly string[], opts: ReadDatasetOpt
     const rows = await readRows(file, format);
     const ignored = new Set<string>();
     for (const row of rows) {
-      // A commit0 instance (instance_id, reference_commit, src_dir, …) becomes a `repo_completion` sample,
-      // a SWE-bench instance (instance_id, base_commit, …) a `swe` sample.
-      const commit0 = isCommit0Record(row.record);
-      const swe = !commit0 && isSweRecord(row.record);
-      const known = commit0 ? COMMIT0_KNOWN_COLUMNS : swe ? SWE_KNOWN_COLUMNS : KNOWN_COLUMNS;
+      const importer = IMPORTERS.find((i) => i.detects(row.record)) ?? PUBLISHED;
+      const known = new Set<string>(importer.columns);
       for (const key of Object.keys(row.record)) {
         if (!known.has(key) && !INDEX_COLUMN.test(key)) ignored.add(key);
       }
-      const result = commit0 ? normalizeCommit0Record(row.record) : swe ? normalizeSweRecord(row.record) : normalizeRecord(row.record);
-      const id = recordId(swe || commit0 ? { id: row.record.instance_id } : row.record);
+      const result = importer.normalize(row.record);
+      const id = recordId({ id: importer.id(row.record) });
       const label = id === null ? row.where : `row ${id}`;
       if (!result.ok) {
         throw new GitGoodError("BAD_ROW", `${file}: ${label}: ${result.reason}`, { file, row: id ?? row.where });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GitGoodError } from "../errors.js";
 
 /** Version of the sample layout gitgood writes; bumped on any incompatible change. */
 export const SAMPLE_SCHEMA_VERSION = 1;
@@ -116,13 +117,47 @@ export const RepoCompletionSampleSchema = z.object({
   sample_type: z.literal("repo_completion"),
   scenario: RepoCompletionScenarioSchema,
 });
-export const SampleSchema = z.discriminatedUnion("sample_type", [MergeSampleSchema, ChainSampleSchema, SweSampleSchema, RepoCompletionSampleSchema]);
+/** The sample types gitgood knows: one line per family's type. */
+const BUILT_IN_SAMPLES = [MergeSampleSchema, ChainSampleSchema, SweSampleSchema, RepoCompletionSampleSchema] as const;
+const BuiltInSampleSchema = z.discriminatedUnion("sample_type", BUILT_IN_SAMPLES);
+
+/**
+ * A sample type a family brings from outside the package (a plug-in, a test's toy family): its
+ * `sample_type` literal and its schema, which must have the common fields and a `scenario`.
+ */
+export interface SampleTypeDefinition {
+  readonly type: string;
+  readonly schema: z.ZodObject<{ sample_type: z.ZodLiteral<string> } & z.ZodRawShape>;
+}
+
+const REGISTERED: SampleTypeDefinition[] = [];
+
+/** Adds a sample type; its `sample_type` must be new. Samples of it then read, validate and save as any other. */
+export function registerSampleType(definition: SampleTypeDefinition): void {
+  const taken = [...BUILT_IN_SAMPLES.map((s) => s.shape.sample_type.value), ...REGISTERED.map((d) => d.type)];
+  if (taken.includes(definition.type)) throw new GitGoodError("INTERNAL", `a sample type named ${definition.type} is registered already`);
+  REGISTERED.push(definition);
+}
+
+/** Removes a sample type added with `registerSampleType` (tests clean up after themselves). */
+export function unregisterSampleType(type: string): void {
+  const i = REGISTERED.findIndex((d) => d.type === type);
+  if (i >= 0) REGISTERED.splice(i, 1);
+}
+
+/** Fields every sample has, whatever its type (for registered types' schemas). */
+export const COMMON_SAMPLE_FIELDS = common;
+
+/** Any sample: the built-in types, and those registered at run time. */
+export const SampleSchema: z.ZodType<Sample> = z.lazy(() =>
+  REGISTERED.length === 0 ? BuiltInSampleSchema : (z.discriminatedUnion("sample_type", [...BUILT_IN_SAMPLES, ...REGISTERED.map((d) => d.schema)]) as unknown as typeof BuiltInSampleSchema),
+);
 
 export type MergeSample = z.infer<typeof MergeSampleSchema>;
 export type ChainSample = z.infer<typeof ChainSampleSchema>;
 export type SweSample = z.infer<typeof SweSampleSchema>;
 export type RepoCompletionSample = z.infer<typeof RepoCompletionSampleSchema>;
-export type Sample = z.infer<typeof SampleSchema>;
+export type Sample = z.infer<typeof BuiltInSampleSchema>;
 
 export function isMergeSample(sample: Sample): sample is MergeSample {
   return sample.sample_type === "merge";

@@ -7,6 +7,9 @@ export { resolveEnvSpec, defaultSpec, detectKind, PYTEST_COMMAND } from "./defau
 export { cacheRoot, envsDir, envKey } from "./cache.js";
 export { findInterpreter, type Interpreter } from "./interpreter.js";
 export { prepareEnvironment, ENV_SCHEMA_VERSION } from "./prepare.js";
-export { runTests, testArguments } from "./run-tests.js";
+export { runTests, testArguments, usesResultsPlugin } from "./run-tests.js";
 export { execInEnvironment } from "./command.js";
 export { setupEnvironmentWithLlm } from "./llm-setup.js";
+export { testInfrastructure, pluginModulesNamed, splitPatch, isTestFileName, type TestInfrastructure, type SplitPatch } from "./test-infra.js";
+export { applyAgentChange, infrastructureAt, type AppliedChange } from "./fresh-tree.js";
+export { pluginSource, readPluginReport, PLUGIN_MODULE, type PluginReport } from "./pytest-results.js";

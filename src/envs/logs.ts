@@ -78,27 +78,57 @@ export function djangoId(method: string, dotted: string): string {
 
 /**
  * Outcomes from Django's runner at verbosity 2: `test_x (module.Class) ... ok|FAIL|ERROR|skipped
- * 'why'|expected failure|unexpected success`. A test with a docstring prints the docstring's first
- * line on the next line, where the status then is.
+ * 'why'|expected failure|unexpected success`, read as SWE-bench's parser reads them. A test with a
+ * docstring prints the docstring's first line on the next line, where the status then is: the outcome
+ * is recorded for the test and for that line (SWE-bench's id for such a test). A status printed after
+ * other output (`test_x (m.C) ... some output`, then `ok` on a later line) is credited to the test
+ * last seen with ` ... `; `FAIL: test_x (m.C)` and `ERROR: …` headers of the failure report count too.
  */
 export function parseDjangoLog(log: string): Map<string, TestOutcome> {
   const out = new Map<string, TestOutcome>();
-  let pending: string | null = null;
-  for (const line of lines(log)) {
+  /** The test (and its docstring key) awaiting a status. */
+  let pending: string[] = [];
+  let named: string | null = null;
+  for (const raw of lines(log)) {
+    const line = raw.trim();
     const test = DJANGO_TEST.exec(line);
-    const dots = line.lastIndexOf(" ... ");
+    const dots = line.indexOf(" ... ");
     const status = dots === -1 ? null : djangoStatus(line.slice(dots + 5).trim());
-    if (test) {
-      const id = djangoId(test[1] as string, test[2] as string);
-      if (status) {
-        record(out, id, status);
-        pending = null;
-      } else pending = dots === -1 ? id : null;
+    const header = /^(FAIL|ERROR): (\w+) \(([\w.]+)\)/.exec(line);
+    if (header) {
+      record(out, djangoId(header[2] as string, header[3] as string), header[1] === "FAIL" ? "failed" : "error");
+      pending = [];
       continue;
     }
-    if (pending !== null && status) {
-      record(out, pending, status);
-      pending = null;
+    if (test) {
+      const id = djangoId(test[1] as string, test[2] as string);
+      named = id;
+      if (status) {
+        record(out, id, status);
+        pending = [];
+      } else pending = [id];
+      continue;
+    }
+    if (dots !== -1) {
+      // A docstring's first line, with the status of the test named on the line before.
+      const keys = named !== null && pending.includes(named) ? [named, line.slice(0, dots)] : [line.slice(0, dots)];
+      if (status) {
+        for (const k of keys) record(out, k, status);
+        pending = [];
+      } else pending = keys;
+      continue;
+    }
+    if (pending.length > 0 && /^ok\b/.test(line)) {
+      for (const k of pending) record(out, k, "passed");
+      pending = [];
+      continue;
+    }
+    if (pending.length > 0) {
+      const late = djangoStatus(line);
+      if (late && late !== "passed") {
+        for (const k of pending) record(out, k, late);
+        pending = [];
+      }
     }
   }
   return out;

@@ -57,7 +57,9 @@ function indexOf(outcomes: Map<string, TestOutcome>): Index {
  * (missing counts as failed). Tried in order: the id itself; `./` dropped from a path; a Django
  * name with the method repeated (`test_x (m.C.test_x)`) as SWE-bench writes it (`test_x (m.C)`); a
  * Java `pkg.Class.method` as `pkg.Class#method` and a bare `pkg.Class` as the worst of its methods;
- * and a bare test name (SymPy's form, `test_x`) as the worst of the tests with that name.
+ * a bare test name (SymPy's form, `test_x`) as the worst of the tests with that name; and a pytest id
+ * whose parameters were cut at a space (`a.py::t[x` for `a.py::t[x y]`, as SWE-bench's log parser
+ * writes them) as the worst of the tests it is a prefix of.
  */
 export function outcomeOf(run: Pick<TestRun, "outcomes">, id: string): TestOutcome | undefined {
   const { outcomes } = run;
@@ -78,5 +80,10 @@ export function outcomeOf(run: Pick<TestRun, "outcomes">, id: string): TestOutco
     return outcomes.get(`${id.slice(0, dot)}#${id.slice(dot + 1)}`);
   }
   if (!id.includes("::") && !id.includes("#") && !id.includes(" > ")) return index.byName.get(id);
+  if (id.includes("::") && id.includes("[") && !id.endsWith("]")) {
+    let found: TestOutcome | undefined;
+    for (const [full, o] of outcomes) if (full.startsWith(id)) found = worse(found, o);
+    return found;
+  }
   return undefined;
 }

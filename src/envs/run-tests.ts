@@ -5,10 +5,11 @@ import { execIn } from "../sandbox/exec.js";
 import { checkRelativePath } from "../sandbox/paths.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { readRegularFile } from "../util/files.js";
-import { outcomesFromJUnit } from "./junit.js";
+import { outcomesFromJUnit, worse } from "./junit.js";
 import { parseTestLog } from "./logs.js";
 import { mergeOutcomes } from "./outcomes.js";
 import { expandVars, withReadPaths } from "./prepare.js";
+import { PLUGIN_MODULE, pluginDir, readPluginReport } from "./pytest-results.js";
 import type { Environment, EnvSpec, RunTestsOptions, TestArgStyle, TestOutcome, TestRun } from "./types.js";
 
 /** Bytes of a test run's output kept: its end, where the summaries are. */
@@ -105,11 +106,34 @@ function linkNodeModules(sandbox: Sandbox, env: Environment): () => void {
   };
 }
 
+/** Whether a run's results come through gitgood's pytest plugin: a pytest command outside docker (which passes no extra descriptor). */
+export function usesResultsPlugin(spec: EnvSpec, mode: Sandbox["isolation"]["mode"]): boolean {
+  return spec.kind === "python" && /\bpytest\b/.test(spec.test) && mode !== "docker";
+}
+
+/**
+ * The outcomes of a run from the plugin's report, checked against the log's: where both name a test the
+ * worse outcome stands (a forged pass on either channel alone does not count); a test only the log
+ * names is not taken (anyone can print). A plugin that never started gives nothing.
+ */
+function pluginOutcomes(channel: Buffer, fromLog: Map<string, TestOutcome>): { outcomes: Map<string, TestOutcome>; tampering: string[] } {
+  const report = readPluginReport(channel);
+  if (!report.started) return { outcomes: new Map(), tampering: [] };
+  const outcomes = new Map<string, TestOutcome>();
+  for (const [id, o] of report.outcomes) {
+    const logged = fromLog.get(id);
+    outcomes.set(id, logged === undefined ? o : worse(o, logged));
+  }
+  return { outcomes, tampering: report.tampering };
+}
+
 /**
  * Runs the tests of `testFiles` (repository-relative) with `env` in the sandbox's work tree, isolated
  * (the environment and the interpreter readable, only the work tree writable), time- and
- * output-limited. Outcomes come from the JUnit XML the run wrote, completed by the spec's log parser
- * (which alone serves when no JUnit file was written, a collection error say). A run that runs out of
+ * output-limited. A pytest command's outcomes come from gitgood's own plug-in over an inherited pipe,
+ * checked against the log (src/envs/pytest-results.ts); tampering it reports voids them. Other runners'
+ * come from the JUnit XML the run wrote, completed by the spec's log parser (which alone serves when no
+ * JUnit file was written, a collection error say). A run that runs out of
  * time is killed with its whole process group: `timedOut`, and no outcome (every test is missing).
  */
 export async function runTests(sandbox: Sandbox, env: Environment, testFiles: readonly string[], opts: RunTestsOptions): Promise<TestRun> {
@@ -121,17 +145,21 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
   const results = mkdtempSync(path.join(work, RESULTS_PREFIX));
   const junit = path.join(results, "junit.xml");
   const unlink = spec.kind === "node" ? linkNodeModules(sandbox, env) : () => undefined;
+  const plugin = usesResultsPlugin(spec, sandbox.isolation.mode) ? pluginDir(path.dirname(path.dirname(env.dir))) : null;
   try {
     const vars = { GITGOOD_ENV: env.envDir, GITGOOD_RESULTS: results, GITGOOD_JUNIT: junit };
-    const extra: Record<string, string> = { ...vars, PYTHONDONTWRITEBYTECODE: "1" };
+    const extra: Record<string, string> = { ...vars, PYTHONDONTWRITEBYTECODE: "1", PYTHONNOUSERSITE: "1" };
     for (const [k, v] of Object.entries(spec.env)) extra[k] = expandVars(v, vars);
     const pathDirs = spec.kind === "node" ? [path.join(work, "node_modules", ".bin")] : [];
     const base = env.vars.PATH ?? process.env.PATH ?? "";
     const execEnv: Record<string, string> = { ...env.vars, ...extra, PATH: [...pathDirs, base].join(path.delimiter) };
-    if (spec.pythonPath.length > 0) {
-      execEnv.PYTHONPATH = spec.pythonPath.map((p) => path.resolve(work, p)).join(path.delimiter);
+    const pythonPath = [...(plugin ? [plugin] : []), ...spec.pythonPath.map((p) => path.resolve(work, p))];
+    if (pythonPath.length > 0) execEnv.PYTHONPATH = pythonPath.join(path.delimiter);
+    if (plugin) {
+      execEnv.PYTEST_PLUGINS = [execEnv.PYTEST_PLUGINS, PLUGIN_MODULE].filter((p) => p !== undefined && p !== "").join(",");
+      execEnv.GITGOOD_RESULTS_FD = "3";
     }
-    const place = { work, isolation: withReadPaths(sandbox.isolation, env.readPaths) };
+    const place = { work, isolation: withReadPaths(sandbox.isolation, [...env.readPaths, ...(plugin ? [plugin] : [])]) };
     const seconds = spec.testTimeout ?? opts.timeoutSeconds;
     const deadline = Date.now() + seconds * 1000;
     const logs: string[] = [];
@@ -139,25 +167,29 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
       const r = await execIn(work, ["sh", "-c", command], { timeout: Math.max(1, (deadline - Date.now()) / 1000), env: execEnv, signal: opts.signal, maxOutput: 64 * 1024, keep: "tail" }, place);
       logs.push(`$ ${command}\n${r.stdout.toString("utf8")}${r.stderr.toString("utf8")}`);
       if (r.timedOut || r.aborted) {
-        return { outcomes: new Map(), log: logs.join("\n"), timedOut: r.timedOut, argv: ["sh", "-c", command], exitCode: r.code };
+        return { outcomes: new Map(), log: logs.join("\n"), timedOut: r.timedOut, argv: ["sh", "-c", command], exitCode: r.code, channel: plugin ? "plugin" : "files", tampering: [] };
       }
     }
-    const argv = ["sh", "-c", `${spec.test} "$@"`, "sh", ...testArguments(spec.testArgs, files)];
+    const argv = ["sh", "-c", `${spec.test} "$@"`, "sh", ...(opts.flags ?? []), ...testArguments(spec.testArgs, files)];
     const r = await execIn(
       work,
       argv,
-      { timeout: Math.max(1, (deadline - Date.now()) / 1000), env: execEnv, signal: opts.signal, maxOutput: TEST_OUTPUT, keep: "tail" },
+      { timeout: Math.max(1, (deadline - Date.now()) / 1000), env: execEnv, signal: opts.signal, maxOutput: TEST_OUTPUT, keep: "tail", channel: plugin !== null },
       place,
     );
     if (r.aborted) throw new GitGoodError("ABORTED", "the test run was cancelled");
     const log = [...logs, `${r.stdout.toString("utf8")}${r.stderr.toString("utf8")}`].join("\n");
     let outcomes = new Map<string, TestOutcome>();
-    if (!r.timedOut) {
+    let tampering: string[] = [];
+    if (!r.timedOut && plugin) {
+      ({ outcomes, tampering } = pluginOutcomes(r.channel, parseTestLog(spec.log, log)));
+      if (tampering.length > 0) outcomes = new Map();
+    } else if (!r.timedOut) {
       const docs = [...xmlDocuments(results), ...spec.junit.filter((rel) => plainEntry(work, rel) !== null).flatMap((rel) => xmlDocuments(path.join(work, rel)))];
       const fromJUnit = outcomesFromJUnit(docs, spec.ids, (rel) => plainEntry(work, rel) === "file");
       outcomes = mergeOutcomes(fromJUnit, parseTestLog(spec.log, log));
     }
-    return { outcomes, log, timedOut: r.timedOut, argv, exitCode: r.code };
+    return { outcomes, log, timedOut: r.timedOut, argv, exitCode: r.code, channel: plugin ? "plugin" : "files", tampering };
   } finally {
     unlink();
     rmSync(results, { recursive: true, force: true });

@@ -123,6 +123,13 @@ export interface TestRun {
   timedOut: boolean;
   argv: string[];
   exitCode: number | null;
+  /**
+   * Where the outcomes came from: `plugin` (gitgood's pytest plugin over a pipe no path names, checked
+   * against the log), or `files` (JUnit XML the run wrote, completed by the log: other runners).
+   */
+  channel: "plugin" | "files";
+  /** Signs that the code under test tampered with the test run; when there are any, no outcome is kept. */
+  tampering: string[];
 }
 
 /** What `prepareEnvironment` needs. */
@@ -144,6 +151,8 @@ export interface PrepareOptions {
 export interface RunTestsOptions {
   /** Seconds for the run (the spec's `testTimeout` wins when it is set). */
   timeoutSeconds: number;
+  /** Options of the test command put before the test files (`--continue-on-collection-errors`, say). */
+  flags?: readonly string[];
   signal?: AbortSignal;
 }
 

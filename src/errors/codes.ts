@@ -26,6 +26,8 @@ interface CodeInfo {
 export const ERROR_CODES = {
   // usage
   BAD_OPTION: { fault: "usage", meaning: "an option or argument is missing, malformed, unknown or contradicts another" },
+  ISOLATION_UNAVAILABLE: { fault: "usage", meaning: "the isolation asked for (or the default) cannot run on this host; choose another with --isolation" },
+  SANDBOX_ROOT_REFUSED: { fault: "usage", meaning: "the sandbox root is not the user's own (a symbolic link, another owner, writable by others) or cannot be made" },
   BAD_CONFIG: { fault: "usage", meaning: "the configuration file (gitgood.config.yaml, --config) is not YAML, or has an unknown key or a value of the wrong type" },
   BAD_ENV_SPEC: { fault: "usage", meaning: "an environment spec (--env-spec FILE, the configuration's envs:) is malformed, or a project has none and no default fits" },
   BAD_ASSESSMENT: { fault: "usage", meaning: "an A2A assessment request is malformed: not the JSON {participants, config} the green agent takes (invalid params)" },
@@ -74,7 +76,6 @@ export const ERROR_CODES = {
   EXEC_FAILED: { fault: "infrastructure", meaning: "a program could not be started in the sandbox" },
   GIT_NOT_FOUND: { fault: "infrastructure", meaning: "git is not on PATH" },
   GIT_TOO_OLD: { fault: "infrastructure", meaning: "the git on PATH is older than gitgood needs" },
-  ISOLATION_UNAVAILABLE: { fault: "infrastructure", meaning: "the isolation asked for cannot run on this host (no Docker daemon answers)" },
   LISTEN_FAILED: { fault: "infrastructure", meaning: "the HTTP server cannot listen on the address" },
   LOCKED: { fault: "infrastructure", meaning: "another process holds the memory lock" },
   LOCK_FAILED: { fault: "infrastructure", meaning: "a lock file cannot be created" },
@@ -109,6 +110,7 @@ export const ERROR_CODES = {
   BAD_TODO: { fault: "agent", meaning: "the rebase todo list the agent gave is invalid" },
   BASELINE_FAILED: { fault: "agent", meaning: "a baseline agent's tool call failed" },
   BRANCH_EXISTS: { fault: "agent", meaning: "the branch or memory branch exists already" },
+  SERVER_BUSY: { fault: "infrastructure", meaning: "the A2A green agent already runs the most assessments it takes at once (--max-assessments)" },
   BUSY: { fault: "agent", meaning: "a tool was called while another call in the same scenario was running" },
   CLIENT_DISCONNECTED: { fault: "agent", meaning: "the MCP client went away before finishing the scenario" },
   CONFLICT_LOST: { fault: "agent", meaning: "conflict markers were changed outside the tools" },

@@ -9,6 +9,11 @@ export interface AccessPolicy {
   allowedOrigins: readonly string[];
   /** Bound to loopback: the Host header must name a loopback host too (against DNS rebinding). */
   loopback: boolean;
+  /**
+   * Host names the Host header may name besides loopback ones; when given, a Host header naming any
+   * other is refused wherever the server is bound (the A2A green agent: its card URL's host).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface Denial {
@@ -58,10 +63,12 @@ export function checkAccess(headers: IncomingHttpHeaders, policy: AccessPolicy):
   if (origin !== undefined && !originAllowed(origin, policy.allowedOrigins)) {
     return { status: 403, message: `origin '${origin}' is not allowed (only local origins, or those given with --allow-origin)` };
   }
-  if (policy.loopback) {
+  if (policy.loopback || policy.allowedHosts) {
     const host = hostnameOf(single(headers.host) ?? "");
-    if (host === null || !isLoopbackHost(host)) {
-      return { status: 403, message: `host '${single(headers.host) ?? ""}' is not allowed: this server only answers to a loopback host name` };
+    const listed = host !== null && (policy.allowedHosts ?? []).some((h) => h.toLowerCase() === host.toLowerCase());
+    if (host === null || !(isLoopbackHost(host) || listed)) {
+      const names = policy.allowedHosts && policy.allowedHosts.length > 0 ? `a loopback host name or ${policy.allowedHosts.join(", ")}` : "a loopback host name";
+      return { status: 403, message: `host '${single(headers.host) ?? ""}' is not allowed: this server only answers to ${names}` };
     }
   }
   if (policy.token !== undefined) {

@@ -93,13 +93,10 @@ export async function readInitialize(req: IncomingMessage, res: ServerResponse):
   return body;
 }
 
-/** Binding beyond loopback lets other machines connect: only with a bearer token. */
-export function requireTokenBeyondLoopback(host: string, token: string | undefined): void {
+/** Binding beyond loopback lets other machines connect: only with a bearer token (`how` says where one is given). */
+export function requireTokenBeyondLoopback(host: string, token: string | undefined, how = "--token (or GITGOOD_MCP_TOKEN)"): void {
   if (!isLoopbackHost(host) && !token) {
-    throw new GitGoodError(
-      "BAD_OPTION",
-      `binding to ${host} lets other machines connect: give --token (or GITGOOD_MCP_TOKEN), or bind to 127.0.0.1`,
-    );
+    throw new GitGoodError("BAD_OPTION", `binding to ${host} lets other machines connect: give ${how}, or bind to 127.0.0.1`);
   }
 }
 

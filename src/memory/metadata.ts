@@ -3,12 +3,15 @@ import { GitGoodError } from "../errors.js";
 
 /**
  * metadata.yaml: structured facts about a memory branch's workspace, as top-level segments.
- * gitgood keeps `file_structure` and `dependencies` up to date on every COMMIT; any other segment is
+ * gitgood keeps `file_structure`, `dependencies` and `env_config` (the paper's segment: the file tree's
+ * top level, the dependency manifests, the platform) up to date on every COMMIT; any other segment is
  * the user's and is kept as written (comments included, since the file is edited as a YAML document).
  */
 
 export const FILE_STRUCTURE = "file_structure";
 export const DEPENDENCIES = "dependencies";
+/** The paper's environment segment: the file tree's top level, the dependency manifests, the platform. */
+export const ENV_CONFIG = "env_config";
 /** At most this many paths are listed under file_structure. */
 export const MAX_LISTED_FILES = 500;
 
@@ -58,14 +61,25 @@ function parse(text: string, file: string): Document {
   return doc;
 }
 
+/** env_config: each top-level entry of the tree with how many files it holds, the manifests, the platform. */
+function envConfig(facts: ReturnType<typeof factsFromFiles>): Record<string, unknown> {
+  const tree: Record<string, number> = {};
+  for (const f of facts.structure.files) {
+    const top = f.includes("/") ? `${f.slice(0, f.indexOf("/"))}/` : f;
+    tree[top] = (tree[top] ?? 0) + 1;
+  }
+  return { file_tree: tree, dependencies: facts.manifests, environment: { platform: process.platform, arch: process.arch } };
+}
+
 /** Rewrites the derived segments, keeping every other segment (and its comments) as it was. */
 export function refreshMetadata(text: string | null, file: string, facts: ReturnType<typeof factsFromFiles>): string {
   if (text === null || text.trim() === "") {
-    return HEADER + stringify({ [FILE_STRUCTURE]: facts.structure, [DEPENDENCIES]: { manifests: facts.manifests } });
+    return HEADER + stringify({ [FILE_STRUCTURE]: facts.structure, [DEPENDENCIES]: { manifests: facts.manifests }, [ENV_CONFIG]: envConfig(facts) });
   }
   const doc = parse(text, file);
   if (doc.contents === null) doc.contents = doc.createNode({});
   doc.set(FILE_STRUCTURE, doc.createNode(facts.structure));
+  doc.set(ENV_CONFIG, doc.createNode(envConfig(facts)));
   const deps = doc.get(DEPENDENCIES);
   if (isMap(deps)) deps.set("manifests", doc.createNode(facts.manifests));
   else doc.set(DEPENDENCIES, doc.createNode({ manifests: facts.manifests }));

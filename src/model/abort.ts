@@ -43,3 +43,21 @@ export function sleep(ms: number, signal: AbortSignal | undefined, model: string
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * A signal of its own for one request, aborted with `signal`: what a library hangs on it (the OpenAI SDK
+ * adds an abort listener per request and never takes it off) goes with it, and `release` takes the one
+ * link to `signal` off again. Without it a sample's long-lived signal gathers a listener per request
+ * and retry (Node's MaxListenersExceededWarning).
+ */
+export function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; release: () => void } {
+  if (!signal) return { signal: undefined, release: () => undefined };
+  const own = new AbortController();
+  if (signal.aborted) {
+    own.abort(signal.reason);
+    return { signal: own.signal, release: () => undefined };
+  }
+  const forward = (): void => own.abort(signal.reason);
+  signal.addEventListener("abort", forward, { once: true });
+  return { signal: own.signal, release: () => signal.removeEventListener("abort", forward) };
+}

@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import { GitGoodError, toGitGoodError } from "../errors.js";
-import { abortedError, sleep, untilAborted } from "./abort.js";
+import { abortedError, requestSignal, sleep, untilAborted } from "./abort.js";
 import type { ModelClient, ModelReply, ModelRequest, ToolCall } from "./types.js";
 
 type Sdk = typeof import("openai");
@@ -106,14 +106,17 @@ export class OpenAIChatClient implements ModelClient {
     maxRetries: number,
   ): Promise<OpenAI.Chat.ChatCompletion> {
     for (let attempt = 0; ; attempt++) {
+      const own = requestSignal(signal);
       try {
-        return await untilAborted(client.chat.completions.create(body, signal ? { signal } : {}), signal, this.model);
+        return await untilAborted(client.chat.completions.create(body, own.signal ? { signal: own.signal } : {}), signal, this.model);
       } catch (err) {
         if (signal?.aborted) throw abortedError(this.model);
         if (err instanceof GitGoodError) throw err;
         const wait = attempt < maxRetries ? retryDelay(api, err, attempt) : null;
         if (wait === null) throw modelError(api, this.model, err);
         await sleep(wait, signal, this.model);
+      } finally {
+        own.release();
       }
     }
   }

@@ -68,10 +68,17 @@ function oneLine(signature: string): string {
   return signature.replace(/\s*\n\s*/g, " ");
 }
 
+/** The last part of a dotted function name: `Cache.get` → `get`. */
+function ownName(fn: PythonFunction): string {
+  return fn.name.slice(fn.name.lastIndexOf(".") + 1);
+}
+
 /**
- * The body an agent gave, without a copy of the function's own `def` line(s) in front (accepted when it
- * repeats the signature exactly; any other signature is refused: renaming or reformatting a function
- * breaks its callers and the tests).
+ * The body an agent gave, without a copy of the function's own `def` line(s) in front. Only a leading
+ * `def` of the function's own name is such a copy: it is accepted when it repeats the signature exactly
+ * and refused otherwise (renaming or reformatting a function breaks its callers and the tests), and so
+ * is the function's own name under decorators (they stay as they are). Any other leading `def` or
+ * decorator is the start of the body: a closure or a decorator factory's inner function.
  */
 async function bodyOnly(given: string, fn: PythonFunction): Promise<string> {
   const plain = dedent(given.replace(/^\s*\n/, ""));
@@ -79,10 +86,12 @@ async function bodyOnly(given: string, fn: PythonFunction): Promise<string> {
   if (!/^(async\s+)?def\s/.test(first) && !first.startsWith("@")) return given;
   const tree = await parsePython(plain);
   try {
-    const def = tree.rootNode.namedChildren.find((n) => n?.type === "function_definition" || n?.type === "decorated_definition");
-    const node = def?.type === "decorated_definition" ? def.childForFieldName("definition") : def;
-    const block = node?.childForFieldName("body");
-    if (!node || !block || def?.type === "decorated_definition" || oneLine(signatureOf(plain, node, block)) !== oneLine(fn.signature)) {
+    const def = tree.rootNode.namedChildren.find((n) => n !== null && n.type !== "comment");
+    if (def?.type !== "function_definition" && def?.type !== "decorated_definition") return given;
+    const node = def.type === "decorated_definition" ? def.childForFieldName("definition") : def;
+    if (node?.childForFieldName("name")?.text !== ownName(fn)) return given;
+    const block = node.childForFieldName("body");
+    if (!block || def.type === "decorated_definition" || oneLine(signatureOf(plain, node, block)) !== oneLine(fn.signature)) {
       throw new GitGoodError(
         "EDIT_REFUSED",
         `give only the body of ${fn.name}: its signature must stay exactly \`${oneLine(fn.signature)}\` (no renaming, no reformatting, no decorators)`,

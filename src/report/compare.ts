@@ -1,6 +1,6 @@
 import type { Difficulty } from "../dataset/sample.js";
 import { reportRank } from "../scenarios/registry.js";
-import { variantOf } from "./fields.js";
+import { variantOf } from "../runs/fields.js";
 import { REPORT_SCHEMA_VERSION, type RateRow, type Report, type SampleRow } from "./summary.js";
 
 /** One run of a comparison: its report, and the label its columns carry. */

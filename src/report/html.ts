@@ -1,10 +1,10 @@
 import type { Comparison, ComparisonRow } from "./compare.js";
-import { variantOf } from "./fields.js";
+import { variantOf } from "../runs/fields.js";
 import type { RepeatRow } from "./repeats.js";
 import type { LanguageRow, RateRow, Report, SampleRow } from "./summary.js";
-import { SWE_STATUSES, type SweRow } from "./swe.js";
-import type { Commit0Table } from "./commit0.js";
-import { outcomeText } from "./text.js";
+import type { HtmlKit } from "../families/definition.js";
+import { reportSections } from "../families/registry.js";
+import { outcomeText, sectionValue, unisolatedLine } from "./text.js";
 
 const escape = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
@@ -52,31 +52,6 @@ function repeatTable(rows: readonly RepeatRow[]): string {
     )
     .join("");
   return `<table>${head}${body}</table>`;
-}
-
-function sweTable(rows: readonly SweRow[]): string {
-  const many = new Set(rows.map((r) => r.agent)).size > 1;
-  const head =
-    `<tr>${many ? th("Agent") : ""}${th("Repository")}${th("Instances")}${SWE_STATUSES.map((s) => th(s)).join("")}` +
-    `${th("FAIL_TO_PASS passing")}${th("PASS_TO_PASS passing")}${th("Patch applied")}${th("env_invalid", "instances that failed their own validation: not counted")}</tr>`;
-  const body = rows
-    .map(
-      (r) =>
-        `<tr>${many ? label(r.agent) : ""}${label(r.repository)}${cell(r.instances)}${SWE_STATUSES.map((s) => cell(pct(r.rates[s]))).join("")}` +
-        `${cell(pct(r.rates.fail_to_pass))}${cell(pct(r.rates.pass_to_pass))}${cell(pct(r.rates.patch_applied))}${cell(r.env_invalid)}</tr>`,
-    )
-    .join("");
-  return `<table>${head}${body}</table>`;
-}
-
-function commit0Html(t: Commit0Table): string {
-  const many = t.means.length > 1;
-  const head = `<tr>${many ? th("Agent") : ""}${th("Repository")}${th("Runtime (s)")}${th("Passed / Total")}</tr>`;
-  const body = t.rows
-    .map((r) => `<tr>${many ? label(r.agent) : ""}${label(r.repository)}${cell(r.runtime_s === null ? (r.error ?? "-") : r.runtime_s.toFixed(1))}${cell(`${r.passed} / ${r.total ?? "-"}`)}</tr>`)
-    .join("");
-  const means = t.means.map((m) => `<tr>${many ? label(m.agent) : ""}${label("mean pass rate")}${cell("")}${cell(`${m.mean_pass_rate.toFixed(2)} %`)}</tr>`).join("");
-  return `<table>${head}${body}${means}</table>`;
 }
 
 /** Horizontal bars of success and solve rate per scenario, as inline SVG. */
@@ -267,11 +242,12 @@ function usage(report: Report): string {
   if (report.cost_usd !== null) parts.push(`cost $${report.cost_usd.toFixed(4)}`);
   if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
   if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
+  else if ((report.judge_tokens ?? 0) > 0) parts.push("judge cost not priced");
   if (report.cache_hits !== null) parts.push(`cache hits ${report.cache_hits}`);
   return parts.join(" · ");
 }
 
-/** A run's tables after the per-scenario and per-difficulty ones: languages, repeats, SWE (each when there is something to show). */
+/** A run's tables after the per-scenario and per-difficulty ones: languages, repeats, the families' sections (each when there is something to show). */
 function moreTables(report: Report, ceiling: boolean, heading: string): string {
   const parts: string[] = [];
   if (report.by_language.some((r) => r.language !== "unknown")) {
@@ -280,11 +256,12 @@ function moreTables(report: Report, ceiling: boolean, heading: string): string {
   if (report.repeats.length > 0) {
     parts.push(`<${heading}>Repeats</${heading}><p>Mean solve rate over the samples (each sample's share of solved attempts), its standard error, and pass@k (unbiased estimator) for k = 1 and k = the fewest attempts of a sample.</p>${repeatTable(report.repeats)}`);
   }
-  if (report.swe.length > 0) {
-    parts.push(`<${heading}>SWE</${heading}><p>Percent of instances; instances that failed their own validation (env_invalid) are not counted.</p>${sweTable(report.swe)}`);
-  }
-  if (report.commit0.rows.length > 0) {
-    parts.push(`<${heading}>Repository completion (commit0)</${heading}><p>Counted tests passing (passed or xfail; a missing test failed) per repository, and the mean pass rate over repositories.</p>${commit0Html(report.commit0)}`);
+  const kit: HtmlKit = { th, cell, label, pct, escape };
+  for (const section of reportSections()) {
+    const value = sectionValue(report, section.key);
+    if (value === undefined || section.isEmpty(value)) continue;
+    const { title, intro, table } = section.html(value, kit);
+    parts.push(`<${heading}>${escape(title)}</${heading}><p>${escape(intro)}</p>${table}`);
   }
   return parts.join("\n");
 }
@@ -321,6 +298,7 @@ export function renderHtml(report: Report, details: ReadonlyMap<string, SampleDe
   const ceiling = hasCeiling(report);
   const body = [
     `<p>Agent: ${escape(report.agents.join(", ") || "–")} · ${usage(report)}</p>`,
+    ...(unisolatedLine(report) ? [`<p><b>${escape(unisolatedLine(report) ?? "")}</b></p>`] : []),
     `<h2>Success and solve rate per scenario</h2>`,
     rateTable(report.totals, { ceiling }),
     chart(report.totals),

@@ -2,10 +2,10 @@ import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { faultOf } from "../errors.js";
 import type { ResultRecord } from "../runs/record.js";
 import { reportRank, scenarioFamily, scenarioNames } from "../scenarios/registry.js";
-import { extrasOf, languageOf, treeMatchesOf } from "./fields.js";
+import { extrasOf, languageOf, treeMatchesOf } from "../runs/fields.js";
 import { repeatRow, type RepeatRow } from "./repeats.js";
-import { sweRows, type SweRow } from "./swe.js";
-import { commit0Table, type Commit0Table } from "./commit0.js";
+import type { ReportSections } from "../families/definition.js";
+import { reportSections } from "../families/registry.js";
 
 /** Version of the `gitgood report --json` layout. */
 export const REPORT_SCHEMA_VERSION = 2;
@@ -76,7 +76,11 @@ export interface SampleRow {
   trajectory: string | null;
 }
 
-export interface Report {
+/** A report: the tables every run has, then each family's own section under its key (`swe`, `commit0`, …). */
+export type Report = ReportTables & ReportSections;
+
+/** The tables every report has, whatever families its records come from. */
+export interface ReportTables {
   schema_version: number;
   agents: string[];
   totals: RateRow[];
@@ -85,10 +89,6 @@ export interface Report {
   by_language: LanguageRow[];
   /** With repeats: mean solve rate, its standard error and pass@k per scenario and difficulty; empty without. */
   repeats: RepeatRow[];
-  /** SWE attempts: statuses, test pass rates and patch-applied rate per repository; empty without. */
-  swe: SweRow[];
-  /** COMMIT0 attempts: per repository runtime and passed / total counted tests, and the mean pass rate per agent; empty without. */
-  commit0: Commit0Table;
   tokens: { prompt: number; completion: number };
   cost_usd: number | null;
   /** The judges' tokens and cost, and the response cache's hits, summed over the records that say (null: none does). */
@@ -96,6 +96,11 @@ export interface Report {
   judge_cost_usd: number | null;
   cache_hits: number | null;
   samples: SampleRow[];
+  /**
+   * How the run's agent programs were isolated (run.json's `isolation.mode`), set by callers that know
+   * the run; `isolated: false` only when the user asked for no isolation. Absent when unknown.
+   */
+  isolation?: { mode: string; isolated: boolean };
 }
 
 const percent = (n: number, d: number): number | null => (d === 0 ? null : Math.round((n / d) * 10_000) / 100);
@@ -139,10 +144,15 @@ function sumKnown(values: readonly (number | null)[], digits = 0): number | null
   return Math.round(known.reduce((a, v) => a + v, 0) * scale) / scale;
 }
 
+/** Each registered family's section of the report, under its key, in registry order. */
+function familySections(records: readonly ResultRecord[]): ReportSections {
+  return Object.fromEntries(reportSections().map((section) => [section.key, section.build(records)])) as unknown as ReportSections;
+}
+
 /**
  * The paper's tables from a run's records: success and solve rate per scenario, per difficulty and per
  * language (with the MCR ceiling where the samples say which are resolvable), repeat statistics when
- * samples were attempted more than once, and the SWE table when there are SWE attempts.
+ * samples were attempted more than once, and each family's section (the SWE table, commit0's).
  */
 export function buildReport(records: readonly ResultRecord[]): Report {
   const ordered = [...records].sort(
@@ -207,15 +217,15 @@ export function buildReport(records: readonly ResultRecord[]): Report {
     by_difficulty: byDifficulty,
     by_language: byLanguage,
     repeats,
-    swe: sweRows(ordered),
-    commit0: commit0Table(ordered),
+    ...familySections(ordered),
     tokens: {
       prompt: ordered.reduce((a, r) => a + r.tokens.prompt, 0),
       completion: ordered.reduce((a, r) => a + r.tokens.completion, 0),
     },
     cost_usd: costs.some((c) => c === null) ? null : Math.round(costs.reduce((a: number, c) => a + (c ?? 0), 0) * 1e6) / 1e6,
     judge_tokens: sumKnown(extras.map((e) => e.judge_tokens)),
-    judge_cost_usd: sumKnown(extras.map((e) => e.judge_cost_usd), 6),
+    // A judge that ran without a price leaves the total unknown, not $0.
+    judge_cost_usd: extras.some((e) => e.judge_cost_usd === null && (e.judge_tokens ?? 0) > 0) ? null : sumKnown(extras.map((e) => e.judge_cost_usd), 6),
     cache_hits: sumKnown(extras.map((e) => e.cache_hits)),
     samples: ordered.map((r, i) => ({
       agent: r.agent,

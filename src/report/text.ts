@@ -1,8 +1,8 @@
 import type { Comparison, ComparisonCell, Outcome } from "./compare.js";
 import type { RepeatRow } from "./repeats.js";
 import type { RateRow, Report } from "./summary.js";
-import { SWE_STATUSES, type SweRow } from "./swe.js";
-import { formatCommit0 } from "./commit0.js";
+import type { TextKit } from "../families/definition.js";
+import { reportSections } from "../families/registry.js";
 
 /** Headers of columns that hold words: left-aligned; every other column (numbers) is right-aligned. */
 const LEFT = ["agent", "scenario", "difficulty", "language", "repository", "sample", "status", "verdict", "error"];
@@ -52,27 +52,26 @@ function repeatCells(r: RepeatRow): string[] {
   ];
 }
 
-const SWE_HEAD = ["instances", ...SWE_STATUSES, "F2P pass", "P2P pass", "applied", "env_invalid"];
-
-function sweCells(r: SweRow): string[] {
-  return [
-    String(r.instances),
-    ...SWE_STATUSES.map((s) => pct(r.rates[s])),
-    pct(r.rates.fail_to_pass),
-    pct(r.rates.pass_to_pass),
-    pct(r.rates.patch_applied),
-    String(r.env_invalid),
-  ];
-}
-
 /** The usage line: tokens and cost, the judges' when recorded, and cache hits when counted. */
 function usageLine(report: Report): string {
   const parts = [`tokens: ${report.tokens.prompt} prompt + ${report.tokens.completion} completion`];
   if (report.cost_usd !== null) parts.push(`cost $${report.cost_usd.toFixed(4)}`);
   if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
   if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
+  else if ((report.judge_tokens ?? 0) > 0) parts.push("judge cost not priced");
   if (report.cache_hits !== null) parts.push(`cache hits ${report.cache_hits}`);
   return parts.join(", ");
+}
+
+/** The header line of a run whose agent programs ran without isolation (which only the user can ask for), else null. */
+export function unisolatedLine(report: Report): string | null {
+  const iso = report.isolation;
+  return iso && !iso.isolated ? `isolation: ${iso.mode} (agent programs ran unisolated, as asked with --isolation ${iso.mode})` : null;
+}
+
+/** A family section's value in a report (undefined in a report read from a run without the family). */
+export function sectionValue(report: Report, key: string): unknown {
+  return (report as unknown as Record<string, unknown>)[key];
 }
 
 /** The report as plain-text tables, for a terminal. */
@@ -84,6 +83,8 @@ export function formatReport(report: Report): string {
   const rateHead = [...RATE_HEAD, ...(ceiling ? CEILING_HEAD : [])];
   const out: string[] = [];
   out.push(`agent: ${report.agents.join(", ") || "-"}`);
+  const unisolated = unisolatedLine(report);
+  if (unisolated) out.push(unisolated);
   out.push("");
   out.push("Success and solve rate (%) per scenario");
   out.push(table([...agentHead, "scenario", ...rateHead], report.totals.map((r) => [...who(r), r.scenario, ...rateCells(r, ceiling)])));
@@ -117,14 +118,12 @@ export function formatReport(report: Report): string {
       ),
     );
   }
-  if (report.swe.length > 0) {
+  const kit: TextKit = { many, pct, table: (header, rows, left = []) => table(header, rows, [...LEFT, ...left]) };
+  for (const section of reportSections()) {
+    const value = sectionValue(report, section.key);
+    if (value === undefined || section.isEmpty(value)) continue;
     out.push("");
-    out.push("SWE (% of instances; env_invalid instances are not counted)");
-    out.push(table([...agentHead, "repository", ...SWE_HEAD], report.swe.map((r) => [...who(r), r.repository, ...sweCells(r)])));
-  }
-  if (report.commit0.rows.length > 0) {
-    out.push("");
-    out.push(...formatCommit0(report.commit0, many, (h, rows) => table(h, rows, [...LEFT, "Repository"])));
+    out.push(...section.text(value, kit));
   }
   const repeated = report.samples.some((s) => s.repeat > 0);
   out.push("");

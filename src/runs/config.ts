@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../envs/types.js";
-import { ISOLATION_MODES, type Isolation } from "../sandbox/isolation.js";
+import { imageOf, type Isolation } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 
@@ -46,9 +46,12 @@ const IdentitySchema = z.object({
   mcr_tools: z.enum(MCR_TOOL_SETS).optional(),
   /** Runs of every sample × scenario (`--repeats`), when more than 1 (absent otherwise, so older runs resume). */
   repeats: z.number().int().min(2).optional(),
-  /** SWE tasks: the agent saw the hints (`--hints`); the predictions file evaluated (`--predictions`). Absent for runs without. */
-  swe: z.object({ hints: z.boolean(), predictions: z.string().nullable() }).optional(),
-});
+})
+  /**
+   * The families' own fields, each under its family's key (the SWE family's `swe`: the hints the agent
+   * saw, the predictions file evaluated); absent for runs whose flags record nothing of a family.
+   */
+  .catchall(z.unknown());
 export type RunIdentity = z.infer<typeof IdentitySchema>;
 
 /** The model request settings of a session: sampling parameters, `--max-connections`, the response cache. */
@@ -63,13 +66,13 @@ export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 /** How the programs of the run's attempts were isolated (in its latest session: not part of the run's identity). */
 const IsolationSchema = z.object({
-  mode: z.enum(ISOLATION_MODES),
-  requested: z.enum(ISOLATION_MODES),
+  /** The isolation backend (`none` only when the user asked for it: a backend that cannot run is refused). */
+  mode: z.string(),
   network: z.boolean(),
   docker_image: z.string().nullable(),
   allow_read: z.array(z.string()),
-  /** Why the requested isolation was not used (bubblewrap cannot run on the host). */
-  fallback: z.string().nullable(),
+  /** Host variables the agent programs got besides the allow-list (`--pass-env`); absent in runs made before it. */
+  pass_env: z.array(z.string()).optional(),
 });
 
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
@@ -137,9 +140,10 @@ export interface RunConfigInput {
   sample?: { size: number; seed: number };
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
-  /** SWE settings that change what is evaluated (recorded only when hints or predictions are given). */
-  swe?: { hints: boolean; predictions: string | null };
+  /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
+  families?: Readonly<Record<string, unknown>>;
 }
+
 
 /** Builds run.json's content (without `created_at`, which the store sets when it first writes it). */
 export function runConfig(input: RunConfigInput, resolve: (p: string) => string): Omit<RunConfig, "created_at"> {
@@ -163,9 +167,7 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ...(input.sample ? { sample: { size: input.sample.size, seed: input.sample.seed } } : {}),
       ...(input.mcrTools && input.mcrTools !== "paper" ? { mcr_tools: input.mcrTools } : {}),
       ...(input.repeats !== undefined && input.repeats > 1 ? { repeats: input.repeats } : {}),
-      ...(input.swe && (input.swe.hints || input.swe.predictions !== null)
-        ? { swe: { hints: input.swe.hints, predictions: input.swe.predictions === null ? null : resolve(input.swe.predictions) } }
-        : {}),
+      ...input.families,
     },
     judges: [...(input.judges ?? [])],
     limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },
@@ -174,11 +176,10 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ? {
           isolation: {
             mode: input.isolation.mode,
-            requested: input.isolation.requested,
             network: input.isolation.network,
-            docker_image: input.isolation.mode === "docker" ? input.isolation.dockerImage : null,
+            docker_image: imageOf(input.isolation),
             allow_read: [...input.isolation.allowRead],
-            fallback: input.isolation.fallback,
+            pass_env: [...input.isolation.passEnv],
           },
         }
       : {}),

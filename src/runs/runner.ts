@@ -7,6 +7,7 @@ import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { PackCache } from "../git/packs.js";
 import { Repo } from "../git/repo.js";
 import type { HistoryDepth } from "../git/store.js";
+import { StepLog } from "../memory/steps.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import { runPackCache } from "../sandbox/packs.js";
@@ -17,8 +18,8 @@ import type { ResultRecord } from "./record.js";
 import { repeatCacheScope, type Prices } from "./result.js";
 import { ToolBroker } from "./broker.js";
 import { planJobs, type Job } from "./plan.js";
-import { checkModels } from "./preflight.js";
-import { AgentSession, toolProvider, type ToolProvider } from "./session.js";
+import { checkModels, checkRepositories } from "./preflight.js";
+import { AgentSession, toolProvider, type ToolProvider, type TrajectoryEntry } from "./session.js";
 import { settle, type Attempt, type Recorder } from "./settle.js";
 import type { RunStore } from "./store.js";
 
@@ -102,6 +103,7 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: Pac
     controller.abort();
   }, opts.timeoutSeconds * 1000);
   let broker: ToolBroker | null = null;
+  let steps: StepLog | null = null;
   try {
     attempt.source = await Repo.open(repositoryPath(opts.where, job.sample));
     const setup = { history: opts.history, workTree: opts.agent.workTree ?? "full", packs, settings: opts.settings };
@@ -112,9 +114,15 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: Pac
     let extra: ToolProvider | null = null;
     if (job.memory) {
       const goal = `${attempt.context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
-      extra = toolProvider(MEMORY_TOOLS, await scratchMemory(live.sandbox.privatePath("memory"), goal));
+      const ws = await scratchMemory(live.sandbox.privatePath("memory"), goal);
+      const log = new StepLog(ws);
+      const tools = toolProvider(MEMORY_TOOLS, ws);
+      // A memory tool sees every step logged before it was called.
+      extra = { ...tools, call: async (name, args) => (await log.flush(), tools.call(name, args)) };
+      steps = log;
     }
     attempt.session = new AgentSession(live, attempt.context, opts.maxTurns, controller.signal, extra);
+    if (steps) attempt.session.observer = stepObserver(steps);
     if (opts.agent.external) {
       broker = await ToolBroker.open(attempt.session);
       attempt.session.toolEndpoint = broker;
@@ -128,14 +136,34 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: Pac
     controller.abort();
     // No call may change the scenario while it is scored.
     await broker?.close();
+    await steps?.flush();
     return await settle(attempt, recorder);
   } catch (err) {
     controller.abort();
     await broker?.close();
+    await steps?.flush();
     return settle(attempt, recorder, toGitGoodError(err));
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The steps of an attempt as the paper's log.md records them: what the model thought (its text), and
+ * each tool call as an action with its result as the observation (an external agent's calls too).
+ */
+function stepObserver(steps: StepLog): (entry: TrajectoryEntry) => void {
+  let pending: string | null = null;
+  return (entry) => {
+    if (entry.type === "model" && entry.message.role === "assistant" && typeof entry.message.content === "string") {
+      steps.add({ thought: entry.message.content });
+    } else if (entry.type === "tool_call") {
+      pending = `${entry.tool} ${JSON.stringify(entry.args) ?? ""}`;
+    } else if (entry.type === "tool_result") {
+      steps.add({ action: pending ?? entry.tool, observation: `${entry.ok ? "" : "(failed) "}${entry.output}` });
+      pending = null;
+    }
+  };
 }
 
 /**
@@ -160,8 +188,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
   });
-  // A wrong endpoint, key or model name stops the run here, before any sample runs.
-  if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges });
+  // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
+  if (todo.length > 0) await checkRepositories(todo.map((j) => j.sample), opts.where);
+  if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
   const rerun = new Set(todo.map((j) => j.key));
   let done = 0;
   for (const j of jobs) {
@@ -184,8 +213,6 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     });
   } finally {
     packs.remove();
-    // Records run again replaced earlier ones: the results file keeps one record per key.
-    opts.store.compact();
   }
   const keys = new Set(jobs.map((j) => j.key));
   return {

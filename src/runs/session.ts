@@ -46,6 +46,8 @@ export class AgentSession implements Session {
   toolCalls = 0;
   /** Set by the runner when it serves the tools to an external agent. */
   toolEndpoint: ToolEndpoint | null = null;
+  /** Told of every trajectory entry as it is recorded (the runner's step log with --memory). */
+  observer: ((entry: TrajectoryEntry) => void) | null = null;
   private readonly started = Date.now();
 
   /**
@@ -129,5 +131,6 @@ export class AgentSession implements Session {
 
   private push(e: TrajectoryEntry): void {
     this.events.push({ at_ms: Date.now() - this.started, ...e });
+    this.observer?.(e);
   }
 }

@@ -4,6 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
+import { errnoCode } from "../util/errno.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
@@ -24,19 +25,19 @@ function writeJsonAtomic(file: string, value: unknown): void {
  * A run directory: `run.json` (settings), `results.jsonl` (one record per finished sample × scenario,
  * appended as each finishes) and `trajectories/KEY.json`. A record is written only when its sample has
  * finished, in a single append, so a kill loses at most the samples in flight; a torn last line from a
- * kill mid-write is cut off when the run is opened again.
+ * kill mid-write is cut off when the run is opened again. The file holds one record per key: a record
+ * of a key already there (a retry, a later result after a client disconnected) rewrites the file whole
+ * with it in the earlier one's place, so that a reader counting lines counts each attempt once.
  */
 export class RunStore {
   private readonly records = new Map<string, ResultRecord>();
-  /** Lines of the results file that a later line of the same key replaces. */
-  private replaced = 0;
 
   private constructor(readonly dir: string) {}
 
   /**
    * Opens (or creates) a run directory for `config`; refuses one whose identity differs (other samples,
-   * agent, model, repositories, limits that change results) or that another gitgood version made.
-   * Judges and other settings are updated in run.json.
+   * agent, model, limits that change results) or that another gitgood version made. Judges, where the
+   * repositories are and other settings are updated in run.json.
    */
   static open(dir: string, config: Omit<RunConfig, "created_at">): RunStore {
     mkdirSync(path.join(dir, TRAJECTORY_DIR), { recursive: true });
@@ -44,8 +45,11 @@ export class RunStore {
     let createdAt = new Date().toISOString();
     if (existsSync(runFile)) {
       const saved = RunStore.readConfig(dir);
+      // Where the repositories are is not what the run is (its samples name their repositories and
+      // commits): a run made against the wrong clone is finished with the right one.
       const differs = Object.keys({ ...saved.identity, ...config.identity }).filter(
         (k) =>
+          k !== "where" &&
           JSON.stringify((saved.identity as Record<string, unknown>)[k]) !==
           JSON.stringify((config.identity as Record<string, unknown>)[k]),
       );
@@ -116,6 +120,7 @@ export class RunStore {
     const text = readFileSync(file, "utf8");
     const complete = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
     if (repair && complete !== text) truncateSync(file, Buffer.byteLength(complete));
+    let lines = 0;
     for (const line of complete.split("\n")) {
       if (!line.trim()) continue;
       let value: unknown;
@@ -126,9 +131,11 @@ export class RunStore {
       }
       const parsed = ResultRecordSchema.safeParse(value);
       if (!parsed.success) continue;
-      if (this.records.has(parsed.data.key)) this.replaced++;
+      lines++;
       this.records.set(parsed.data.key, parsed.data);
     }
+    // A file from before records were kept one per key (or edited by hand) is compacted once.
+    if (repair && lines > this.records.size) this.replaceAll(this.all());
   }
 
   has(key: string): boolean {
@@ -144,16 +151,15 @@ export class RunStore {
     return [...this.records.values()];
   }
 
-  /** Appends a record; one of a key recorded before replaces it (`compact` drops the earlier line). */
+  /** Appends a record; one of a key recorded before replaces it in place (the file is rewritten whole or not at all). */
   append(record: ResultRecord): void {
+    if (this.records.has(record.key)) {
+      this.records.set(record.key, record);
+      this.replaceAll(this.all());
+      return;
+    }
     appendFileSync(path.join(this.dir, RESULTS_FILE), `${JSON.stringify(record)}\n`);
-    if (this.records.has(record.key)) this.replaced++;
     this.records.set(record.key, record);
-  }
-
-  /** Rewrites the results file with one record per key (whole or not at all) when a key has several lines. */
-  compact(): void {
-    if (this.replaced > 0) this.replaceAll(this.all());
   }
 
   /** Replaces every record (after re-scoring): the results file is rewritten whole or not at all. */
@@ -161,7 +167,6 @@ export class RunStore {
     writeOutputFile(path.join(this.dir, RESULTS_FILE), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
     this.records.clear();
     for (const r of records) this.records.set(r.key, r);
-    this.replaced = records.length - this.records.size;
   }
 
   /** Updates the judges run.json names (after re-scoring with other judges). */
@@ -176,7 +181,17 @@ export class RunStore {
     if (path.relative(path.resolve(this.dir, TRAJECTORY_DIR), file).startsWith("..")) {
       throw new GitGoodError("BAD_RUN", `the trajectory path ${rel} leaves the run directory`);
     }
-    return JSON.parse(readFileSync(file, "utf8"));
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${errnoCode(err) ?? String(err)})`, { file });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new GitGoodError("BAD_RUN", `the trajectory ${file} is damaged (not JSON)`, { file });
+    }
   }
 
   /**

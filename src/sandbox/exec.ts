@@ -20,6 +20,11 @@ export interface ExecOptions {
   signal?: AbortSignal;
   /** A directory of gitgood's (the tool socket, the `gitgood` shim) the program may read; `Sandbox.seenAt` says where it sees it. */
   shared?: string;
+  /**
+   * Give the program a pipe back to gitgood as file descriptor 3 (no path names it), read into
+   * `ExecResult.channel`, at most `maxOutput` bytes of its beginning.
+   */
+  channel?: boolean;
 }
 
 /** Where a program runs isolated: its work tree (the only directory it may write) and the isolation around it. */
@@ -40,6 +45,8 @@ export interface ExecResult {
   aborted: boolean;
   /** Bytes dropped beyond `maxOutput`, per stream. */
   dropped: { stdout: number; stderr: number };
+  /** What the program wrote to file descriptor 3 when `channel` was asked for (else empty). */
+  channel: Buffer;
 }
 
 const DEFAULT_MAX_OUTPUT = 1 << 20;
@@ -184,13 +191,14 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
   const limit = opts.maxOutput ?? DEFAULT_MAX_OUTPUT;
   const out = new Capped(limit, opts.keep ?? "head");
   const err = new Capped(limit, opts.keep ?? "head");
+  const back = new Capped(limit, "head");
   return new Promise<ExecResult>((resolve, reject) => {
     if (opts.signal?.aborted) {
       reject(new GitGoodError("ABORTED", `not started: ${file} was cancelled before it began`));
       return;
     }
     startWatchdog();
-    const child = spawn(cmd.file, cmd.args, { cwd: dir, env: cmd.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(cmd.file, cmd.args, { cwd: dir, env: cmd.env, stdio: opts.channel ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"], detached: true });
     let timedOut = false;
     let aborted = false;
     let killed = false;
@@ -217,6 +225,8 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     opts.signal?.addEventListener("abort", onAbort);
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
+    const fd3 = opts.channel ? child.stdio[3] : null;
+    if (fd3 && "on" in fd3) fd3.on("data", (b: Buffer) => back.push(b));
     child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
     const finish = (): void => {
@@ -243,6 +253,7 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
         timedOut,
         aborted,
         dropped: { stdout: out.dropped, stderr: err.dropped },
+        channel: back.value,
       });
     });
   });

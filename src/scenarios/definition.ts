@@ -73,6 +73,12 @@ export interface ScenarioDefinition<S extends Sample = Sample, L extends LiveSce
    * other. Default: the scenario is a family of its own.
    */
   readonly family?: string;
+  /**
+   * The agent's answer is a patch of the work tree, as in SWE-bench: an A2A participant gets a copy of
+   * the repository (REPO_DIR) and the task's text and answers with its diff, instead of the scenario's
+   * tools over MCP. Default: false.
+   */
+  readonly patchTask?: boolean;
   /** Which samples give this scenario. */
   accepts(sample: Sample): sample is S;
   /** The tools an agent works with. */
@@ -109,3 +115,42 @@ export interface ScenarioDefinition<S extends Sample = Sample, L extends LiveSce
 /** A definition with its type parameters erased, as the registry holds it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyScenarioDefinition = ScenarioDefinition<any, any, any, any>;
+
+/** A scenario's live class, as its statics make it: set up in a new sandbox, or re-opened from a saved one. */
+export interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
+  setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O): Promise<L>;
+  restore(sandbox: Sandbox, sample: S, source: string, data: D): L;
+}
+
+/** What `defineScenario` needs: a definition whose set-up and re-opening come from the live class. */
+export type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
+  ScenarioDefinition<S, L, F, D>,
+  "setup" | "restore" | "baselines" | "describeFinal"
+> & {
+  /** The live class (a thunk: the class and its definition import each other). */
+  live(): LiveClass<S, L, D, O>;
+  /** Reads the scenario's own settings (ICC's `scope`) into its set-up options; a wrong value throws BAD_OPTION. */
+  settings?(settings: Record<string, unknown> | undefined): O;
+  /** Default: none. */
+  baselines?: readonly Strategy<L>[];
+  /** Default: the final state as indented JSON. */
+  describeFinal?(final: F): string;
+};
+
+/**
+ * A scenario definition from its parts, with the preamble every scenario shares: set-up passes the
+ * options (and the settings the scenario reads) to the live class's `setup`, re-opening goes to its
+ * `restore`, no baselines unless given, and a final state described as JSON unless told how.
+ */
+export function defineScenario<S extends Sample, L extends LiveScenario, F, D, O extends object = Record<never, never>>(
+  spec: ScenarioSpec<S, L, F, D, O>,
+): ScenarioDefinition<S, L, F, D> {
+  const { live, settings, baselines, describeFinal, ...rest } = spec;
+  return {
+    ...rest,
+    setup: (sample, source, opts) => live().setup(sample, source, { ...opts, ...(settings?.(opts.settings) ?? ({} as O)) }),
+    restore: (sandbox, sample, source, data) => live().restore(sandbox, sample, source, data),
+    baselines: baselines ?? [],
+    describeFinal: describeFinal ?? ((final) => JSON.stringify(final, null, 2)),
+  };
+}

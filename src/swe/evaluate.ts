@@ -2,7 +2,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import type { SweSample } from "../dataset/sample.js";
 import {
+  applyAgentChange,
   cacheRoot,
+  infrastructureAt,
   isPassing,
   loadEnvSpecFile,
   specFileFor,
@@ -14,7 +16,7 @@ import {
   setupEnvironmentWithLlm,
 } from "../envs/index.js";
 import type { EnvSpec, EnvSpecFile, EnvTarget, Environment, TestRun } from "../envs/types.js";
-import { GitGoodError, toGitGoodError } from "../errors.js";
+import { GitGoodError, isGitGoodError, toGitGoodError } from "../errors.js";
 import { GIT_APPLY_STRATEGIES, applyPatch, checkoutDetached, resetPaths } from "../git/apply.js";
 import type { Repo } from "../git/repo.js";
 import { commitStore } from "../git/store.js";
@@ -22,6 +24,7 @@ import { Sandbox } from "../sandbox/sandbox.js";
 import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
 import { sweResolution, sweStatus, type SweResolution, type SweStatus, type TestTally } from "./status.js";
+import { sanityProblem } from "./sanity.js";
 
 /** The last strategy, run through the sandbox's exec: it is not git. */
 export const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
@@ -36,14 +39,26 @@ export interface SweEvaluation {
   pass_to_pass: TestTally;
   /** Which strategy applied the patch (null: none did, or the patch was empty). */
   apply_strategy: ApplyStrategy | null;
-  /** The evaluated patch. */
+  /** Whether the patch applied and changed the project's code (false: it did not apply, or changed nothing). */
+  patch_applied: boolean;
+  /** The evaluated patch: the agent's change to the project's code, as applied (the evaluation's files dropped). */
   patch: string;
-  /** The test command, its exit code, whether it ran out of time, and the end of its output. */
-  tests: { argv: string[]; exit_code: number | null; timed_out: boolean; log_tail: string } | null;
+  /** The evaluation's files (tests, test configuration, start-up hooks) the agent's patch changed: dropped before the tests ran. */
+  tampered: string[];
+  /** Signs that the code under test tampered with the test run (its outcomes are then void). */
+  tampering: string[];
+  /** As SWE-bench's per-instance report.json: each list's tests that passed and failed. */
+  tests_status: { FAIL_TO_PASS: { success: string[]; failure: string[] }; PASS_TO_PASS: { success: string[]; failure: string[] } };
+  /** The test command, its exit code, whether it ran out of time, where its outcomes came from, and the end of its output. */
+  tests: { argv: string[]; exit_code: number | null; timed_out: boolean; channel: "plugin" | "files"; log_tail: string } | null;
+  /** Why the test log cannot be trusted (the suite never ran; a failing exit with no failure parsed): every test then failed. */
+  log_invalid: string | null;
   /** The environment used (its cache key) and whether it came from the cache. */
   environment: { key: string; reused: boolean } | null;
-  /** What went wrong when the status is `error`. */
-  error?: { code: string; message: string };
+  /** Seconds each phase of the evaluation took. */
+  timings: { environment_s: number; apply_s: number; tests_s: number };
+  /** What went wrong when the status is `error` (with the error's data: a failed set-up's command and output). */
+  error?: { code: string; message: string; data?: Record<string, unknown> };
 }
 
 /** A test run's log kept in a result: its end, where the failures are. */
@@ -61,6 +76,7 @@ export async function sandboxAt(source: Repo, sample: SweSample, label: string, 
   try {
     if (opts.isolation) sandbox.isolate(opts.isolation);
     await checkoutDetached(sandbox.repo, base);
+    sandbox.publishFresh();
     return sandbox;
   } catch (err) {
     sandbox.remove();
@@ -155,6 +171,8 @@ async function applyWithPatch(sandbox: Sandbox, patch: Buffer, signal?: AbortSig
 export async function applyWithStrategies(sandbox: Sandbox, patch: Buffer, signal?: AbortSignal): Promise<ApplyStrategy | null> {
   if (patch.toString("latin1").trim() === "") return null;
   const touched = diffPaths(patch.toString("latin1"));
+  // A path outside the repository makes the whole patch the agent's unapplicable one.
+  if (touched.some((f) => !insideRepository(f))) return null;
   const reset = async (): Promise<void> => {
     await checkoutDetached(sandbox.repo, "HEAD");
     await resetPaths(sandbox.repo, touched);
@@ -170,10 +188,31 @@ export async function applyWithStrategies(sandbox: Sandbox, patch: Buffer, signa
   return null;
 }
 
-/** How a list of dataset test ids came out in a run: a test missing from the results failed. */
-export function tally(run: TestRun | null, ids: readonly string[]): TestTally {
-  const failed = ids.filter((id) => run === null || !isPassing(outcomeOf(run, id)));
+/** Whether a patch's path stays inside the repository: relative, with no `..` part. */
+export function insideRepository(file: string): boolean {
+  return file !== "" && !path.posix.isAbsolute(file) && !/^[A-Za-z]:/.test(file) && !file.split(/[\\/]/).includes("..");
+}
+
+/**
+ * How a list of dataset test ids came out in a run: a test missing from the results failed. With
+ * `skippedKept` (PASS_TO_PASS, as SWE-bench's grading v5 counts it), a skipped test is kept, not failed.
+ */
+export function tally(run: TestRun | null, ids: readonly string[], skippedKept = false): TestTally {
+  const failed = ids.filter((id) => {
+    if (run === null) return true;
+    const o = outcomeOf(run, id);
+    return !(isPassing(o) || (skippedKept && o === "skipped"));
+  });
   return { passed: ids.length - failed.length, total: ids.length, failed };
+}
+
+function seconds(since: number): number {
+  return Math.round((Date.now() - since) / 100) / 10;
+}
+
+function testsStatus(ids: readonly string[], t: TestTally): { success: string[]; failure: string[] } {
+  const failed = new Set(t.failed);
+  return { success: ids.filter((id) => !failed.has(id)), failure: [...t.failed] };
 }
 
 /**
@@ -196,11 +235,14 @@ function patchText(patch: Buffer): string {
 }
 
 /**
- * Evaluates a patch on an instance as the SWE-bench harness does, without its green agent's defects: in
- * a fresh sandbox at `base_commit` the patch is applied by the first strategy that takes it (the tree
- * reset between tries), the files `test_patch` touches are reset and `test_patch` applied, the test
- * files it touches are run in the instance's environment, and FAIL_TO_PASS and PASS_TO_PASS are looked
- * up (missing = failed; an empty list counts as all passed). A patch that does not apply is `no_op` (the
+ * Evaluates a patch on an instance as the SWE-bench harness does (grading v5), without its green agent's
+ * defects: in a fresh sandbox at `base_commit` the agent's change to the project's code is applied by the
+ * first strategy that takes it (the tree reset between tries); its changes to the evaluation's files
+ * (test files, test configuration, start-up hooks: src/envs/test-infra.ts) are dropped and recorded as
+ * `tampered`; the files `test_patch` touches are reset and `test_patch` applied; the test files it touches
+ * run in the instance's environment, their results read from gitgood's own channel; FAIL_TO_PASS and
+ * PASS_TO_PASS are looked up (missing = failed; a skipped PASS_TO_PASS test is kept; an empty list counts
+ * as all passed). A patch that does not apply, or changes nothing, is `no_op` and never resolved (the
  * tests still run, on the untouched tree). A failure of the pipeline itself (the environment, a
  * test_patch that does not apply) is status `error`, never the agent's.
  */
@@ -219,38 +261,63 @@ export async function evaluatePatch(
     fail_to_pass: tally(null, sc.FAIL_TO_PASS),
     pass_to_pass: tally(null, sc.PASS_TO_PASS),
     apply_strategy: null,
+    patch_applied: false,
     patch: patchText(bytes),
+    tampered: [],
+    tampering: [],
+    tests_status: { FAIL_TO_PASS: { success: [], failure: [...sc.FAIL_TO_PASS] }, PASS_TO_PASS: { success: [], failure: [...sc.PASS_TO_PASS] } },
     tests: null,
+    log_invalid: null,
     environment: null,
+    timings: { environment_s: 0, apply_s: 0, tests_s: 0 },
   };
   let sandbox: Sandbox | null = null;
   try {
+    let started = Date.now();
     sandbox = await sandboxAt(source, sample, `${sample.id}-eval`, opts);
     const env = await environmentFor(sandbox, sample, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
-    result.apply_strategy = await applyWithStrategies(sandbox, bytes, signal);
+    result.timings.environment_s = seconds(started);
+    started = Date.now();
+    const box = sandbox;
+    const infra = await infrastructureAt(box, sc.base_commit, diffPaths(sc.test_patch));
+    const change = await applyAgentChange(box, sc.base_commit, bytes, infra, (kept) => applyWithStrategies(box, kept, signal));
+    result.apply_strategy = change.applied;
+    result.tampered = change.tampered;
+    result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
+    result.patch_applied = change.applied !== null && change.changed;
     await resetPaths(sandbox.repo, diffPaths(sc.test_patch));
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
       if (!t.applied) throw new GitGoodError("PATCH_FAILED", `the test_patch of ${sample.id} does not apply: ${t.message}`, { sample: sample.id });
     }
+    result.timings.apply_s = seconds(started);
+    started = Date.now();
     const work = sandbox.workDir;
-    const inTree = (file: string): boolean => !path.isAbsolute(file) && !file.split("/").includes("..") && existsSync(path.join(work, file));
+    const inTree = (file: string): boolean => insideRepository(file) && existsSync(path.join(work, file));
     const run = await runTests(sandbox, env, testFilesOf(sc.test_patch, [...sc.FAIL_TO_PASS, ...sc.PASS_TO_PASS], inTree), {
       timeoutSeconds: opts.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT,
       signal,
     });
-    result.tests = { argv: run.argv, exit_code: run.exitCode, timed_out: run.timedOut, log_tail: run.log.slice(-LOG_TAIL) };
-    result.fail_to_pass = tally(run, sc.FAIL_TO_PASS);
-    result.pass_to_pass = tally(run, sc.PASS_TO_PASS);
-    result.status = sweStatus(result.apply_strategy !== null, result.fail_to_pass, result.pass_to_pass);
-    result.resolution = sweResolution(result.fail_to_pass, result.pass_to_pass);
+    result.timings.tests_s = seconds(started);
+    result.tests = { argv: run.argv, exit_code: run.exitCode, timed_out: run.timedOut, channel: run.channel, log_tail: run.log.slice(-LOG_TAIL) };
+    result.tampering = run.tampering;
+    result.log_invalid = run.timedOut ? null : sanityProblem(run, env.spec.log);
+    const judged = result.log_invalid === null ? run : null;
+    result.fail_to_pass = tally(judged, sc.FAIL_TO_PASS);
+    result.pass_to_pass = tally(judged, sc.PASS_TO_PASS, true);
+    result.tests_status = {
+      FAIL_TO_PASS: testsStatus(sc.FAIL_TO_PASS, result.fail_to_pass),
+      PASS_TO_PASS: testsStatus(sc.PASS_TO_PASS, result.pass_to_pass),
+    };
+    result.status = sweStatus(result.patch_applied, result.fail_to_pass, result.pass_to_pass);
+    result.resolution = sweResolution(result.patch_applied, result.fail_to_pass, result.pass_to_pass);
     return result;
   } catch (err) {
     const e = toGitGoodError(err);
     result.status = "error";
     result.resolution = "RESOLVED_NO";
-    result.error = { code: e.code, message: e.message };
+    result.error = { code: e.code, message: e.message, ...(isGitGoodError(err) && Object.keys(e.data).length > 0 ? { data: e.data } : {}) };
     return result;
   } finally {
     sandbox?.remove();

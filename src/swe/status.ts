@@ -47,8 +47,13 @@ export function sweStatus(applied: boolean, f2p: TestTally, p2p: TestTally): Exc
   return allP ? "no_op" : "regression";
 }
 
-/** SWE-bench's resolution: FULL when every test passes, PARTIAL when some FAIL_TO_PASS and every PASS_TO_PASS do, else NO. */
-export function sweResolution(f2p: TestTally, p2p: TestTally): SweResolution {
+/**
+ * SWE-bench's resolution: FULL when every test passes, PARTIAL when some FAIL_TO_PASS and every
+ * PASS_TO_PASS do, else NO. A patch that did not apply, or changed nothing, is never resolved, whatever
+ * the lists (an empty FAIL_TO_PASS list included).
+ */
+export function sweResolution(applied: boolean, f2p: TestTally, p2p: TestTally): SweResolution {
+  if (!applied) return "RESOLVED_NO";
   if (p2p.passed !== p2p.total) return "RESOLVED_NO";
   if (f2p.passed === f2p.total) return "RESOLVED_FULL";
   return f2p.passed > 0 ? "RESOLVED_PARTIAL" : "RESOLVED_NO";

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SweSample } from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import type { ErrorCode } from "../errors/codes.js";
 import { cacheRoot } from "../envs/index.js";
 import type { Repo } from "../git/repo.js";
 import { writeOutputFile } from "../util/output.js";
@@ -27,7 +29,7 @@ export function validationProblem(sample: SweSample, before: SweEvaluation, gold
   const passing = sample.scenario.FAIL_TO_PASS.filter((id) => !failing.has(id));
   if (passing.length > 0) return `FAIL_TO_PASS test(s) already pass at base_commit with test_patch: ${names(passing)}`;
   if (gold.error) return `the gold patch cannot be evaluated: ${gold.error.message}`;
-  if (gold.apply_strategy === null && gold.patch.trim() !== "") return "the gold patch does not apply at base_commit";
+  if (!gold.patch_applied && sample.scenario.patch.trim() !== "") return "the gold patch does not apply at base_commit";
   if (gold.fail_to_pass.failed.length > 0) return `FAIL_TO_PASS test(s) still fail with the gold patch: ${names(gold.fail_to_pass.failed)}`;
   return null;
 }
@@ -53,17 +55,33 @@ function readCached(file: string): InstanceValidation | null {
 }
 
 /**
+ * The error of an evaluation that failed for the pipeline itself (an environment that cannot be built, a
+ * test_patch that does not apply), as the run's system error: its message names a failed set-up's
+ * command and ends with the last lines of its output.
+ */
+export function pipelineError(sample: SweSample, e: NonNullable<SweEvaluation["error"]>): GitGoodError {
+  const data = e.data ?? {};
+  const tail = typeof data.log_tail === "string" ? data.log_tail.trim().split("\n").slice(-5).join(" | ") : "";
+  const message = tail !== "" && !e.message.includes(tail) ? `${e.message} (last lines: ${tail})` : e.message;
+  return new GitGoodError(e.code as ErrorCode, `${sample.id}: ${message}`, { ...data, sample: sample.id });
+}
+
+/**
  * Checks an instance before any agent works it: at `base_commit` with `test_patch`, every PASS_TO_PASS
  * test passes and every FAIL_TO_PASS test fails; with the gold patch every FAIL_TO_PASS test passes. A
- * verdict is cached per instance beside the environments (a failure of the pipeline itself is not
- * cached: it may pass next time). Returns null for a valid instance, else the reason.
+ * verdict is cached per instance beside the environments. A failure of the pipeline itself (the
+ * environment's set-up, say) is thrown as an infrastructure error, and not cached: it may pass next
+ * time. Returns null for a valid instance, else the reason.
  */
 export async function validateInstance(source: Repo, sample: SweSample, opts: SweOptions = {}, signal?: AbortSignal): Promise<InstanceValidation | null> {
   const file = cacheFile(sample, opts);
   const cached = readCached(file);
   if (cached) return cached.valid ? null : cached;
   const before = await evaluatePatch(source, sample, "", opts, signal);
+  // The pipeline failing (an environment that cannot be built, say) is the run's error, not the instance's.
+  if (before.error && before.error.code !== "PATCH_FAILED") throw pipelineError(sample, before.error);
   const gold = before.error ? before : await evaluatePatch(source, sample, sample.scenario.patch, opts, signal);
+  if (gold.error && gold.error.code !== "PATCH_FAILED") throw pipelineError(sample, gold.error);
   const reason = validationProblem(sample, before, gold);
   const verdict: InstanceValidation = { valid: reason === null, reason };
   if (!before.error && !gold.error) {

@@ -18,6 +18,7 @@ import {
   type PurpleScript,
 } from "../helpers/a2a.js";
 import { gitgood } from "../helpers/cli.js";
+import { waitFor } from "../helpers/processes.js";
 import { buildMcpFixtures, recordsIn, sandboxVars, trajectoryOf, type McpFixtures } from "../helpers/mcp.js";
 
 // The green agent (`gitgood a2a serve`) runs in this process; participants are scripted A2A servers, and
@@ -30,7 +31,7 @@ const MERGE_ID = "acme_widgets_merge_0000";
 beforeAll(async () => {
   fx = buildMcpFixtures();
   green = await serveInProcess(
-    ["serve", "--out", path.join(fx.root, "runs"), "--idle-timeout", "0.3", "--poll", "0.1"],
+    ["serve", "--out", path.join(fx.root, "runs"), "--data", fx.root, "--idle-timeout", "0.3", "--poll", "0.1"],
     sandboxVars(fx.sandboxRoot),
   );
 });
@@ -194,8 +195,10 @@ describe("gitgood a2a serve: the green agent", () => {
         taskId ??= /^task (\S+):/.exec(line)?.[1] ?? null;
       },
     }).catch((err: unknown) => err);
-    while (mixed.received.length < 2) await sleep(50);
-    await sleep(300);
+    // Cancelled once the MCR instance has finished and the IR one is running: the green's second working
+    // status (after "assessing …") is the finished instance's progress line.
+    const working = (): number => lines.filter((l) => /: working$/.test(l)).length;
+    await waitFor(() => mixed.received.length >= 2 && working() >= 2, "the MCR instance finishes while IR runs", 60_000);
     expect(taskId).not.toBeNull();
     const { CancelTaskRequest } = await import("@a2a-js/sdk");
     const cancelled = await client.cancelTask(CancelTaskRequest.fromJSON({ id: taskId }));

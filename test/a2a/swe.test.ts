@@ -32,7 +32,7 @@ beforeAll(async () => {
   // As SWE-bench publishes instances: a JSON list.
   samples = path.join(dir, "instances.json");
   writeFileSync(samples, JSON.stringify([task.sample({ problem_statement: LONG_ISSUE }).scenario]));
-  green = await serveInProcess(["serve", "--out", path.join(dir, "runs"), "--shared-dir", path.join(dir, "shared"), "--poll", "0.1"], {
+  green = await serveInProcess(["serve", "--out", path.join(dir, "runs"), "--shared-dir", path.join(dir, "shared"), "--data", dir, "--data", task.fixture.dir, "--poll", "0.1"], {
     ...sandboxVars(root.root),
     GITGOOD_CACHE_DIR: cache.dir,
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Commit0Agent } from "../../src/agents/commit0.js";
-import { createAgent } from "../../src/agents/index.js";
+import { Commit0Agent } from "../../src/families/commit0/agents.js";
+import { createAgent } from "../../src/index.js";
 import type { Agent } from "../../src/agents/agent.js";
 import type { Commit0Evaluation } from "../../src/commit0/evaluate.js";
 import { makeSkeleton } from "../../src/commit0/skeleton.js";

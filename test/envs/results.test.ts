@@ -131,6 +131,7 @@ describe("log parsers", () => {
 
   it("Django's verbose runner: SWE-bench's names, the Python 3.11 form folded, a docstring line", () => {
     expect(entries(parseDjangoLog(DJANGO_LOG))).toEqual({
+      "Texts are wrapped at the given width.": "passed",
       "test_doc (utils_tests.test_text.TextTests)": "passed",
       "test_err (admin_views.tests.AdminViewTests)": "error",
       "test_fail (admin_views.tests.AdminViewTests)": "failed",

@@ -145,9 +145,12 @@ export interface HttpServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `gitgood mcp --http 0 ARGS` and waits until it says where it listens. */
+/** The bearer token the test servers get through GITGOOD_MCP_TOKEN (a server without one makes its own), and `connectHttp` sends. */
+export const TEST_MCP_TOKEN = "gitgood-test-token";
+
+/** Spawns `gitgood mcp --http 0 ARGS` (with TEST_MCP_TOKEN unless `env` names another) and waits until it says where it listens. */
 export function startHttpServer(args: string[], env: Record<string, string>): Promise<HttpServer> {
-  const child = spawn(process.execPath, [BIN, "mcp", "--http", "0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "mcp", "--http", "0", ...args], { env: { GITGOOD_MCP_TOKEN: TEST_MCP_TOKEN, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -242,7 +245,7 @@ export async function serveHttpInProcess(args: string[], sandboxRoot: string): P
     const m = /listening on (http:\/\/\S+)/.exec(stderr.text());
     if (m) listening(m[1] as string);
   });
-  const restoreEnv = setEnv(sandboxVars(sandboxRoot));
+  const restoreEnv = setEnv({ ...sandboxVars(sandboxRoot), GITGOOD_MCP_TOKEN: TEST_MCP_TOKEN });
   const done = main(["mcp", "--http", "0", ...args], { stdout: captureSink(), stderr, stdin: Readable.from([]), signal: controller.signal }).finally(restoreEnv);
   const exitedEarly = done.then((code) => Promise.reject(new Error(`server exited with ${code} before listening: ${stderr.text()}`)));
   return {
@@ -255,8 +258,8 @@ export async function serveHttpInProcess(args: string[], sandboxRoot: string): P
   };
 }
 
-/** Connects a real SDK client over Streamable HTTP. */
-export async function connectHttp(url: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+/** Connects a real SDK client over Streamable HTTP (with TEST_MCP_TOKEN unless `headers` carry their own). */
+export async function connectHttp(url: string, headers: Record<string, string> = { Authorization: `Bearer ${TEST_MCP_TOKEN}` }): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = new Client({ name: "gitgood-test-http", version: "1.0.0" });
   await client.connect(transport);

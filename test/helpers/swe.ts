@@ -83,3 +83,13 @@ export function calcPatch(task: PythonTask, after: string): string {
   const out = r.stdout.replaceAll("a/a.py", "a/calc/__init__.py").replaceAll("b/b.py", "b/calc/__init__.py");
   return out.endsWith("\n") ? out : `${out}\n`;
 }
+
+/** A patch that adds `files` (path → content), as `git diff` writes new files. */
+export function addedFiles(files: Record<string, string>): string {
+  return Object.entries(files)
+    .map(([file, content]) => {
+      const lines = content.endsWith("\n") ? content.slice(0, -1).split("\n") : content.split("\n");
+      return [`diff --git a/${file} b/${file}`, "new file mode 100644", "--- /dev/null", `+++ b/${file}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ""].join("\n");
+    })
+    .join("");
+}

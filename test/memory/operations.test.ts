@@ -77,8 +77,10 @@ describe("commit", () => {
     const commitMd = readIn(fx, ".GCC/branches/main/commit.md");
     expect(commitMd).toContain("## Commit 3 · 2024-01-01T00:02:00Z\n\n### Branch purpose\n\nMain line of work toward the goal.\n\n### Progress so far\n\nCounts to five, tidy.\n\n### This commit\n\nTidied.\n");
     expect(readIn(fx, ".GCC/main.md")).toContain("## Milestones\n\n- four works\n\n## To-do\n\n- add five\n");
-    const meta = parse(readIn(fx, ".GCC/branches/main/metadata.yaml")) as { file_structure: { files: string[] } };
+    const meta = parse(readIn(fx, ".GCC/branches/main/metadata.yaml")) as { file_structure: { files: string[] }; env_config: unknown };
     expect(meta.file_structure.files).toEqual(["src/app.txt", "src/new.txt"]);
+    // The paper's env_config segment: the tree's top level, the dependency manifests, the platform.
+    expect(meta.env_config).toEqual({ file_tree: { "src/": 2 }, dependencies: [], environment: { platform: process.platform, arch: process.arch } });
     expect(fx.git("rev-list", "--count", "HEAD")).toBe("5");
   });
 

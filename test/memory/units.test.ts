@@ -114,9 +114,10 @@ describe("metadata.yaml", () => {
       notes: ["keep me"],
       file_structure: facts.structure,
       dependencies: { manifests: ["a/package.json"] },
+      env_config: { file_tree: { "a/": 1, "b.txt": 1 }, dependencies: ["a/package.json"], environment: { platform: process.platform, arch: process.arch } },
     });
     expect(segmentText(out, "m.yaml", "notes")).toBe("notes:\n  - keep me\n");
-    expect(() => segmentText(out, "m.yaml", "nope")).toThrow(/segments: notes, file_structure, dependencies/);
+    expect(() => segmentText(out, "m.yaml", "nope")).toThrow(/segments: notes, file_structure, (dependencies, env_config|env_config, dependencies)/);
     expect(() => refreshMetadata("a: [", "m.yaml", facts)).toThrow(/not valid YAML/);
   });
 });

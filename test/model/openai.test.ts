@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -58,6 +59,24 @@ describe("OpenAIChatClient against a local fake endpoint", () => {
       const client = new OpenAIChatClient({ model: "m", baseURL: server.url, apiKey: "k", maxRetries: 2 });
       await expect(client.complete(ask)).rejects.toMatchObject({ code: "MODEL_RATE_LIMITED" });
       expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("leaves no abort listener on the caller's signal, through a long retry loop and many requests", async () => {
+    const server = await fakeOpenAI([
+      ...Array.from({ length: 14 }, () => ({ status: 500, headers: { "retry-after-ms": "0" }, body: { error: { message: "busy" } } })),
+      { body: completion({ content: "done" }) },
+    ]);
+    try {
+      const client = new OpenAIChatClient({ model: "m", baseURL: server.url, apiKey: "k", maxRetries: 20 });
+      const controller = new AbortController();
+      const reply = await client.complete({ ...ask, signal: controller.signal });
+      expect(reply.message.content).toBe("done");
+      for (let i = 0; i < 12; i++) await client.complete({ ...ask, signal: controller.signal });
+      expect(server.requests).toHaveLength(27);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
     } finally {
       await server.close();
     }

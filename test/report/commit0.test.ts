@@ -19,9 +19,9 @@ describe("the commit0 table", () => {
   it("gives per repository the runtime and passed / total, and the mean pass rate over repositories (a failed attempt 0)", () => {
     const report = buildReport(RECORDS);
     expect(report.commit0.rows).toEqual([
-      { agent: "llm:tiny", repository: "jquast/wcwidth", sample_id: "wcwidth", runtime_s: 3.5, passed: 2, total: 38, pass_rate: 5.26, error: null },
-      { agent: "llm:tiny", repository: "tantale/deprecated", sample_id: "deprecated", runtime_s: null, passed: 0, total: null, pass_rate: 0, error: "TIMEOUT" },
-      { agent: "llm:tiny", repository: "tkem/cachetools", sample_id: "cachetools", runtime_s: 12.34, passed: 165, total: 215, pass_rate: 76.74, error: null },
+      { agent: "llm:tiny", repository: "jquast/wcwidth", sample_id: "wcwidth", runtime_s: 3.5, passed: 2, total: 38, pass_rate: 5.26, error: null, tampered: 0 },
+      { agent: "llm:tiny", repository: "tantale/deprecated", sample_id: "deprecated", runtime_s: null, passed: 0, total: null, pass_rate: 0, error: "TIMEOUT", tampered: 0 },
+      { agent: "llm:tiny", repository: "tkem/cachetools", sample_id: "cachetools", runtime_s: 12.34, passed: 165, total: 215, pass_rate: 76.74, error: null, tampered: 0 },
     ]);
     // (5.26 + 0 + 76.74) / 3
     expect(report.commit0.means).toEqual([{ agent: "llm:tiny", repositories: 3, mean_pass_rate: 27.33, passed: 167, total: 253 }]);

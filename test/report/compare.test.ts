@@ -8,7 +8,7 @@ import { buildReport } from "../../src/report/summary.js";
 import { formatComparison } from "../../src/report/text.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
-import { rec } from "./records.js";
+import { rec, writeRun } from "./records.js";
 
 let fx: Fixture;
 let samples: Sample[];
@@ -141,6 +141,19 @@ describe("gitgood report RUN_A RUN_B", () => {
     expect(item("acme_calc_merge_0000")).toContain("Identical to the ground truth.");
     expect(item("acme_calc_merge_0001")).not.toContain("Identical");
     expect(item("acme_calc_merge_0001")).toContain("+o2\n");
+  });
+
+  it("takes the directory gitgood bench printed (its run is in run/) and labels the run by it", async () => {
+    const benchA = fx.scratch("bench-a");
+    const benchB = fx.scratch("bench-b");
+    writeRun(path.join(benchA, "run"), [rec("s1", "IR")]);
+    writeRun(path.join(benchB, "run"), [rec("s1", "IR", { solved: false })]);
+    const one = await gitgood(["report", benchA]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^IR\s+1\s/m);
+    const both = await gitgood(["report", benchA, benchB, "--json"]);
+    expect(both.code, both.stderr).toBe(0);
+    expect((JSON.parse(both.stdout) as { runs: { label: string }[] }).runs.map((r) => r.label)).toEqual(["bench-a", "bench-b"]);
   });
 
   it("refuses a run given twice, and a directory that is not a run, in one line", async () => {

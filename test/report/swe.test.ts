@@ -4,7 +4,7 @@ import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildReport } from "../../src/report/summary.js";
-import { agentBeatsResults, SWE_STATUSES } from "../../src/report/swe.js";
+import { agentBeatsResults, SWE_STATUSES } from "../../src/families/swe/report.js";
 import { formatReport } from "../../src/report/text.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { gitgood } from "../helpers/cli.js";
@@ -58,8 +58,8 @@ describe("the SWE table", () => {
     });
     expect(total?.statuses).toEqual({ resolved: 1, breaking_resolved: 1, partially_resolved: 1, work_in_progress: 1, regression: 0, no_op: 1, error: 1 });
     const text = formatReport(buildReport(records));
-    expect(text).toMatch(/^repository\s+instances\s+resolved\s+breaking_resolved\s+partially_resolved\s+work_in_progress\s+regression\s+no_op\s+error\s+F2P pass\s+P2P pass\s+applied\s+env_invalid$/m);
-    expect(text).toMatch(/^acme\/lib\s+3\s+33\.33\s+0\.00\s+33\.33\s+0\.00\s+0\.00\s+33\.33\s+0\.00\s+50\.00\s+100\.00\s+66\.67\s+0$/m);
+    expect(text).toMatch(/^repository\s+instances\s+resolved\s+breaking_resolved\s+partially_resolved\s+work_in_progress\s+regression\s+no_op\s+error\s+F2P pass\s+P2P pass\s+applied\s+env_invalid\s+tampered$/m);
+    expect(text).toMatch(/^acme\/lib\s+3\s+33\.33\s+0\.00\s+33\.33\s+0\.00\s+0\.00\s+33\.33\s+0\.00\s+50\.00\s+100\.00\s+66\.67\s+0\s+0$/m);
     // Without SWE attempts there is no SWE table, and no SWE row: the totals list the families the records come from.
     const plain = formatReport(buildReport([rec("c1", "IR")]));
     expect(plain).not.toMatch(/^repository\s+instances\s+resolved/m);

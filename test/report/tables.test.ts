@@ -153,6 +153,18 @@ describe("usage", () => {
     expect([none.cache_hits, none.judge_tokens, none.judge_cost_usd]).toEqual([null, null, null]);
     expect(formatReport(none)).toMatch(/^tokens: 10 prompt \+ 5 completion$/m);
   });
+
+  it("says an unpriced judge is not priced, never $0, in the text and the HTML", () => {
+    const report = buildReport([
+      rec("a", "MCR", { judge_tokens: { prompt: 100, completion: 20 }, judge_cost_usd: null }),
+      // An attempt no judge looked at records no cost.
+      rec("b", "IR", { judge_tokens: { prompt: 0, completion: 0 }, judge_cost_usd: 0 }),
+    ]);
+    expect(report.judge_cost_usd).toBeNull();
+    expect(formatReport(report)).toMatch(/judge tokens 120, judge cost not priced$/m);
+    expect(renderHtml(report)).toContain("judge tokens 120 · judge cost not priced");
+    expect(renderHtml(report)).not.toContain("judge cost $");
+  });
 });
 
 describe("the HTML page", () => {

@@ -85,7 +85,7 @@ describe("gitgood run and report", () => {
     expect(both.code).toBe(2);
     expect(both.stderr.trim()).toBe("gitgood: give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
     const agent = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "wizard"], { env });
-    expect(agent.stderr).toMatch(/^gitgood: unknown agent 'wizard'/);
+    expect(agent.stderr).toMatch(/^gitgood: unknown agent 'wizard'; agents: llm, command, mcp-command, a2a, /);
     const llm = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm"], { env });
     expect(llm.stderr).toMatch(/needs --model/);
     const jobs = await gitgood(["run", samplesFile, "--repo", fx.dir, "--jobs", "0"], { env });

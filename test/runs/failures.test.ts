@@ -9,7 +9,7 @@ import { RunStore } from "../../src/runs/store.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { gitgood } from "../helpers/cli.js";
 import { NEVER, completion, deadEndpoint, fakeOpenAI } from "../helpers/fake-openai.js";
-import type { Fixture } from "../helpers/fixture.js";
+import { Fixture } from "../helpers/fixture.js";
 import { waitFor } from "../helpers/processes.js";
 import { buildRunFixture } from "../helpers/runs.js";
 
@@ -62,6 +62,44 @@ describe("a stalled model endpoint", () => {
       expect(server.requests.length).toBeGreaterThanOrEqual(1);
       expect(server.requests.length).toBeLessThanOrEqual(3);
       await waitFor(() => server.open() === 0, "the aborted requests' connections are closed");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("a wrong --repo", () => {
+  it("is found before the run with one line, and --retry-errors --repo RIGHT into the same --out finishes the run", async () => {
+    const wrong = new Fixture();
+    try {
+      wrong.commit("another project", { "x.txt": "x\n" });
+      const out = outDir();
+      const bad = await gitgood(["run", samplesFile, "--ids", mergeIds, "--repo", wrong.dir, "--agent", "oracle", "--out", out], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split("\n").at(-1)).toMatch(/^gitgood: --repo is wrong: .* holds none of the commits of the 2 sample\(s\) of /);
+      expect(bad.stderr).not.toContain("MISSING_COMMIT");
+      const good = await gitgood(["run", samplesFile, "--ids", mergeIds, "--repo", fx.dir, "--agent", "oracle", "--retry-errors", "--out", out], { env });
+      expect(good.code, good.stderr).toBe(0);
+      expect(resultLines(out).map((x) => [x.scenario, x.status])).toEqual([
+        ["MCR", "success"],
+        ["MCR", "success"],
+      ]);
+    } finally {
+      wrong.remove();
+    }
+  });
+});
+
+describe("the endpoint check", () => {
+  it("takes the run's --timeout when it is shorter than its own 60 s: a stalled endpoint stops the run within it", { timeout: 60_000 }, async () => {
+    const server = await fakeOpenAI([{ body: null, after: NEVER }]);
+    try {
+      const out = outDir();
+      const r = await gitgood(["run", samplesFile, "--ids", mergeIds, "--repo", fx.dir, "--agent", "llm", "--model", "stalled", "--timeout", "2", "--out", out], {
+        env: model(server.url),
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain("model stalled did not answer within 2 s");
     } finally {
       await server.close();
     }

@@ -182,6 +182,31 @@ describe("failures are data", () => {
 });
 
 describe("--memory", () => {
+  it("appends every step of the agent to the branch's log.md itself, so the log view shows them without memory_log", async () => {
+    const easy = merges.find((m) => m.difficulty === "easy")!;
+    const resolve = { tool_calls: [{ name: "resolve_current_merge_conflict_with", arguments: { content: "io3 = 'topic'\n", reason: "take topic" } }] };
+    // The model looks at the conflict, reads its log, then resolves: it never calls memory_log.
+    const model = new ScriptedModelClient(
+      Array.from({ length: 8 }, () => (req: ModelRequest) => {
+        const names = req.tools?.map((t) => t.function.name) ?? [];
+        const used = req.messages.filter((m) => m.role === "tool").length;
+        if (!names.includes("memory_context")) return resolve;
+        if (used === 0) return { content: "Looking at the conflict first.", tool_calls: [{ name: "view_current_merge_conflict_with", arguments: { context_window_size: 2, reason: "look" } }] };
+        if (used === 1) return { tool_calls: [{ name: "memory_context", arguments: { log: true, reason: "what did I do" } }] };
+        return resolve;
+      }),
+    );
+    const { byKey, dir } = await run("llm", [easy], { memory: true, jobs: 1 }, model);
+    const withMemory = byKey[`${easy.id}.MCR+memory`]!;
+    const t = JSON.parse(readFileSync(path.join(dir, withMemory.trajectory!), "utf8"));
+    const results = t.events.filter((e: { type: string }) => e.type === "tool_result") as { tool: string; output: string }[];
+    const logView = results.find((r) => r.tool === "memory_context")!.output;
+    expect(logView).toContain("- thought: Looking at the conflict first.");
+    expect(logView).toMatch(/- action: view_current_merge_conflict_with \{"context_window_size":2/);
+    expect(logView).toContain("- observation: ");
+  });
+
+
   it("runs each scenario without and with the memory tools and reports both", async () => {
     const easy = merges.find((m) => m.difficulty === "easy")!;
     const resolve = { tool_calls: [{ name: "resolve_current_merge_conflict_with", arguments: { content: "io3 = 'topic'\n", reason: "take topic" } }] };

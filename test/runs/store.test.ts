@@ -71,6 +71,28 @@ describe("RunStore", () => {
     expect(RunStore.open(dir, config).all()).toHaveLength(1);
   });
 
+  it("keeps one line per key in results.jsonl: a later record of a key replaces the earlier one in place", () => {
+    const dir = tmp();
+    const file = path.join(dir, "results.jsonl");
+    const store = RunStore.open(dir, config);
+    store.append(record("s1", "MCR", { status: "error", solved: false, verdict: "error", error: { code: "CLIENT_DISCONNECTED", message: "gone" } }));
+    store.append(record("s2", "IR"));
+    // The client comes back and finishes s1 (an MCP session, or --retry-errors).
+    store.append(record("s1", "MCR"));
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { key: string; status: string });
+    expect(lines.map((l) => [l.key, l.status])).toEqual([
+      ["s1.MCR", "success"],
+      ["s2.IR", "success"],
+    ]);
+    // A file written with two lines for a key (by an older gitgood) is compacted when the run is opened.
+    appendFileSync(file, `${JSON.stringify(record("s2", "IR", { solved: false, verdict: "unsolved" }))}\n`);
+    expect(RunStore.open(dir, config).all().map((r) => [r.key, r.verdict])).toEqual([
+      ["s1.MCR", "solved"],
+      ["s2.IR", "unsolved"],
+    ]);
+    expect(readFileSync(file, "utf8").trimEnd().split("\n")).toHaveLength(2);
+  });
+
   it("refuses to resume a directory made with other settings", () => {
     const dir = tmp();
     RunStore.open(dir, config);

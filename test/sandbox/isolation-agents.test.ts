@@ -137,11 +137,10 @@ describe("a hostile command agent in namespace isolation", () => {
     expect(trajectory).not.toContain(TOKEN);
     expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")).isolation).toEqual({
       mode: "namespace",
-      requested: "namespace",
       network: false,
       docker_image: null,
       allow_read: [],
-      fallback: null,
+      pass_env: [],
     });
   });
 
@@ -184,29 +183,44 @@ describe("a hostile command agent in namespace isolation", () => {
 });
 
 describe("where bubblewrap cannot run", () => {
-  it("runs agent programs without isolation, says so once on stderr, and records it in run.json", () => {
+  it("refuses to run in one line (exit 2) instead of running agents unisolated; --isolation none runs them, recorded and reported", () => {
     const fakeBin = path.join(path.dirname(dirs.out), "fake-bin");
     mkdirSync(fakeBin);
     writeFileSync(path.join(fakeBin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n", { mode: 0o755 });
-    const out = `${dirs.out}-fallback`;
-    const r = spawnGitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", "cat > /dev/null", "--out", out], {
-      env: { PATH: `${fakeBin}${path.delimiter}${process.env.PATH ?? ""}` },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    const notes = r.stderr.split("\n").filter((l) => l.startsWith("isolation:"));
-    expect(notes).toEqual([
-      "isolation: none (bwrap fails here: bwrap: No permissions to create a new namespace); agent programs run without isolation: they can read and write whatever your user can, and use the network",
+    const env = { PATH: `${fakeBin}${path.delimiter}${process.env.PATH ?? ""}` };
+    // The agent would leave a canary beside the sandboxes if it ran at all.
+    const canary = path.join(path.dirname(dirs.out), "ran-unisolated");
+    const command = `cat > /dev/null; touch ${shellQuote(canary)}`;
+    const out = `${dirs.out}-closed`;
+    const r = spawnGitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", command, "--out", out], { env });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "gitgood: --isolation namespace cannot run here (bwrap fails here: bwrap: No permissions to create a new namespace); " +
+        "choose --isolation docker or --isolation none (agent programs then run unisolated, as your user)",
     ]);
+    expect(existsSync(canary)).toBe(false);
+    expect(existsSync(out)).toBe(false);
+
+    const open = spawnGitgood(
+      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", command, "--isolation", "none", "--out", out],
+      { env },
+    );
+    expect(open.code, open.stderr).toBe(0);
+    expect(open.stderr.split("\n").filter((l) => l.startsWith("isolation:"))).toEqual([
+      "isolation: none (asked for); agent programs run without isolation: they can read and write whatever your user can, and use the network",
+    ]);
+    expect(existsSync(canary)).toBe(true);
     expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")).isolation).toEqual({
       mode: "none",
-      requested: "namespace",
       network: true,
       docker_image: null,
       allow_read: [],
-      fallback: "bwrap fails here: bwrap: No permissions to create a new namespace",
+      pass_env: [],
     });
-    expect(recordsIn(out)[`${easy.id}.MCR`]).toMatchObject({ status: "success", solved: false });
-  });
+    expect(open.stdout).toContain("isolation: none (agent programs ran unisolated, as asked with --isolation none)");
+    const report = spawnGitgood(["report", out], { env });
+    expect(report.stdout).toContain("isolation: none (agent programs ran unisolated, as asked with --isolation none)");
+  }, 240_000);
 });
 
 describe("choosing the isolation on the command line", () => {
@@ -221,8 +235,8 @@ describe("choosing the isolation on the command line", () => {
       ctx.skip();
     }
     const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "command", "--command", "true", "--isolation", "docker", "--out", out]);
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe(`gitgood: --isolation docker needs a Docker daemon: ${why}`);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`gitgood: --isolation docker cannot run here (${why}); choose --isolation namespace or --isolation none (agent programs then run unisolated, as your user)`);
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -29,11 +29,10 @@ if (noBwrap) process.stderr.write(`namespace isolation tests skipped: ${noBwrap}
 
 const isolation = (over: Partial<Isolation> = {}): Isolation => ({
   mode: "namespace",
-  requested: "namespace",
   network: false,
   dockerImage: "node:20-bookworm",
   allowRead: [],
-  fallback: null,
+  passEnv: [],
   ...over,
 });
 
@@ -120,23 +119,24 @@ describe("the docker argument list", () => {
     expect(typeof cmd.afterKill).toBe("function");
     const why = dockerUnavailable();
     if (why === null) return;
-    expect(() => chooseIsolation({ mode: "docker" })).toThrow(/^--isolation docker needs a Docker daemon: /);
+    expect(() => chooseIsolation({ mode: "docker" })).toThrow(/^--isolation docker cannot run here \(.+\); choose --isolation namespace or --isolation none /);
   });
 });
 
 describe("choosing the isolation", () => {
-  it("uses namespaces where bubblewrap runs, falls back to none with the reason, and says so", () => {
-    const chosen = chooseIsolation({ mode: "namespace" });
+  it("uses namespaces where bubblewrap runs and refuses them in one line where it cannot; none only when asked for", () => {
     if (noBwrap) {
-      expect(chosen).toMatchObject({ mode: "none", requested: "namespace", fallback: noBwrap });
-      expect(isolationNote(chosen)).toContain(noBwrap);
+      expect(() => chooseIsolation({ mode: "namespace" })).toThrow(`--isolation namespace cannot run here (${noBwrap}); choose`);
     } else {
-      expect(chosen).toMatchObject({ mode: "namespace", requested: "namespace", network: false, fallback: null });
+      const chosen = chooseIsolation({ mode: "namespace" });
+      expect(chosen).toMatchObject({ mode: "namespace", network: false, passEnv: [] });
       expect(isolationNote(chosen)).toBeNull();
     }
-    const none = chooseIsolation({ mode: "none" });
-    expect(none).toMatchObject({ mode: "none", network: true, fallback: null });
-    expect(isolationNote(none)).toMatch(/^isolation: none; agent programs run without isolation/);
+    const none = chooseIsolation({ mode: "none", passEnv: ["A", "A", "B_2"] });
+    expect(none).toMatchObject({ mode: "none", network: true, passEnv: ["A", "B_2"] });
+    expect(isolationNote(none)).toMatch(/^isolation: none \(asked for\); agent programs run without isolation/);
+    expect(() => chooseIsolation({ mode: "none", passEnv: ["A=1"] })).toThrow("--pass-env takes a variable name, not 'A=1'");
+    expect(() => chooseIsolation({ mode: "chroot" })).toThrow("--isolation takes namespace, docker, none, not 'chroot'");
     expect(() => chooseIsolation({ mode: "none", allowRead: [path.join(scratch, "missing")] })).toThrow(/--allow-read .*missing: no such file/);
   });
 

@@ -57,11 +57,17 @@ describe("statuses", () => {
     expect(sweStatus(true, t(1, 2), t(1, 2))).toBe("work_in_progress");
     expect(sweStatus(true, t(0, 2), t(1, 2))).toBe("regression");
     expect(sweStatus(true, t(0, 0), t(0, 0))).toBe("resolved");
-    expect([sweResolution(t(2, 2), t(0, 0)), sweResolution(t(1, 2), t(2, 2)), sweResolution(t(2, 2), t(1, 2))]).toEqual([
+    expect([sweResolution(true, t(2, 2), t(0, 0)), sweResolution(true, t(1, 2), t(2, 2)), sweResolution(true, t(2, 2), t(1, 2))]).toEqual([
       "RESOLVED_FULL",
       "RESOLVED_PARTIAL",
       "RESOLVED_NO",
     ]);
+  });
+
+  it("a patch that did not apply or changed nothing is never resolved, even with empty lists", () => {
+    expect(sweResolution(false, t(0, 0), t(0, 0))).toBe("RESOLVED_NO");
+    expect(sweResolution(false, t(2, 2), t(2, 2))).toBe("RESOLVED_NO");
+    expect(sweStatus(false, t(0, 0), t(0, 0))).toBe("no_op");
   });
 });
 

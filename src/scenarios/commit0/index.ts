@@ -1,6 +1,6 @@
 import { isRepoCompletionSample, type RepoCompletionSample } from "../../dataset/sample.js";
 import { patchBetween } from "../../git/diff.js";
-import type { ScenarioDefinition } from "../definition.js";
+import { defineScenario } from "../definition.js";
 import { Commit0Scenario } from "./scenario.js";
 import { commit0Scorer } from "./scorer.js";
 import { Commit0DataSchema, Commit0FinalStateSchema, type Commit0Data, type Commit0FinalState } from "./state.js";
@@ -16,14 +16,13 @@ file imports and at its tests before you implement it. Check your code with comp
 go. The library's own tests judge your work. When you are done, call finish.`;
 
 /** commit0's repository completion: implement the stubbed functions of a library; its tests' pass rate judges. */
-export const COMMIT0: ScenarioDefinition<RepoCompletionSample, Commit0Scenario, Commit0FinalState, Commit0Data> = {
+export const COMMIT0 = defineScenario<RepoCompletionSample, Commit0Scenario, Commit0FinalState, Commit0Data>({
   name: "COMMIT0",
   title: "repository completion (commit0)",
   accepts: isRepoCompletionSample,
   tools: COMMIT0_TOOLS,
   prompt: PROMPT,
-  setup: (sample, source, opts) => Commit0Scenario.setup(sample, source, opts),
-  restore: (sandbox, sample, source, data) => Commit0Scenario.restore(sandbox, sample, source, data),
+  live: () => Commit0Scenario,
   stateSchema: Commit0DataSchema,
   finalSchema: Commit0FinalStateSchema,
   scorers: [commit0Scorer],
@@ -44,4 +43,4 @@ export const COMMIT0: ScenarioDefinition<RepoCompletionSample, Commit0Scenario, 
     for (const h of state.history) lines.push(`  ${h.file} attempt ${h.attempt}: ${h.commit.slice(0, 12)} ${h.passed === null ? "-" : `${h.passed} passing`} (${h.outcome})`);
     return lines.join("\n");
   },
-};
+});

@@ -1,7 +1,7 @@
 import { countedTests, tallyCounted } from "../../commit0/evaluate.js";
 import { COMPILE_TIMEOUT, DEFAULT_RELATED_TESTS, DEFAULT_TEST_TIMEOUT, commit0OptionsOf, type Commit0Options } from "../../commit0/options.js";
 import { stubbedFilesInOrder, type StubbedFile } from "../../commit0/order.js";
-import { completionEnvironment, relatedTestFiles, runSuite, testFilesAt } from "../../commit0/tests.js";
+import { completionEnvironment, relatedTestFiles, runSuite, suiteFlags, testFilesAt } from "../../commit0/tests.js";
 import type { RepoCompletionSample } from "../../dataset/sample.js";
 import { execInEnvironment, runTests } from "../../envs/index.js";
 import type { Environment, TestRun } from "../../envs/types.js";
@@ -192,7 +192,7 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> {
       this.lastRun = { run, files: null, counted: { passed: tally.passed, total: tally.total } };
       return this.lastRun;
     }
-    const run = await runTests(this.sandbox, env, files, { timeoutSeconds: this.options.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT, signal });
+    const run = await runTests(this.sandbox, env, files, { timeoutSeconds: this.options.testTimeoutSeconds ?? DEFAULT_TEST_TIMEOUT, flags: suiteFlags(env.spec), signal });
     this.lastRun = { run, files: [...files], counted: null };
     return this.lastRun;
   }

@@ -2,7 +2,7 @@ import { isChainSample, type ChainSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
 import { historyChecks } from "../../scoring/history.js";
 import { pairwiseJudge } from "../../scoring/pairwise.js";
-import type { ScenarioDefinition } from "../definition.js";
+import { defineScenario } from "../definition.js";
 import { describeHistory, historyGroundTruth } from "../shared/history-view.js";
 import { originalCommits } from "../shared/original.js";
 import { HistoryFinalStateSchema, type HistoryFinalState } from "../shared/schemas.js";
@@ -26,15 +26,15 @@ function scopeOf(settings: Record<string, unknown> | undefined): IccScope {
 }
 
 /** Iterative committing: commit a chain's combined change hunk by hunk; judged pairwise against the original. */
-export const ICC: ScenarioDefinition<ChainSample, IccScenario, HistoryFinalState, IccData> = {
+export const ICC = defineScenario<ChainSample, IccScenario, HistoryFinalState, IccData, { scope: IccScope }>({
   name: "ICC",
   title: "iterative committing of changes",
   family: "GitGoodBench",
   accepts: isChainSample,
   tools: ICC_TOOLS,
   prompt: PROMPT,
-  setup: (sample, source, opts) => IccScenario.setup(sample, source, { ...opts, scope: scopeOf(opts.settings) }),
-  restore: (sandbox, sample, source, data) => IccScenario.restore(sandbox, sample, source, data),
+  live: () => IccScenario,
+  settings: (settings) => ({ scope: scopeOf(settings) }),
   stateSchema: IccDataSchema,
   finalSchema: HistoryFinalStateSchema,
   scorers: [historyChecks, pairwiseJudge(originalCommits, { chainFileOnly: true })],
@@ -42,4 +42,4 @@ export const ICC: ScenarioDefinition<ChainSample, IccScenario, HistoryFinalState
   oracle: iccOracle,
   baselines: iccBaselines,
   describeFinal: (state) => describeHistory("icc", state),
-};
+});

@@ -1,7 +1,7 @@
 import { isChainSample, type ChainSample } from "../../dataset/sample.js";
 import { historyChecks } from "../../scoring/history.js";
 import { pairwiseJudge } from "../../scoring/pairwise.js";
-import type { ScenarioDefinition } from "../definition.js";
+import { defineScenario } from "../definition.js";
 import { describeHistory, historyGroundTruth } from "../shared/history-view.js";
 import { originalCommits } from "../shared/original.js";
 import { HistoryFinalStateSchema, type HistoryFinalState } from "../shared/schemas.js";
@@ -17,15 +17,14 @@ one coherent change with a message that says what it does and why. Give every co
 Then run the rebase. If the rebase stops on a conflict, resolve it with the conflict tools or abort.`;
 
 /** Interactive rebase: clean up a file-commit chain; judged pairwise against the original history. */
-export const IR: ScenarioDefinition<ChainSample, IrScenario, HistoryFinalState, IrData> = {
+export const IR = defineScenario<ChainSample, IrScenario, HistoryFinalState, IrData>({
   name: "IR",
   title: "interactive rebase",
   family: "GitGoodBench",
   accepts: isChainSample,
   tools: IR_TOOLS,
   prompt: PROMPT,
-  setup: (sample, source, opts) => IrScenario.setup(sample, source, opts),
-  restore: (sandbox, sample, source, data) => IrScenario.restore(sandbox, sample, source, data),
+  live: () => IrScenario,
   stateSchema: IrDataSchema,
   finalSchema: HistoryFinalStateSchema,
   scorers: [historyChecks, pairwiseJudge(originalCommits)],
@@ -33,4 +32,4 @@ export const IR: ScenarioDefinition<ChainSample, IrScenario, HistoryFinalState, 
   oracle: irOracle,
   baselines: irBaselines,
   describeFinal: (state) => describeHistory("ir", state),
-};
+});

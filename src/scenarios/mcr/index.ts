@@ -1,7 +1,7 @@
 import { isMergeSample, type MergeSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
 import { exactMatch } from "../../scoring/merge.js";
-import type { ScenarioDefinition } from "../definition.js";
+import { defineScenario } from "../definition.js";
 import { mergeGroundTruth } from "./ground-truth.js";
 import { McrScenario } from "./scenario.js";
 import { MCR_TOOL_SETS, McrDataSchema, McrFinalStateSchema, type McrData, type McrFinalState, type McrToolSet } from "./state.js";
@@ -27,7 +27,7 @@ export function mcrToolsOf(settings: Record<string, unknown> | undefined): McrTo
 }
 
 /** Merge conflict resolution: reproduce the resolution a real merge commit recorded (exact match). */
-export const MCR: ScenarioDefinition<MergeSample, McrScenario, McrFinalState, McrData> = {
+export const MCR = defineScenario<MergeSample, McrScenario, McrFinalState, McrData, { tools: McrToolSet }>({
   name: "MCR",
   title: "merge conflict resolution",
   family: "GitGoodBench",
@@ -35,8 +35,8 @@ export const MCR: ScenarioDefinition<MergeSample, McrScenario, McrFinalState, Mc
   tools: MCR_TOOLS,
   optionalTools: MCR_OPTIONAL_TOOLS,
   prompt: PROMPT,
-  setup: (sample, source, opts) => McrScenario.setup(sample, source, { ...opts, tools: mcrToolsOf(opts.settings) }),
-  restore: (sandbox, sample, source, data) => McrScenario.restore(sandbox, sample, source, data),
+  live: () => McrScenario,
+  settings: (settings) => ({ tools: mcrToolsOf(settings) }),
   stateSchema: McrDataSchema,
   finalSchema: McrFinalStateSchema,
   scorers: [exactMatch],
@@ -51,4 +51,4 @@ export const MCR: ScenarioDefinition<MergeSample, McrScenario, McrFinalState, Mc
     for (const f of state.files) lines.push(`  ${f.path}: ${f.content === null ? "deleted" : `${f.content.length} characters (${f.encoding})`}`);
     return lines.join("\n");
   },
-};
+});

@@ -1,6 +1,6 @@
 import { isSweSample, type SweSample } from "../../dataset/sample.js";
 import { ENV_INVALID } from "../../swe/status.js";
-import type { ScenarioDefinition } from "../definition.js";
+import { defineScenario } from "../definition.js";
 import { SweScenario } from "./scenario.js";
 import { sweScorer } from "./scorer.js";
 import { SweDataSchema, SweFinalStateSchema, type SweData, type SweFinalState } from "./state.js";
@@ -15,14 +15,14 @@ your work. Change only what the fix needs; the project's own tests will judge yo
 written for this issue will be added. When you are done, call finish.`;
 
 /** SWE-style tasks: an issue and a repository at base_commit; the patch is judged by the tests a real fix made pass. */
-export const SWE: ScenarioDefinition<SweSample, SweScenario, SweFinalState, SweData> = {
+export const SWE = defineScenario<SweSample, SweScenario, SweFinalState, SweData>({
   name: "SWE",
   title: "SWE-style issue fixing",
+  patchTask: true,
   accepts: isSweSample,
   tools: SWE_TOOLS,
   prompt: PROMPT,
-  setup: (sample, source, opts) => SweScenario.setup(sample, source, opts),
-  restore: (sandbox, sample, source, data) => SweScenario.restore(sandbox, sample, source, data),
+  live: () => SweScenario,
   stateSchema: SweDataSchema,
   finalSchema: SweFinalStateSchema,
   scorers: [sweScorer],
@@ -40,4 +40,4 @@ export const SWE: ScenarioDefinition<SweSample, SweScenario, SweFinalState, SweD
     if (state.encoding === "utf8" && state.patch !== "") lines.push(state.patch.trimEnd());
     return lines.join("\n");
   },
-};
+});

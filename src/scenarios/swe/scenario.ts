@@ -43,6 +43,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweWork {
 
   static async setup(sample: SweSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<SweScenario> {
     const options = sweOptionsOf(opts.settings);
+    const started = Date.now();
     const base = sample.scenario.base_commit;
     await requireCommits(source, [base]);
     const invalid = options.validate === false ? null : await validateInstance(source, sample, options);
@@ -52,7 +53,15 @@ export class SweScenario extends ScenarioBase<SweData> implements SweWork {
     return inNewSandbox(source, where, async (sandbox) => {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, SWE_BRANCH, base);
-      const data: SweData = { finished: false, answer: null, invalid: invalid?.reason ?? null, hints: options.hints === true };
+      const ready = Date.now();
+      const data: SweData = {
+        finished: false,
+        answer: null,
+        invalid: invalid?.reason ?? null,
+        hints: options.hints === true,
+        setup_s: Math.round((ready - started) / 100) / 10,
+        ready_at: ready,
+      };
       return new SweScenario(sandbox, sample, source.dir, data, options);
     });
   }
@@ -103,6 +112,9 @@ export class SweScenario extends ScenarioBase<SweData> implements SweWork {
       encoding: utf8 ? "utf8" : "base64",
       answer: this.data.answer,
       invalid: this.data.invalid,
+      ...(this.data.setup_s !== undefined && this.data.ready_at !== undefined
+        ? { timings: { setup_s: this.data.setup_s, agent_s: Math.round((Date.now() - this.data.ready_at) / 100) / 10 } }
+        : {}),
     };
   }
 }

@@ -16,7 +16,9 @@ async function patchOf(final: SweFinalState, extractWith: Parameters<typeof patc
 
 /**
  * The `swe` scorer: evaluates the attempt's patch in a fresh sandbox (src/swe/evaluate.ts) and records
- * `{status, resolution, fail_to_pass, pass_to_pass, apply_strategy, patch, …}`; solved when the
+ * `{status, resolution, fail_to_pass, pass_to_pass, apply_strategy, patch, tampered, tests_status,
+ * timings, …}` (the evaluated patch, also when it came as text; the timings of set-up, agent,
+ * environment, apply and tests); solved when the
  * resolution is RESOLVED_FULL. A failure of the evaluation pipeline is status `error` and leaves the
  * verdict open, and an instance that failed its validation is `env_invalid`: neither is the agent's.
  */
@@ -27,9 +29,10 @@ export const sweScorer: Scorer<SweSample, SweFinalState> = {
     const options = sweOptionsOf(ctx.settings);
     const { patch, source } = await patchOf(final, options.extractWith ?? null, ctx.signal);
     const result = await evaluatePatch(ctx.source, sample, patch, options, ctx.signal);
+    const timings = { ...(final.timings ?? {}), ...result.timings };
     return {
       solved: result.status === "error" ? null : result.resolution === "RESOLVED_FULL",
-      value: { ...result, patch_source: source },
+      value: { ...result, timings, patch_source: source },
     };
   },
 };

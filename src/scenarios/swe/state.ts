@@ -10,6 +10,9 @@ export const SweDataSchema = z.object({
   invalid: z.string().nullable(),
   /** The agent was given the instance's hints. */
   hints: z.boolean(),
+  /** Seconds the set-up took (the instance's validation included), and when the agent could start (ms since the epoch). */
+  setup_s: z.number().optional(),
+  ready_at: z.number().optional(),
 });
 export type SweData = z.infer<typeof SweDataSchema>;
 
@@ -21,5 +24,7 @@ export const SweFinalStateSchema = z.object({
   encoding: z.enum(["utf8", "base64"]),
   answer: z.string().nullable(),
   invalid: z.string().nullable(),
+  /** Seconds of the set-up (validation included) and of the agent's work, when known. */
+  timings: z.object({ setup_s: z.number(), agent_s: z.number() }).optional(),
 });
 export type SweFinalState = z.infer<typeof SweFinalStateSchema>;

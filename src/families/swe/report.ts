@@ -1,9 +1,11 @@
 import { z } from "zod";
-import type { ResultRecord } from "../runs/record.js";
-import { extrasOf } from "./fields.js";
+import type { ResultRecord } from "../../runs/record.js";
+import { extrasOf } from "../../runs/fields.js";
+import { SWE } from "../../scenarios/swe/index.js";
+import type { ReportSection } from "../definition.js";
 
 /** The registry name of the SWE scenario, as its records carry it. */
-export const SWE_SCENARIO = "SWE";
+export const SWE_SCENARIO = SWE.name;
 
 /** The AgentBeats statuses an evaluated instance can have, in the order tables list them. */
 export const SWE_STATUSES = ["resolved", "breaking_resolved", "partially_resolved", "work_in_progress", "regression", "no_op", "error"] as const;
@@ -23,6 +25,10 @@ export const SweScoreSchema = z.object({
   fail_to_pass: TestCountsSchema,
   pass_to_pass: TestCountsSchema,
   apply_strategy: z.string().nullable(),
+  /** The evaluation's files the patch changed (dropped before the tests ran); older records: absent. */
+  tampered: z.array(z.string()).optional(),
+  /** Signs that the code under test tampered with the test run; older records: absent. */
+  tampering: z.array(z.string()).optional(),
 });
 export type SweScore = z.infer<typeof SweScoreSchema>;
 
@@ -33,6 +39,8 @@ interface Instance {
   f2p: number;
   p2p: number;
   applied: boolean;
+  /** The answer changed the evaluation's files or tampered with the test run. */
+  tampered: boolean;
 }
 
 /**
@@ -41,13 +49,15 @@ interface Instance {
  * `env_invalid` and `skipped` (a malformed `scores.swe`) are left out of the instances.
  */
 function instanceOf(r: ResultRecord): Instance | typeof ENV_INVALID | "skipped" {
-  if (r.status === "error" && r.scores.swe === undefined) return { status: "error", f2p: 0, p2p: 0, applied: false };
+  if (r.status === "error" && r.scores.swe === undefined) return { status: "error", f2p: 0, p2p: 0, applied: false, tampered: false };
   const parsed = SweScoreSchema.safeParse(r.scores.swe);
   if (!parsed.success) return "skipped";
   const s = parsed.data;
   if (s.status === ENV_INVALID) return ENV_INVALID;
-  const share = (t: { passed: number; total: number }) => (t.total === 0 ? 1 : t.passed / t.total);
-  return { status: s.status, f2p: share(s.fail_to_pass), p2p: share(s.pass_to_pass), applied: s.apply_strategy !== null };
+  // An evaluation that failed says nothing passed, whatever its lists hold (an empty list adds 0, not 1).
+  const share = (t: { passed: number; total: number }) => (s.status === "error" ? 0 : t.total === 0 ? 1 : t.passed / t.total);
+  const tampered = (s.tampered?.length ?? 0) > 0 || (s.tampering?.length ?? 0) > 0;
+  return { status: s.status, f2p: share(s.fail_to_pass), p2p: share(s.pass_to_pass), applied: s.apply_strategy !== null, tampered };
 }
 
 /** What a group of SWE records adds up to; fractions 0..1 of the counted instances (0 when there are none). */
@@ -55,6 +65,7 @@ interface Tally {
   instances: number;
   env_invalid: number;
   skipped: number;
+  tampered: number;
   statuses: Record<SweStatus, number>;
   fractions: Record<`${SweStatus}_pct` | "fail_to_pass_passed_pct" | "pass_to_pass_passed_pct" | "patch_applied_pct", number>;
 }
@@ -78,7 +89,7 @@ function tally(records: readonly ResultRecord[]): Tally {
     pass_to_pass_passed_pct: mean((i) => i.p2p),
     patch_applied_pct: mean((i) => (i.applied ? 1 : 0)),
   } as Tally["fractions"];
-  return { instances: n, env_invalid: envInvalid, skipped, statuses, fractions };
+  return { instances: n, env_invalid: envInvalid, skipped, tampered: counted.filter((i) => i.tampered).length, statuses, fractions };
 }
 
 export interface SweRow {
@@ -91,6 +102,8 @@ export interface SweRow {
   env_invalid: number;
   /** Records whose `scores.swe` is malformed (left out of every rate). */
   skipped: number;
+  /** Instances whose answer changed the evaluation's files or tampered with the test run (counted, scored without it). */
+  tampered: number;
   /** Instances per status. */
   statuses: Record<SweStatus, number>;
   /**
@@ -109,7 +122,7 @@ function sweRow(agent: string, repository: string, records: readonly ResultRecor
     pass_to_pass: pct(t.fractions.pass_to_pass_passed_pct),
     patch_applied: pct(t.fractions.patch_applied_pct),
   } as SweRow["rates"];
-  return { agent, repository, instances: t.instances, env_invalid: t.env_invalid, skipped: t.skipped, statuses: t.statuses, rates };
+  return { agent, repository, instances: t.instances, env_invalid: t.env_invalid, skipped: t.skipped, tampered: t.tampered, statuses: t.statuses, rates };
 }
 
 /** The SWE table: per agent, one row per repository and a total; empty when the records hold no SWE attempt. */
@@ -170,3 +183,49 @@ export function agentBeatsResults(records: readonly ResultRecord[], agent: strin
   });
   return { participants: { [role]: agent }, results };
 }
+
+const SWE_HEAD = ["instances", ...SWE_STATUSES, "F2P pass", "P2P pass", "applied", "env_invalid", "tampered"];
+
+declare module "../definition.js" {
+  interface ReportSections {
+    /** SWE attempts: statuses, test pass rates and patch-applied rate per repository; empty without. */
+    swe: SweRow[];
+  }
+}
+
+/** The SWE table of a report. */
+export const SWE_SECTION: ReportSection<SweRow[]> = {
+  key: "swe",
+  build: sweRows,
+  isEmpty: (rows) => rows.length === 0,
+  text(rows, kit) {
+    const cells = (r: SweRow): string[] => [
+      String(r.instances),
+      ...SWE_STATUSES.map((s) => kit.pct(r.rates[s])),
+      kit.pct(r.rates.fail_to_pass),
+      kit.pct(r.rates.pass_to_pass),
+      kit.pct(r.rates.patch_applied),
+      String(r.env_invalid),
+      String(r.tampered),
+    ];
+    const who = (r: SweRow) => (kit.many ? [r.agent] : []);
+    return [
+      "SWE (% of instances; env_invalid instances are not counted)",
+      kit.table([...(kit.many ? ["agent"] : []), "repository", ...SWE_HEAD], rows.map((r) => [...who(r), r.repository, ...cells(r)])),
+    ];
+  },
+  html(rows, { th, cell, label, pct }) {
+    const many = new Set(rows.map((r) => r.agent)).size > 1;
+    const head =
+      `<tr>${many ? th("Agent") : ""}${th("Repository")}${th("Instances")}${SWE_STATUSES.map((s) => th(s)).join("")}` +
+      `${th("FAIL_TO_PASS passing")}${th("PASS_TO_PASS passing")}${th("Patch applied")}${th("env_invalid", "instances that failed their own validation: not counted")}${th("Tampered", "attempts that changed the evaluation's test files or tampered with the test run")}</tr>`;
+    const body = rows
+      .map(
+        (r) =>
+          `<tr>${many ? label(r.agent) : ""}${label(r.repository)}${cell(r.instances)}${SWE_STATUSES.map((s) => cell(pct(r.rates[s]))).join("")}` +
+          `${cell(pct(r.rates.fail_to_pass))}${cell(pct(r.rates.pass_to_pass))}${cell(pct(r.rates.patch_applied))}${cell(r.env_invalid)}${cell(r.tampered)}</tr>`,
+      )
+      .join("");
+    return { title: "SWE", intro: "Percent of instances; instances that failed their own validation (env_invalid) are not counted.", table: `<table>${head}${body}</table>` };
+  },
+};

@@ -1,7 +1,9 @@
-import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import { SWE } from "../scenarios/swe/index.js";
-import type { Prediction } from "../swe/predictions.js";
-import type { Agent, Session } from "./agent.js";
+import type { AnyScenarioDefinition } from "../../scenarios/definition.js";
+import { SWE } from "../../scenarios/swe/index.js";
+import type { Prediction } from "../../swe/predictions.js";
+import { GitGoodError } from "../../errors.js";
+import type { Agent, Session } from "../../agents/agent.js";
+import type { AgentKind } from "../../agents/index.js";
 
 /**
  * Evaluates SWE-bench predictions without running a model: for each SWE instance it hands the
@@ -36,3 +38,12 @@ export class PredictionsAgent implements Agent {
     await session.call("finish", { reason: "the prediction file's patch for this instance", ...(answer === "" ? {} : { answer }) });
   }
 }
+
+/** `--agent predictions` (what `run --predictions FILE` runs): the file's patches, given as `predictions`. */
+export const PREDICTIONS_AGENT_KIND: AgentKind = {
+  name: "predictions",
+  create(opts) {
+    if (!(opts.predictions instanceof Map)) throw new GitGoodError("BAD_OPTION", "the predictions agent needs --predictions FILE");
+    return new PredictionsAgent(opts.predictions as ReadonlyMap<string, Prediction>);
+  },
+};

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import type { ResultRecord } from "../runs/record.js";
+import type { ResultRecord } from "../../runs/record.js";
+import { COMMIT0 } from "../../scenarios/commit0/index.js";
+import type { ReportSection } from "../definition.js";
 
 /** The registry name of the repository-completion scenario, as its records carry it. */
-export const COMMIT0_SCENARIO = "COMMIT0";
+export const COMMIT0_SCENARIO = COMMIT0.name;
 
 /** What the report reads of a COMMIT0 record's `scores.commit0`; a record whose value does not match counts as an error. */
 const Commit0ScoreSchema = z.object({
@@ -10,6 +12,9 @@ const Commit0ScoreSchema = z.object({
   total: z.number().int().min(0),
   runtime_s: z.number().min(0),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** The evaluation's files the change touched (dropped before the tests ran) and signs of tampering with the run; older records: absent. */
+  tampered: z.array(z.string()).optional(),
+  tampering: z.array(z.string()).optional(),
 });
 
 /** One repository of a run, in the seed's layout: Repository, Runtime (s), Passed / Total. */
@@ -26,6 +31,8 @@ export interface Commit0Row {
   pass_rate: number;
   /** The attempt or its evaluation failed (its code), else null. */
   error: string | null;
+  /** Evaluation files the attempt changed (dropped before its tests ran), plus signs it tampered with the run: 0 for an honest attempt. */
+  tampered: number;
 }
 
 /** Per agent: commit0's headline, the mean pass rate over repositories. */
@@ -46,7 +53,7 @@ export interface Commit0Table {
 function rowOf(r: ResultRecord): Commit0Row {
   const parsed = Commit0ScoreSchema.safeParse(r.scores.commit0);
   const base = { agent: r.agent, repository: r.repository, sample_id: r.sample_id };
-  if (!parsed.success) return { ...base, runtime_s: null, passed: 0, total: null, pass_rate: 0, error: r.error?.code ?? "no_evaluation" };
+  if (!parsed.success) return { ...base, runtime_s: null, passed: 0, total: null, pass_rate: 0, error: r.error?.code ?? "no_evaluation", tampered: 0 };
   const s = parsed.data;
   const failed = s.error !== undefined || r.status === "error";
   return {
@@ -56,6 +63,7 @@ function rowOf(r: ResultRecord): Commit0Row {
     total: s.total,
     pass_rate: failed || s.total === 0 ? 0 : Math.round((s.passed / s.total) * 10_000) / 100,
     error: s.error?.code ?? r.error?.code ?? null,
+    tampered: (s.tampered?.length ?? 0) + (s.tampering?.length ?? 0),
   };
 }
 
@@ -84,13 +92,43 @@ export function commit0Table(records: readonly ResultRecord[]): Commit0Table {
 
 /** The table as text, in the seed's layout, with the mean pass rate per agent below it. */
 export function formatCommit0(table: Commit0Table, many: boolean, render: (header: string[], rows: string[][]) => string): string[] {
-  const head = [...(many ? ["agent"] : []), "Repository", "Runtime (s)", "Passed / Total"];
+  const tampering = table.rows.some((r) => r.tampered > 0);
+  const head = [...(many ? ["agent"] : []), "Repository", "Runtime (s)", "Passed / Total", ...(tampering ? ["Tampered"] : [])];
   const rows = table.rows.map((r) => [
     ...(many ? [r.agent] : []),
     r.repository,
     r.runtime_s === null ? (r.error ?? "-") : r.runtime_s.toFixed(1),
     `${r.passed} / ${r.total ?? "-"}`,
+    ...(tampering ? [String(r.tampered)] : []),
   ]);
   const means = table.means.map((m) => `${many ? `${m.agent}: ` : ""}mean pass rate ${m.mean_pass_rate.toFixed(2)} % over ${m.repositories} repositor${m.repositories === 1 ? "y" : "ies"}`);
   return ["Repository completion (commit0)", render(head, rows), ...means];
 }
+
+declare module "../definition.js" {
+  interface ReportSections {
+    /** COMMIT0 attempts: per repository runtime and passed / total counted tests, and the mean pass rate per agent; empty without. */
+    commit0: Commit0Table;
+  }
+}
+
+/** The commit0 table of a report. */
+export const COMMIT0_SECTION: ReportSection<Commit0Table> = {
+  key: "commit0",
+  build: commit0Table,
+  isEmpty: (t) => t.rows.length === 0,
+  text: (t, kit) => formatCommit0(t, kit.many, (h, rows) => kit.table(h, rows, ["Repository"])),
+  html(t, { th, cell, label }) {
+    const many = t.means.length > 1;
+    const head = `<tr>${many ? th("Agent") : ""}${th("Repository")}${th("Runtime (s)")}${th("Passed / Total")}</tr>`;
+    const body = t.rows
+      .map((r) => `<tr>${many ? label(r.agent) : ""}${label(r.repository)}${cell(r.runtime_s === null ? (r.error ?? "-") : r.runtime_s.toFixed(1))}${cell(`${r.passed} / ${r.total ?? "-"}`)}</tr>`)
+      .join("");
+    const means = t.means.map((m) => `<tr>${many ? label(m.agent) : ""}${label("mean pass rate")}${cell("")}${cell(`${m.mean_pass_rate.toFixed(2)} %`)}</tr>`).join("");
+    return {
+      title: "Repository completion (commit0)",
+      intro: "Counted tests passing (passed or xfail; a missing test failed) per repository, and the mean pass rate over repositories.",
+      table: `<table>${head}${body}${means}</table>`,
+    };
+  },
+};

@@ -1,13 +1,14 @@
-import { GitGoodError, isErrorCode } from "../errors.js";
-import type { ChatMessage, ModelClient } from "../model/types.js";
-import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import { COMMIT0 } from "../scenarios/commit0/index.js";
-import type { Commit0Scenario } from "../scenarios/commit0/scenario.js";
-import type { AttemptRecord } from "../scenarios/commit0/state.js";
-import { describeTestRun } from "../scenarios/commit0/tools.js";
-import type { Agent, Session } from "./agent.js";
-import { compileFailedPrompt, debugPrompt, implementPrompt, loopSystemPrompt } from "./commit0-prompts.js";
-import { conversationStep } from "./conversation.js";
+import { GitGoodError, isErrorCode } from "../../errors.js";
+import type { ChatMessage, ModelClient } from "../../model/types.js";
+import type { AnyScenarioDefinition } from "../../scenarios/definition.js";
+import { COMMIT0 } from "../../scenarios/commit0/index.js";
+import type { Commit0Scenario } from "../../scenarios/commit0/scenario.js";
+import type { AttemptRecord } from "../../scenarios/commit0/state.js";
+import { describeTestRun } from "../../scenarios/commit0/tools.js";
+import type { Agent, Session } from "../../agents/agent.js";
+import { compileFailedPrompt, debugPrompt, implementPrompt, loopSystemPrompt } from "./prompts.js";
+import { conversationStep } from "../../agents/conversation.js";
+import { modelClientFor, type AgentKind, type AgentOptions } from "../../agents/index.js";
 
 /** Attempts per file of the debug loop (`--attempts`), as the seed's Debug Agent makes them. */
 export const DEFAULT_ATTEMPTS = 3;
@@ -173,3 +174,14 @@ export class Commit0Agent implements Agent {
     await loopCall(session, "compile_check", { paths: [file] });
   }
 }
+
+/** The commit0 loop agents by name (`--agent commit0-debug`, `--agent commit0-oneshot`; `--attempts`). */
+export const COMMIT0_AGENT_KINDS: readonly AgentKind[] = (["debug", "oneshot"] as const).map((mode) => ({
+  name: `commit0-${mode}`,
+  usesModel: true,
+  create: (opts: AgentOptions) =>
+    new Commit0Agent(mode, modelClientFor(`commit0-${mode}`, opts), {
+      attempts: typeof opts.attempts === "number" ? opts.attempts : undefined,
+      temperature: opts.temperature,
+    }),
+}));

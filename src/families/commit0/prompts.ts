@@ -1,5 +1,5 @@
-import type { StubbedFile } from "../commit0/order.js";
-import { MEMORY_NOTE } from "./prompts.js";
+import type { StubbedFile } from "../../commit0/order.js";
+import { MEMORY_NOTE } from "../../agents/prompts.js";
 
 const SYSTEM = `You are rebuilding a Python library whose function bodies were removed: every function and method
 has its signature and docstring but only \`pass\` as its body. You work on one file at a time, through the

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ResultRecord } from "../runs/record.js";
-import { MEMORY_VARIANT } from "../runs/result.js";
+import type { ResultRecord } from "./record.js";
+import { MEMORY_VARIANT } from "./result.js";
 
 /**
  * Record fields the report reads that not every results file has: older runs lack them, and runs

@@ -1,0 +1,118 @@
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Command, Option } from "commander";
+import { GitGoodError } from "../errors.js";
+import { atifTrajectory } from "../export/atif.js";
+import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
+import { inspectLog } from "../export/inspect.js";
+import { SFT_FORMATS, sftExport, type SftFormat } from "../export/sft.js";
+import { fileSafeName } from "../runs/record.js";
+import { scenarioNamed } from "../scenarios/registry.js";
+import { writeOutputFile } from "../util/output.js";
+import type { CliIO } from "./io.js";
+import { scenarioChoices } from "./scenario-option.js";
+
+const VERDICTS = ["solved", "unsolved", "unjudged", "error"] as const;
+const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+interface SftFlags {
+  solvedOnly?: boolean;
+  scenario?: string[];
+  verdict?: string[];
+  judgesAgree?: boolean;
+  format: SftFormat;
+  out?: string;
+}
+
+function sftCommand(io: CliIO): Command {
+  return new Command("sft")
+    .description("write training conversations (chat JSONL, one per attempt: system, user, assistant with tool calls, tool results)")
+    .argument("<run-dir...>", "directories written by 'gitgood run'")
+    .option("--solved-only", "only attempts the scorer solved", false)
+    .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
+    .addOption(new Option("--verdict <verdict>", "only attempts with this verdict (repeatable)").choices([...VERDICTS]).argParser(collect))
+    .option("--judges-agree", "only attempts whose judges all named the same winner (both orders, every judge)", false)
+    .addOption(new Option("--format <layout>", "openai (fine-tuning chat layout) or sharegpt").choices([...SFT_FORMATS]).default("openai"))
+    .option("--out <file>", "write the JSONL here instead of stdout")
+    .action((dirs: string[], flags: SftFlags) => {
+      distinctRunDirs(dirs);
+      const runs = dirs.map(readRun);
+      const result = sftExport(
+        runs,
+        {
+          solvedOnly: flags.solvedOnly,
+          scenarios: flags.scenario?.map((s) => scenarioNamed(s).name),
+          verdicts: flags.verdict as (typeof VERDICTS)[number][] | undefined,
+          judgesAgree: flags.judgesAgree,
+        },
+        flags.format,
+      );
+      const text = result.lines.map((l) => `${l}\n`).join("");
+      if (flags.out) writeOutputFile(flags.out, text);
+      else io.stdout.write(text);
+      const left = [
+        result.filtered > 0 ? `${result.filtered} filtered out` : "",
+        result.without_trajectory > 0 ? `${result.without_trajectory} without a readable trajectory` : "",
+        result.empty > 0 ? `${result.empty} with no turn` : "",
+      ].filter(Boolean);
+      io.stderr.write(`${result.written} conversation(s)${flags.out ? ` written to ${flags.out}` : ""}${left.length > 0 ? `; ${left.join(", ")}` : ""}\n`);
+    });
+}
+
+function atifCommand(io: CliIO): Command {
+  return new Command("atif")
+    .description("write each attempt's trajectory in ATIF, Harbor's agent trajectory format (OUT/RUN/KEY.json)")
+    .argument("<run-dir...>", "directories written by 'gitgood run'")
+    .requiredOption("--out <dir>", "directory to write the trajectories into")
+    .action((dirs: string[], flags: { out: string }) => {
+      distinctRunDirs(dirs);
+      let written = 0;
+      let missing = 0;
+      for (const dir of dirs) {
+        const run = readRun(dir);
+        const target = path.join(flags.out, fileSafeName(run.label));
+        mkdirSync(target, { recursive: true });
+        for (const { record, trajectory } of attemptsOf(run)) {
+          if (!trajectory) {
+            missing++;
+            continue;
+          }
+          const doc = atifTrajectory(run.label, pkg.version, record, trajectory, run.config.identity.model?.name ?? null);
+          writeOutputFile(path.join(target, `${fileSafeName(record.key)}.json`), `${JSON.stringify(doc, null, 1)}\n`);
+          written++;
+        }
+      }
+      io.stderr.write(`${written} ATIF trajectorie(s) written under ${flags.out}${missing > 0 ? `; ${missing} attempt(s) without a readable trajectory` : ""}\n`);
+    });
+}
+
+function inspectCommand(io: CliIO): Command {
+  return new Command("inspect")
+    .description("write each run as an Inspect AI log (OUT/RUN.eval), for 'inspect view'")
+    .argument("<run-dir...>", "directories written by 'gitgood run'")
+    .requiredOption("--out <dir>", "directory to write the .eval files into")
+    .action((dirs: string[], flags: { out: string }) => {
+      distinctRunDirs(dirs);
+      const runs = dirs.map(readRun);
+      const names = runs.map((r) => `${fileSafeName(r.label)}.eval`);
+      const twice = names.find((n, i) => names.indexOf(n) !== i);
+      if (twice) throw new GitGoodError("BAD_OPTION", `two run directories have the same name (${twice}); export them into different --out directories`);
+      mkdirSync(flags.out, { recursive: true });
+      runs.forEach((run, i) => {
+        const file = path.join(flags.out, names[i] ?? "run.eval");
+        writeOutputFile(file, inspectLog(run, pkg.version));
+        io.stderr.write(`wrote ${file} (${run.records.length} attempt(s))\n`);
+      });
+    });
+}
+
+export function exportCommand(io: CliIO): Command {
+  return new Command("export")
+    .description("take a run's attempts elsewhere: training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)")
+    .addCommand(sftCommand(io))
+    .addCommand(atifCommand(io))
+    .addCommand(inspectCommand(io));
+}

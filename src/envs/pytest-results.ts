@@ -1,0 +1,292 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { readRegularFile } from "../util/files.js";
+import { worse } from "./junit.js";
+import type { TestOutcome } from "./types.js";
+
+/**
+ * gitgood's own pytest plugin, the channel test results of Python projects come back by.
+ *
+ * The code under test can write anywhere the test run can, so a result file in the work tree (or one
+ * whose path the test environment names) can be rewritten by it. This plugin is loaded by name through
+ * `PYTEST_PLUGINS` from a read-only directory outside the work tree, before any conftest or project
+ * module is imported, and writes one line per test phase to file descriptor 3: a pipe to gitgood that
+ * no path names (`GITGOOD_RESULTS_FD=3` says it is there, a pipe or socket; the plugin removes the variable, so nothing
+ * the tests start inherits it). At load it moves the pipe to a high, non-inheritable descriptor and closes 3, takes its
+ * own references to what it calls, and notes the identity of the pytest internals that decide an
+ * outcome. It is its own second channel: a report that says "passed" while the phase raised is recorded
+ * as a failure and as tampering, and at the end a replaced pytest internal, or a hook implemented in the
+ * work tree outside a conftest and registered after the session started (while test modules, and the
+ * project's code they import, load), is reported as tampering. Only the run's own session is reported:
+ * sessions a test starts in-process (pytest's pytester) are left alone. Code under test shares the interpreter, so a
+ * determined attack on this plugin itself can still forge; what it cannot do is pass unnoticed by
+ * rewriting a file, planting a hook, or patching pytest's reporting.
+ */
+export const PLUGIN_MODULE = "_gitgood_results";
+
+const PLUGIN_SOURCE = String.raw`"""gitgood's results channel for pytest (written by gitgood; do not edit)."""
+import fcntl
+import os
+import stat
+import sys
+
+import pytest
+
+_write = os.write
+_close = os.close
+_getcwd = os.getcwd
+_sep = os.sep
+
+
+def _take_channel():
+    # Only the process gitgood started gets the channel: the variable is gone for anything it starts.
+    if os.environ.pop("GITGOOD_RESULTS_FD", None) != "3":
+        return None
+    try:
+        mode = os.fstat(3).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return None
+        fd = fcntl.fcntl(3, fcntl.F_DUPFD_CLOEXEC, 517)
+    except OSError:
+        return None
+    try:
+        _close(3)
+    except OSError:
+        pass
+    return fd
+
+
+_FD = _take_channel()
+_CWD = _getcwd()
+
+
+def _field(text):
+    return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+def _send(*fields):
+    if _FD is None:
+        return
+    line = ("\t".join(_field(f) for f in fields) + "\n").encode("utf-8", "replace")
+    try:
+        while line:
+            line = line[_write(_FD, line):]
+    except OSError:
+        pass
+
+
+def _lookup(dotted):
+    module, _, rest = dotted.partition(":")
+    obj = sys.modules.get(module)
+    for part in rest.split("."):
+        if obj is None:
+            return None
+        obj = obj.__dict__.get(part) if hasattr(obj, "__dict__") else getattr(obj, part, None)
+    return obj
+
+
+_WATCHED = [
+    "_pytest.runner:call_and_report",
+    "_pytest.runner:call_runtest_hook",
+    "_pytest.runner:runtestprotocol",
+    "_pytest.runner:check_interactive_exception",
+    "_pytest.runner:CallInfo.from_call",
+    "_pytest.reports:TestReport.from_item_and_call",
+    "_pytest.reports:TestReport.__init__",
+    "_pytest.reports:BaseReport.passed",
+    "_pytest.reports:BaseReport.failed",
+    "_pytest.python:Function.runtest",
+    "_pytest.python:pytest_pyfunc_call",
+    "_pytest.unittest:TestCaseFunction.runtest",
+    "_pytest.skipping:pytest_runtest_makereport",
+    "_pytest.terminal:TerminalReporter.pytest_runtest_logreport",
+    "pluggy._callers:_multicall",
+    "pluggy._hooks:HookCaller.__call__",
+    "pluggy._manager:PluginManager._hookexec",
+]
+for _name in ("_pytest.runner", "_pytest.reports", "_pytest.python", "_pytest.unittest", "_pytest.skipping", "_pytest.terminal", "pluggy._callers", "pluggy._hooks", "pluggy._manager"):
+    try:
+        __import__(_name)
+    except Exception:
+        pass
+_ORIGINAL = {name: _lookup(name) for name in _WATCHED}
+_OWN = {k: v for k, v in dict(globals()).items() if callable(v) and not isinstance(v, type)}
+_HOOKS = (
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_runtest_protocol",
+    "pytest_runtest_call",
+    "pytest_pyfunc_call",
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+)
+_CONFIG = []
+_BASELINE = []
+_send("start", "1")
+
+
+def _test_id(item):
+    nodeid = item.nodeid
+    file, sep, rest = nodeid.partition("::")
+    try:
+        root = str(item.config.rootpath)
+    except AttributeError:
+        root = str(item.config.rootdir)
+    rel = os.path.relpath(os.path.join(root, file), _CWD)
+    if rel.startswith(".."):
+        rel = file
+    return rel.replace(_sep, "/") + sep + rest
+
+
+def _in_work_tree(filename):
+    try:
+        full = os.path.realpath(filename)
+    except Exception:
+        return False
+    base = os.path.realpath(_CWD)
+    return full.startswith(base + _sep)
+
+
+def _main(config):
+    return bool(_CONFIG) and config is _CONFIG[0]
+
+
+def pytest_configure(config):
+    # The first configuration is the run's; sessions a test starts in-process (pytester) are not reported.
+    if not _CONFIG:
+        _CONFIG.append(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    if _main(session.config):
+        for hook in _HOOKS:
+            caller = getattr(session.config.hook, hook, None)
+            if caller is not None:
+                _BASELINE.extend(impl.function for impl in caller.get_hookimpls())
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    if not _main(item.config):
+        yield
+        return
+    result = yield
+    try:
+        rep = result.get_result()
+    except BaseException:
+        _send("phase", _test_id(item), call.when, "error", "")
+        return
+    outcome = rep.outcome
+    xfail = "1" if hasattr(rep, "wasxfail") else ""
+    excinfo = call.excinfo
+    if outcome == "passed" and excinfo is not None:
+        skip = getattr(pytest.skip, "Exception", None)
+        if skip is None or not excinfo.errisinstance(skip):
+            _send("tamper", "the report of " + _test_id(item) + " (" + call.when + ") says passed, but it raised " + excinfo.typename)
+            outcome = "failed"
+    _send("phase", _test_id(item), call.when, outcome, xfail)
+
+
+def _check():
+    for name, original in _ORIGINAL.items():
+        if original is not None and _lookup(name) is not original:
+            _send("tamper", "pytest's " + name + " was replaced during the run")
+    current = globals()
+    for name, original in _OWN.items():
+        if current.get(name) is not original:
+            _send("tamper", "gitgood's results plugin was changed during the run (" + name + ")")
+    for config in _CONFIG:
+        for hook in _HOOKS:
+            caller = getattr(config.hook, hook, None)
+            if caller is None:
+                continue
+            for impl in caller.get_hookimpls():
+                if any(impl.function is known for known in _BASELINE):
+                    continue
+                code = getattr(impl.function, "__code__", None)
+                filename = code.co_filename if code is not None else ""
+                if filename and _in_work_tree(filename) and os.path.basename(filename) != "conftest.py":
+                    _send("tamper", "a " + hook + " hook from " + os.path.relpath(filename, _CWD) + " (not a conftest of the evaluation)")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    if _main(config):
+        _check()
+        _send("end", "1")
+`;
+
+/** The plugin's source, for tests and the docs. */
+export function pluginSource(): string {
+  return PLUGIN_SOURCE;
+}
+
+/**
+ * A directory holding the plugin (`<root>/pytest-plugin/<hash>/_gitgood_results.py`), written once
+ * per content; test runs get it read-only, first on PYTHONPATH.
+ */
+export function pluginDir(root: string): string {
+  const hash = createHash("sha256").update(PLUGIN_SOURCE).digest("hex").slice(0, 16);
+  const dir = path.join(root, "pytest-plugin", hash);
+  const file = path.join(dir, `${PLUGIN_MODULE}.py`);
+  if (readRegularFile(file) === PLUGIN_SOURCE) return dir;
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, PLUGIN_SOURCE, { mode: 0o444 });
+  renameSync(tmp, file);
+  return dir;
+}
+
+/** What the plugin sent: whether it started and ended, each test's outcome, and the tampering it saw. */
+export interface PluginReport {
+  started: boolean;
+  ended: boolean;
+  outcomes: Map<string, TestOutcome>;
+  tampering: string[];
+}
+
+function unescape(field: string): string {
+  return field.replace(/\\(\\|t|n)/g, (_, c: string) => (c === "t" ? "\t" : c === "n" ? "\n" : "\\"));
+}
+
+/** A phase's outcome as a test's: a failing set-up or tear-down is an error; xfail and xpass from `wasxfail`. */
+function phaseOutcome(when: string, outcome: string, xfail: boolean): TestOutcome | null {
+  if (outcome === "failed") return when === "call" ? "failed" : "error";
+  if (outcome === "error") return "error";
+  if (outcome === "skipped") return xfail ? "xfail" : when === "teardown" ? null : "skipped";
+  if (outcome === "passed") return when === "call" ? (xfail ? "xpass" : "passed") : null;
+  return null;
+}
+
+/** Reads the plugin's lines (tab-separated fields; the last line may be cut). */
+export function readPluginReport(channel: Buffer): PluginReport {
+  const report: PluginReport = { started: false, ended: false, outcomes: new Map(), tampering: [] };
+  for (const raw of channel.toString("utf8").split("\n")) {
+    const f = raw.split("\t").map(unescape);
+    switch (f[0]) {
+      case "start":
+        report.started = true;
+        break;
+      case "end":
+        report.ended = true;
+        break;
+      case "tamper":
+        if (f[1] && !report.tampering.includes(f[1])) report.tampering.push(f[1]);
+        break;
+      case "phase": {
+        const [, id, when, outcome, xfail] = f;
+        if (!id || !when || !outcome) break;
+        const o = phaseOutcome(when, outcome, xfail === "1");
+        if (o === null) break;
+        report.outcomes.set(id, worse(report.outcomes.get(id), o));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return report;
+}

@@ -1,0 +1,46 @@
+import { Option } from "commander";
+import { z } from "zod";
+import { DEFAULT_ATTEMPTS } from "./agents.js";
+import type { Commit0Options } from "../../commit0/options.js";
+import type { FamilyCli, SettingsContext } from "../definition.js";
+import { positiveIntOption as positiveInt } from "../../util/options.js";
+
+/**
+ * The repository-completion flags of `run`; the environment flags (`--env-spec`, `--test-timeout`,
+ * `--setup-timeout`) are the SWE family's, read here as they serve COMMIT0 alike.
+ */
+export const Commit0FlagsSchema = z.object({
+  attempts: z.number().int().min(1).optional(),
+  relatedTests: z.string().optional(),
+  envSpec: z.string().optional(),
+  testTimeout: z.number().int().min(1).optional(),
+  setupTimeout: z.number().int().min(1).optional(),
+});
+export type Commit0Flags = z.infer<typeof Commit0FlagsSchema>;
+
+/** The COMMIT0 settings the flags ask for (`settings.commit0`). */
+export function commit0Settings(flags: Commit0Flags, ctx: Pick<SettingsContext, "isolation">): { commit0: Commit0Options } {
+  return {
+    commit0: {
+      envSpecFile: flags.envSpec,
+      testTimeoutSeconds: flags.testTimeout,
+      setupTimeoutSeconds: flags.setupTimeout,
+      relatedTests: flags.relatedTests,
+      isolation: ctx.isolation,
+    },
+  };
+}
+
+/** The commit0 family's command line: the loop agents' attempts and which tests are a file's related ones. */
+export const COMMIT0_CLI: FamilyCli<Commit0Flags> = {
+  flags: Commit0FlagsSchema,
+  options: (verb) =>
+    verb === "run"
+      ? [
+          new Option("--attempts <n>", `COMMIT0: attempts per file of the commit0-debug agent (default ${DEFAULT_ATTEMPTS})`).argParser(positiveInt("--attempts")),
+          new Option("--related-tests <pattern>", "COMMIT0: a file's related tests, {stem} the file's name without .py, * and ** wildcards (default '*{stem}*': the stem in the test file's name)"),
+        ]
+      : [],
+  settings: (flags, verb, ctx) => (verb === "mcp" ? {} : commit0Settings(flags, ctx)),
+  prepare: (flags, samples) => ({ samples, ...(flags.attempts !== undefined ? { agentOptions: { attempts: flags.attempts } } : {}) }),
+};

@@ -1,0 +1,177 @@
+import type { Option } from "commander";
+import type { z } from "zod";
+import type { AgentKind } from "../agents/index.js";
+import type { ResultRecord } from "../runs/record.js";
+import type { RecordImporter } from "../dataset/importer.js";
+import type { Sample, SampleTypeDefinition } from "../dataset/sample.js";
+import type { Isolation } from "../sandbox/isolation.js";
+import type { EnvSpecFile } from "../envs/types.js";
+import type { AnyScenarioDefinition } from "../scenarios/definition.js";
+
+/**
+ * The report's family sections by key (`swe`, `commit0`): each family adds its own key and row type
+ * here from its folder (`declare module`), so `Report` stays typed without naming any family.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ReportSections {}
+
+/** What a section's text rendering gets from the report: the table layout every table of the report has. */
+export interface TextKit {
+  /** More than one agent: rows start with the agent. */
+  readonly many: boolean;
+  /** A plain table; columns whose header is in `left` (besides the report's word columns) are left-aligned. */
+  table(header: string[], rows: string[][], left?: readonly string[]): string;
+  /** A percentage with two decimals, "-" for none. */
+  pct(v: number | null): string;
+}
+
+/** What a section's HTML rendering gets: escaped cells, as the report's other tables have them. */
+export interface HtmlKit {
+  th(text: string, title?: string): string;
+  /** A number cell (right-aligned). */
+  cell(text: string | number): string;
+  /** A word cell. */
+  label(text: string): string;
+  /** A percentage with two decimals and " %", "–" for none. */
+  pct(v: number | null): string;
+  escape(text: string): string;
+}
+
+/**
+ * A family's own table in a report: rows from the run's records, then text, JSON (the value itself,
+ * under `key`) and HTML. Reports list the sections in registry order, after the repeats table.
+ */
+export interface ReportSection<T = unknown> {
+  /** The section's field in `gitgood report --json`. */
+  readonly key: string;
+  build(records: readonly ResultRecord[]): T;
+  /** Nothing to show: text and HTML leave the section out (JSON keeps the empty value). */
+  isEmpty(value: T): boolean;
+  /** The section as text lines: a title line, then its table and notes. */
+  text(value: T, kit: TextKit): string[];
+  /** The section as HTML: its heading, a sentence on how to read it, and its table. */
+  html(value: T, kit: HtmlKit): { title: string; intro: string; table: string };
+}
+
+/** One run as a report format reads it. */
+export interface FormatRun {
+  /** The run directory, as given. */
+  dir: string;
+  records: readonly ResultRecord[];
+  /** The agent run.json names (what a document about one agent falls back on). */
+  agent: string;
+  /** The run's name in titles and comparisons (the directory the user gave). */
+  label: string;
+  /** The isolation run.json records for agent programs, when it does. */
+  isolation?: { mode: string; isolated: boolean };
+}
+
+/** Where a format's output goes and the `report` flags it may read. */
+export interface FormatContext {
+  /** The file being written (a `file` format), for links relative to it. */
+  file?: string;
+  /** Every flag of `gitgood report`, by commander's name (`participant`). */
+  flags: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A way to write a run's report: text and JSON on stdout (`--json`), an HTML page, the AgentBeats
+ * document, and any format added later. `gitgood report` takes `--NAME` (a stdout format) or `--NAME
+ * FILE` (a file format) for each; `bench` and the A2A Result use the same entries.
+ */
+export interface ReportFormat {
+  readonly name: string;
+  /** What the format writes, for `--help` ("a single static HTML page …"). */
+  readonly description: string;
+  /** `stdout`: printed instead of the text tables; `file`: written besides them. */
+  readonly output: "stdout" | "file";
+  /** Further `report` options the format reads (the AgentBeats `--participant`). */
+  options?(): Option[];
+  /** Checks the flags before anything is written; `asked` tells whether the format itself was asked for. */
+  check?(flags: Readonly<Record<string, unknown>>, asked: boolean): void;
+  render(run: FormatRun, ctx: FormatContext): string;
+  /** Several runs side by side; a format without it takes one run. */
+  compare?(runs: readonly FormatRun[], ctx: FormatContext): string;
+}
+
+/** The verbs whose options a family may extend. */
+export type FamilyVerb = "run" | "env" | "mcp";
+
+/** What a family's settings are made from besides its flags. */
+export interface SettingsContext {
+  /** The isolation of agent programs (absent for verbs that start none). */
+  isolation: Isolation | undefined;
+  /** `--model`, when given. */
+  model: string | undefined;
+  /** The configuration file's environment specs. */
+  envs: EnvSpecFile | null;
+}
+
+/** Where a family's run hooks tell a person what they did. */
+export interface RunIO {
+  stderr: { write(text: string): unknown };
+}
+
+/** What a family may change before a run starts: the samples it keeps and the agent it runs instead. */
+export interface RunPreparation {
+  samples: Sample[];
+  /** Run this agent kind instead of `--agent`. */
+  agent?: string;
+  /** Options for the agent the family's flags ask for (`--attempts`, a predictions file). */
+  agentOptions?: Record<string, unknown>;
+}
+
+/** A family's part of a run's command line: its flags (checked with `flags`), and what they turn into. */
+export interface FamilyCli<F extends Record<string, unknown> = Record<string, unknown>> {
+  /** The family's flags as commander hands them over; the verb's other flags are ignored. */
+  readonly flags: z.ZodType<F>;
+  /** The options each verb gets (none for a verb not listed). */
+  options(verb: FamilyVerb): Option[];
+  /** The scenario settings the flags ask for (`settings.<key>` of the scenarios). */
+  settings?(flags: F, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown>;
+  /**
+   * What run.json's identity records of the flags, under the family's name in lower case (a run with
+   * other values is another run); undefined for nothing. Paths go through `resolve` (made absolute).
+   */
+  identity?(flags: F, resolve: (p: string) => string): unknown;
+  /** `run` only: narrows the samples or picks the agent before anything runs (a bad combination throws BAD_OPTION). */
+  prepare?(flags: F, samples: Sample[], agent: string, io: RunIO): RunPreparation;
+  /** `run` only: after the run, writes what the flags ask for (`--predictions-out`). */
+  finish?(flags: F, records: readonly ResultRecord[], io: RunIO): void;
+}
+
+/**
+ * One family of tasks: its scenarios and everything the layers above scenarios need of it. A new
+ * family is a folder under src/families/ (and its scenario folders), one line in the family registry
+ * and one in the scenario registry; report, CLI, run.json, agents, A2A and the public API iterate.
+ */
+export interface FamilyDefinition {
+  /** The family's name ("GitGoodBench", "SWE"): its scenarios' `family`, or the one scenario's name. */
+  readonly name: string;
+  /** The scenarios of the family, in report order (registered in the scenario registry). */
+  readonly scenarios: readonly AnyScenarioDefinition[];
+  /** Sample types the family brings beyond the built-in union (a plug-in's), registered with the dataset readers. */
+  readonly samples?: readonly SampleTypeDefinition[];
+  /** Readers of dataset rows in the family's own layout (SWE-bench instances), tried before the published layout. */
+  readonly importers?: readonly RecordImporter[];
+  /** The family's table in reports. */
+  readonly report?: ReportSection;
+  /** Report formats the family brings (the SWE family's AgentBeats document). */
+  readonly formats?: readonly ReportFormat[];
+  /** The family's options, settings and run.json fields. */
+  readonly cli?: FamilyCli;
+  /** The agents the family adds (`--agent NAME`). */
+  readonly agents?: readonly AgentKind[];
+  /** Offered in A2A assessments (default true). */
+  readonly assessed?: boolean;
+  /**
+   * The family's part of the A2A Result: text lines and fields of the Result's data for one agent's
+   * records of the family; without it the family's scenarios join the Result's per-scenario table.
+   */
+  a2aResult?(records: readonly ResultRecord[], agent: string, role: string): { lines: string[]; data: Record<string, unknown> };
+}
+
+/** A family definition whose flag type is its own; the registry holds them erased. */
+export function defineFamily<F extends Record<string, unknown>>(family: Omit<FamilyDefinition, "cli"> & { cli?: FamilyCli<F> }): FamilyDefinition {
+  return family;
+}

@@ -1,0 +1,29 @@
+import { PREDICTIONS_AGENT_KIND } from "./predictions-agent.js";
+import { SWE } from "../../scenarios/swe/index.js";
+import { defineFamily } from "../definition.js";
+import { SWE_CLI } from "./cli.js";
+import { AGENTBEATS_FORMAT } from "./agentbeats.js";
+import { SWE_SECTION, SWE_SCENARIO, agentBeatsResults } from "./report.js";
+
+const pct = (f: number | null): string => (f === null ? "-" : `${(f * 100).toFixed(1)}%`);
+
+/** SWE-style issue fixing: SWE-bench instances, judged by their tests; AgentBeats results for A2A. */
+export const SWE_FAMILY = defineFamily({
+  name: SWE.name,
+  scenarios: [SWE],
+  report: SWE_SECTION,
+  formats: [AGENTBEATS_FORMAT],
+  cli: SWE_CLI,
+  agents: [PREDICTIONS_AGENT_KIND],
+  a2aResult(records, agent, role) {
+    const [swe] = agentBeatsResults(records, agent, role).results;
+    if (!swe) return { lines: [], data: {} };
+    return {
+      lines: [
+        `${SWE_SCENARIO}: ${swe.total_instances} instance(s), resolved ${pct(swe.resolved_pct)}, partially ${pct(swe.partially_resolved_pct)}, ` +
+          `no-op ${pct(swe.no_op_pct)}, error ${pct(swe.error_pct)}; FAIL_TO_PASS ${pct(swe.fail_to_pass_passed_pct)}, PASS_TO_PASS ${pct(swe.pass_to_pass_passed_pct)}.`,
+      ],
+      data: { ...swe },
+    };
+  },
+});

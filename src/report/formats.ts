@@ -1,0 +1,112 @@
+import path from "node:path";
+import type { FormatRun, ReportFormat } from "../families/definition.js";
+import { families } from "../families/registry.js";
+import { GitGoodError } from "../errors.js";
+import { escapeControls } from "../util/escape.js";
+import { compareReports } from "./compare.js";
+import { reportCsv } from "./csv.js";
+import { loadDetails } from "./details.js";
+import { renderComparisonHtml, renderHtml, type HtmlRun } from "./html.js";
+import { junitXml } from "./junit.js";
+import { buildReport, type Report } from "./summary.js";
+import { formatComparison, formatReport } from "./text.js";
+
+export type { FormatRun, ReportFormat } from "../families/definition.js";
+
+/** The directory a page is written in: where its links start. */
+const pageDirOf = (file: string | undefined): string | undefined => (file === undefined ? undefined : path.dirname(path.resolve(file)));
+
+/** A run's report, with the isolation its agent programs ran under. */
+function reportOf(run: FormatRun): Report {
+  const report = buildReport(run.records);
+  if (run.isolation) report.isolation = run.isolation;
+  return report;
+}
+
+function comparisonOf(runs: readonly FormatRun[]) {
+  const labels = runs.map((r) => r.label);
+  const labelled = runs.map((run) => ({ label: run.label, dir: run.dir, report: reportOf(run) }));
+  return { labels, labelled, comparison: compareReports(labelled) };
+}
+
+/** Plain-text tables for a terminal (`gitgood report`'s default). */
+const TEXT: ReportFormat = {
+  name: "text",
+  description: "plain-text tables (the default on stdout)",
+  output: "stdout",
+  render: (run) => `${escapeControls(formatReport(reportOf(run)))}\n`,
+  compare: (runs) => `${escapeControls(formatComparison(comparisonOf(runs).comparison))}\n`,
+};
+
+/** The report as JSON, in its stable, versioned layout (`--json`). */
+const JSON_FORMAT: ReportFormat = {
+  name: "json",
+  description: "the report (or the comparison) as JSON (stable, versioned layout)",
+  output: "stdout",
+  render: (run) => `${JSON.stringify(reportOf(run), null, 2)}\n`,
+  compare: (runs) => `${JSON.stringify(comparisonOf(runs).comparison, null, 2)}\n`,
+};
+
+/** One static HTML page with tables, charts, filters and the trajectories (`--html FILE`). */
+const HTML: ReportFormat = {
+  name: "html",
+  description: "a single static HTML page with tables, charts, filters and trajectories",
+  output: "file",
+  render: (run, ctx) =>
+    renderHtml(reportOf(run), loadDetails(run.dir, run.records, pageDirOf(ctx.file)), `gitgood report: ${run.label}`),
+  compare(runs, ctx) {
+    const { labels, labelled, comparison } = comparisonOf(runs);
+    const pages: HtmlRun[] = labelled.map((run, i) => ({
+      label: run.label,
+      report: run.report,
+      details: loadDetails(run.dir, runs[i]?.records ?? [], pageDirOf(ctx.file)),
+    }));
+    return renderComparisonHtml(comparison, pages, `gitgood comparison: ${labels.join(" · ")}`);
+  },
+};
+
+/** One JUnit test case per attempt, for CI dashboards (`--junit FILE`). */
+const JUNIT: ReportFormat = {
+  name: "junit",
+  description: "a JUnit XML document: one test case per attempt, a failure when unsolved, an error on a system error (one run)",
+  output: "file",
+  render: (run) => junitXml(reportOf(run), run.label),
+};
+
+/** One CSV line per attempt (`--csv FILE`). */
+const CSV: ReportFormat = {
+  name: "csv",
+  description: "the attempts as CSV, one line each (one run)",
+  output: "file",
+  render: (run) => reportCsv(reportOf(run)),
+};
+
+/** Formats added at run time (a plug-in's, a test's). */
+const REGISTERED: ReportFormat[] = [];
+
+/**
+ * Every report format, in the order `gitgood report --help` lists them: text, JSON, HTML, JUnit and CSV, then the
+ * families' (the SWE family's AgentBeats document), then those registered at run time.
+ */
+export function reportFormats(): ReportFormat[] {
+  return [TEXT, JSON_FORMAT, HTML, JUNIT, CSV, ...families().flatMap((f) => f.formats ?? []), ...REGISTERED];
+}
+
+/** The format of a name, or a one-line error listing the names. */
+export function reportFormat(name: string): ReportFormat {
+  const found = reportFormats().find((f) => f.name === name);
+  if (!found) throw new GitGoodError("BAD_OPTION", `unknown report format '${name}'; the formats are ${reportFormats().map((f) => f.name).join(", ")}`);
+  return found;
+}
+
+/** Adds a report format; its name must be new. `gitgood report` then takes `--NAME FILE` for it. */
+export function registerReportFormat(format: ReportFormat): void {
+  if (reportFormats().some((f) => f.name === format.name)) throw new GitGoodError("INTERNAL", `a report format named ${format.name} is registered already`);
+  REGISTERED.push(format);
+}
+
+/** Removes a format added with `registerReportFormat`. */
+export function unregisterReportFormat(name: string): void {
+  const i = REGISTERED.findIndex((f) => f.name === name);
+  if (i >= 0) REGISTERED.splice(i, 1);
+}

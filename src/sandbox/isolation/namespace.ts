@@ -1,0 +1,101 @@
+import { spawnSync } from "node:child_process";
+import { lstatSync, mkdtempSync, readlinkSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { programPaths, SYSTEM_DIRS } from "./mounts.js";
+import { HOME_AT, SHARED_AT, jailEnv, lastLine, type Isolation, type IsolationBackend, type Jail } from "./types.js";
+import { errnoCode } from "../../util/errno.js";
+
+/** The parts of a repository's git directory that make git run programs, which gitgood's own git calls read. */
+const GIT_GUARDED = ["config", "hooks", "info"];
+
+function isRealDirectory(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Mounts that keep a program from planting commands for gitgood's own git calls in the work tree's
+ * repository (core.fsmonitor, filter or diff drivers, hooks, attributes), which run outside the jail:
+ * `.git` becomes a mount point (it cannot be renamed, removed or replaced), and its config, hooks and
+ * info are read-only. Everything else there (objects, refs, index, HEAD) stays writable, so the program
+ * can still commit, rebase and merge. Nothing when the work tree has no `.git` directory.
+ */
+function gitGuard(work: string): string[] {
+  const gitDir = path.join(work, ".git");
+  if (!isRealDirectory(gitDir)) return [];
+  const args = ["--bind", gitDir, gitDir];
+  for (const name of GIT_GUARDED) {
+    const p = path.join(gitDir, name);
+    try {
+      const st = lstatSync(p);
+      if (st.isFile() || st.isDirectory()) args.push("--ro-bind", p, p);
+    } catch {
+      /* absent: nothing to guard */
+    }
+  }
+  return args;
+}
+
+/**
+ * The bubblewrap arguments (before `--` and the program) that give a program the jail and nothing else.
+ * Not `--new-session`: bubblewrap starts in a session of its own without a terminal (exec.ts), and
+ * setting up the namespace happens before its `--die-with-parent` takes hold inside, so everything must
+ * stay in the process group that a kill reaches.
+ */
+export function bwrapArgs(iso: Isolation, jail: Jail): string[] {
+  const args = ["--unshare-all", ...(iso.network ? ["--share-net"] : []), "--die-with-parent"];
+  for (const dir of SYSTEM_DIRS) {
+    let stat;
+    try {
+      stat = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else if (stat.isDirectory()) args.push("--ro-bind", dir, dir);
+  }
+  // Name resolution through systemd-resolved reads its stub file below /run.
+  if (iso.network) args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", HOME_AT);
+  for (const [real, at] of programPaths(iso, true)) args.push("--ro-bind", real, at);
+  if (jail.shared) args.push("--ro-bind", jail.shared, SHARED_AT);
+  args.push("--bind", jail.work, jail.work, ...gitGuard(jail.work), "--remount-ro", "/", "--chdir", jail.cwd);
+  return args;
+}
+
+let probe: string | null | undefined;
+
+/** Null when bubblewrap can isolate a program here (tried once per process: a real jail running `true`), else why not. */
+export function bwrapUnavailable(): string | null {
+  if (probe !== undefined) return probe;
+  const work = mkdtempSync(path.join(os.tmpdir(), "gitgood-probe-"));
+  try {
+    const iso: Isolation = { mode: "namespace", network: false, dockerImage: "", allowRead: [], passEnv: [] };
+    const r = spawnSync("bwrap", [...bwrapArgs(iso, { work, cwd: work, env: {} }), "--", "true"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    if (r.error) probe = `bwrap cannot be started (${errnoCode(r.error) ?? r.error.message})`;
+    else if (r.status !== 0) probe = `bwrap fails here: ${lastLine(r.stderr) || `exit code ${String(r.status)}`}`;
+    else probe = null;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return probe;
+}
+
+/** Linux namespaces through bubblewrap: read-only system, the work tree the only writable directory, no network by default. */
+export const namespaceBackend: IsolationBackend = {
+  name: "namespace",
+  summary: "Linux namespaces through bubblewrap (bwrap)",
+  usesImage: false,
+  isolates: true,
+  unavailable: bwrapUnavailable,
+  command: (iso, jail, argv) => ({ file: "bwrap", args: [...bwrapArgs(iso, jail), "--", ...argv], env: jailEnv(jail.env) }),
+  node: () => process.execPath,
+};

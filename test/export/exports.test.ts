@@ -1,0 +1,218 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { atifTrajectory } from "../../src/export/atif.js";
+import { attemptsOf, readRun } from "../../src/export/attempts.js";
+import { chatMessages, conversationOf } from "../../src/export/conversation.js";
+import { inspectLog } from "../../src/export/inspect.js";
+import { sftExport } from "../../src/export/sft.js";
+import { zipArchive } from "../../src/export/zip.js";
+import { gitgood } from "../helpers/cli.js";
+import { buildExportRuns, type ExportFixture } from "./runs.js";
+import { schemaValidator } from "./schemas.js";
+
+let ex: ExportFixture;
+let tmp: string;
+beforeAll(async () => {
+  ex = await buildExportRuns();
+  tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-export-"));
+}, 120_000);
+afterAll(() => {
+  ex?.cleanup();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+type Msg = { role: string; content?: unknown; tool_calls?: { id: string }[]; tool_call_id?: string };
+
+/** The OpenAI chat rules a fine-tuning file must keep: known roles, and every tool call answered by a tool message before the next assistant turn. */
+function openAiProblems(messages: Msg[]): string[] {
+  const problems: string[] = [];
+  let open: string[] = [];
+  for (const [i, m] of messages.entries()) {
+    if (!["system", "user", "assistant", "tool"].includes(m.role)) problems.push(`${i}: role ${m.role}`);
+    if (m.role === "tool") {
+      if (!open.includes(m.tool_call_id ?? "")) problems.push(`${i}: tool message for ${m.tool_call_id} answers no open call`);
+      open = open.filter((id) => id !== m.tool_call_id);
+    } else {
+      if (open.length > 0) problems.push(`${i}: calls ${open.join(", ")} unanswered`);
+      open = (m.tool_calls ?? []).map((c) => c.id);
+    }
+  }
+  if (open.length > 0) problems.push(`calls ${open.join(", ")} unanswered at the end`);
+  return problems;
+}
+
+/** The ATIF rules Harbor's pydantic models check beyond the JSON schema. */
+function atifProblems(doc: { steps: { step_id: number; source: string; tool_calls?: { tool_call_id: string }[]; observation?: { results: { source_call_id?: string }[] }; [k: string]: unknown }[] }): string[] {
+  const problems: string[] = [];
+  doc.steps.forEach((s, i) => {
+    if (s.step_id !== i + 1) problems.push(`step ${i} has id ${s.step_id}`);
+    const ids = new Set((s.tool_calls ?? []).map((c) => c.tool_call_id));
+    for (const r of s.observation?.results ?? []) if (r.source_call_id && !ids.has(r.source_call_id)) problems.push(`step ${s.step_id}: result for unknown call ${r.source_call_id}`);
+    if (s.source !== "agent") for (const f of ["model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics"]) if (s[f] !== undefined) problems.push(`step ${s.step_id}: ${f} on a ${s.source} step`);
+  });
+  return problems;
+}
+
+describe("the conversation of an attempt", () => {
+  it("rebuilds the llm agent's chat: system, task, calls answered in order, a malformed call answered by its note, the nudge after a turn without calls", () => {
+    const run = readRun(ex.llmRun);
+    const [attempt] = attemptsOf(run);
+    expect(attempt?.record.solved).toBe(true);
+    const conv = conversationOf(attempt!.trajectory!);
+    expect(conv.turns).toHaveLength(4);
+    expect(conv.turns.every((t) => t.usage !== null)).toBe(true);
+    const messages = chatMessages(conv);
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "user", "assistant", "tool"]);
+    expect(messages[5]).toMatchObject({ role: "tool", content: expect.stringMatching(/^malformed arguments for resolve_current_merge_conflict_with/) });
+    expect(messages[3]?.content).toMatch(/<<<<<<<|io3/);
+    expect(messages[7]?.content).toMatch(/not finished yet/);
+    expect(openAiProblems(messages as Msg[])).toEqual([]);
+  });
+
+  it("turns an agent's tool calls without model turns (the oracle) into turns of their own", () => {
+    const run = readRun(ex.oracleRun);
+    const mcr = attemptsOf(run).find((a) => a.record.scenario === "MCR" && a.record.solved === true)!;
+    const conv = conversationOf(mcr.trajectory!);
+    expect(conv.system).toBeNull();
+    expect(conv.turns.length).toBeGreaterThan(0);
+    expect(conv.turns.every((t) => t.content === null && t.calls.length === 1 && t.calls[0]!.result !== null)).toBe(true);
+    expect(openAiProblems(chatMessages(conv) as Msg[])).toEqual([]);
+  });
+});
+
+describe("export sft", () => {
+  it("writes one OpenAI-layout conversation per solved attempt, with the scenario's tools", async () => {
+    const out = path.join(tmp, "sft.jsonl");
+    const r = await gitgood(["export", "sft", ex.llmRun, ex.oracleRun, "--solved-only", "--out", out]);
+    expect(r.stderr).toMatch(/conversation\(s\) written/);
+    expect(r.code).toBe(0);
+    const lines = readFileSync(out, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: Msg[]; tools: { function: { name: string } }[] });
+    const solved = [ex.llmRun, ex.oracleRun].flatMap((d) => readRun(d).records).filter((rec) => rec.solved === true).length;
+    expect(lines).toHaveLength(solved);
+    for (const line of lines) {
+      expect(Object.keys(line).sort()).toEqual(["messages", "tools"]);
+      expect(openAiProblems(line.messages)).toEqual([]);
+      expect(line.tools.map((t) => t.function.name)).toContain("resolve_current_merge_conflict_with");
+    }
+  });
+
+  it("filters by scenario and verdict, and writes the ShareGPT layout with alternating turns", () => {
+    const runs = [readRun(ex.oracleRun)];
+    const unjudged = sftExport(runs, { verdicts: ["unjudged"], scenarios: ["ir"] }, "sharegpt");
+    const irCount = runs[0]!.records.filter((r) => r.scenario === "IR" && r.verdict === "unjudged").length;
+    expect(irCount).toBeGreaterThan(0);
+    expect(unjudged.written).toBe(irCount);
+    for (const line of unjudged.lines) {
+      const doc = JSON.parse(line) as { conversations: { from: string }[]; tools: string };
+      doc.conversations.forEach((t, i) => expect(i % 2 === 0 ? ["human", "observation"] : ["gpt", "function_call"]).toContain(t.from));
+      expect(JSON.parse(doc.tools)).toBeInstanceOf(Array);
+    }
+    expect(sftExport(runs, { solvedOnly: true, scenarios: ["IR"] }, "openai").written).toBe(0);
+  });
+
+  it("keeps only attempts whose judges agree with --judges-agree", () => {
+    const run = readRun(ex.oracleRun);
+    const ir = run.records.find((r) => r.scenario === "IR")!;
+    const split = { ...ir, key: "split", scores: { pairwise: { verdicts: [{ winner: "agent" }, { winner: "original" }] } } };
+    const agree = { ...ir, key: "agree", scores: { pairwise: { verdicts: [{ winner: "agent" }, { winner: "agent" }] } } };
+    const fake = { ...run, records: [split, agree] };
+    expect(sftExport([fake], { judgesAgree: true }, "openai").filtered).toBe(1);
+    expect(sftExport([fake], {}, "openai").filtered).toBe(0);
+  });
+
+  it("refuses a directory that is not a run with one line", async () => {
+    const r = await gitgood(["export", "sft", tmp]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/not a gitgood run directory/);
+  });
+});
+
+describe("export atif", () => {
+  it("writes every attempt as a trajectory valid against Harbor's ATIF schema", async () => {
+    const out = path.join(tmp, "atif");
+    const r = await gitgood(["export", "atif", ex.llmRun, ex.oracleRun, "--out", out]);
+    expect(r.code).toBe(0);
+    const validate = schemaValidator("atif-trajectory.schema.json");
+    const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const total = [ex.llmRun, ex.oracleRun].flatMap((d) => readRun(d).records).filter((rec) => rec.trajectory).length;
+    expect(files).toHaveLength(total);
+    for (const f of files) {
+      const doc = JSON.parse(readFileSync(path.join(f.parentPath, f.name), "utf8"));
+      expect(validate(doc), f.name).toEqual([]);
+      expect(atifProblems(doc), f.name).toEqual([]);
+    }
+  });
+
+  it("carries the turns' tokens, the calls and their results", () => {
+    const run = readRun(ex.llmRun);
+    const [a] = attemptsOf(run);
+    const doc = atifTrajectory("llm", "test", a!.record, a!.trajectory!, "scripted") as { steps: Record<string, unknown>[]; final_metrics: Record<string, number> };
+    expect(doc.steps.map((s) => s.source)).toEqual(["system", "user", "agent", "agent", "agent", "user", "agent"]);
+    expect(doc.final_metrics.total_prompt_tokens).toBe(a!.record.tokens.prompt);
+    expect(doc.steps[3]).toMatchObject({ tool_calls: [{ arguments: { raw: "{not json" } }] });
+    // A step that breaks Harbor's rules is caught: the checks can fail.
+    const broken = { ...doc, steps: [{ ...doc.steps[0], metrics: { prompt_tokens: 1 } }, ...doc.steps.slice(1)] };
+    expect(atifProblems(broken as never)).not.toEqual([]);
+    expect(schemaValidator("atif-trajectory.schema.json")({ ...doc, steps: [{ ...doc.steps[0], surprise: 1 }] })).not.toEqual([]);
+  });
+});
+
+describe("export inspect", () => {
+  it("writes a .eval zip whose header, samples, summaries and reductions match Inspect's log schema", async () => {
+    const out = path.join(tmp, "inspect");
+    const r = await gitgood(["export", "inspect", ex.oracleRun, ex.llmRun, "--out", out]);
+    expect(r.code).toBe(0);
+    const file = path.join(out, `${path.basename(ex.oracleRun)}.eval`);
+    // Python's zipfile is the independent reader: names, CRCs (testzip) and contents.
+    const py = spawnSync("python3", ["-c", "import zipfile,json,sys\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps({n:json.loads(z.read(n)) for n in z.namelist()}))", file], { encoding: "utf8", maxBuffer: 1 << 28 });
+    expect(py.stderr).toBe("");
+    const entries = JSON.parse(py.stdout) as Record<string, unknown>;
+    const names = Object.keys(entries);
+    const run = readRun(ex.oracleRun);
+    expect(names.filter((n) => n.startsWith("samples/"))).toHaveLength(run.records.length);
+    expect(names).toEqual(expect.arrayContaining(["header.json", "summaries.json", "reductions.json"]));
+    const log = schemaValidator("inspect-log.schema.json", "EvalLog");
+    const sample = schemaValidator("inspect-log.schema.json", "EvalSample");
+    const summary = schemaValidator("inspect-log.schema.json", "EvalSampleSummary");
+    const reduction = schemaValidator("inspect-log.schema.json", "EvalSampleReductions");
+    expect(log(entries["header.json"])).toEqual([]);
+    for (const n of names.filter((x) => x.startsWith("samples/"))) {
+      expect(n).toMatch(/^samples\/.+_epoch_1\.json$/);
+      expect(sample(entries[n]), n).toEqual([]);
+    }
+    for (const s of entries["summaries.json"] as unknown[]) expect(summary(s)).toEqual([]);
+    for (const s of entries["reductions.json"] as unknown[]) expect(reduction(s)).toEqual([]);
+    const header = entries["header.json"] as { results: { scores: { metrics: { accuracy: { value: number } } }[] } };
+    const solved = run.records.filter((x) => x.solved === true).length;
+    expect(header.results.scores[0]?.metrics.accuracy.value).toBeCloseTo(solved / run.records.length);
+    // The validator rejects a sample missing a required field: the check can fail.
+    expect(sample({ ...(entries[names.find((x) => x.startsWith("samples/"))!] as object), messages: undefined })).not.toEqual([]);
+  });
+
+  it("is byte-for-byte the same when written twice", () => {
+    const run = readRun(ex.llmRun);
+    expect(inspectLog(run, "t").equals(inspectLog(run, "t"))).toBe(true);
+  });
+});
+
+describe("zip writer", () => {
+  it("writes archives Python's zipfile reads back exactly, stored and deflated, with UTF-8 names", () => {
+    const big = "line of text\n".repeat(1000);
+    const bytes = Buffer.from([0, 1, 2, 255, 254]);
+    const file = path.join(tmp, "t.zip");
+    writeFileSync(file, zipArchive([{ name: "a/ü.txt", data: big }, { name: "b.bin", data: bytes }, { name: "empty", data: "" }]));
+    const py = spawnSync("python3", ["-c", "import zipfile,sys,base64\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nfor i in z.infolist(): print(i.filename, i.compress_type, base64.b64encode(z.read(i)).decode())", file], { encoding: "utf8" });
+    expect(py.stderr).toBe("");
+    const rows = py.stdout.trim().split("\n").map((l) => l.split(" "));
+    expect(rows.map((r) => r[0])).toEqual(["a/ü.txt", "b.bin", "empty"]);
+    expect(rows[0]?.[1]).toBe("8");
+    expect(rows[1]?.[1]).toBe("0");
+    expect(Buffer.from(rows[0]?.[2] ?? "", "base64").toString()).toBe(big);
+    expect(Buffer.from(rows[1]?.[2] ?? "", "base64").equals(bytes)).toBe(true);
+    expect(() => zipArchive([{ name: "../x", data: "" }])).toThrow(/bad or repeated/);
+  });
+});
