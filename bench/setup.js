@@ -10,6 +10,7 @@
 // them: IR after ICC of the same chain, a scenario run again). Then the cost of the history depth. Prints
 // medians and the ratio to the floor. BENCH_RUNS (default 9) runs; BENCH_COMMITS and BENCH_FILES size the
 // synthetic repository. Run with `npm run bench:setup` (it builds dist/ first).
+import { row as benchRow } from "./rows.js";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -137,6 +138,7 @@ async function main() {
       const m = median(rows.get(key));
       const ratio = m / floor;
       const verdict = goal === undefined ? "" : `   goal <= ${goal.toFixed(2)}: ${ratio <= goal ? "met" : "missed"}`;
+      if (goal !== undefined) benchRow(`set-up / worktree add: ${label}`, `<= ${goal}`, `${ratio.toFixed(2)}x`, ratio <= goal);
       return `${label.padEnd(46)} ${m.toFixed(1).padStart(9)} ms   x${ratio.toFixed(2)}${verdict}`;
     };
     const lines = [
@@ -147,10 +149,11 @@ async function main() {
     ];
     for (const scenario of ["MCR", "IR", "ICC"]) {
       lines.push(
-        row(`${scenario} tool-only, packs from the run's cache`, `${scenario} tools warm`, 0.3),
-        row(`${scenario} tool-only, packs built`, `${scenario} tools cold`),
-        row(`${scenario} full work tree, packs from the run's cache`, `${scenario} full warm`, 1.5),
-        row(`${scenario} full work tree, packs built`, `${scenario} full cold`),
+        // The goals hold for the set-up as a run pays it: a sample's first sandbox builds its packs.
+        row(`${scenario} tool-only, packs built (as a run pays it)`, `${scenario} tools cold`, 0.3),
+        row(`${scenario} tool-only, packs from the run's cache`, `${scenario} tools warm`),
+        row(`${scenario} full work tree, packs built (as a run pays it)`, `${scenario} full cold`, 1.5),
+        row(`${scenario} full work tree, packs from the run's cache`, `${scenario} full warm`),
       );
     }
     lines.push(

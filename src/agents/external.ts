@@ -2,7 +2,6 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
-import { agentEnvironment } from "./environment.js";
 import { TOOL_SOCKET_ENV } from "./tool-socket.js";
 
 export { TOOL_SOCKET_ENV };
@@ -29,7 +28,7 @@ export function sharedDir(session: Session): SharedDir {
  * Runs an agent program (a shell command) on a session through the sandbox's exec seam, in the
  * sandbox's isolation: in the work tree, with the initial context on stdin and GITGOOD_TOOL_SOCKET,
  * GITGOOD_SCENARIO and GITGOOD_SAMPLE_ID (plus `env`) set, and of the host's variables only the
- * allow-list (agents/environment.ts) and those the user passes (`--pass-env`). It acts through the attempt's tool broker
+ * allow-list (sandbox/agent-env.ts) and those the user passes (`--pass-env`). It acts through the attempt's tool broker
  * (with `gitgood tool` or `gitgood mcp --tool-socket`), which records every call in the session. On a
  * time-out its whole process tree is killed; a non-zero exit is an error.
  */
@@ -38,13 +37,14 @@ export async function runExternalAgent(session: Session, command: string, env: R
   const shared = sharedDir(session);
   const sandbox = session.scenario.sandbox;
   const r = await sandbox.exec(["sh", "-c", command], {
-    env: agentEnvironment(process.env, sandbox.isolation.passEnv, {
+    agent: true,
+    env: {
       [SANDBOX_ENV]: undefined,
       [TOOL_SOCKET_ENV]: shared.socket,
       GITGOOD_SCENARIO: session.definition.name.toLowerCase(),
       GITGOOD_SAMPLE_ID: session.sample.id,
       ...env,
-    }),
+    },
     shared: shared.host,
     input: session.context.text,
     signal: session.signal,

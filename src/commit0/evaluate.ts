@@ -49,6 +49,7 @@ export async function sandboxAt(source: Repo, commit: string, label: string, opt
   try {
     if (opts.isolation) sandbox.isolate(opts.isolation);
     await checkoutDetached(sandbox.repo, commit);
+    sandbox.publishFresh();
     return sandbox;
   } catch (err) {
     sandbox.remove();

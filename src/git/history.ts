@@ -1,4 +1,5 @@
 import { deal, interleave } from "../util/interleave.js";
+import type { Slots } from "../util/slots.js";
 import type { Repo } from "./repo.js";
 
 export interface Branch {
@@ -83,56 +84,70 @@ export interface CommitDiff {
  * streaming `git diff-tree --stdin` output. Commits whose diff is empty produce no record. With
  * `numstat: false` only trees are read (no blobs), which is what a blob-less partial clone can answer.
  * A commit git cannot diff (an object missing from a damaged copy) gets an `unreadable` record and the
- * others are still diffed. Work is split over `jobs` processes; records come in no particular order.
+ * others are still diffed. Work is split over `jobs` processes (each waits for one of `slots` when
+ * given, shared with other passes); records come in no particular order.
  */
 export async function* diffCommits(
   repo: Repo,
   commits: readonly string[],
-  opts: { jobs: number; numstat: boolean },
+  opts: { jobs: number; numstat: boolean; slots?: Slots },
 ): AsyncGenerator<CommitDiff> {
   // Small inputs are not worth a second process.
   const parts = Math.min(opts.jobs, Math.ceil(commits.length / 64));
+  const { slots } = opts;
   yield* interleave(
-    deal(commits, parts).map((c) => () => diffAll(repo, c, opts.numstat)),
+    deal(commits, parts).map((c) => {
+      const source = (): AsyncIterable<CommitDiff> => diffAll(repo, c, opts.numstat);
+      return slots ? slots.gate(source) : source;
+    }),
     opts.jobs,
   );
 }
 
+/** What the diff-tree process printed last: the header it printed last and whether that record is whole. */
+interface Printed {
+  last: CommitDiff | null;
+  /** `--numstat` lines read for `last` (git prints one for every raw line once it has read the blobs). */
+  numstats: number;
+}
+
 /**
- * Diffs `commits` in one process; when git stops, the commit after the last one answered is diffed
- * alone (so the one git stopped on is known and marked unreadable) and the rest in a new process.
+ * Diffs `commits` in one process. Git prints every commit's header (`--always`) in input order once
+ * it has read its trees, then its raw lines, then its numstat lines once it has read its blobs; so
+ * when git stops, the commit it stopped on is the last one whose header was printed when that record
+ * is cut short (a missing blob), else the next one in the input (a missing tree). That commit is
+ * marked unreadable and a new process goes on after it: one process per unreadable commit, no more.
  */
 async function* diffAll(repo: Repo, commits: readonly string[], numstat: boolean): AsyncGenerator<CommitDiff> {
   let rest = commits;
   while (rest.length > 0) {
-    let after = 0;
+    const printed: Printed = { last: null, numstats: 0 };
     try {
-      for await (const d of parseDiffTree(repo, rest, numstat)) {
-        const at = rest.indexOf(d.commit, after);
-        if (at !== -1) after = at + 1;
-        yield d;
-      }
+      yield* parseDiffTree(repo, rest, numstat, printed);
       return;
     } catch {
-      const suspect = rest[after];
+      const last = printed.last;
+      const at = last === null ? -1 : rest.indexOf(last.commit);
+      const whole = last !== null && (!numstat || printed.numstats >= last.files.length);
+      if (last !== null && whole && last.files.length > 0) yield last;
+      const stopped = whole ? at + 1 : at;
+      const suspect = rest[stopped];
       if (suspect === undefined) return;
-      let alone: CommitDiff[] | null = [];
-      try {
-        for await (const d of parseDiffTree(repo, [suspect], numstat)) alone.push(d);
-      } catch {
-        alone = null;
-      }
-      if (alone === null) yield { commit: suspect, files: [], unreadable: true };
-      else yield* alone;
-      rest = rest.slice(after + 1);
+      yield { commit: suspect, files: [], unreadable: true };
+      rest = rest.slice(stopped + 1);
     }
   }
 }
 
 const NUMSTAT = /^(\d+|-)\t(\d+|-)\t/;
 
-async function* parseDiffTree(repo: Repo, commits: readonly string[], numstat: boolean): AsyncGenerator<CommitDiff> {
-  const args = ["diff-tree", "--stdin", "-z", "-r", "--root", "--no-renames", "--no-ext-diff", "--no-textconv", "--raw"];
+async function* parseDiffTree(
+  repo: Repo,
+  commits: readonly string[],
+  numstat: boolean,
+  printed: Printed,
+): AsyncGenerator<CommitDiff> {
+  const args = ["diff-tree", "--stdin", "-z", "-r", "--root", "--no-renames", "--no-ext-diff", "--no-textconv", "--always", "--raw"];
   if (numstat) args.push("--numstat");
   let current: CommitDiff | null = null;
   let byPath = new Map<string, FileChange>();
@@ -161,6 +176,7 @@ async function* parseDiffTree(repo: Repo, commits: readonly string[], numstat: b
     }
     const m = NUMSTAT.exec(token);
     if (m) {
+      printed.numstats++;
       const change = byPath.get(token.slice(m[0].length));
       if (change) {
         if (m[1] === "-" || m[2] === "-") change.binary = true;
@@ -168,11 +184,14 @@ async function* parseDiffTree(repo: Repo, commits: readonly string[], numstat: b
       }
       continue;
     }
-    if (current) yield current;
+    // A header: the record before it is whole; one with an empty diff (printed for `--always`) is not a change.
+    if (current && current.files.length > 0) yield current;
     current = { commit: token, files: [] };
+    printed.last = current;
+    printed.numstats = 0;
     byPath = new Map();
   }
-  if (current) yield current;
+  if (current && current.files.length > 0) yield current;
 }
 
 /** The author email of every commit on a branch, one per commit (repeats included), streamed. */

@@ -1,4 +1,5 @@
 import { deal, interleave } from "../util/interleave.js";
+import type { Slots } from "../util/slots.js";
 import { privateObjectStore } from "./objects.js";
 import type { Repo } from "./repo.js";
 import { MERGE_CONFIG } from "./repo.js";
@@ -41,13 +42,18 @@ export async function* remergeReports(
   repo: Repo,
   merges: readonly string[],
   jobs: number,
+  /** Shared with other passes: each process waits for one. */
+  slots?: Slots,
 ): AsyncGenerator<RemergeReport> {
   if (merges.length === 0) return;
   const parts = Math.min(jobs, Math.ceil(merges.length / 32));
   const store = privateObjectStore(repo);
   try {
     yield* interleave(
-      deal(merges, parts).map((c) => () => scanAll(repo, c, store.env)),
+      deal(merges, parts).map((c) => {
+        const source = (): AsyncIterable<RemergeReport> => scanAll(repo, c, store.env);
+        return slots ? slots.gate(source) : source;
+      }),
       jobs,
     );
   } finally {

@@ -7,6 +7,7 @@ import { remergeReports } from "../git/remergediff.js";
 import { remergeResolvable } from "../git/resolvable.js";
 import type { DropCounter } from "./drops.js";
 import type { LanguageSet } from "../dataset/languages.js";
+import type { Slots } from "../util/slots.js";
 
 export interface MergeFinding {
   /** Committer time of the merge commit, for a stable chronological order. */
@@ -19,6 +20,8 @@ export interface MergeMiningOptions {
   languages: LanguageSet;
   maxConflicts: number;
   jobs: number;
+  /** Shared with a pass running beside this one: the re-merge processes wait for one each. */
+  slots?: Slots;
 }
 
 export function mergeDifficulty(files: number, conflicts: number): Difficulty {
@@ -64,7 +67,7 @@ export async function mineMerges(
   const unsure: MergeFinding[] = [];
   const failed: MergePair[] = [];
   let done = 0;
-  for await (const report of remergeReports(repo, [...pairs.keys()], opts.jobs)) {
+  for await (const report of remergeReports(repo, [...pairs.keys()], opts.jobs, opts.slots)) {
     progress(++done, pairs.size);
     if (report.failed) {
       const pair = pairs.get(report.commit);

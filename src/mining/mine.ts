@@ -20,6 +20,7 @@ import { mineMerges } from "./merges.js";
 import { EMPTY_METADATA, type RepositoryMetadata } from "./metadata.js";
 import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
 import { describeRepository } from "./repository.js";
+import { Slots } from "../util/slots.js";
 
 export const SUMMARY_SCHEMA_VERSION = 1;
 
@@ -140,6 +141,7 @@ async function summarizeCommits(
   commits: string[],
   languages: LanguageSet,
   jobs: number,
+  slots: Slots,
   tips: readonly string[],
   progress: (done: number) => void,
 ): Promise<Map<string, CommitSummary>> {
@@ -156,14 +158,14 @@ async function summarizeCommits(
     // Find the commits whose blobs are here; only those can be diffed line by line.
     const missing = await missingObjects(repo, tips);
     const blocked = new Set<string>();
-    for await (const d of diffCommits(repo, commits, { jobs, numstat: false })) {
+    for await (const d of diffCommits(repo, commits, { jobs, numstat: false, slots })) {
       if (d.files.some((f) => missing.has(f.oldOid) || missing.has(f.newOid))) blocked.add(d.commit);
     }
     for (const c of blocked) summaries.set(c, { totalLines: 0, plFiles: new Map(), otherFiles: [], unreadable: true });
     readable = commits.filter((c) => !blocked.has(c));
   }
   let done = commits.length - readable.length;
-  for await (const d of diffCommits(repo, readable, { jobs, numstat: true })) {
+  for await (const d of diffCommits(repo, readable, { jobs, numstat: true, slots })) {
     progress(++done);
     if (d.unreadable) {
       summaries.set(d.commit, { totalLines: 0, plFiles: new Map(), otherFiles: [], unreadable: true });
@@ -175,7 +177,9 @@ async function summarizeCommits(
       if (!languages.has(f.path)) s.otherFiles.push(name(f.path));
       else if (f.status === "A" || f.status === "M") s.plFiles.set(name(f.path), { added: f.status === "A", lines: f.lines });
     }
-    summaries.set(d.commit, s);
+    // A commit that changes no file of a mined language ends every line's runs whether or not its
+    // summary is kept, and no run holds it, so its summary is not kept.
+    if (s.plFiles.size > 0) summaries.set(d.commit, s);
   }
   return summaries;
 }
@@ -241,20 +245,26 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   const commits = wantChains ? nonMergeCommits(graph) : [];
   const progress: MineProgress = { merges: { done: 0, total: 0 }, commits: { done: 0, total: commits.length } };
   const report = o.onProgress ? throttled(() => o.onProgress?.(progress)) : () => undefined;
-  // One pass after the other, each with all `jobs` processes: --jobs is the number of git processes
-  // at once, so --jobs 1 uses one core and --jobs 2 both passes' two.
-  const found = wantMerges
-    ? await mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs }, drops, (done, total) => {
-        progress.merges = { done, total };
-        report();
-      })
-    : [];
+  // The re-merge pass and the diff pass run side by side, each split over `jobs` processes that share
+  // `jobs` slots: --jobs is the number of git processes at once, and when one pass's processes end
+  // the other's take their cores (--jobs 1 still runs one pass after the other).
+  const slots = new Slots(o.jobs);
+  const [found, summaries] = await Promise.all([
+    wantMerges
+      ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs, slots }, drops, (done, total) => {
+          progress.merges = { done, total };
+          report();
+        })
+      : [],
+    wantChains
+      ? summarizeCommits(repo, commits, languages, o.jobs, slots, tips, (done) => {
+          progress.commits.done = done;
+          report();
+        })
+      : null,
+  ]);
   let chains: ChainFinding[] = [];
-  if (wantChains) {
-    const summaries = await summarizeCommits(repo, commits, languages, o.jobs, tips, (done) => {
-      progress.commits.done = done;
-      report();
-    });
+  if (summaries) {
     for (const s of summaries.values()) if (s.unreadable) summary.unreadable_commits++;
     chains = mineChains(graph, branches, summaries, o, drops, readShallowBoundary(repo));
   }

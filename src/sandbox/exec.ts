@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { agentEnvironment } from "./agent-env.js";
 import { isolatedCommand, type Isolation } from "./isolation.js";
 
 export interface ExecOptions {
@@ -25,6 +26,12 @@ export interface ExecOptions {
    * `ExecResult.channel`, at most `maxOutput` bytes of its beginning.
    */
   channel?: boolean;
+  /**
+   * The program acts for an agent (the agent's own program, or a command it asked for): of the host's
+   * variables it gets only the allow-list and what the user passes with `--pass-env` (never the host's keys),
+   * then `env`.
+   */
+  agent?: boolean;
 }
 
 /** Where a program runs isolated: its work tree (the only directory it may write) and the isolation around it. */
@@ -181,7 +188,8 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
   const [file] = argv;
   if (!file) return Promise.reject(new GitGoodError("BAD_ARGUMENTS", "exec needs a program to run"));
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
+  const changes = opts.agent ? agentEnvironment(process.env, place?.isolation.passEnv ?? [], opts.env ?? {}) : (opts.env ?? {});
+  for (const [k, v] of Object.entries(changes)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }

@@ -1,10 +1,10 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { RunResult } from "../git/process.js";
 import type { Repo, RunOptions } from "../git/repo.js";
 import { installStore, type PackCache } from "../git/packs.js";
-import { initOwnSandboxRepo, initSandboxRepo, openOwnSandboxRepo, openSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
+import { initOwnSandboxRepo, openOwnSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
 import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
@@ -32,12 +32,6 @@ export interface SandboxOptions {
   packs?: PackCache | null;
   /** A full work tree (default), or one holding only the files the scenario writes (agents that only use tools). */
   workTree?: WorkTreeMode;
-  /**
-   * gitgood's git works through a git directory of its own below `private/` (see `ownGitDir`), and the
-   * `.git` in the work tree is a copy of it for the agent, refreshed by `publish()`. Without it gitgood's
-   * git uses the work tree's `.git` (for sandboxes whose git state gitgood never reads back).
-   */
-  ownGitDir?: boolean;
 }
 
 const WORK = "work";
@@ -66,7 +60,7 @@ function slug(label: string): string {
  * message files). The source repository is only ever read; everything written goes below the sandbox
  * directory.
  *
- * With `ownGitDir`, the repository lives in `private/git` and every git process of gitgood's runs with
+ * The repository lives in `private/git` and every git process of gitgood's runs with
  * it as GIT_DIR and `work/` as GIT_WORK_TREE: a program in the work tree can write `work/.git` (config
  * with core.fsmonitor, hooks, a commondir, alternates, links in logs/ or objects/), and none of it is
  * ever read or written through by gitgood. `work/.git` is a copy gitgood refreshes after set-up and
@@ -80,8 +74,8 @@ export class Sandbox {
     readonly dir: string,
     readonly repo: Repo,
     private readonly removeNow: () => void,
-    /** gitgood's own git directory, or null when its git uses the work tree's `.git`. */
-    readonly ownGitDir: string | null,
+    /** gitgood's own git directory: every git process of gitgood's on this sandbox uses it. */
+    readonly ownGitDir: string,
   ) {}
 
   /** Creates a sandbox with the store `opts.store` describes, read from `source`. Stale sandboxes of killed runs are swept first. */
@@ -97,15 +91,10 @@ export class Sandbox {
       mkdirSync(path.join(dir, PRIVATE));
       const branch = opts.branch ?? "gitgood";
       const workTree = opts.workTree ?? "full";
-      if (opts.ownGitDir) {
-        const own = path.join(dir, PRIVATE, OWN_GIT);
-        initOwnSandboxRepo(work, own, branch, workTree);
-        await installStore(source, opts.store, own, opts.packs ?? null);
-        return new Sandbox(dir, await openOwnSandboxRepo(work, own), removeNow, own);
-      }
-      const gitDir = await initSandboxRepo(work, branch, workTree);
-      await installStore(source, opts.store, gitDir, opts.packs ?? null);
-      return new Sandbox(dir, await openSandboxRepo(work), removeNow, null);
+      const own = path.join(dir, PRIVATE, OWN_GIT);
+      initOwnSandboxRepo(work, own, branch, workTree);
+      await installStore(source, opts.store, own, opts.packs ?? null);
+      return new Sandbox(dir, await openOwnSandboxRepo(work, own), removeNow, own);
     } catch (err) {
       removeNow();
       throw err;
@@ -118,13 +107,10 @@ export class Sandbox {
     const work = path.join(abs, WORK);
     const own = path.join(abs, PRIVATE, OWN_GIT);
     const remove = (): void => rmSync(abs, { recursive: true, force: true });
-    if (readOwner(abs) && isRealDirectory(own) && isRealDirectory(work)) {
-      return new Sandbox(abs, await openOwnSandboxRepo(work, own), remove, own);
-    }
-    if (!readOwner(abs) || !existsSync(path.join(work, ".git"))) {
+    if (!readOwner(abs) || !isRealDirectory(own) || !isRealDirectory(work)) {
       throw new GitGoodError("NO_SANDBOX", `not a gitgood sandbox (or already finished): ${dir}`, { dir: abs });
     }
-    return new Sandbox(abs, await openSandboxRepo(work), remove, null);
+    return new Sandbox(abs, await openOwnSandboxRepo(work, own), remove, own);
   }
 
   /** The work tree the agent sees; tool paths are relative to it. */
@@ -143,8 +129,14 @@ export class Sandbox {
    * gitgood does not write through (empty when the copy is complete).
    */
   publish(): string[] {
-    if (this.ownGitDir === null || this.removed) return [];
+    if (this.removed) return [];
     return publishGitView(this.ownGitDir, this.workDir);
+  }
+
+  /** `publish()` for a sandbox gitgood has just set up (no agent has run yet): anything left unwritten is a fault. */
+  publishFresh(): void {
+    const problems = this.publish();
+    if (problems.length > 0) throw new GitGoodError("INTERNAL", `the sandbox's .git could not be written: ${problems[0]}`);
   }
 
   /** Marks a kept sandbox as fully set up: from now on only `remove()` or the keep limit removes it. */

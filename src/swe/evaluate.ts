@@ -76,6 +76,7 @@ export async function sandboxAt(source: Repo, sample: SweSample, label: string, 
   try {
     if (opts.isolation) sandbox.isolate(opts.isolation);
     await checkoutDetached(sandbox.repo, base);
+    sandbox.publishFresh();
     return sandbox;
   } catch (err) {
     sandbox.remove();

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnvironment } from "../../src/agents/environment.js";
+import { agentEnvironment } from "../../src/sandbox/agent-env.js";
 import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";

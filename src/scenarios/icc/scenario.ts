@@ -50,7 +50,7 @@ export class IccScenario extends ScenarioBase<IccData> {
   ): Promise<IccScenario> {
     const chain = await loadChain(source, sample);
     const store = await treeStore(source, chain.base, await treeOf(source, chain.base), chain.tipTree, opts.history ?? DEFAULT_HISTORY);
-    const where = { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree, ownGitDir: true };
+    const where = { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
     return inNewSandbox(source, where, async (sandbox) => {
       if (opts.workTree === "tools") {
         checkOutOnly(sandbox.repo.gitDir, (await patchEntries(sandbox.repo, chain.base, chain.tipTree)).map((e) => e.path));

@@ -39,7 +39,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
   static async setup(sample: ChainSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<IrScenario> {
     const chain = await loadChain(source, sample);
     const store = await chainStore(source, chain.base, chain.tip.oid, opts.history ?? DEFAULT_HISTORY);
-    const where = { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree, ownGitDir: true };
+    const where = { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
     return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, IR_BRANCH, chain.tip.oid);
       const listed = await startPausedRebase(sandbox.repo, chain.base, chain.committerEnv);

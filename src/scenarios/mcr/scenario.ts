@@ -57,7 +57,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
     await requireCommits(source, [parents[0], parents[1], merge]);
     const resolvable = await resolvabilityOf(source, sample);
     const store = await mergeStore(source, parents[0], parents[1], opts.history ?? DEFAULT_HISTORY);
-    const where = { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree, ownGitDir: true };
+    const where = { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
     return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, MCR_BRANCH, parents[0]);
       const clean = await mergeNoCommit(sandbox.repo, parents[1]);

@@ -56,8 +56,7 @@ export async function inNewSandbox<S extends { save(): void }>(
   try {
     const scenario = await build(sandbox);
     scenario.save();
-    const problems = sandbox.publish();
-    if (problems.length > 0) throw new GitGoodError("INTERNAL", `the sandbox's .git could not be written: ${problems[0]}`);
+    sandbox.publishFresh();
     if (opts.keep) sandbox.markKept();
     return scenario;
   } catch (err) {

@@ -119,6 +119,7 @@ export const SWE_TOOLS = new ToolRegistry<SweWork>([
       refuseWhenFinished(s);
       const limit = s.commandTimeoutSeconds;
       const r = await s.workspace.exec(["sh", "-c", args.command], {
+        agent: true,
         timeout: Math.min(args.timeout_seconds ?? limit, limit),
         maxOutput: COMMAND_OUTPUT_LIMIT,
         keep: "tail",

@@ -61,6 +61,20 @@ describe("the SWE scenario", () => {
     }
   }, 60_000);
 
+  it("runs run_command with none of the host's keys: only the allow-list reaches the command", async () => {
+    const s = await setupScenario(task.sample(), task.fixture.dir, { settings: NO_VALIDATION });
+    const canary = `swe-run-command-canary-${process.pid}`;
+    process.env.FAKE_SWE_API_KEY = canary;
+    try {
+      const seen = (await tool(s, "run_command", { command: "env" })).output;
+      expect(seen).toMatch(/^PATH=/m);
+      expect(seen).not.toContain(canary);
+    } finally {
+      delete process.env.FAKE_SWE_API_KEY;
+      s.close();
+    }
+  }, 60_000);
+
   it("shows the hints only when asked", async () => {
     const s = await setupScenario(task.sample(), task.fixture.dir, { settings: { swe: { validate: false, hints: true } } });
     try {
