@@ -25,6 +25,31 @@ export async function commitDiff(repo: Repo, oid: string): Promise<string> {
 }
 
 /**
+ * The patches of several commits (full object ids), each as `commitDiff` makes it, with one `git diff-tree
+ * --stdin`. With `--always` each commit's patch follows a line holding its id; no patch line is a bare
+ * object id (each starts with a space, a sign, `@`, `\\` or a header word), so the ids cut the output.
+ */
+export async function commitDiffs(repo: Repo, oids: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(oids)];
+  if (unique.length === 0) return [];
+  if (!unique.every((o) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+  const out = await repo.text(["diff-tree", "--stdin", "--always", "-p", "--root", ...DIFF_OPTIONS], { input: unique.map((o) => `${o}\n`).join("") });
+  const byOid = new Map<string, string>();
+  let at = 0;
+  for (let i = 0; i < unique.length; i++) {
+    const head = `${unique[i] as string}\n`;
+    if (!out.startsWith(head, at)) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+    const start = at + head.length;
+    const next = unique[i + 1];
+    const end = next === undefined ? out.length : out.indexOf(`\n${next}\n`, start - 1) + 1;
+    if (end <= 0) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+    byOid.set(unique[i] as string, out.slice(start, end));
+    at = end;
+  }
+  return oids.map((o) => byOid.get(o) as string);
+}
+
+/**
  * One file's diff for an agent: the work tree against `against`, or without it against the index
  * (for an unmerged path that is git's combined diff against both sides). The path is literal (no
  * pathspec magic); a Buffer is its bytes as git stores them. Bytes that are not UTF-8 cannot be put on

@@ -12,12 +12,42 @@ export async function treeOf(repo: Repo, rev: string): Promise<string> {
  * bytes reach it.
  */
 export async function readBlob(repo: Repo, rev: string, file: string | Buffer): Promise<Buffer | null> {
-  const name = Buffer.concat([Buffer.from(`${rev}:`, "utf8"), typeof file === "string" ? Buffer.from(file, "utf8") : file, Buffer.alloc(1)]);
-  const out = (await repo.run(["cat-file", "--batch", "-z"], { input: name })).stdout;
-  const header = /^[0-9a-f]{40,64} (\w+) (\d+)\n/.exec(out.toString("latin1", 0, Math.min(out.length, 100)));
-  if (!header || header[1] !== "blob") return null;
-  const start = header[0].length;
-  return out.subarray(start, start + Number(header[2]));
+  return (await readBlobs(repo, [rev], file))[0] ?? null;
+}
+
+/**
+ * The bytes of one file at each of several revisions, in order, from one `git cat-file --batch -z`; null
+ * where a revision has no such file or it is not a regular blob. Each answer is a header line (`<oid>
+ * <type> <size>`, or `<name> missing`) then, for a found object, its bytes and a line break.
+ */
+export async function readBlobs(repo: Repo, revs: readonly string[], file: string | Buffer): Promise<(Buffer | null)[]> {
+  if (revs.length === 0) return [];
+  const path = typeof file === "string" ? Buffer.from(file, "utf8") : file;
+  // A `missing` answer repeats the name, so a path holding a line break would shift the later answers.
+  if (revs.length > 1 && path.includes(10)) {
+    const one: (Buffer | null)[] = [];
+    for (const rev of revs) one.push((await readBlobs(repo, [rev], path))[0] ?? null);
+    return one;
+  }
+  const input = Buffer.concat(revs.flatMap((rev) => [Buffer.from(`${rev}:`, "utf8"), path, Buffer.alloc(1)]));
+  const out = (await repo.run(["cat-file", "--batch", "-z"], { input })).stdout;
+  const blobs: (Buffer | null)[] = [];
+  let at = 0;
+  for (let i = 0; i < revs.length; i++) {
+    const eol = out.indexOf(10, at);
+    if (eol === -1) return [...blobs, ...revs.slice(i).map(() => null)];
+    const header = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(out.toString("latin1", at, eol));
+    if (!header) {
+      blobs.push(null);
+      at = eol + 1;
+      continue;
+    }
+    const start = eol + 1;
+    const size = Number(header[2]);
+    blobs.push(header[1] === "blob" ? out.subarray(start, start + size) : null);
+    at = start + size + 1;
+  }
+  return blobs;
 }
 
 /** Every file path of the tree of `rev`, in git's order. */

@@ -110,9 +110,13 @@ export interface CommitOptions {
   committer: Person;
 }
 
-/** Commits the index (no hooks) with exactly the given people and dates; returns the new commit. */
+/**
+ * Commits the index (no hooks) with exactly the given people and dates; returns the new commit. No
+ * `maintenance run --auto` follows the commit: a sandbox lives for one attempt, and that process is one
+ * more start per commit for nothing.
+ */
 export async function commitStaged(repo: Repo, opts: CommitOptions): Promise<string> {
-  await repo.run(["commit", "-q", "--no-verify", `--cleanup=${opts.cleanup}`, "-F", opts.messageFile], {
+  await repo.run(["-c", "maintenance.auto=false", "commit", "-q", "--no-verify", `--cleanup=${opts.cleanup}`, "-F", opts.messageFile], {
     env: identityEnv(opts.author, opts.committer),
   });
   return headCommit(repo);

@@ -76,8 +76,19 @@ export class IccScenario extends ScenarioBase<IccData> {
     return this.data.chain;
   }
 
-  /** What is left to commit: the diff from HEAD to the tree of the chain's tip. */
-  async remaining(): Promise<Remaining> {
+  /**
+   * What is left to commit: the diff from HEAD to the tree of the chain's tip. It depends on HEAD alone,
+   * which only `commitIndex` moves (the repository is gitgood's own), so it is computed once per commit.
+   */
+  remaining(): Promise<Remaining> {
+    this.left ??= this.computeRemaining();
+    this.left.catch(() => (this.left = null));
+    return this.left;
+  }
+
+  private left: Promise<Remaining> | null = null;
+
+  private async computeRemaining(): Promise<Remaining> {
     const target = this.data.chain.tipTree;
     const entries = await patchEntries(this.sandbox.repo, "HEAD", target);
     const patch = await patchBetween(this.sandbox.repo, "HEAD", target);
@@ -116,6 +127,7 @@ export class IccScenario extends ScenarioBase<IccData> {
   }
 
   private async commitIndex(message: string): Promise<string> {
+    this.left = null;
     const file = privateText(this.sandbox, "commit-message.txt", message.endsWith("\n") ? message : `${message}\n`);
     const oid = await commitStaged(this.sandbox.repo, {
       messageFile: file,
@@ -126,6 +138,7 @@ export class IccScenario extends ScenarioBase<IccData> {
       await resetIndex(this.sandbox.repo);
       throw err;
     });
+    this.left = null;
     this.data.done = (await this.remaining()).files.length === 0;
     return oid;
   }

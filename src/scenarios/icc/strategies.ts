@@ -1,6 +1,6 @@
-import { readCommit } from "../../git/commits.js";
+import { readCommits } from "../../git/commits.js";
 import { Repo } from "../../git/repo.js";
-import { readBlob } from "../../git/trees.js";
+import { readBlobs } from "../../git/trees.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
 import type { IccScenario } from "./scenario.js";
@@ -35,13 +35,15 @@ export const iccOracle: Strategy<IccScenario> = {
     const s = session.scenario;
     const file = s.sample.scenario.file;
     const source = await Repo.open(s.source);
-    for (const [i, c] of s.chain.commits.entries()) {
-      const { message } = await readCommit(source, c.oid);
+    const oids = s.chain.commits.map((c) => c.oid);
+    const [infos, versions] = await Promise.all([readCommits(source, oids), readBlobs(source, oids, file)]);
+    for (const [i, info] of infos.entries()) {
+      const { message } = info;
       if (i === s.chain.commits.length - 1) {
         if (!session.isDone()) await callOrFail(session, "ORACLE_FAILED", "commit_remaining_changes", { commit_message: message });
         return;
       }
-      const version = (await readBlob(source, c.oid, file))?.toString("utf8") ?? "";
+      const version = versions[i]?.toString("utf8") ?? "";
       const left = await s.remaining();
       const chosen = left.hunks.filter((h) => h.path === file && appliedIn(h.text, version)).map((h) => h.id);
       if (chosen.length > 0) {

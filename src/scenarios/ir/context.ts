@@ -1,5 +1,5 @@
-import { readCommit } from "../../git/commits.js";
-import { commitDiff } from "../../git/diff.js";
+import { readCommits, type CommitInfo } from "../../git/commits.js";
+import { commitDiffs } from "../../git/diff.js";
 import type { InitialContext } from "../types.js";
 import type { IrScenario } from "./scenario.js";
 
@@ -21,18 +21,19 @@ export function renderTodo(s: IrScenario): string {
 
 /** Every commit of the chain with its message and diff, and the starting todo list. */
 export async function irContext(s: IrScenario): Promise<InitialContext> {
-  const commits = [];
-  for (const [index, c] of s.chain.commits.entries()) {
-    const info = await readCommit(s.sandbox.repo, c.oid);
-    commits.push({
+  const oids = s.chain.commits.map((c) => c.oid);
+  const [infos, diffs] = await Promise.all([readCommits(s.sandbox.repo, oids), commitDiffs(s.sandbox.repo, oids)]);
+  const commits = oids.map((oid, index) => {
+    const info = infos[index] as CommitInfo;
+    return {
       commit_index: index,
-      commit: c.oid,
+      commit: oid,
       author: `${info.author.name} <${info.author.email}>`,
       date: info.committedIso,
       message: info.message,
-      diff: await commitDiff(s.sandbox.repo, c.oid),
-    });
-  }
+      diff: diffs[index] as string,
+    };
+  });
   const text = [
     `Interactive rebase for sample ${s.sample.id} (${s.sample.name}): ${commits.length} consecutive commits that all change ${s.sample.scenario.file}.`,
     `A rebase onto ${s.chain.base} is paused before its first step. Plan the todo list (one item per commit; list order is the new order), then execute it.`,

@@ -1,7 +1,7 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
-import { commitsAfter, firstParentLine, readCommit, requireCommits, type Person } from "../../git/commits.js";
-import { commitDiff } from "../../git/diff.js";
+import { commitsAfter, firstParentLine, readCommits, requireCommits, type CommitInfo, type Person } from "../../git/commits.js";
+import { commitDiffs } from "../../git/diff.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
 import { treeOf } from "../../git/trees.js";
@@ -40,7 +40,7 @@ export async function loadChain(source: Repo, sample: ChainSample): Promise<Chai
       { sample: sample.id },
     );
   }
-  const infos = await Promise.all(oids.map((o) => readCommit(source, o)));
+  const infos = await readCommits(source, oids);
   const first = infos[0];
   const tip = infos[infos.length - 1];
   if (!first || !tip) throw new GitGoodError("SAMPLE_MISMATCH", "the chain is empty", { sample: sample.id });
@@ -68,12 +68,12 @@ export async function loadChain(source: Repo, sample: ChainSample): Promise<Chai
 
 /** The commits from `base` (exclusive) to HEAD, oldest first, with message, author and patch. */
 export async function commitsSince(sandbox: Sandbox, base: string): Promise<CommitRecord[]> {
-  const records: CommitRecord[] = [];
-  for (const oid of await commitsAfter(sandbox.repo, base)) {
-    const info = await readCommit(sandbox.repo, oid);
-    records.push({ oid, message: info.message, author: info.author, diff: await commitDiff(sandbox.repo, oid) });
-  }
-  return records;
+  const oids = await commitsAfter(sandbox.repo, base);
+  const [infos, diffs] = await Promise.all([readCommits(sandbox.repo, oids), commitDiffs(sandbox.repo, oids)]);
+  return oids.map((oid, i) => {
+    const info = infos[i] as CommitInfo;
+    return { oid, message: info.message, author: info.author, diff: diffs[i] as string };
+  });
 }
 
 export async function chainFinalState(
