@@ -1,6 +1,5 @@
 import { importTargets, pythonImports } from "../python/imports.js";
 import { dependencyOrder } from "../python/order.js";
-import { parsesCleanly } from "../python/parser.js";
 import { stubbedFunctions } from "../python/stubs.js";
 
 /** A source file that still has stubs, with their dotted names. */
@@ -17,8 +16,8 @@ export function packageRoots(srcDir: string): string[] {
 
 /**
  * The Python files under `srcDir` (among `files`, read with `read`) that still have stubs, in commit0's
- * order (`dependencyOrder`): each after the files it imports, an import cycle broken as commit0 breaks
- * it (its first file, by path, loses its own imports). Files that cannot be read or do not parse (the skeleton left them whole) are left out.
+ * order: each after the files it imports, an import cycle broken by taking its first file out and
+ * putting it at the end. Files that cannot be read are left out.
  */
 export async function stubbedFilesInOrder(files: readonly string[], srcDir: string, read: (file: string) => string | null): Promise<StubbedFile[]> {
   const prefix = srcDir === "" ? "" : `${srcDir}/`;
@@ -29,7 +28,7 @@ export async function stubbedFilesInOrder(files: readonly string[], srcDir: stri
   const deps = new Map<string, string[]>();
   for (const file of python) {
     const text = read(file);
-    if (text === null || !(await parsesCleanly(text))) continue;
+    if (text === null) continue;
     const names = await stubbedFunctions(text);
     if (names.length === 0) continue;
     stubs.set(file, names);

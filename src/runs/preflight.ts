@@ -71,6 +71,8 @@ export async function checkModels(models: RunModels, stopped = "no sample was ru
 export async function checkRepositories(samples: readonly Sample[], where: RepoLocator): Promise<void> {
   const byPath = new Map<string, Sample[]>();
   for (const s of samples) {
+    // A sample that names no commit (a family whose tasks need no history) has nothing to check.
+    if (!sampleCommits(s).some((c) => typeof c.commit === "string" && c.commit !== "")) continue;
     let dir: string;
     try {
       dir = repositoryPath(where, s);

@@ -22,6 +22,7 @@ const REGISTRIES = ["scenarios/registry.ts", "families/registry.ts", "families/p
 /** Files that still import a family's folder, each with the reason. */
 const KNOWN: Record<string, string> = {
   "cli/skeleton.ts": "`gitgood skeleton` is the commit0 family's own verb (families do not add verbs yet)",
+  "cli/mine-swe.ts": "`gitgood mine --type swe` is the SWE family's own mining mode (families do not add verbs or mining types yet)",
   "a2a/swe-task.ts": "the A2A participant speaks SWE-bench's task protocol (REPO_DIR, Problem Statement:)",
   "a2a/participant.ts": "the A2A participant speaks SWE-bench's task protocol (REPO_DIR, Problem Statement:)",
 };

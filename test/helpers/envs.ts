@@ -197,6 +197,7 @@ export async function projectSandbox(files: FileSet, label = "env"): Promise<{ s
   const source = await Repo.open(fixture.dir);
   const sandbox = await Sandbox.create(source, { label, store: await treeStore(source, head, tree, tree, "full") });
   await checkoutBranch(sandbox.repo, "gitgood", head);
+  sandbox.publishFresh();
   return {
     sandbox,
     fixture,

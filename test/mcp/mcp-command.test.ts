@@ -50,7 +50,7 @@ describe("gitgood run --agent mcp-command", () => {
       "--isolation", mode, "--allow-read", path.dirname(AGENT), "--out", out, "--json",
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { isolation: unknown }).isolation).toMatchObject({ mode, requested: mode });
+    expect((JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { isolation: unknown }).isolation).toMatchObject({ mode });
     const record = recordsIn(out)[`${easy.id}.MCR`];
     expect(record).toMatchObject({ status: "success", solved: true, verdict: "solved", tool_calls: 3 });
     expect(record?.agent).toMatch(/^mcp-command:/);
