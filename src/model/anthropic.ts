@@ -117,7 +117,7 @@ function toTool(spec: ToolSpec): Anthropic.Tool {
   return {
     name: spec.function.name,
     description: spec.function.description,
-    input_schema: { type: "object", ...spec.function.parameters } as Anthropic.Tool.InputSchema,
+    input_schema: { type: "object", ...spec.function.parameters },
   };
 }
 
