@@ -49,34 +49,35 @@ export function anthropicBaseURL(baseURL?: string): string {
  * gitgood's own (the SDK retries nothing), so an aborted request stops at once.
  */
 export class AnthropicClient implements ModelClient {
+  /** The name as a user gives it, `anthropic/MODEL` (records, prices and messages use it; the API is sent MODEL). */
   readonly model: string;
   readonly endpoint: string;
   private readonly apiKey: string | undefined;
   private client: Anthropic | null = null;
 
   constructor(private readonly opts: AnthropicClientOptions) {
-    this.model = opts.model;
+    this.model = `anthropic/${opts.model}`;
     this.endpoint = anthropicBaseURL(opts.baseURL);
     this.apiKey = opts.apiKey ?? process.env.ANTHROPIC_API_KEY;
   }
 
   private async api(signal: AbortSignal | undefined): Promise<{ api: Sdk; client: Anthropic }> {
     const api = await untilAborted(loadSdk(), signal, this.model);
-    if (!this.apiKey) throw new GitGoodError("MODEL_AUTH", `model anthropic/${this.model}: no API key (set ANTHROPIC_API_KEY)`);
+    if (!this.apiKey) throw new GitGoodError("MODEL_AUTH", `model ${this.model}: no API key (set ANTHROPIC_API_KEY)`);
     this.client ??= new api.Anthropic({ baseURL: this.endpoint, apiKey: this.apiKey, maxRetries: 0, timeout: this.opts.timeoutMs ?? 120_000 });
     return { api, client: this.client };
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const { api, client } = await this.api(request.signal);
-    return toReply(this.model, await this.send(api, client, messagesBody(this.model, request), request.signal, this.opts.maxRetries ?? 4));
+    return toReply(this.model, await this.send(api, client, messagesBody(this.opts.model, request), request.signal, this.opts.maxRetries ?? 4));
   }
 
   /** One small request (CHECK_PROMPT, retried once at most): the endpoint answers, takes the key and serves the model. */
   async check(signal?: AbortSignal): Promise<void> {
     await checkEndpoint(this.endpoint, async () => {
       const { api, client } = await this.api(signal);
-      const body = { model: this.model, max_tokens: 16, messages: [{ role: "user" as const, content: CHECK_PROMPT }] };
+      const body = { model: this.opts.model, max_tokens: 16, messages: [{ role: "user" as const, content: CHECK_PROMPT }] };
       toReply(this.model, await this.send(api, client, body, signal, Math.min(this.opts.maxRetries ?? 4, 1)));
     });
   }
@@ -169,7 +170,7 @@ function finishReason(reason: Anthropic.StopReason | null): string | null {
 }
 
 function toReply(model: string, res: Anthropic.Message): ModelReply {
-  if (!Array.isArray(res.content)) throw new GitGoodError("MODEL_ERROR", `model anthropic/${model} returned no content`);
+  if (!Array.isArray(res.content)) throw new GitGoodError("MODEL_ERROR", `model ${model} returned no content`);
   const text = res.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   const calls = res.content.flatMap((b): ToolCall[] =>
     b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }] : [],

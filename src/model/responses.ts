@@ -24,13 +24,14 @@ function loadSdk(): Promise<Sdk> {
  * tool calls and results as `function_call` and `function_call_output` items. Retries are gitgood's own.
  */
 export class OpenAIResponsesClient implements ModelClient {
+  /** The name as a user gives it, `openai-responses/MODEL` (records, prices and messages use it; the API is sent MODEL). */
   readonly model: string;
   readonly endpoint: string;
   private readonly apiKey: string;
   private client: OpenAI | null = null;
 
   constructor(private readonly opts: Omit<OpenAIClientOptions, "temperature">) {
-    this.model = opts.model;
+    this.model = `openai-responses/${opts.model}`;
     this.endpoint = endpointOf(opts.baseURL);
     this.apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY ?? "not-needed";
   }
@@ -43,14 +44,14 @@ export class OpenAIResponsesClient implements ModelClient {
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const { api, client } = await this.api(request.signal);
-    return toReply(this.model, await this.send(api, client, responsesBody(this.model, request), request.signal, this.opts.maxRetries ?? 4));
+    return toReply(this.model, await this.send(api, client, responsesBody(this.opts.model, request), request.signal, this.opts.maxRetries ?? 4));
   }
 
   /** One small request (CHECK_PROMPT, retried once at most): the endpoint answers, takes the key and serves the model. */
   async check(signal?: AbortSignal): Promise<void> {
     await checkEndpoint(`${this.endpoint}/responses`, async () => {
       const { api, client } = await this.api(signal);
-      const body = responsesBody(this.model, { messages: [{ role: "user", content: CHECK_PROMPT }] });
+      const body = responsesBody(this.opts.model, { messages: [{ role: "user", content: CHECK_PROMPT }] });
       toReply(this.model, await this.send(api, client, body, signal, Math.min(this.opts.maxRetries ?? 4, 1)));
     });
   }
@@ -90,9 +91,9 @@ function toItems(m: ChatMessage): OpenAI.Responses.ResponseInputItem[] {
 }
 
 function toReply(model: string, res: OpenAI.Responses.Response): ModelReply {
-  if (!Array.isArray(res.output)) throw new GitGoodError("MODEL_ERROR", `model openai-responses/${model} returned no output`);
+  if (!Array.isArray(res.output)) throw new GitGoodError("MODEL_ERROR", `model ${model} returned no output`);
   if (res.status === "failed") {
-    throw new GitGoodError("MODEL_ERROR", `model openai-responses/${model}: the response failed (${res.error?.message ?? "no reason given"})`);
+    throw new GitGoodError("MODEL_ERROR", `model ${model}: the response failed (${res.error?.message ?? "no reason given"})`);
   }
   const text = res.output
     .flatMap((item) => (item.type === "message" ? item.content : []))

@@ -1,14 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleToJson, type Sample } from "../../src/dataset/sample.js";
 import { GitGoodError } from "../../src/errors.js";
 import { ResponseCache } from "../../src/model/cache.js";
 import { lookupModel } from "../../src/model/lookup.js";
 import { CHECK_PROMPT } from "../../src/model/openai.js";
 import type { ChatMessage, ModelRequest, ToolSpec } from "../../src/model/types.js";
+import type { ResultRecord } from "../../src/runs/record.js";
+import { gitgood } from "../helpers/cli.js";
 import { NEVER, deadEndpoint } from "../helpers/fake-openai.js";
-import { anthropicMessage, fakeUpstream, responsesReply } from "./fake-native.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { buildRunFixture } from "../helpers/runs.js";
+import { anthropicMessage, fakeUpstream, responsesReply, type TakenRequest } from "./fake-native.js";
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-native-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -25,6 +30,9 @@ const CONVERSATION: ChatMessage[] = [
   { role: "tool", tool_call_id: "call_1", content: "print(1)" },
 ];
 
+/** Whether a request is a client's preflight check (which is never cached, and spends no sample's tokens). */
+const isCheck = (t: TakenRequest): boolean => JSON.stringify(t.body).includes(CHECK_PROMPT);
+
 const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ messages: CONVERSATION, tools: TOOLS, temperature: 0, ...extra });
 
 describe("the anthropic provider (Messages API)", () => {
@@ -35,7 +43,7 @@ describe("the anthropic provider (Messages API)", () => {
     ]);
     try {
       const model = lookupModel("anthropic/claude-test", { baseURL: server.url, apiKey: "sk-ant-test", maxRetries: 2 });
-      expect(model.model).toBe("claude-test");
+      expect(model.model).toBe("anthropic/claude-test");
       const reply = await model.complete(request({ max_tokens: 300 }));
       expect(reply.message).toEqual({
         role: "assistant",
@@ -181,6 +189,59 @@ describe("the openai-responses provider (Responses API)", () => {
       expect(err).toMatchObject({ code: "MODEL_AUTH", message: expect.stringContaining(`(endpoint ${server.url}/v1/responses)`) });
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("gitgood run with native providers", () => {
+  let fx: Fixture;
+  let samples: Sample[];
+  beforeAll(async () => {
+    ({ fx, samples } = await buildRunFixture());
+  });
+  afterAll(() => fx.remove());
+
+  it("records the tokens and the configured cost of an anthropic agent and an openai-responses judge, and answers a second run from the cache", async () => {
+    const chain = samples.find((s) => s.sample_type === "file_commit_chain");
+    if (!chain) throw new Error("the run fixture has no file-commit chain");
+    const file = path.join(fx.scratch("data"), "samples.jsonl");
+    writeFileSync(file, `${sampleToJson(chain)}\n`);
+    const config = path.join(fx.scratch("data"), "gitgood.config.yaml");
+    writeFileSync(config, 'prices:\n  "anthropic/claude-run": { input: 3, output: 15 }\n  "openai-responses/judge-run": { input: 1, output: 2 }\n');
+    const agentUpstream = await fakeUpstream([{ body: anthropicMessage({ text: "I am done." }, { input: 100, output: 10, cacheRead: 800, cacheWrite: 100 }) }]);
+    const judgeUpstream = await fakeUpstream([{ body: responsesReply({ text: JSON.stringify({ better: "1", reason: "cleaner" }) }, { input: 50, output: 5 }) }]);
+    const env = { GITGOOD_SANDBOX_ROOT: fx.scratch("sandboxes"), ANTHROPIC_BASE_URL: agentUpstream.url, OPENAI_BASE_URL: `${judgeUpstream.url}/v1` };
+    const args = (out: string) =>
+      ["run", file, "--repo", fx.dir, "--agent", "llm", "--model", "anthropic/claude-run", "--scenario", "IR", "--judge", "openai-responses/judge-run", "--config", config, "--out", out, "--json"];
+    try {
+      const first = path.join(fx.scratch("run"), "first");
+      const r = await gitgood(args(first), { env });
+      expect(r.code, r.stderr).toBe(0);
+      const [record] = readFileSync(path.join(first, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
+      const agentCalls = agentUpstream.taken.filter((t) => t.path === "/v1/messages" && !isCheck(t)).length;
+      const judgeCalls = judgeUpstream.taken.filter((t) => !isCheck(t)).length;
+      expect(agentCalls).toBeGreaterThan(0);
+      expect(record?.agent).toBe("llm:anthropic/claude-run");
+      // Every prompt token counts, those the prompt cache read and wrote included: 1000 a call.
+      expect(record?.tokens).toEqual({ prompt: 1000 * agentCalls, completion: 10 * agentCalls });
+      expect(record?.cost_usd).toBeCloseTo(((1000 * 3 + 10 * 15) * agentCalls) / 1e6, 6);
+      expect(record?.judge_tokens).toEqual({ prompt: 50 * judgeCalls, completion: 5 * judgeCalls });
+      expect(record?.judge_cost_usd).toBeCloseTo(((50 * 1 + 5 * 2) * judgeCalls) / 1e6, 6);
+      const trajectory = readFileSync(path.join(first, record?.trajectory ?? ""), "utf8");
+      expect(trajectory).toMatch(/"cache_read_tokens": ?800/);
+
+      // The same run again into another directory: every answer comes from the response cache.
+      const second = path.join(fx.scratch("run"), "second");
+      const again = await gitgood(args(second), { env });
+      expect(again.code, again.stderr).toBe(0);
+      const [cached] = readFileSync(path.join(second, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
+      expect(cached?.tokens).toEqual({ prompt: 0, completion: 0 });
+      expect(cached?.cache_hits).toBe(agentCalls + judgeCalls);
+      expect(agentUpstream.taken.filter((t) => !isCheck(t))).toHaveLength(agentCalls);
+      expect(judgeUpstream.taken.filter((t) => !isCheck(t))).toHaveLength(judgeCalls);
+    } finally {
+      await agentUpstream.close();
+      await judgeUpstream.close();
     }
   });
 });
