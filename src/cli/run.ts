@@ -13,13 +13,33 @@ import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
 import { addFamilyOptions, familyIdentity, familySettings, finishFamilies, prepareFamilies } from "../families/options.js";
 import { repeatable } from "../util/options.js";
+import { matrixCells } from "../runs/matrix.js";
+import type { ResultRecord } from "../runs/record.js";
 import { resolvedConfig, withConfig } from "./config.js";
+import { runMatrixFromFlags } from "./run-matrix.js";
 import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import type { CliIO } from "./io.js";
 
-/** `gitgood run`: runs the benchmark for the flags and prints the report. */
+/**
+ * `gitgood run`: runs the benchmark for the flags and prints the report; with several agents or models
+ * (`--agent a,b`, `--model x,y`), a run per combination under --out, then their comparison.
+ */
 async function run(files: string[], flags: RunFlags, io: CliIO, config: ResolvedConfig): Promise<void> {
+  const cells = matrixCells(flags.agent, flags.model);
+  if (cells.length === 1) {
+    await runOne(files, flags, io, config, true);
+    return;
+  }
+  const out = flags.out ?? defaultRunDir([...files, ...(flags.dataset ?? [])], "matrix");
+  await runMatrixFromFlags(cells, flags, out, io, (cellFlags) => runOne(files, cellFlags, io, config, false));
+}
+
+/**
+ * One run for the flags; its records. With `report`, the report is printed and the exit status checked;
+ * without (a matrix's cell), the matrix does both for all its runs.
+ */
+async function runOne(files: string[], flags: RunFlags, io: CliIO, config: ResolvedConfig, report: boolean): Promise<readonly ResultRecord[]> {
   if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
@@ -46,7 +66,7 @@ async function run(files: string[], flags: RunFlags, io: CliIO, config: Resolved
   const dir = flags.out ?? defaultRunDir(all, agent.name);
   if (flags.dryRun) {
     await printPlan(samples, flags, { agent, model, where, dir }, io.stdout);
-    return;
+    return [];
   }
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
   const isolation = isolationFrom(flags, io.stderr);
@@ -75,10 +95,13 @@ async function run(files: string[], flags: RunFlags, io: CliIO, config: Resolved
     if (summary.unsupported > 0) {
       io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
     }
-    const report = buildReport(summary.records);
-    report.isolation = { mode: isolation.mode, isolated: isolates(isolation) };
-    io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${escapeControls(formatReport(report))}\n`);
-    checkOutcome(summary.records, flags);
+    if (report) {
+      const summaryReport = buildReport(summary.records);
+      summaryReport.isolation = { mode: isolation.mode, isolated: isolates(isolation) };
+      io.stdout.write(flags.json ? `${JSON.stringify(summaryReport, null, 2)}\n` : `${escapeControls(formatReport(summaryReport))}\n`);
+      checkOutcome(summary.records, flags);
+    }
+    return summary.records;
   } finally {
     await tools?.close();
   }
@@ -91,7 +114,7 @@ export function runCommand(io: CliIO): Command {
     .option("--dataset <file>", "a samples file (same as the positional argument; repeatable)", repeatable)
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
-    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>)");
+    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>); with several agents or models, the directory of their runs (default: runs/<samples>-matrix)");
   return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run", io).action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });

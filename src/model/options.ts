@@ -6,9 +6,9 @@ import type { ModelParameters } from "./params.js";
 const OPENAI_API = "https://api.openai.com/v1";
 
 export interface ModelOptions extends ModelParameters {
-  /** Default: OPENAI_BASE_URL, else the hosted OpenAI API. */
+  /** Default: the provider's own variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), else its hosted API. */
   baseURL?: string;
-  /** Default: OPENAI_API_KEY. */
+  /** Default: the provider's own variable (OPENAI_API_KEY, ANTHROPIC_API_KEY). */
   apiKey?: string;
   /** Retries on rate limits, server errors, lost connections and timeouts. */
   maxRetries?: number;

@@ -17,10 +17,25 @@ export type ChatMessage =
   | { role: "tool"; tool_call_id: string; content: string };
 
 export interface Usage {
+  /** Every token of the prompt, those read from or written to the endpoint's prompt cache included. */
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of the prompt tokens, those the endpoint read from its prompt cache (when it says). */
+  cache_read_tokens?: number;
+  /** Of the prompt tokens, those the endpoint wrote to its prompt cache (Anthropic's cache_creation_input_tokens). */
+  cache_write_tokens?: number;
   /** The answer came from the response cache: nothing was sent, so no tokens were spent (both counts are 0). */
   cached?: boolean;
+}
+
+/** A usage with the prompt cache's counts where they are not 0 (so an endpoint without a prompt cache records none). */
+export function promptCacheUsage(prompt: number, completion: number, cacheRead: number, cacheWrite: number): Usage {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    ...(cacheRead > 0 ? { cache_read_tokens: cacheRead } : {}),
+    ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}),
+  };
 }
 
 export interface ModelRequest {

@@ -105,8 +105,8 @@ export function addModelOptions(cmd: Command): Command {
 /** The options shared by `gitgood run` and `gitgood bench`. */
 export function addRunOptions(cmd: Command): Command {
   cmd
-    .option("--agent <name>", `agent: ${agentNames().join(", ")}`, "baseline")
-    .option("--model <name>", "model for the llm agent (OPENAI_BASE_URL and OPENAI_API_KEY select the endpoint)")
+    .option("--agent <name>", `agent: ${agentNames().join(", ")} (gitgood run: several, comma-separated, run one after the other and are compared)`, "baseline")
+    .option("--model <name>", "model for the llm agent: NAME (OpenAI-compatible), openai-responses/NAME, anthropic/NAME, scripted/FILE (gitgood run: several, comma-separated)")
     .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)

@@ -13,3 +13,5 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // needs an endpoint starts a fake one and names it), and no key of the developer's is ever sent.
 process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
 process.env.OPENAI_API_KEY = "no-key-in-tests";
+process.env.ANTHROPIC_BASE_URL = "http://127.0.0.1:9";
+process.env.ANTHROPIC_API_KEY = "no-key-in-tests";
