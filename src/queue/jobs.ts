@@ -20,6 +20,14 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/**
+ * The part of run.json's identity a queue tells runs apart by: all of it but where the repositories are
+ * (each worker has its own clones, and a run resumed against another clone is the same run).
+ */
+export function queueIdentity(identity: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(identity).filter(([k]) => k !== "where"));
+}
+
 /** A short, stable name of a run's identity (run.json's `identity`): jobs of one run carry it in their ids. */
 export function identityHash(identity: unknown): string {
   return createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, 16);

@@ -25,7 +25,7 @@ export interface Sink {
   /** Writes a settled attempt to the run directory (the run's single writer). */
   write(settled: Settled): void;
   /** Records a job whose every try failed on the workers (an infrastructure error): its error record. */
-  failed(data: JobData, error: GitGoodError): void;
+  failed(data: JobData, error: GitGoodError): void | Promise<void>;
   /** Told of each job written (progress). */
   onWritten?: (key: string) => void;
 }
@@ -132,7 +132,7 @@ export class RunQueue {
           try {
             settled = unpackResult(job.returnvalue);
           } catch (err) {
-            sink.failed(data, toGitGoodError(err));
+            await sink.failed(data, toGitGoodError(err));
             await job.remove();
             taken.push(data.key);
             continue;
@@ -141,7 +141,7 @@ export class RunQueue {
           removeSpilled(settled.spilled);
         } else {
           const reason = job.failedReason?.split("\n")[0] ?? "the workers failed it";
-          sink.failed(data, new GitGoodError("WORKER_FAILED", `every try on the workers failed: ${reason}`, { tries: job.attemptsMade }));
+          await sink.failed(data, new GitGoodError("WORKER_FAILED", `every try on the workers failed: ${reason}`, { tries: job.attemptsMade }));
         }
         await job.remove();
         taken.push(data.key);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { DelayedError, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { toGitGoodError } from "../errors.js";
 import { connectionOptions, connectRedis } from "./connection.js";
@@ -10,8 +10,8 @@ import type { QueueAddress } from "./url.js";
 
 /** How long a job stays a worker's without its lock being renewed before another worker may take it (ms). */
 export const DEFAULT_LOCK_MS = 30_000;
-/** Times a worker hands back a job that failed on it before, while others may run it. */
-export const MAX_DEFERRALS = 5;
+/** Times a job that failed on a worker is handed back by it while another live worker may run it (a bound, not a wait). */
+export const MAX_DEFERRALS = 50;
 /** Times a job may be found stalled (its worker gone) and run again before it counts as failed. */
 export const MAX_STALLED = 3;
 
@@ -66,10 +66,22 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const lockMs = opts.lockMs ?? DEFAULT_LOCK_MS;
   const spill = { dir: opts.spillDir ?? null, bytes: opts.spillBytes ?? DEFAULT_SPILL_BYTES };
 
+  const queue = new Queue(address.name, { connection: connectionOptions(address) });
+  queue.on("error", () => undefined);
+  /** Whether a live worker of the queue other than this one, and than those the job failed on, is there to take it. */
+  const othersFor = async (avoid: readonly string[]): Promise<boolean> => {
+    // BullMQ names a worker's connections `bull:QUEUE:w:NAME` (CLIENT LIST's raw name).
+    const live = (await queue.getWorkers()).map((w) => {
+      const raw = String((w as { rawname?: unknown }).rawname ?? "");
+      return raw.includes(":w:") ? raw.slice(raw.indexOf(":w:") + 3) : "";
+    });
+    return live.some((name) => name !== id && !avoid.includes(name));
+  };
+
   const processor = async (job: Job, token?: string): Promise<JobResult> => {
     const data = JobDataSchema.parse(job.data);
     const avoid = data.avoid ?? [];
-    if (avoid.includes(id) && (data.deferred ?? 0) < MAX_DEFERRALS) {
+    if (avoid.includes(id) && (data.deferred ?? 0) < MAX_DEFERRALS && (await othersFor(avoid))) {
       await job.updateData({ ...data, deferred: (data.deferred ?? 0) + 1 });
       await job.moveToDelayed(Date.now() + (opts.deferMs ?? 500), token);
       throw new DelayedError();
@@ -106,6 +118,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     id,
     close: async () => {
       await worker.close();
+      await queue.close().catch(() => undefined);
       redis.disconnect();
     },
   };

@@ -67,7 +67,7 @@ function settledFor(data: JobData, events = 1): Settled {
 function memorySink(): Sink & { written: Settled[]; failures: { key: string; error: GitGoodError }[] } {
   const written: Settled[] = [];
   const failures: { key: string; error: GitGoodError }[] = [];
-  return { written, failures, write: (s) => written.push(s), failed: (d, e) => failures.push({ key: d.key, error: e }) };
+  return { written, failures, write: (s) => void written.push(s), failed: (d, e) => void failures.push({ key: d.key, error: e }) };
 }
 
 describe("queue addresses", () => {
@@ -123,33 +123,35 @@ describe("the run's queue", () => {
 
   it("a job that fails on one worker for an infrastructure reason is run by another; one failing everywhere is recorded as failed", async () => {
     const a = address();
-    const q = await RunQueue.open(a, { agent: "oracle", test: "handover" }, { attempts: 3, backoffMs: 50 });
+    // The retry waits long enough for the second worker to start: then the broken worker hands the job over.
+    const q = await RunQueue.open(a, { agent: "oracle", test: "handover" }, { attempts: 3, backoffMs: 2000 });
     await q.enqueue(jobs.slice(0, 2));
+    const brokenLog: string[] = [];
     const broken = await startWorker({
       address: a,
       deferMs: 50,
+      log: (line) => brokenLog.push(line),
       run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")),
     });
-    const sink = memorySink();
-    // Only the broken worker at first: each job fails its first try there, then is handed back.
-    const waitFailed = async (): Promise<void> => {
-      const deadline = Date.now() + 20_000;
-      while ((await queueStatus(a)).delayed + (await queueStatus(a)).failed < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    };
-    await waitFailed();
+    const deadline = Date.now() + 20_000;
+    while (!brokenLog.some((l) => l.startsWith("failed")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(brokenLog.find((l) => l.startsWith("failed"))).toMatch(/^failed acme_calc_merge_000\d\.MCR: MISSING_COMMIT: the clone of acme\/calc lacks commit abc$/);
     const good = await startWorker({ address: a, run: async (d) => settledFor(d) });
+    const sink = memorySink();
     await q.drain(jobs.slice(0, 2), sink);
     expect(sink.failures).toEqual([]);
     expect(sink.written.map((s) => s.record.key).sort()).toEqual(jobs.slice(0, 2).map((j) => j.key).sort());
-    await good.close();
+    await Promise.all([good.close(), broken.close(), q.close()]);
     // With no other worker, the broken one runs the job in the end; every try fails, and the job is failed once.
-    await q.enqueue(jobs.slice(2, 3));
-    await q.drain(jobs.slice(2, 3), sink);
+    const alone = address();
+    const q2 = await RunQueue.open(alone, { agent: "oracle", test: "alone" }, { attempts: 3, backoffMs: 20 });
+    const lone = await startWorker({ address: alone, run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")) });
+    await q2.enqueue(jobs.slice(2, 3));
+    await q2.drain(jobs.slice(2, 3), sink);
     expect(sink.failures.map((f) => [f.key, f.error.code])).toEqual([[jobs[2]?.key, "WORKER_FAILED"]]);
     expect(sink.failures[0]?.error.message).toMatch(/^every try on the workers failed: MISSING_COMMIT: the clone of acme\/calc lacks commit abc \(on .+\)$/);
-    await broken.close();
-    await q.close();
-  });
+    await Promise.all([lone.close(), q2.close()]);
+  }, 60_000);
 
   it("a trajectory over the size limit goes by path to the spill directory, not into Redis, and is removed once written", async () => {
     const a = address();
