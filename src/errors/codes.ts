@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   BAD_COMMIT_LOG: { fault: "data", meaning: "a memory branch's commit.md is damaged (a missing title or part, wrong numbering)" },
   CORRUPT_LOCK: { fault: "data", meaning: "a lock file that gitgood did not write (or a damaged one) is in the way" },
   NOT_A_FOLDER: { fault: "usage", meaning: "memory works on a repository's top folder, not a sub-folder" },
+  BAD_TICKET: { fault: "data", meaning: "a job ticket (one attempt of a run, sent to another process to run) is malformed or does not agree with itself" },
   BAD_RUN: { fault: "data", meaning: "a run directory's run.json or a trajectory is damaged or does not match its schema" },
   NOT_A_WORKSPACE: { fault: "data", meaning: "memory needs a work tree, and the repository is bare" },
   NOT_FOUND: { fault: "data", meaning: "a file, directory, sample or project file named is not there" },
