@@ -20,6 +20,11 @@ import type { Prices } from "../runs/result.js";
 import { runBenchmark, type RunSummary } from "../runs/runner.js";
 import { lockRunDir } from "../runs/lock.js";
 import { RunStore } from "../runs/store.js";
+import { ticketBase, ticketFor } from "../runs/ticket.js";
+import { queueExecutor } from "../queue/executor.js";
+import { queueIdentity } from "../queue/jobs.js";
+import { RunQueue } from "../queue/producer.js";
+import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { scenarioChoices } from "./scenario-option.js";
@@ -77,6 +82,9 @@ export interface RunFlags extends ModelFlags {
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;
+  /** `gitgood run --queue`: the jobs go to workers through this Redis (and queue name). */
+  queue?: string;
+  queueName?: string;
 }
 
 function slug(s: string): string {
@@ -238,8 +246,8 @@ export async function runFromFlags(
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
-  // A dry run reports a missing repository in its plan instead of stopping.
-  if (!flags.dryRun) await checkLocator(where);
+  // A dry run reports a missing repository in its plan instead of stopping; with --queue the workers' clones count.
+  if (!flags.dryRun && !flags.queue) await checkLocator(where);
   const all = [...files, ...(flags.dataset ?? [])];
   const prepared = prepareFamilies(flags, await loadSelected(all, selectionOf(flags)), flags.agent, io);
   const samples = prepared.samples;
@@ -274,14 +282,40 @@ export async function runFromFlags(
   }
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
   const isolation = isolationFrom(flags, io);
-  const unlock = lockRunDir(dir);
+  const run = { all, samples, where, agent, client, judges, isolation, config, agentOptions: prepared.agentOptions };
+  // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
+  const queue = flags.queue
+    ? await RunQueue.open(parseQueueAddress(flags.queue, flags.queueName), queueIdentity(runConfig(runInput(run, flags), (p) => path.resolve(p)).identity))
+    : null;
   try {
-    if (flags.agent === "a2a") tools = await listenToolHost("127.0.0.1", 0);
-    return await runLocked(dir, { all, samples, where, agent, client, judges, isolation, config }, flags, io);
+    const unlock = lockRunDir(dir);
+    try {
+      if (flags.agent === "a2a") tools = await listenToolHost("127.0.0.1", 0);
+      return await runLocked(dir, { ...run, queue }, flags, io);
+    } finally {
+      await tools?.close();
+      unlock();
+    }
   } finally {
-    await tools?.close();
-    unlock();
+    await queue?.close();
   }
+}
+
+/** What run.json records of a run the CLI starts. */
+function runInput(
+  run: { all: string[]; where: RepoLocator; agent: Agent; isolation: Isolation; config: ResolvedConfig },
+  flags: RunFlags,
+): RunConfigInput {
+  return {
+    ...runFlagsConfig(flags),
+    samples: run.all,
+    agent: run.agent.name,
+    model: agentUsesModel(flags.agent) ? modelInfo(flags.model, flags) : null,
+    where: run.where,
+    isolation: run.isolation,
+    config: run.config,
+    families: familyIdentity(flags),
+  };
 }
 
 /** The run itself, while this process holds the run directory's lock. */
@@ -296,22 +330,30 @@ async function runLocked(
     judges: ModelClient[];
     isolation: Isolation;
     config: ResolvedConfig;
+    agentOptions: Record<string, unknown>;
+    queue: RunQueue | null;
   },
   flags: RunFlags,
   io: CliIO,
 ): Promise<{ dir: string; summary: RunSummary }> {
-  const { all, samples, where, agent, client, judges, isolation, config } = run;
-  const store = openRun(dir, {
-    ...runFlagsConfig(flags),
-    samples: all,
-    agent: agent.name,
-    model: agentUsesModel(flags.agent) ? modelInfo(flags.model, flags) : null,
-    where,
-    isolation,
-    config,
-    families: familyIdentity(flags),
-  });
+  const { samples, where, agent, client, judges, isolation, config, queue } = run;
+  const store = openRun(dir, runInput(run, flags));
   io.stderr.write(`run directory: ${dir}\n`);
+  const settings = { mcrTools: flags.mcrTools, ...familySettings(flags, "run", { isolation, model: flags.model, envs: config.envs ?? null }) };
+  const prices = agentPrices(flags, agentUsesModel(flags.agent) ? flags.model : undefined, config);
+  // With --queue the jobs cross to the workers as tickets: the agent and judges as their specs, never live.
+  const base = queue
+    ? ticketBase(RunStore.readConfig(dir), {
+        agent: { name: flags.agent, model: flags.model ?? null, command: flags.command ?? null, url: flags.url ?? null, options: run.agentOptions },
+        settings,
+        flags: { ...flags },
+        prices: prices ?? null,
+        modelPrices: config.prices,
+        agentModel: client?.model ?? null,
+        timeoutSeconds: flags.timeout,
+        maxTurns: flags.maxTurns,
+      })
+    : null;
   const summary = await runBenchmark({
     samples,
     where,
@@ -321,17 +363,18 @@ async function runLocked(
     timeoutSeconds: flags.timeout,
     maxTurns: flags.maxTurns,
     judges,
-    prices: agentPrices(flags, agentUsesModel(flags.agent) ? flags.model : undefined, config),
+    prices,
     modelPrices: config.prices,
     agentModel: client?.model,
     scenarios: flags.scenario,
     repeats: flags.repeats,
     memory: flags.memory,
     history: flags.history,
-    settings: { mcrTools: flags.mcrTools, ...familySettings(flags, "run", { isolation, model: flags.model, envs: config.envs ?? null }) },
+    settings,
     isolation,
     models: client ? [client] : [],
     retryErrors: flags.retryErrors,
+    ...(queue && base ? { executor: queueExecutor(queue, (job) => ticketFor(base, job), (line) => void io.stderr.write(`${line}\n`)) } : {}),
     onResult: progressPrinter(io.stderr),
   });
   finishFamilies(flags, summary.records, io);
@@ -414,7 +457,9 @@ export function runCommand(io: CliIO): Command {
     .option("--dataset <file>", "a samples file (same as the positional argument; repeatable)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
-    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>)");
+    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>)")
+    .option("--queue <url>", "run the jobs on 'gitgood worker's through this Redis (redis://HOST:PORT[/DB]) instead of here; re-run to add what is missing")
+    .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME);
   return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run", io).action(async (files: string[], flags: RunFlags, command: Command) => {
     await runFromFlags(files, flags, io, resolvedConfig(command));
   });
