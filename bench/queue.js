@@ -48,9 +48,20 @@ function freePort() {
 async function startRedis(dir) {
   const port = await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
-  const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: (n) => (n > 100 ? null : 50) });
-  client.on("error", () => undefined);
-  await client.connect();
+  // The server listens a moment after it starts: connect until it answers (for 20 s at most).
+  let client = null;
+  for (const deadline = Date.now() + 20_000; client === null; ) {
+    const c = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null });
+    c.on("error", () => undefined);
+    try {
+      await c.connect();
+      client = c;
+    } catch (err) {
+      c.disconnect();
+      if (Date.now() > deadline) throw err;
+      await sleep(50);
+    }
+  }
   return { url: `redis://127.0.0.1:${port}/0`, client, stop: () => (client.disconnect(), child.kill("SIGKILL")) };
 }
 
