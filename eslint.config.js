@@ -24,6 +24,7 @@ export const LAYERS = [
   "scenarios", // the scenario/family registry and one folder per family
   "agents", // agents
   "runs", // planning, executing and storing runs
+  "queue", // the BullMQ job queue on Redis: producer, workers, shared connection limit, status
   "families", // the family registry: each family's report section, options, agents and formats
   "report", // report formats
   "export", // exports of runs: training data, ATIF trajectories, Inspect AI logs, CI formats

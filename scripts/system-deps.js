@@ -31,6 +31,12 @@ export const SYSTEM_DEPS = [
     why: "the viewer's browser tests drive Debian's chromium through playwright-core (no browser is downloaded)",
     present: () => runs(process.env.GITGOOD_CHROMIUM ?? "/usr/bin/chromium", ["--version"]),
   },
+  {
+    name: "redis-server",
+    debian: "redis-server",
+    why: "the job-queue tests start their own private Redis for BullMQ (its Lua scripts need a real server)",
+    present: () => runs("redis-server", ["--version"]),
+  },
 ];
 
 /** The first problem with the system dependencies, as one line, or null when all are there and work. */

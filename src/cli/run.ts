@@ -7,7 +7,12 @@ import { formatReport } from "../report/text.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { ResolvedConfig } from "../runs/config.js";
 import { addRunOptions, type RunFlags } from "../runs/flags.js";
-import { checkLocator, defaultRunDir, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf } from "../runs/from-flags.js";
+import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
+import { ticketBase, ticketFor } from "../runs/ticket.js";
+import { queueExecutor } from "../queue/executor.js";
+import { queueIdentity } from "../queue/jobs.js";
+import { RunQueue } from "../queue/producer.js";
+import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
@@ -40,12 +45,13 @@ async function run(files: string[], flags: RunFlags, io: CliIO, config: Resolved
  * without (a matrix's cell), the matrix does both for all its runs.
  */
 async function runOne(files: string[], flags: RunFlags, io: CliIO, config: ResolvedConfig, report: boolean): Promise<readonly ResultRecord[]> {
+  const queueFlags = flags as RunFlags & QueueFlags;
   if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
-  // A dry run reports a missing repository in its plan instead of stopping.
-  if (!flags.dryRun) await checkLocator(where);
+  // A dry run reports a missing repository in its plan instead of stopping; with --queue the workers' clones count.
+  if (!flags.dryRun && !queueFlags.queue) await checkLocator(where);
   const all = [...files, ...(flags.dataset ?? [])];
   const prepared = prepareFamilies(flags, await loadSelected(all, selectionOf(flags)), flags.agent, io);
   const samples = prepared.samples;
@@ -70,27 +76,32 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   }
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
   const isolation = isolationFrom(flags, io.stderr);
+  let queue: RunQueue | null = null;
   try {
     if (flags.agent === "a2a") tools = await listenToolHost("127.0.0.1", 0);
-    const summary = await runFromFlags(
-      {
-        dir,
-        samples,
-        files: all,
-        where,
-        agent,
-        model,
-        client,
-        judges,
-        isolation,
-        config,
-        settings: familySettings(flags, "run", { isolation, model: flags.model, envs: config.envs ?? null }),
-        families: familyIdentity(flags),
-        stderr: io.stderr,
-        onResult: progressPrinter(io.stderr),
-      },
-      flags,
-    );
+    const flagRun: FlagRun = {
+      dir,
+      samples,
+      files: all,
+      where,
+      agent,
+      model,
+      client,
+      judges,
+      isolation,
+      config,
+      settings: familySettings(flags, "run", { isolation, model: flags.model, envs: config.envs ?? null }),
+      families: familyIdentity(flags),
+      stderr: io.stderr,
+      onResult: progressPrinter(io.stderr),
+    };
+    if (queueFlags.queue !== undefined) {
+      // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
+      const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
+      queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity));
+      flagRun.executor = queueExecutorFor(queue, flags, prepared.agentOptions, client?.model, io);
+    }
+    const summary = await runFromFlags(flagRun, flags);
     finishFamilies(flags, summary.records, io);
     if (summary.unsupported > 0) {
       io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
@@ -103,8 +114,41 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     }
     return summary.records;
   } finally {
+    await queue?.close();
     await tools?.close();
   }
+}
+
+/** `--queue URL` and `--queue-name NAME` of `gitgood run`. */
+interface QueueFlags {
+  queue?: string;
+  queueName?: string;
+}
+
+/**
+ * The queue as the run's executor: every job crosses to the workers as its ticket, the agent and judges
+ * as their specs (never live objects), with the run's limits, settings and prices.
+ */
+function queueExecutorFor(
+  queue: RunQueue,
+  flags: RunFlags,
+  agentOptions: Record<string, unknown>,
+  agentModel: string | undefined,
+  io: CliIO,
+): NonNullable<FlagRun["executor"]> {
+  return ({ config, settings, prices }) => {
+    const base = ticketBase(config, {
+      agent: { name: flags.agent, model: flags.model ?? null, command: flags.command ?? null, url: flags.url ?? null, options: agentOptions },
+      settings,
+      flags: { ...flags },
+      prices: prices ?? null,
+      modelPrices: config.config?.prices ?? {},
+      agentModel: agentModel ?? null,
+      timeoutSeconds: flags.timeout,
+      maxTurns: flags.maxTurns,
+    });
+    return queueExecutor(queue, (job) => ticketFor(base, job), (line) => void io.stderr.write(`${line}\n`));
+  };
 }
 
 export function runCommand(io: CliIO): Command {
@@ -114,7 +158,9 @@ export function runCommand(io: CliIO): Command {
     .option("--dataset <file>", "a samples file (same as the positional argument; repeatable)", repeatable)
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
-    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>); with several agents or models, the directory of their runs (default: runs/<samples>-matrix)");
+    .option("--out <dir>", "run directory (default: runs/<samples>-<agent>); with several agents or models, the directory of their runs (default: runs/<samples>-matrix)")
+    .option("--queue <url>", "run the jobs on 'gitgood worker's through this Redis (redis://HOST:PORT[/DB]) instead of here; re-run to add what is missing")
+    .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME);
   return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run", io).action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });

@@ -44,6 +44,24 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import("./run.js")).runCommand,
   },
   {
+    name: "worker",
+    term: "worker [options]",
+    summary: "take jobs of a 'gitgood run --queue' from Redis and run each in a local sandbox, from local clones (run on any number of machines)",
+    load: async () => (await import("./worker.js")).workerCommand,
+  },
+  {
+    name: "collect",
+    term: "collect [options] <run-dir>",
+    summary: "write the finished jobs of a queue into their run directory (when the producer of 'gitgood run --queue' is gone)",
+    load: async () => (await import("./collect.js")).collectCommand,
+  },
+  {
+    name: "status",
+    term: "status [options] [run-dir]",
+    summary: "a queue's progress: waiting, active, completed and failed jobs, and each worker's rate (with RUN-DIR: what it has recorded)",
+    load: async () => (await import("./status.js")).statusCommand,
+  },
+  {
     name: "report",
     term: "report [options] <run-dir...>",
     summary: "print a run's success and solve rates per scenario, difficulty and language, and per sample; several runs side by side",

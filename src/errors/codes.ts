@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   BAD_ASSESSMENT: { fault: "usage", meaning: "an A2A assessment request is malformed: not the JSON {participants, config} the green agent takes (invalid params)" },
   BAD_SWE_TASK: { fault: "usage", meaning: "a SWE task sent to the A2A participant is malformed: not REPO_DIR:<path>, Problem Statement: and the issue (then optional Hints:), or REPO_DIR is no directory" },
   RUN_MISMATCH: { fault: "usage", meaning: "the run directory holds a run with other settings; resume with the same ones or choose another --out" },
+  QUEUE_MISMATCH: { fault: "usage", meaning: "the job queue (--queue, --queue-name) holds another run's jobs; use another --queue-name or finish that run" },
 
   // data
   BAD_CSV: { fault: "data", meaning: "a CSV dataset file is malformed" },
@@ -54,6 +55,7 @@ export const ERROR_CODES = {
   BAD_COMMIT_LOG: { fault: "data", meaning: "a memory branch's commit.md is damaged (a missing title or part, wrong numbering)" },
   CORRUPT_LOCK: { fault: "data", meaning: "a lock file that gitgood did not write (or a damaged one) is in the way" },
   NOT_A_FOLDER: { fault: "usage", meaning: "memory works on a repository's top folder, not a sub-folder" },
+  BAD_TICKET: { fault: "data", meaning: "a job ticket (one attempt of a run, sent to another process to run) is malformed or does not agree with itself" },
   BAD_RUN: { fault: "data", meaning: "a run directory's run.json or a trajectory is damaged or does not match its schema" },
   NOT_A_WORKSPACE: { fault: "data", meaning: "memory needs a work tree, and the repository is bare" },
   NOT_FOUND: { fault: "data", meaning: "a file, directory, sample or project file named is not there" },
@@ -88,6 +90,8 @@ export const ERROR_CODES = {
   READ_FAILED: { fault: "infrastructure", meaning: "a file cannot be read from disk" },
   REBASE_FAILED: { fault: "infrastructure", meaning: "git rebase did not behave as the scenario needs" },
   RUN_ERRORS: { fault: "infrastructure", meaning: "attempts of the run ended in a system error (exit 1 unless --allow-errors; --retry-errors runs them again)" },
+  QUEUE_UNREACHABLE: { fault: "infrastructure", meaning: "the Redis server of --queue cannot be reached or refused the connection" },
+  WORKER_FAILED: { fault: "infrastructure", meaning: "every attempt of a queued job failed on the workers (a missing clone or commit, isolation that cannot run)" },
   RUN_LOCKED: { fault: "infrastructure", meaning: "another gitgood run works in the run directory (its lock names the process)" },
   SERVER_STOPPED: { fault: "infrastructure", meaning: "the MCP server was stopped before the client finished the scenario" },
   TIMEOUT: { fault: "infrastructure", meaning: "the sample ran out of its time limit" },

@@ -1,12 +1,18 @@
 import { abortedError } from "./abort.js";
 import { checkOf, type ModelClient, type ModelReply, type ModelRequest } from "./types.js";
 
+/** What holds model requests to a number in flight: this process's ConnectionLimit, or one shared by processes. */
+export interface RequestLimit {
+  /** Runs `work` when a connection is free; the connection is given back when it settles. */
+  run<T>(work: () => Promise<T>, signal: AbortSignal | undefined, model: string): Promise<T>;
+}
+
 /**
  * At most `max` model requests in flight at once, shared by every client given it (the agent's and the
  * judges' of a run: `--max-connections`). Requests wait their turn in order; one aborted while it waits
  * leaves the queue at once with ABORTED.
  */
-export class ConnectionLimit {
+export class ConnectionLimit implements RequestLimit {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
@@ -53,7 +59,7 @@ export class ConnectionLimit {
 }
 
 /** A client whose requests take a connection of `limit` while they are sent (answers from a cache in front take none). */
-export function withConnectionLimit(inner: ModelClient, limit: ConnectionLimit): ModelClient {
+export function withConnectionLimit(inner: ModelClient, limit: RequestLimit): ModelClient {
   return {
     model: inner.model,
     ...checkOf(inner),

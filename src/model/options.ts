@@ -1,5 +1,5 @@
 import type { ResponseCache } from "./cache.js";
-import type { ConnectionLimit } from "./connections.js";
+import type { RequestLimit } from "./connections.js";
 import type { ModelParameters } from "./params.js";
 
 /** The endpoint of the hosted OpenAI API, where requests go when no base URL is given. */
@@ -17,7 +17,7 @@ export interface ModelOptions extends ModelParameters {
   /** Answers of requests at temperature 0 are kept here and given again for the same request (none: no cache). */
   cache?: ResponseCache;
   /** A cap on requests in flight, shared with the other clients given the same limit (none: no cap). */
-  connections?: ConnectionLimit;
+  connections?: RequestLimit;
 }
 
 /** The OpenAI-compatible endpoint requests go to, as the cache keys it. */

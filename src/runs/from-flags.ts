@@ -12,7 +12,8 @@ import type { ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
-import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfigInput } from "./config.js";
+import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
+import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
 import { lockRunDir } from "./lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
@@ -210,24 +211,36 @@ export interface FlagRun extends FlagAgent {
   /** Told the run directory once it is open. */
   stderr?: TextSink;
   onResult?: RunOptions["onResult"];
+  /**
+   * Where the jobs run instead of this process's pool (`gitgood run --queue`), made once run.json is
+   * written: from the run's settings as stored, its scenario settings and the agent's prices.
+   */
+  executor?: (run: { config: RunConfig; settings: Record<string, unknown>; prices: Prices | undefined }) => Executor;
+}
+
+/** The run.json the flags make for a run (its `identity` is what resuming, shards and queues compare). */
+export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "created_at"> {
+  const input: RunConfigInput = {
+    ...runFlagsConfig(flags),
+    samples: run.files,
+    agent: run.agent.name,
+    model: modelInfo(run.model, flags),
+    where: run.where,
+    isolation: run.isolation,
+    config: run.config,
+    families: run.families,
+  };
+  return runConfig(input, (p) => path.resolve(p));
 }
 
 /** Runs a benchmark as the flags ask, holding the run directory's lock: opens (or resumes) the run and runs every attempt. */
 export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSummary> {
   const unlock = lockRunDir(run.dir);
   try {
-    const input: RunConfigInput = {
-      ...runFlagsConfig(flags),
-      samples: run.files,
-      agent: run.agent.name,
-      model: modelInfo(run.model, flags),
-      where: run.where,
-      isolation: run.isolation,
-      config: run.config,
-      families: run.families,
-    };
-    const store = RunStore.open(run.dir, runConfig(input, (p) => path.resolve(p)));
+    const store = RunStore.open(run.dir, flagRunConfig(run, flags));
     run.stderr?.write(`run directory: ${run.dir}\n`);
+    const settings = { mcrTools: flags.mcrTools, ...run.settings };
+    const prices = agentPrices(flags, run.model, run.config);
     return await runBenchmark({
       samples: run.samples,
       where: run.where,
@@ -237,17 +250,18 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
       timeoutSeconds: flags.timeout,
       maxTurns: flags.maxTurns,
       judges: run.judges,
-      prices: agentPrices(flags, run.model, run.config),
+      prices,
       modelPrices: run.config.prices,
       agentModel: run.client?.model,
       scenarios: flags.scenario,
       repeats: flags.repeats,
       memory: flags.memory,
       history: flags.history,
-      settings: { mcrTools: flags.mcrTools, ...run.settings },
+      settings,
       isolation: run.isolation,
       models: run.client ? [run.client] : [],
       retryErrors: flags.retryErrors,
+      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings, prices }) } : {}),
       onResult: run.onResult,
     });
   } finally {

@@ -1,27 +1,18 @@
 import type { Agent } from "../agents/agent.js";
-import { inCacheScope } from "../model/cache.js";
 import type { ModelClient } from "../model/types.js";
-import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
+import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
-import { GitGoodError, toGitGoodError } from "../errors.js";
-import type { PackCache } from "../git/packs.js";
-import { Repo } from "../git/repo.js";
 import type { HistoryDepth } from "../git/store.js";
-import { StepLog } from "../memory/steps.js";
-import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
-import type { LiveScenario } from "../scenarios/types.js";
-import { runPackCache } from "../sandbox/packs.js";
 import type { Isolation } from "../sandbox/isolation.js";
-import { removingInBackground } from "../util/cleanup.js";
-import { mapPool } from "../util/pool.js";
+import { localExecutor, type Executor, type JobContext } from "./executor.js";
 import type { ResultRecord } from "./record.js";
-import { repeatCacheScope, type Prices } from "./result.js";
-import { ToolBroker } from "./broker.js";
-import { planJobs, type Job } from "./plan.js";
+import type { Prices } from "./result.js";
+import { planJobs } from "./plan.js";
 import { checkModels, checkRepositories } from "./preflight.js";
-import { AgentSession, toolProvider, type ToolProvider, type TrajectoryEntry } from "./session.js";
-import { settle, type Attempt, type Recorder } from "./settle.js";
+import { shardJobs, type Shard } from "./shard.js";
+import type { Scoring } from "./settle.js";
 import type { RunStore } from "./store.js";
+import { RunWriter } from "./writer.js";
 
 export interface RunOptions {
   samples: readonly Sample[];
@@ -55,6 +46,14 @@ export interface RunOptions {
   models?: readonly ModelClient[];
   /** Run again the attempts recorded with a system error (status `error`); their records and trajectories are replaced. */
   retryErrors?: boolean;
+  /** Only this part of the planned jobs (`--shard K/N`); default: all of them. */
+  shard?: Shard;
+  /**
+   * Where the jobs run (default: this process's pool, `jobs` at a time, after checking the repositories
+   * and models). Another executor checks what it needs itself; its results reach the store through the
+   * run's one writer all the same.
+   */
+  executor?: Executor;
   /** Called when a sample × scenario finishes (or is skipped as already done). */
   onResult?: (record: ResultRecord, progress: { done: number; total: number; resumed: boolean }) => void;
 }
@@ -71,111 +70,16 @@ export interface RunSummary {
   records: ResultRecord[];
 }
 
-function timeoutError(seconds: number): GitGoodError {
-  return new GitGoodError("TIMEOUT", `the agent did not finish within ${seconds} s`);
-}
-
-/** Rejects with TIMEOUT when `signal` aborts (at once if it has already). */
-function timeoutOf(signal: AbortSignal, seconds: number): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(timeoutError(seconds));
-    else signal.addEventListener("abort", () => reject(timeoutError(seconds)), { once: true });
-  });
-}
-
-/** Runs the agent on one scenario in its own sandbox and settles the attempt. Never throws. */
-async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: PackCache): Promise<ResultRecord> {
-  const attempt: Attempt = {
-    sample: job.sample,
-    scenario: job.scenario,
-    memory: job.memory,
-    repeat: job.repeat,
-    startedAt: new Date(),
-    live: null,
-    source: null,
-    session: null,
-    context: null,
-  };
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, opts.timeoutSeconds * 1000);
-  let broker: ToolBroker | null = null;
-  let steps: StepLog | null = null;
-  try {
-    attempt.source = await Repo.open(repositoryPath(opts.where, job.sample));
-    const setup = { history: opts.history, workTree: opts.agent.workTree ?? "full", packs, settings: opts.settings };
-    const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
-    attempt.live = live;
-    if (opts.isolation) live.sandbox.isolate(opts.isolation);
-    attempt.context = await live.initialContext();
-    let extra: ToolProvider | null = null;
-    if (job.memory) {
-      const goal = `${attempt.context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
-      const ws = await scratchMemory(live.sandbox.privatePath("memory"), goal);
-      const log = new StepLog(ws);
-      const tools = toolProvider(MEMORY_TOOLS, ws);
-      // A memory tool sees every step logged before it was called.
-      extra = { ...tools, call: async (name, args) => (await log.flush(), tools.call(name, args)) };
-      steps = log;
-    }
-    attempt.session = new AgentSession(live, attempt.context, opts.maxTurns, controller.signal, extra);
-    if (steps) attempt.session.observer = stepObserver(steps);
-    if (opts.agent.external) {
-      broker = await ToolBroker.open(attempt.session);
-      attempt.session.toolEndpoint = broker;
-    }
-    // A scenario finished at set-up (a SWE instance that failed its own validation) gets no agent.
-    const work = live.isDone() ? Promise.resolve() : opts.agent.run(attempt.session);
-    work.catch(() => undefined); // after a time-out its late failure is of no interest
-    await Promise.race([work, timeoutOf(controller.signal, opts.timeoutSeconds)]);
-    // An agent that stopped because its time ran out (during set-up, say) did not finish.
-    if (timedOut) throw timeoutError(opts.timeoutSeconds);
-    controller.abort();
-    // No call may change the scenario while it is scored.
-    await broker?.close();
-    await steps?.flush();
-    return await settle(attempt, recorder);
-  } catch (err) {
-    controller.abort();
-    await broker?.close();
-    await steps?.flush();
-    return settle(attempt, recorder, toGitGoodError(err));
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The steps of an attempt as the paper's log.md records them: what the model thought (its text), and
- * each tool call as an action with its result as the observation (an external agent's calls too).
- */
-function stepObserver(steps: StepLog): (entry: TrajectoryEntry) => void {
-  let pending: string | null = null;
-  return (entry) => {
-    if (entry.type === "model" && entry.message.role === "assistant" && typeof entry.message.content === "string") {
-      steps.add({ thought: entry.message.content });
-    } else if (entry.type === "tool_call") {
-      pending = `${entry.tool} ${JSON.stringify(entry.args) ?? ""}`;
-    } else if (entry.type === "tool_result") {
-      steps.add({ action: pending ?? entry.tool, observation: `${entry.ok ? "" : "(failed) "}${entry.output}` });
-      pending = null;
-    }
-  };
-}
-
 /**
  * Runs an agent over a dataset: every sample × scenario the agent works, `jobs` at a time, each in its
  * own sandbox with a time limit. Records are appended as each finishes; pairs already in the run
  * directory are skipped, so re-running the same command resumes an interrupted run.
  */
 export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
-  const { jobs, unsupported } = planJobs(opts.samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats: opts.repeats });
+  const planned = planJobs(opts.samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats: opts.repeats });
+  const jobs = opts.shard ? shardJobs(planned.jobs, opts.shard) : planned.jobs;
   const prices = (opts.agentModel !== undefined ? opts.modelPrices?.[opts.agentModel] : undefined) ?? opts.prices;
-  const recorder: Recorder = {
-    store: opts.store,
+  const scoring: Scoring = {
     judges: opts.judges,
     agent: opts.agent.name,
     prices,
@@ -188,9 +92,11 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
   });
-  // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
-  if (todo.length > 0) await checkRepositories(todo.map((j) => j.sample), opts.where);
-  if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
+  if (!opts.executor && todo.length > 0) {
+    // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
+    await checkRepositories(todo.map((j) => j.sample), opts.where);
+    await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
+  }
   const rerun = new Set(todo.map((j) => j.key));
   let done = 0;
   for (const j of jobs) {
@@ -199,27 +105,29 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     done++;
     opts.onResult?.(r, { done, total: jobs.length, resumed: true });
   }
-  // Packs are built once per starting point and reused by the run's sandboxes (IR and ICC of a chain, reruns).
-  const packs = runPackCache();
-  try {
-    // A repeat's model answers are cached apart from the other repeats' (each is a sample of its own).
-    const work = (j: Job) => inCacheScope(repeatCacheScope(j.repeat), () => runJob(j, opts, recorder, packs.cache));
-    // Sandboxes are deleted off the event loop, which the parallel attempts share (util/cleanup.ts).
-    await removingInBackground(async () => {
-      for await (const record of mapPool(todo, opts.jobs, work)) {
-        done++;
-        opts.onResult?.(record, { done, total: jobs.length, resumed: false });
-      }
-    });
-  } finally {
-    packs.remove();
-  }
+  const ctx: JobContext = {
+    agent: opts.agent,
+    where: opts.where,
+    timeoutSeconds: opts.timeoutSeconds,
+    maxTurns: opts.maxTurns,
+    history: opts.history,
+    settings: opts.settings,
+    isolation: opts.isolation,
+    scoring,
+  };
+  const executor = opts.executor ?? localExecutor(ctx, opts.jobs);
+  const writer = new RunWriter(opts.store);
+  await executor.execute(todo, (settled) => {
+    const record = writer.write(settled);
+    done++;
+    opts.onResult?.(record, { done, total: jobs.length, resumed: false });
+  });
   const keys = new Set(jobs.map((j) => j.key));
   return {
     total: jobs.length,
     ran: todo.length,
     resumed: jobs.length - todo.length,
-    unsupported,
+    unsupported: planned.unsupported,
     records: opts.store.all().filter((r) => keys.has(r.key)),
   };
 }

@@ -9,7 +9,8 @@ import { runScorers, type Scored } from "../scoring/scorer.js";
 import { RESULTS_SCHEMA_VERSION, type ResultRecord } from "./record.js";
 import { MEMORY_VARIANT, attemptKey, cacheHitsIn, judgeAccount, resultRecord, type PriceOf, type Prices } from "./result.js";
 import type { AgentSession } from "./session.js";
-import type { RunStore } from "./store.js";
+import { trajectoryPath, type RunStore } from "./store.js";
+import { RunWriter } from "./writer.js";
 import type { Trajectory } from "./trajectory.js";
 
 /** Seconds the scorers of one attempt may take when the recorder gives no limit (a run's default `--timeout`). */
@@ -32,9 +33,8 @@ export async function withScoreLimit<T>(seconds: number, work: (signal: AbortSig
   }
 }
 
-/** Where attempts are recorded, and with what they are scored. */
-export interface Recorder {
-  store: RunStore;
+/** With what attempts are scored and priced: everything settling an attempt needs but where it is written. */
+export interface Scoring {
   judges: readonly ModelClient[];
   /** The agent name in the records. */
   agent: string;
@@ -50,6 +50,17 @@ export interface Recorder {
    * judge) records a SCORE_TIMEOUT error and the verdict stays unjudged.
    */
   scoreTimeoutSeconds?: number;
+}
+
+/** Where attempts are recorded, and with what they are scored (the MCP server settles and writes in one step). */
+export interface Recorder extends Scoring {
+  store: RunStore;
+}
+
+/** A settled attempt: its record and its trajectory, written by nobody yet (the run's writer appends them). */
+export interface Settled {
+  record: ResultRecord;
+  trajectory: Trajectory;
 }
 
 /** One attempt at one scenario of one sample, as far as it got. */
@@ -74,7 +85,7 @@ export function keyOf(a: Pick<Attempt, "sample" | "scenario" | "memory" | "repea
   return attemptKey(a.sample.id, a.scenario.name, a.memory, a.repeat);
 }
 
-function trajectoryOf(a: Attempt, rec: Recorder): Trajectory {
+function trajectoryOf(a: Attempt, rec: Scoring): Trajectory {
   return {
     schema_version: RESULTS_SCHEMA_VERSION,
     sample_id: a.sample.id,
@@ -113,16 +124,16 @@ async function score(
 }
 
 /**
- * Removes the sandbox, then writes the trajectory and appends the record, in that order. `judges` are
- * the metered judges the attempt was scored with (their tokens, cost and cache hits are recorded).
+ * Removes the sandbox and makes the record, its trajectory path the one the run's writer gives the key.
+ * `judges` are the metered judges the attempt was scored with (their tokens, cost and cache hits are recorded).
  */
-function record(
+function settled(
   a: Attempt,
-  rec: Recorder,
+  rec: Scoring,
   t: Trajectory,
   outcome: { scored: Scored } | { error: GitGoodError },
   judges: readonly MeteredModelClient[] = [],
-): ResultRecord {
+): Settled {
   a.live?.close();
   if ("error" in outcome) {
     a.session?.note("note", outcome.error.message);
@@ -133,7 +144,7 @@ function record(
   t.cache_hits = cacheHits;
   if (judges.length > 0) t.judge_usage = judges.map((j) => ({ ...j.usage }));
   const key = keyOf(a);
-  const r = resultRecord({
+  const record = resultRecord({
     sample: a.sample,
     scenario: a.scenario.name,
     agent: rec.agent,
@@ -143,7 +154,7 @@ function record(
     toolCalls: a.session?.toolCalls ?? 0,
     tokens: { prompt: a.session?.usage.prompt_tokens ?? 0, completion: a.session?.usage.completion_tokens ?? 0 },
     prices: rec.prices,
-    trajectory: rec.store.writeTrajectory(key, t),
+    trajectory: trajectoryPath(key),
     memory: a.memory,
     repeat: a.repeat,
     cacheHits,
@@ -153,29 +164,33 @@ function record(
     ),
     outcome,
   });
-  rec.store.append(r);
-  return r;
+  return { record, trajectory: t };
 }
 
 /**
- * The one way an attempt ends, for the runner and the MCP server alike: the final state is read and
- * scored (unless the attempt already failed), the sandbox removed, the trajectory written and the
- * record appended. Never throws for the attempt's own failures: they become the record's error.
+ * The one way an attempt ends, for every executor: the final state is read and scored (unless the
+ * attempt already failed) and the sandbox removed. Writes nothing: the record and trajectory it returns
+ * go to the run's writer. Never throws for the attempt's own failures: they become the record's error.
  */
-export async function settle(a: Attempt, rec: Recorder, failure?: GitGoodError): Promise<ResultRecord> {
+export async function settleAttempt(a: Attempt, rec: Scoring, failure?: GitGoodError): Promise<Settled> {
   const t = trajectoryOf(a, rec);
   if (failure || !a.live || !a.source) {
-    return record(a, rec, t, { error: failure ?? new GitGoodError("INTERNAL", "the attempt ended before it was set up") });
+    return settled(a, rec, t, { error: failure ?? new GitGoodError("INTERNAL", "the attempt ended before it was set up") });
   }
   const judges = rec.judges.map((j) => new MeteredModelClient(j));
   try {
-    return record(a, rec, t, { scored: await score(a, a.live, a.source, judges, rec.settings, rec.scoreTimeoutSeconds ?? DEFAULT_SCORE_TIMEOUT_SECONDS, t) }, judges);
+    return settled(a, rec, t, { scored: await score(a, a.live, a.source, judges, rec.settings, rec.scoreTimeoutSeconds ?? DEFAULT_SCORE_TIMEOUT_SECONDS, t) }, judges);
   } catch (err) {
-    return record(a, rec, t, { error: toGitGoodError(err) }, judges);
+    return settled(a, rec, t, { error: toGitGoodError(err) }, judges);
   }
+}
+
+/** Settles an attempt and writes it to the recorder's store at once (the MCP server's attempts). */
+export async function settle(a: Attempt, rec: Recorder, failure?: GitGoodError): Promise<ResultRecord> {
+  return new RunWriter(rec.store).write(await settleAttempt(a, rec, failure));
 }
 
 /** Ends an attempt as failed at once, synchronously (from a signal handler nothing asynchronous gets to run). */
 export function settleFailedNow(a: Attempt, rec: Recorder, failure: GitGoodError): ResultRecord {
-  return record(a, rec, trajectoryOf(a, rec), { error: failure });
+  return new RunWriter(rec.store).write(settled(a, rec, trajectoryOf(a, rec), { error: failure }));
 }

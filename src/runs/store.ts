@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } fro
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
-import { RunConfigSchema, type RunConfig } from "./config.js";
+import { RunConfigSchema, type RunConfig, type RunIdentity } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
 import { errnoCode } from "../util/errno.js";
 
@@ -19,6 +19,26 @@ const RECREATE = "delete it and run the same gitgood run command again to resume
  */
 function writeJsonAtomic(file: string, value: unknown): void {
   writeOutputFile(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The fields in which two runs' identities differ. Where the repositories are is not what the run is
+ * (its samples name their repositories and commits): a run made against the wrong clone is finished with
+ * the right one, and shards of one run may each have their own clones.
+ */
+export function identityDifferences(a: RunIdentity, b: RunIdentity): string[] {
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return Object.keys({ ...ra, ...rb }).filter((k) => k !== "where" && JSON.stringify(ra[k]) !== JSON.stringify(rb[k]));
+}
+
+/**
+ * Where the trajectory of a key goes, relative to the run directory: named after the key when the key is
+ * a plain file name (result keys and their `+variant` suffixes are), else after a short safe form of it.
+ */
+export function trajectoryPath(key: string): string {
+  const name = /^[A-Za-z0-9._~+-]{1,150}$/.test(key) && !/^\.\.?$/.test(key) ? key : fileSafeName(key);
+  return path.join(TRAJECTORY_DIR, `${name}.json`);
 }
 
 /**
@@ -45,14 +65,7 @@ export class RunStore {
     let createdAt = new Date().toISOString();
     if (existsSync(runFile)) {
       const saved = RunStore.readConfig(dir);
-      // Where the repositories are is not what the run is (its samples name their repositories and
-      // commits): a run made against the wrong clone is finished with the right one.
-      const differs = Object.keys({ ...saved.identity, ...config.identity }).filter(
-        (k) =>
-          k !== "where" &&
-          JSON.stringify((saved.identity as Record<string, unknown>)[k]) !==
-          JSON.stringify((config.identity as Record<string, unknown>)[k]),
-      );
+      const differs = identityDifferences(saved.identity, config.identity);
       if (differs.length > 0) {
         throw new GitGoodError(
           "RUN_MISMATCH",
@@ -194,14 +207,9 @@ export class RunStore {
     }
   }
 
-  /**
-   * Writes a trajectory file and returns its path relative to the run directory. The file is named
-   * after the key when the key is a plain file name (result keys and their `+variant` suffixes are),
-   * else after a short safe form of it.
-   */
+  /** Writes a trajectory file and returns its path relative to the run directory (`trajectoryPath`). */
   writeTrajectory(key: string, trajectory: unknown): string {
-    const name = /^[A-Za-z0-9._~+-]{1,150}$/.test(key) && !/^\.\.?$/.test(key) ? key : fileSafeName(key);
-    const rel = path.join(TRAJECTORY_DIR, `${name}.json`);
+    const rel = trajectoryPath(key);
     writeOutputFile(path.join(this.dir, rel), `${JSON.stringify(trajectory, null, 1)}\n`);
     return rel;
   }

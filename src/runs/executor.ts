@@ -1,0 +1,179 @@
+import type { Agent } from "../agents/agent.js";
+import { inCacheScope } from "../model/cache.js";
+import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
+import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { PackCache } from "../git/packs.js";
+import { Repo } from "../git/repo.js";
+import type { HistoryDepth } from "../git/store.js";
+import { StepLog } from "../memory/steps.js";
+import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
+import type { LiveScenario } from "../scenarios/types.js";
+import { runPackCache } from "../sandbox/packs.js";
+import type { Isolation } from "../sandbox/isolation.js";
+import { removingInBackground } from "../util/cleanup.js";
+import { mapPool } from "../util/pool.js";
+import { repeatCacheScope } from "./result.js";
+import { ToolBroker } from "./broker.js";
+import type { Job } from "./plan.js";
+import { AgentSession, toolProvider, type ToolProvider, type TrajectoryEntry } from "./session.js";
+import { settleAttempt, type Attempt, type Scoring, type Settled } from "./settle.js";
+
+/**
+ * Runs planned jobs somewhere and hands back each one settled: the seam between planning a run and
+ * running its attempts. An executor writes nothing to the run directory; the runner gives every result
+ * to the run's one writer (`RunWriter`). This process's pool (`localExecutor`) is one executor; one that
+ * sends jobs to other processes or machines turns each job into a `JobTicket` (`ticketFor`) and has
+ * `runTicket` run it there.
+ */
+export interface Executor {
+  /**
+   * Runs every job, calling `settled` with each one's result as it finishes (in any order), and resolves
+   * when all have. A job's own failure is its record's error, never a rejection; a rejection means the
+   * executor itself failed (and the jobs without a result run again when the run is resumed).
+   */
+  execute(jobs: readonly Job[], settled: (result: Settled, job: Job) => void): Promise<void>;
+}
+
+/** What every attempt of a run is given: the live agent, where the repositories are, the limits. */
+export interface JobContext {
+  agent: Agent;
+  where: RepoLocator;
+  /** Per attempt, seconds (scoring gets as long again). */
+  timeoutSeconds: number;
+  maxTurns: number;
+  history?: HistoryDepth;
+  /** Scenario settings every sandbox is set up with (MCR: `mcrTools`; the families' under their keys). */
+  settings?: Record<string, unknown>;
+  /** How the programs of an attempt are isolated (default: the sandbox's own default). */
+  isolation?: Isolation;
+  /** The judges, prices and agent name the attempt is settled with. */
+  scoring: Scoring;
+}
+
+function timeoutError(seconds: number): GitGoodError {
+  return new GitGoodError("TIMEOUT", `the agent did not finish within ${seconds} s`);
+}
+
+/** Rejects with TIMEOUT when `signal` aborts (at once if it has already). */
+function timeoutOf(signal: AbortSignal, seconds: number): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(timeoutError(seconds));
+    else signal.addEventListener("abort", () => reject(timeoutError(seconds)), { once: true });
+  });
+}
+
+/**
+ * Runs the agent on one job in its own sandbox, with its time limit, and settles the attempt: in this
+ * process, with packs from `packs`, inside the job's repeat's response-cache scope. Never throws.
+ */
+export function attemptJob(job: Job, ctx: JobContext, packs: PackCache): Promise<Settled> {
+  // A repeat's model answers are cached apart from the other repeats' (each is a sample of its own).
+  return inCacheScope(repeatCacheScope(job.repeat), () => attempt(job, ctx, packs));
+}
+
+async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Settled> {
+  const attempt: Attempt = {
+    sample: job.sample,
+    scenario: job.scenario,
+    memory: job.memory,
+    repeat: job.repeat,
+    startedAt: new Date(),
+    live: null,
+    source: null,
+    session: null,
+    context: null,
+  };
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, ctx.timeoutSeconds * 1000);
+  let broker: ToolBroker | null = null;
+  let steps: StepLog | null = null;
+  try {
+    attempt.source = await Repo.open(repositoryPath(ctx.where, job.sample));
+    const setup = { history: ctx.history, workTree: ctx.agent.workTree ?? "full", packs, settings: ctx.settings };
+    const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
+    attempt.live = live;
+    if (ctx.isolation) live.sandbox.isolate(ctx.isolation);
+    attempt.context = await live.initialContext();
+    let extra: ToolProvider | null = null;
+    if (job.memory) {
+      const goal = `${attempt.context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
+      const ws = await scratchMemory(live.sandbox.privatePath("memory"), goal);
+      const log = new StepLog(ws);
+      const tools = toolProvider(MEMORY_TOOLS, ws);
+      // A memory tool sees every step logged before it was called.
+      extra = { ...tools, call: async (name, args) => (await log.flush(), tools.call(name, args)) };
+      steps = log;
+    }
+    attempt.session = new AgentSession(live, attempt.context, ctx.maxTurns, controller.signal, extra);
+    if (steps) attempt.session.observer = stepObserver(steps);
+    if (ctx.agent.external) {
+      broker = await ToolBroker.open(attempt.session);
+      attempt.session.toolEndpoint = broker;
+    }
+    // A scenario finished at set-up (a SWE instance that failed its own validation) gets no agent.
+    const work = live.isDone() ? Promise.resolve() : ctx.agent.run(attempt.session);
+    work.catch(() => undefined); // after a time-out its late failure is of no interest
+    await Promise.race([work, timeoutOf(controller.signal, ctx.timeoutSeconds)]);
+    // An agent that stopped because its time ran out (during set-up, say) did not finish.
+    if (timedOut) throw timeoutError(ctx.timeoutSeconds);
+    controller.abort();
+    // No call may change the scenario while it is scored.
+    await broker?.close();
+    await steps?.flush();
+    return await settleAttempt(attempt, ctx.scoring);
+  } catch (err) {
+    controller.abort();
+    await broker?.close();
+    await steps?.flush();
+    return settleAttempt(attempt, ctx.scoring, toGitGoodError(err));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The steps of an attempt as the paper's log.md records them: what the model thought (its text), and
+ * each tool call as an action with its result as the observation (an external agent's calls too).
+ */
+function stepObserver(steps: StepLog): (entry: TrajectoryEntry) => void {
+  let pending: string | null = null;
+  return (entry) => {
+    if (entry.type === "model" && entry.message.role === "assistant" && typeof entry.message.content === "string") {
+      steps.add({ thought: entry.message.content });
+    } else if (entry.type === "tool_call") {
+      pending = `${entry.tool} ${JSON.stringify(entry.args) ?? ""}`;
+    } else if (entry.type === "tool_result") {
+      steps.add({ action: pending ?? entry.tool, observation: `${entry.ok ? "" : "(failed) "}${entry.output}` });
+      pending = null;
+    }
+  };
+}
+
+/**
+ * Runs `work` with a pack cache for the run's sandboxes (packs are built once per starting point and
+ * reused: IR and ICC of a chain, repeats) and with sandboxes removed off the event loop, which parallel
+ * attempts share (util/cleanup.ts); the packs are removed afterwards.
+ */
+export async function withRunPacks<T>(work: (packs: PackCache) => Promise<T>): Promise<T> {
+  const packs = runPackCache();
+  try {
+    return await removingInBackground(() => work(packs.cache));
+  } finally {
+    packs.remove();
+  }
+}
+
+/** This process's pool: `concurrency` jobs at a time, each in its own sandbox with its time limit. */
+export function localExecutor(ctx: JobContext, concurrency: number): Executor {
+  return {
+    execute: (jobs, settled) =>
+      withRunPacks(async (packs) => {
+        const run = async (job: Job) => ({ job, result: await attemptJob(job, ctx, packs) });
+        for await (const { job, result } of mapPool(jobs, concurrency, run)) settled(result, job);
+      }),
+  };
+}

@@ -1,0 +1,231 @@
+import { z } from "zod";
+import { agentUsesModel, createAgent, type Agent } from "../agents/index.js";
+import type { ToolHost } from "../agents/a2a.js";
+import { ResponseCache } from "../model/cache.js";
+import { ConnectionLimit } from "../model/connections.js";
+import { lookupModel, type ModelOptions } from "../model/lookup.js";
+import type { ModelClient } from "../model/types.js";
+import type { RepoLocator } from "../dataset/clones.js";
+import { SampleSchema } from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import type { PackCache } from "../git/packs.js";
+import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
+import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
+import { RunConfigSchema, type ModelSettings, type RunConfig } from "./config.js";
+import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
+import type { Job } from "./plan.js";
+import type { Prices } from "./result.js";
+import { keyOf, type Scoring, type Settled } from "./settle.js";
+
+/**
+ * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
+ * can travel (never a live client or tool host). A family's agent options (a predictions file's
+ * patches, `--attempts`) are JSON and travel in `options`.
+ */
+export const AgentSpecSchema = z.object({
+  /** The agent kind as `--agent` names it (`llm`, `oracle`, a baseline, a family's agent). */
+  name: z.string(),
+  /** `--model`, for an agent that talks to a model. */
+  model: z.string().nullable(),
+  /** `--command`, for the command and mcp-command agents. */
+  command: z.string().nullable(),
+  /** `--url`, for the a2a agent. */
+  url: z.string().nullable(),
+  options: z.record(z.string(), z.unknown()),
+});
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
+const ModelSettingsSchema = RunConfigSchema.shape.models.unwrap();
+const IsolationRecordSchema = RunConfigSchema.shape.isolation.unwrap();
+const PricesSchema = z.object({ input: z.number(), output: z.number() });
+
+/**
+ * One job of a run as it crosses the executor seam: plain JSON, everything another process (a worker on
+ * another machine) needs to run the attempt and settle it exactly as this process's pool would. The run
+ * identity travels with it, so that a worker can tell the runs it serves apart; the repositories do not
+ * (the worker has its own clones: `TicketEnv.where`).
+ */
+export const JobTicketSchema = z.object({
+  /** run.json's identity of the run the job belongs to. */
+  run: RunConfigSchema.shape.identity,
+  /** The job's result key (`keyOf`): sample id, scenario, memory variant and repeat. */
+  key: z.string().min(1),
+  sample: SampleSchema,
+  /** The scenario's registry name. */
+  scenario: z.string(),
+  /** Which of `--repeats` runs this is, 0-based. */
+  repeat: z.number().int().min(0),
+  /** The agent gets the memory tools. */
+  memory: z.boolean(),
+  agent: AgentSpecSchema,
+  /** The judge model names (`--judge`). */
+  judges: z.array(z.string()),
+  /** How every model is asked, the agent's and the judges' (run.json's `models`). */
+  models: ModelSettingsSchema,
+  /** The scenario settings that are plain data (`mcrTools`). */
+  settings: z.record(z.string(), z.unknown()),
+  /**
+   * The run verb's flags as JSON, from which the families rebuild their settings with their live parts
+   * (SWE's environment model, the isolation): `TicketEnv.settings` does that where the ticket runs.
+   */
+  flags: z.record(z.string(), z.unknown()),
+  limits: z.object({ timeout_s: z.number().positive(), max_turns: z.number().int().positive() }),
+  history: z.union([z.number().int().min(0), z.literal("full")]).nullable(),
+  /** How the attempt's programs are isolated (run.json's `isolation`; null: the sandbox's default). */
+  isolation: IsolationRecordSchema.nullable(),
+  /** The agent's prices and each model's, by name (the configuration's `prices:`). */
+  prices: z.object({ agent: PricesSchema.nullable(), models: z.record(z.string(), PricesSchema) }),
+  /** The model the agent calls (its prices are `prices.agent` when `prices.models` has none). */
+  agent_model: z.string().nullable(),
+});
+export type JobTicket = z.infer<typeof JobTicketSchema>;
+
+/** What every ticket of a run shares: the ticket without the job's own fields. */
+export type TicketBase = Omit<JobTicket, "key" | "sample" | "scenario" | "repeat" | "memory">;
+
+/** The ticket of one planned job of a run. */
+export function ticketFor(base: TicketBase, job: Job): JobTicket {
+  return { ...base, key: job.key, sample: job.sample, scenario: job.scenario.name, repeat: job.repeat, memory: job.memory };
+}
+
+/** How models are asked for run.json's model settings: one response cache and one connection limit for all of them. */
+export function modelOptionsOf(settings: ModelSettings): ModelOptions {
+  return {
+    temperature: settings.temperature ?? undefined,
+    maxTokens: settings.max_tokens ?? undefined,
+    seed: settings.seed ?? undefined,
+    ...(settings.cache ? { cache: ResponseCache.default() } : {}),
+    ...(settings.max_connections !== null ? { connections: new ConnectionLimit(settings.max_connections) } : {}),
+  };
+}
+
+/**
+ * Makes a run's agent from its spec, as `gitgood run` makes it from its flags: an agent that talks to a
+ * model gets the client of `spec.model` asked with `models`. `toolHost` serves the a2a agent its tools.
+ */
+export function agentFromSpec(spec: AgentSpec, models: ModelOptions, live: { toolHost?: ToolHost | null } = {}): { agent: Agent; client: ModelClient | undefined } {
+  const client = agentUsesModel(spec.name) && spec.model !== null ? lookupModel(spec.model, models) : undefined;
+  const agent = createAgent(spec.name, {
+    ...spec.options,
+    model: spec.model ?? undefined,
+    command: spec.command ?? undefined,
+    url: spec.url ?? undefined,
+    client,
+    toolHost: live.toolHost ?? null,
+  });
+  return { agent, client };
+}
+
+/** The judges of a run from their model names, asked with `models`. */
+export function judgesFromSpec(names: readonly string[], models: ModelOptions): ModelClient[] {
+  return names.map((name) => lookupModel(name, models));
+}
+
+/** What the process that runs a ticket brings of its own. */
+export interface TicketEnv {
+  /** Where this process finds the samples' repositories. */
+  where: RepoLocator;
+  /** The isolation to use (default: the ticket's, as this host gives it; refused in one line where it cannot run). */
+  isolation?: Isolation;
+  /** The scenario settings with their live parts, from the ticket (default: the ticket's plain `settings`). */
+  settings?: (ticket: JobTicket, isolation: Isolation | undefined) => Record<string, unknown>;
+  /** How models are asked (default: `modelOptionsOf(ticket.models)`; give one to share a cache and connection limit over tickets). */
+  models?: ModelOptions;
+  /** Serves the a2a agent its tools. */
+  toolHost?: ToolHost | null;
+  /** Packs shared by the tickets this process runs (default: a pack cache for this ticket alone). */
+  packs?: PackCache;
+}
+
+/** Checks a ticket from elsewhere, in one line when it is not one. */
+export function parseTicket(value: unknown): JobTicket {
+  const parsed = JobTicketSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new GitGoodError("BAD_TICKET", `not a job ticket: ${issue ? `${issue.path.join(".") || "(top)"}: ${issue.message}` : "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Runs one ticket in this process and returns its settled record and trajectory, writing nothing: the
+ * run's writer appends them wherever the run directory is. The attempt is the one the local pool would
+ * run (same agent, scenario settings, limits, scoring, response-cache scope); its own failures are its
+ * record's error. Throws (BAD_TICKET, BAD_OPTION, ISOLATION_UNAVAILABLE) only when the ticket cannot be
+ * run here at all.
+ */
+export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settled> {
+  const ticket = parseTicket(value);
+  const scenario = scenarioNamed(ticket.scenario);
+  if (!scenariosFor(ticket.sample).some((d) => d.name === scenario.name)) {
+    throw new GitGoodError("BAD_TICKET", `sample ${ticket.sample.id} gives no ${scenario.name} scenario`);
+  }
+  const job: Job = { sample: ticket.sample, scenario, memory: ticket.memory, repeat: ticket.repeat, key: ticket.key };
+  if (keyOf(job) !== ticket.key) throw new GitGoodError("BAD_TICKET", `the ticket's key ${ticket.key} is not its job's (${keyOf(job)})`);
+  const models = env.models ?? modelOptionsOf(ticket.models);
+  const { agent } = agentFromSpec(ticket.agent, models, { toolHost: env.toolHost });
+  if (agent.name !== ticket.run.agent) {
+    throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
+  }
+  const isolation = env.isolation ?? (ticket.isolation ? isolationOf(ticket.isolation) : undefined);
+  const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.prices.models[ticket.agent_model] : undefined) ?? ticket.prices.agent ?? undefined;
+  const settings = env.settings ? env.settings(ticket, isolation) : ticket.settings;
+  const scoring: Scoring = {
+    judges: judgesFromSpec(ticket.judges, models),
+    agent: agent.name,
+    prices,
+    priceOf: (model) => ticket.prices.models[model] ?? (model === ticket.agent_model ? prices : undefined),
+    settings,
+    scoreTimeoutSeconds: ticket.limits.timeout_s,
+  };
+  const ctx: JobContext = {
+    agent,
+    where: env.where,
+    timeoutSeconds: ticket.limits.timeout_s,
+    maxTurns: ticket.limits.max_turns,
+    history: ticket.history ?? undefined,
+    settings,
+    isolation,
+    scoring,
+  };
+  return env.packs ? attemptJob(job, ctx, env.packs) : withRunPacks((packs) => attemptJob(job, ctx, packs));
+}
+
+/** The isolation run.json records, as this host gives it. */
+function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
+  return chooseIsolation({
+    mode: record.mode,
+    network: record.network,
+    ...(record.docker_image !== null ? { dockerImage: record.docker_image } : {}),
+    allowRead: record.allow_read,
+    passEnv: record.pass_env ?? [],
+  });
+}
+
+/**
+ * What every ticket of a run shares, from its run.json and what run.json does not hold: the agent spec,
+ * the plain scenario settings, the run verb's flags and the prices.
+ */
+export function ticketBase(
+  config: RunConfig,
+  run: { agent: AgentSpec; settings: Record<string, unknown>; flags: Record<string, unknown>; prices: Prices | null; modelPrices: Record<string, Prices>; agentModel: string | null; timeoutSeconds: number; maxTurns: number },
+): TicketBase {
+  return {
+    run: config.identity,
+    agent: run.agent,
+    judges: [...config.judges],
+    models: config.models ?? { temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true },
+    settings: jsonOf(run.settings),
+    flags: jsonOf(run.flags),
+    limits: { timeout_s: run.timeoutSeconds, max_turns: run.maxTurns },
+    history: config.identity.history,
+    isolation: config.isolation ?? null,
+    prices: { agent: run.prices, models: { ...run.modelPrices } },
+    agent_model: run.agentModel,
+  };
+}
+
+/** A value as JSON would carry it (functions and undefined fields dropped), so that a ticket is the same here and there. */
+function jsonOf(value: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+}

@@ -1,0 +1,203 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GitGoodError } from "../../src/errors.js";
+import { connectionOptions } from "../../src/queue/connection.js";
+import { identityHash, jobIdOf, type JobData, type Settled } from "../../src/queue/jobs.js";
+import { SharedConnectionLimit } from "../../src/queue/limit.js";
+import { RunQueue, type Sink } from "../../src/queue/producer.js";
+import { queueStatus } from "../../src/queue/status.js";
+import { parseQueueAddress, type QueueAddress } from "../../src/queue/url.js";
+import { startWorker, type RunningWorker } from "../../src/queue/worker.js";
+import { RESULTS_SCHEMA_VERSION } from "../../src/runs/record.js";
+import { resultRecord } from "../../src/runs/result.js";
+import { mergeSample } from "../helpers/dataset.js";
+import { freePort, startRedis, type TestRedis } from "../helpers/redis.js";
+
+let redis: TestRedis;
+let scratch: string;
+beforeAll(async () => {
+  redis = await startRedis();
+  scratch = mkdtempSync(path.join(os.tmpdir(), "gitgood-queue-"));
+});
+afterAll(async () => {
+  await redis.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+let queues = 0;
+/** A queue of its own for each test. */
+function address(): QueueAddress {
+  return parseQueueAddress(redis.url, `t${++queues}`);
+}
+
+const samples = Array.from({ length: 6 }, (_, i) => mergeSample({ name: "acme/calc", index: i }));
+const jobs = samples.map((s) => ({ key: `${s.id}.MCR`, ticket: { sample: s.id } }));
+
+/** What a worker's executor returns for a job: a solved record, with a trajectory of `events` entries. */
+function settledFor(data: JobData, events = 1): Settled {
+  const sample = samples.find((s) => `${s.id}.MCR` === data.key);
+  if (!sample) throw new Error(`no sample for ${data.key}`);
+  const record = resultRecord({
+    sample,
+    scenario: "MCR",
+    agent: "oracle",
+    startedAt: new Date(0),
+    durationMs: 1,
+    turns: 1,
+    toolCalls: 1,
+    tokens: { prompt: 0, completion: 0 },
+    trajectory: `trajectories/${data.key}.json`,
+    outcome: { scored: { scores: { exact_match: true }, solved: true } },
+  });
+  const trajectory = {
+    schema_version: RESULTS_SCHEMA_VERSION,
+    sample_id: sample.id,
+    scenario: "MCR",
+    agent: "oracle",
+    sample,
+    events: Array.from({ length: events }, (_, i) => ({ type: "note", text: `${i} ${Math.random()}`, at_ms: i })),
+  } satisfies Settled["trajectory"];
+  return { record, trajectory };
+}
+
+/** A sink that keeps what it is given. */
+function memorySink(): Sink & { written: Settled[]; failures: { key: string; error: GitGoodError }[] } {
+  const written: Settled[] = [];
+  const failures: { key: string; error: GitGoodError }[] = [];
+  return { written, failures, write: (s) => void written.push(s), failed: (d, e) => void failures.push({ key: d.key, error: e }) };
+}
+
+describe("queue addresses", () => {
+  it("reads redis://HOST:PORT/DB and refuses anything else in one line", () => {
+    expect(parseQueueAddress("redis://10.0.0.5:6380/2")).toMatchObject({ host: "10.0.0.5", port: 6380, db: 2, name: "gitgood" });
+    expect(parseQueueAddress("redis://:secret@q.example:7000").shown).toBe("redis://q.example:7000/0");
+    for (const bad of ["http://h:1", "redis://h:1/x", "redis://h:1/2?tls=1", "redis:///3", "h:6379", "redis://h:99999"]) {
+      expect(() => parseQueueAddress(bad), bad).toThrowError(/^--queue .* is not a Redis URL \(.*\); give redis:\/\/HOST:PORT\[\/DB\]$/);
+    }
+    expect(() => parseQueueAddress("redis://h:1", "a:b")).toThrowError(/--queue-name "a:b" is not a queue name/);
+  });
+});
+
+describe("the run's queue", () => {
+  it("enqueues each key once, two workers run them, the producer writes each once and frees the queue", async () => {
+    const a = address();
+    const identity = { samples: "x.jsonl", agent: "oracle" };
+    const q = await RunQueue.open(a, identity);
+    expect(await q.enqueue(jobs)).toEqual({ added: 6, present: 0 });
+    // A second producer of the same run adds nothing: the job ids are the run's and the key's.
+    expect(await q.enqueue(jobs)).toEqual({ added: 0, present: 6 });
+    const ran: string[] = [];
+    const workers: RunningWorker[] = [];
+    for (let i = 0; i < 2; i++) {
+      workers.push(await startWorker({ address: a, concurrency: 2, run: async (d) => (ran.push(d.key), settledFor(d)) }));
+    }
+    const sink = memorySink();
+    await q.drain(jobs, sink);
+    expect(sink.written.map((s) => s.record.key).sort()).toEqual(jobs.map((j) => j.key).sort());
+    expect(ran.sort()).toEqual(jobs.map((j) => j.key).sort());
+    expect(sink.written[0]?.trajectory.events).toHaveLength(1);
+    const status = await queueStatus(a);
+    expect(status).toMatchObject({ waiting: 0, active: 0, completed: 0, failed: 0, run: identityHash(identity) });
+    expect(status.workers, JSON.stringify(status.workers)).toHaveLength(2);
+    expect(status.workers.reduce((n, w) => n + w.done, 0)).toBe(6);
+    await q.release();
+    expect((await queueStatus(a)).run).toBeNull();
+    await Promise.all(workers.map((w) => w.close()));
+    await q.close();
+  });
+
+  it("refuses a queue holding another run's jobs, and an unreachable server, in one line each", async () => {
+    const a = address();
+    const first = await RunQueue.open(a, { agent: "oracle" });
+    await first.enqueue(jobs.slice(0, 1));
+    await first.close();
+    const other = RunQueue.open(a, { agent: "baseline" });
+    await expect(other).rejects.toThrowError(/^the queue t\d+ at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first$/);
+    await expect(other).rejects.toMatchObject({ code: "QUEUE_MISMATCH" });
+    const nobody = parseQueueAddress(`redis://127.0.0.1:${await freePort()}`);
+    await expect(RunQueue.open(nobody, {})).rejects.toThrowError(/^cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: ECONNREFUSED$/);
+  });
+
+  it("a job that fails on one worker for an infrastructure reason is run by another; one failing everywhere is recorded as failed", async () => {
+    const a = address();
+    // The retry waits long enough for the second worker to start: then the broken worker hands the job over.
+    const q = await RunQueue.open(a, { agent: "oracle", test: "handover" }, { attempts: 3, backoffMs: 2000 });
+    await q.enqueue(jobs.slice(0, 2));
+    const brokenLog: string[] = [];
+    const broken = await startWorker({
+      address: a,
+      deferMs: 50,
+      log: (line) => brokenLog.push(line),
+      run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")),
+    });
+    const deadline = Date.now() + 20_000;
+    while (!brokenLog.some((l) => l.startsWith("failed")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(brokenLog.find((l) => l.startsWith("failed"))).toMatch(/^failed acme_calc_merge_000\d\.MCR: MISSING_COMMIT: the clone of acme\/calc lacks commit abc$/);
+    const good = await startWorker({ address: a, run: async (d) => settledFor(d) });
+    const sink = memorySink();
+    await q.drain(jobs.slice(0, 2), sink);
+    expect(sink.failures).toEqual([]);
+    expect(sink.written.map((s) => s.record.key).sort()).toEqual(jobs.slice(0, 2).map((j) => j.key).sort());
+    await Promise.all([good.close(), broken.close(), q.close()]);
+    // With no other worker, the broken one runs the job in the end; every try fails, and the job is failed once.
+    const alone = address();
+    const q2 = await RunQueue.open(alone, { agent: "oracle", test: "alone" }, { attempts: 3, backoffMs: 20 });
+    const lone = await startWorker({ address: alone, run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")) });
+    await q2.enqueue(jobs.slice(2, 3));
+    await q2.drain(jobs.slice(2, 3), sink);
+    expect(sink.failures.map((f) => [f.key, f.error.code])).toEqual([[jobs[2]?.key, "WORKER_FAILED"]]);
+    expect(sink.failures[0]?.error.message).toMatch(/^every try on the workers failed: MISSING_COMMIT: the clone of acme\/calc lacks commit abc \(on .+\)$/);
+    await Promise.all([lone.close(), q2.close()]);
+  }, 60_000);
+
+  it("a trajectory over the size limit goes by path to the spill directory, not into Redis, and is removed once written", async () => {
+    const a = address();
+    const spill = path.join(scratch, "spill");
+    const q = await RunQueue.open(a, { agent: "oracle", test: "spill" });
+    await q.enqueue(jobs.slice(0, 2));
+    const w = await startWorker({ address: a, spillDir: spill, spillBytes: 2000, run: async (d) => settledFor(d, d.key === jobs[0]?.key ? 2000 : 1) });
+    const raw = new Redis(connectionOptions(a));
+    const sink = memorySink();
+    let bigInRedis = -1;
+    await q.drain(jobs.slice(0, 2), {
+      ...sink,
+      write: (s) => {
+        sink.write(s);
+        if (s.record.key === jobs[0]?.key && bigInRedis === -1) bigInRedis = readdirSync(spill).length;
+      },
+    });
+    expect(bigInRedis).toBe(1);
+    expect(sink.written.find((s) => s.record.key === jobs[0]?.key)?.trajectory.events).toHaveLength(2000);
+    expect(readdirSync(spill)).toEqual([]);
+    expect(await raw.exists(`bull:${a.name}:${jobIdOf(q.run, jobs[0]?.key ?? "")}`)).toBe(0);
+    raw.disconnect();
+    await w.close();
+    await q.close();
+    expect(existsSync(spill)).toBe(true);
+  });
+});
+
+describe("the shared connection limit", () => {
+  it("holds model requests in flight to --max-connections across clients", async () => {
+    const a = address();
+    const clients = [new Redis(connectionOptions(a)), new Redis(connectionOptions(a))];
+    const limits = clients.map((c) => new SharedConnectionLimit(c, `gitgood:${a.name}:connections`, 2));
+    let inFlight = 0;
+    let peak = 0;
+    const request = async (): Promise<void> => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, 30));
+      inFlight--;
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, i) => limits[i % 2]?.run(request, undefined, "m")));
+    expect(peak).toBe(2);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(limits[0]?.run(request, aborted.signal, "m")).rejects.toMatchObject({ code: "ABORTED" });
+    for (const c of clients) c.disconnect();
+  });
+});

@@ -1,0 +1,247 @@
+// The job queue end to end: `gitgood run --queue` and `gitgood worker`s as child processes of bin/gitgood.js, a
+// private redis-server, fixture repositories built in code, the oracle and a command agent as the agents. Every
+// wait is a poll with a deadline. Needs dist/ (npm run build).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Sample } from "../../src/dataset/sample.js";
+import { RunQueue } from "../../src/queue/producer.js";
+import { parseQueueAddress } from "../../src/queue/url.js";
+import { BIN } from "../helpers/cli.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { processesWith } from "../helpers/processes.js";
+import { freePort, startRedis, type TestRedis } from "../helpers/redis.js";
+import { buildRunFixture } from "../helpers/runs.js";
+
+interface Proc {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+let redis: TestRedis;
+let fx: Fixture;
+let samples: Sample[];
+let root: string;
+let samplesFile: string;
+let repos: string;
+const running: Proc[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis({ own: true });
+  ({ fx, samples } = await buildRunFixture());
+  root = mkdtempSync(path.join(os.tmpdir(), "gitgood-workers-"));
+  samplesFile = path.join(root, "samples.jsonl");
+  writeFileSync(samplesFile, samples.map((s) => `${JSON.stringify(s)}\n`).join(""));
+  repos = path.join(root, "repos");
+  mkdirSync(path.join(repos, "acme"), { recursive: true });
+  fx.git("clone", "-q", "--bare", fx.dir, path.join(repos, "acme", "calc"));
+}, 150_000);
+
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.child.kill("SIGKILL");
+    await p.exited;
+  }
+});
+
+afterAll(async () => {
+  await redis?.stop();
+  fx?.remove();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let n = 0;
+/** A fresh directory under the test's root. */
+function fresh(label: string): string {
+  return path.join(root, `${label}-${++n}`);
+}
+
+function start(args: string[], env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const p = { child, stderr: () => err, exited };
+  running.push(p);
+  return p;
+}
+
+/** Polls `ready` every 25 ms; fails with `what` (and the processes' stderr) after `ms`. */
+async function until(ready: () => boolean, what: string, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}\n${running.map((p) => p.stderr()).join("\n---\n")}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function finished(p: Proc, what: string, ms = 90_000): Promise<number | null> {
+  let code: number | null | undefined;
+  void p.exited.then((c) => (code = c));
+  await until(() => code !== undefined, what, ms);
+  return code ?? null;
+}
+
+/** A worker of `queue` with a sandbox root of its own; resolves once it takes jobs. */
+async function worker(queue: string, opts: { repos?: string; sandboxes?: string; concurrency?: number; lockMs?: number } = {}): Promise<Proc> {
+  const lock = opts.lockMs !== undefined ? ["--lock-duration", String(opts.lockMs)] : [];
+  const w = start(
+    ["worker", "--queue", redis.url, "--queue-name", queue, "--repos", opts.repos ?? repos, "--concurrency", String(opts.concurrency ?? 1), ...lock],
+    { GITGOOD_SANDBOX_ROOT: opts.sandboxes ?? fresh("sandboxes") },
+  );
+  await until(() => w.stderr().includes("taking jobs"), "a worker to start");
+  return w;
+}
+
+function records(dir: string): Record<string, unknown>[] {
+  const file = path.join(dir, "results.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** What must agree between executors: key, status, verdict and scores, by key. */
+function outcomes(dir: string): unknown[] {
+  return records(dir)
+    .map((r) => ({ key: r.key, status: r.status, verdict: r.verdict, solved: r.solved, scores: r.scores }))
+    .sort((a, b) => String(a.key).localeCompare(String(b.key)));
+}
+
+/** A command agent that waits, in its sandbox, until the file `gate` exists; `marker` names its processes. */
+function gatedCommand(gate: string, marker: string): string {
+  return `sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done; : ${marker}'`;
+}
+
+describe("gitgood run --queue with gitgood worker", () => {
+  it("gives the same records as the local pool, through two workers", async () => {
+    const local = fresh("local");
+    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", local, "-j", "2"]);
+    expect(await finished(l, "the local run"), l.stderr()).toBe(0);
+    const w1 = await worker("same");
+    const w2 = await worker("same");
+    const queued = fresh("queued");
+    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", queued, "--queue", redis.url, "--queue-name", "same"]);
+    expect(await finished(p, "the queued run"), p.stderr()).toBe(0);
+    expect(outcomes(queued)).toEqual(outcomes(local));
+    expect(outcomes(local)).toHaveLength(4);
+    expect(records(queued).every((r) => existsSync(path.join(queued, String(r.trajectory))))).toBe(true);
+    // Both workers took jobs (rates in `gitgood status`), and the queue is free for another run.
+    const s = start(["status", queued, "--queue", redis.url, "--queue-name", "same", "--json"]);
+    let out = "";
+    s.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    expect(await finished(s, "status")).toBe(0);
+    const status = JSON.parse(out) as { run: string | null; recorded: number; workers: { done: number }[]; waiting: number };
+    expect(status).toMatchObject({ run: null, recorded: 4, waiting: 0 });
+    expect(status.workers.reduce((a, w) => a + w.done, 0)).toBe(4);
+    expect(w1.stderr() + w2.stderr()).toMatch(/done .*\.MCR success solved/);
+  }, 150_000);
+
+  it("loses nothing when a worker holding jobs is killed: another runs them, each is recorded once, and its sandboxes are swept on its next start", async () => {
+    const gate = fresh("gate");
+    mkdirSync(gate);
+    const marker = `gitgood-kill-${process.pid}-${n}`;
+    const sandboxes = fresh("sandboxes-a");
+    // A short lock: the killed worker's jobs go back to the queue 3 s after it stops renewing them.
+    const a = await worker("kill", { sandboxes, concurrency: 2, lockMs: 3000 });
+    const out = fresh("killed");
+    const command = gatedCommand(path.join(gate, "open"), marker);
+    const args = ["run", samplesFile, "--repos", repos, "--agent", "command", "--command", command, "--allow-read", gate, "--scenario", "MCR", "--out", out];
+    const p = start([...args, "--queue", redis.url, "--queue-name", "kill"]);
+    // Both MCR jobs are the killed worker's, each in a sandbox, its agent waiting at the gate.
+    // The producer's own command line holds the marker too: only the agents' processes count.
+    const agents = (): number[] => processesWith(marker).filter((pid) => pid !== p.child.pid);
+    await until(() => (a.stderr().match(/^took /gm) ?? []).length === 2 && agents().length >= 2, "worker A to hold both jobs");
+    const left = readdirSync(sandboxes).filter((d) => !d.startsWith("."));
+    expect(left.filter((d) => d.startsWith("acme_calc_merge_"))).toHaveLength(2);
+    a.child.kill("SIGKILL");
+    await a.exited;
+    // The agents die with the worker (the jail dies with its parent).
+    await until(() => agents().length === 0, "the killed worker's agent processes to end");
+    writeFileSync(path.join(gate, "open"), "");
+    const b = await worker("kill", { lockMs: 3000 });
+    expect(await finished(p, "the producer after the kill"), p.stderr()).toBe(0);
+    const keys = records(out).map((r) => r.key);
+    expect(keys.sort()).toEqual(samples.filter((s) => s.sample_type === "merge").map((s) => `${s.id}.MCR`).sort());
+    expect(records(out).every((r) => r.status === "success")).toBe(true);
+    expect((b.stderr().match(/^done /gm) ?? []).length).toBe(2);
+    // Its next start sweeps what the killed worker left.
+    expect(readdirSync(sandboxes).filter((d) => !d.startsWith("."))).toEqual(left);
+    const again = await worker("kill", { sandboxes });
+    expect(again.stderr()).toMatch(/^swept \d+ sandbox\(es\) left by a killed gitgood process$/m);
+    expect(readdirSync(sandboxes).filter((d) => !d.startsWith("."))).toEqual([]);
+  }, 150_000);
+
+  it("rides out a Redis restart: the run finishes, and running it again enqueues only what has no record", async () => {
+    const tokens = fresh("tokens");
+    mkdirSync(tokens);
+    const marker = `gitgood-restart-${process.pid}-${n}`;
+    // Each attempt takes a token to finish: the test lets them through one at a time.
+    const command = `sh -c 'while :; do t=$(ls ${tokens} | head -n 1); [ -n "$t" ] && rm "${tokens}/$t" 2>/dev/null && break; sleep 0.05; done; : ${marker}'`;
+    const out = fresh("restart");
+    const args = ["run", samplesFile, "--repos", repos, "--agent", "command", "--command", command, "--isolation", "none", "--scenario", "MCR", "--out", out, "--queue", redis.url, "--queue-name", "restart"];
+    const w = await worker("restart");
+    const p = start(args);
+    writeFileSync(path.join(tokens, "t0"), "");
+    await until(() => records(out).length === 1, "the first record");
+    const first = records(out)[0];
+    await until(() => (w.stderr().match(/^took /gm) ?? []).length === 2, "the worker to take the second job");
+    await redis.restart();
+    for (let i = 1; i <= 12; i++) writeFileSync(path.join(tokens, `t${i}`), "");
+    expect(await finished(p, "the producer after the restart"), p.stderr()).toBe(0);
+    const after = records(out);
+    expect(after).toHaveLength(2);
+    expect(new Set(after.map((r) => r.key)).size).toBe(2);
+    expect(after.find((r) => r.key === first?.key)).toEqual(first);
+    // The same worker reconnected and ran the lost jobs.
+    expect(w.child.exitCode).toBeNull();
+    // Running the producer again with one record removed enqueues that one job only.
+    const kept = after.slice(0, 1);
+    writeFileSync(path.join(out, "results.jsonl"), kept.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    for (let i = 20; i <= 25; i++) writeFileSync(path.join(tokens, `t${i}`), "");
+    const again = start(args);
+    expect(await finished(again, "the second producer"), again.stderr()).toBe(0);
+    expect(again.stderr()).toMatch(/1 job\(s\) added, 0 there already/);
+    const final = records(out);
+    expect(final).toHaveLength(2);
+    expect(final.slice(0, 1)).toEqual(kept);
+  }, 150_000);
+
+  it("a worker whose clone lacks the commits fails its jobs as infrastructure errors in one line, and another worker runs them", async () => {
+    const empty = fresh("empty-repos");
+    mkdirSync(path.join(empty, "acme"), { recursive: true });
+    fx.git("init", "-q", "--bare", path.join(empty, "acme", "calc"));
+    // The broken worker starts first: it waits for jobs first, so the first job goes to it.
+    const broken = await worker("clone", { repos: empty });
+    await worker("clone");
+    const out = fresh("clone");
+    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--scenario", "MCR", "--out", out, "--queue", redis.url, "--queue-name", "clone"]);
+    expect(await finished(p, "the producer"), p.stderr()).toBe(0);
+    expect(broken.stderr()).toMatch(/^failed \S+: MISSING_COMMIT: this worker's clone of acme\/calc \(\S+\) lacks commit [0-9a-f]{40} of sample \S+$/m);
+    expect(broken.stderr()).not.toMatch(/^done /m);
+    expect(records(out).map((r) => [r.status, r.verdict])).toEqual(Array(2).fill(["success", "solved"]));
+  }, 150_000);
+
+  it("refuses a bad --queue, an unreachable Redis and a queue of another run in one line each, writing nothing", async () => {
+    const cases: [string[], number, RegExp][] = [
+      [["--queue", "http://127.0.0.1:1"], 2, /^gitgood: --queue http:\/\/127\.0\.0\.1:1 is not a Redis URL \(the scheme is http, not redis\); give redis:\/\/HOST:PORT\[\/DB\]\n$/],
+      [["--queue", `redis://127.0.0.1:${await freePort()}`], 1, /^gitgood: cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: ECONNREFUSED\n$/],
+    ];
+    const other = await RunQueue.open(parseQueueAddress(redis.url, "taken"), { agent: "someone-else" });
+    await other.claim();
+    await other.close();
+    cases.push([["--queue", redis.url, "--queue-name", "taken"], 2, /^gitgood: the queue taken at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first\n$/]);
+    for (const [extra, code, message] of cases) {
+      const out = fresh("refused");
+      const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, ...extra]);
+      expect(await finished(p, extra.join(" ")), p.stderr()).toBe(code);
+      expect(p.stderr()).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+    }
+  }, 150_000);
+});
