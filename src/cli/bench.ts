@@ -228,6 +228,7 @@ export function benchCommand(io: CliIO): Command {
         isolation,
         models: client ? [client] : [],
         retryErrors: flags.retryErrors,
+        shard: flags.shard,
         onResult: progressPrinter(io.stderr),
       });
       writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);

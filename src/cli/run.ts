@@ -20,6 +20,7 @@ import type { Prices } from "../runs/result.js";
 import { runBenchmark, type RunSummary } from "../runs/runner.js";
 import { lockRunDir } from "../runs/lock.js";
 import { RunStore } from "../runs/store.js";
+import { parseShard, type Shard } from "../runs/shard.js";
 import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { scenarioChoices } from "./scenario-option.js";
@@ -77,6 +78,8 @@ export interface RunFlags extends ModelFlags {
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;
+  /** `--shard K/N`: only part K of N of the planned jobs. */
+  shard?: Shard;
 }
 
 function slug(s: string): string {
@@ -140,6 +143,7 @@ export function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
     mcrTools: flags.mcrTools,
     repeats: flags.repeats,
     models: modelSettings(flags),
+    shard: flags.shard,
     ...selectionIdentity(flags),
   };
 }
@@ -332,6 +336,7 @@ async function runLocked(
     isolation,
     models: client ? [client] : [],
     retryErrors: flags.retryErrors,
+    shard: flags.shard,
     onResult: progressPrinter(io.stderr),
   });
   finishFamilies(flags, summary.records, io);
@@ -399,6 +404,7 @@ export function addRunOptions(cmd: Command): Command {
     .option("--language <list>", "only samples whose programming_language is one of these, comma-separated (any case)", keywordListOption)
     .option("--sample <n>", "a random sample of N samples, stratified by scenario and difficulty", positiveIntOption("--sample"))
     .option("--limit <n>", "only the first N samples (after the filters and --sample)", intOption("--limit"))
+    .option("--shard <K/N>", "run only part K of N of the planned jobs (balanced by scenario and repository), to spread a run over machines; join the parts with 'gitgood merge'", parseShard)
     .option("--dry-run", "print the plan (attempts, repositories, model calls to expect) and exit without running or writing anything", false)
     .option("--json", "print the report as JSON", false)
     .option("--retry-errors", "run again the attempts recorded with a system error (their records are replaced)", false)
