@@ -178,6 +178,7 @@ export async function printPlan(
     maxTurns: flags.maxTurns,
     judges,
     where: run.where,
+    shard: flags.shard,
   });
   if (flags.json) {
     stdout.write(`${JSON.stringify({ dry_run: true, run_directory: run.dir, ...plan }, null, 2)}\n`);

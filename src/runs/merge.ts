@@ -72,6 +72,8 @@ export function mergeRuns(out: string, dirs: readonly string[]): MergeSummary {
   try {
     const config: RunConfig = { ...first.config, created_at: earliest(inputs.map((i) => i.config.created_at)) };
     delete config.shard;
+    // The first input's own session options say which part it ran: the merged run is all its parts.
+    if (config.config) config.config = { ...config.config, options: Object.fromEntries(Object.entries(config.config.options).filter(([k]) => k !== "shard")) };
     mkdirSync(path.join(staging, "trajectories"), { recursive: true });
     writeOutputFile(path.join(staging, RUN_FILE), `${JSON.stringify(config, null, 2)}\n`);
     const lines: string[] = [];
