@@ -1,6 +1,5 @@
 import { Command } from "commander";
-import { agentUsesModel, createAgent } from "../agents/index.js";
-import { lookupModel } from "../model/lookup.js";
+import { agentUsesModel } from "../agents/index.js";
 import { GitGoodError } from "../errors.js";
 import { buildReport } from "../report/summary.js";
 import { formatReport } from "../report/text.js";
@@ -8,7 +7,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import type { ResolvedConfig } from "../runs/config.js";
 import { addRunOptions, type RunFlags } from "../runs/flags.js";
 import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
-import { ticketBase, ticketFor } from "../runs/ticket.js";
+import { agentFromSpec, judgesFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
 import { queueExecutor } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
 import { RunQueue } from "../queue/producer.js";
@@ -56,25 +55,18 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   const prepared = prepareFamilies(flags, await loadSelected(all, selectionOf(flags)), flags.agent, io);
   const samples = prepared.samples;
   const models = modelOptions(flags);
-  const client = agentUsesModel(prepared.agent) && flags.model !== undefined ? lookupModel(flags.model, models) : undefined;
   // The a2a agent's GitGoodBench tasks get their tools over MCP from a server on loopback, started with the run.
   let tools: ToolHostServer | null = null;
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
-  const agent = createAgent(prepared.agent, {
-    ...prepared.agentOptions,
-    model: flags.model,
-    command: flags.command,
-    client,
-    url: flags.url,
-    toolHost,
-  });
+  const agentSpec: AgentSpec = { name: prepared.agent, model: flags.model ?? null, command: flags.command ?? null, url: flags.url ?? null, options: prepared.agentOptions };
+  const { agent, client } = agentFromSpec(agentSpec, models, { toolHost });
   const model = agentUsesModel(flags.agent) ? flags.model : undefined;
   const dir = flags.out ?? defaultRunDir(all, agent.name);
   if (flags.dryRun) {
     await printPlan(samples, flags, { agent, model, where, dir }, io.stdout);
     return [];
   }
-  const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
+  const judges = judgesFromSpec(flags.judge ?? [], models);
   const isolation = isolationFrom(flags, io.stderr);
   let queue: RunQueue | null = null;
   try {

@@ -62,6 +62,12 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import("./status.js")).statusCommand,
   },
   {
+    name: "merge",
+    term: "merge [options] <out> <run-dirs...>",
+    summary: "join the shards (run --shard K/N) or partial run directories of one run into a new run directory, one record per key",
+    load: async () => (await import("./merge.js")).mergeCommand,
+  },
+  {
     name: "report",
     term: "report [options] <run-dir...>",
     summary: "print a run's success and solve rates per scenario, difficulty and language, and per sample; several runs side by side",

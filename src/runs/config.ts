@@ -107,6 +107,11 @@ export const RunConfigSchema = z.object({
   config: ResolvedConfigSchema.optional(),
   /** How the latest session asked models, the agent's and the judges' alike (not part of the run's identity). */
   models: ModelSettingsSchema.optional(),
+  /**
+   * The part of the planned jobs the latest session ran (`--shard K/N`; absent: all of them). Not part of
+   * the run's identity: the shards of one run are one run, and `gitgood merge` joins them.
+   */
+  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
@@ -140,6 +145,8 @@ export interface RunConfigInput {
   sample?: { size: number; seed: number };
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
+  /** `--shard K/N`: the part of the planned jobs this session runs. */
+  shard?: { index: number; count: number };
   /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
   families?: Readonly<Record<string, unknown>>;
 }
@@ -184,5 +191,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
         }
       : {}),
     ...(input.config ? { config: input.config } : {}),
+    ...(input.shard ? { shard: { index: input.shard.index, count: input.shard.count } } : {}),
   };
 }

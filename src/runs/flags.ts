@@ -8,6 +8,7 @@ import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioNames } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
 import { scenarioSet } from "./plan.js";
+import { parseShard, type Shard } from "./shard.js";
 
 /*
  * The command-line options of the verbs that set up sandboxes and run agents (`run`, `bench`, `score`,
@@ -61,6 +62,8 @@ export interface RunFlags extends ModelFlags {
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;
+  /** `--shard K/N`: only part K of N of the planned jobs. */
+  shard?: Shard;
 }
 
 /** The scenario names as options spell them (any case is accepted). */
@@ -134,6 +137,7 @@ export function addRunOptions(cmd: Command): Command {
     .option("--language <list>", "only samples whose programming_language is one of these, comma-separated (any case)", keywordListOption)
     .option("--sample <n>", "a random sample of N samples, stratified by scenario and difficulty", positiveIntOption("--sample"))
     .option("--limit <n>", "only the first N samples (after the filters and --sample)", intOption("--limit"))
+    .option("--shard <K/N>", "run only part K of N of the planned jobs (balanced by scenario and repository) to spread a run over machines; join the parts with 'gitgood merge'", parseShard)
     .option("--dry-run", "print the plan (attempts, repositories, model calls to expect) and exit without running or writing anything", false)
     .option("--json", "print the report as JSON", false)
     .option("--retry-errors", "run again the attempts recorded with a system error (their records are replaced)", false)

@@ -6,8 +6,6 @@ import { readDataset } from "../dataset/importer.js";
 import { DIFFICULTIES, type Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import { ResponseCache } from "../model/cache.js";
-import { ConnectionLimit } from "../model/connections.js";
 import type { ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
@@ -20,6 +18,7 @@ import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
 import type { Prices } from "./result.js";
 import { runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
+import { modelOptionsOf } from "./ticket.js";
 
 /*
  * What the flags of flags.ts build: the selection of samples, how models are asked, the isolation,
@@ -97,6 +96,7 @@ function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
     mcrTools: flags.mcrTools,
     repeats: flags.repeats,
     models: modelSettings(flags),
+    shard: flags.shard,
     ...selectionIdentity(flags),
   };
 }
@@ -124,13 +124,7 @@ function modelInfo(name: string | undefined, flags: Partial<ModelFlags> = {}): M
  * one connection limit shared by all, and the response cache (on unless --no-cache).
  */
 export function modelOptions(flags: ModelFlags): ModelOptions {
-  return {
-    temperature: flags.temperature,
-    maxTokens: flags.maxTokens,
-    seed: flags.seed,
-    ...(flags.cache ? { cache: ResponseCache.default() } : {}),
-    ...(flags.maxConnections !== undefined ? { connections: new ConnectionLimit(flags.maxConnections) } : {}),
-  };
+  return modelOptionsOf(modelSettings(flags));
 }
 
 /** What run.json records of how models were asked. */
@@ -184,6 +178,7 @@ export async function printPlan(
     maxTurns: flags.maxTurns,
     judges,
     where: run.where,
+    shard: flags.shard,
   });
   if (flags.json) {
     stdout.write(`${JSON.stringify({ dry_run: true, run_directory: run.dir, ...plan }, null, 2)}\n`);
@@ -262,6 +257,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
       models: run.client ? [run.client] : [],
       retryErrors: flags.retryErrors,
       ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings, prices }) } : {}),
+      shard: flags.shard,
       onResult: run.onResult,
     });
   } finally {

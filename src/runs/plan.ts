@@ -9,6 +9,7 @@ import { Repo } from "../git/repo.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import { reportRank, scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { keyOf } from "./settle.js";
+import { shardJobs, type Shard } from "./shard.js";
 
 /**
  * Which samples and scenarios a run works. Filters narrow the dataset (each one given must match);
@@ -263,12 +264,16 @@ export interface PlanOptions {
   /** Judge model names. */
   judges: readonly string[];
   where: RepoLocator;
+  /** `--shard K/N`: the plan of that part of the run. */
+  shard?: Shard;
 }
 
 /** The plan of a run over `samples` (already selected): attempts, repositories, model calls to expect. */
 export async function planRun(samples: readonly Sample[], opts: PlanOptions): Promise<RunPlan> {
   const repeats = opts.repeats ?? 1;
-  const { jobs, unsupported } = planJobs(samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats });
+  const planned = planJobs(samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats });
+  const { unsupported } = planned;
+  const jobs = opts.shard ? shardJobs(planned.jobs, opts.shard) : planned.jobs;
   const rows = new Map<string, Record<Difficulty, number>>();
   let judgedAttempts = 0;
   let callsPerJudge = 0;
@@ -288,7 +293,7 @@ export async function planRun(samples: readonly Sample[], opts: PlanOptions): Pr
   const variants = opts.memory ? 2 : 1;
   return {
     samples: samples.length,
-    pairs: jobs.length / (variants * repeats),
+    pairs: Math.ceil(jobs.length / (variants * repeats)),
     variants,
     repeats,
     attempts: jobs.length,

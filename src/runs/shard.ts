@@ -19,9 +19,9 @@ export function parseShard(value: string): Shard {
   return { index, count };
 }
 
-/** The group whose jobs a shard takes its fair part of: one scenario of one repository, one variant and repeat. */
+/** The group whose jobs a shard takes its fair part of: one scenario of one repository. */
 function groupOf(job: Job): string {
-  return [job.scenario.name, job.sample.name, job.memory ? "memory" : "", String(job.repeat)].join("\u0000");
+  return `${job.scenario.name}\u0000${job.sample.name}`;
 }
 
 /** Where a group's round-robin starts, from its name alone, so that the groups' odd jobs spread over the shards. */
@@ -30,21 +30,29 @@ function startOf(group: string, count: number): number {
 }
 
 /**
- * The jobs of shard `shard` among `jobs` (in plan order). Within each group (scenario × repository ×
- * memory variant × repeat) the jobs are dealt round-robin over the shards in plan order, which is sample
- * file order, from a start that depends on the group's name only. So every shard gets its group's share to
- * within one job, the shards together hold every job once, and a samples file that grows at its end only
- * adds jobs at the ends of the groups: no job already planned changes shard.
+ * The jobs of shard `shard` among `jobs` (a run's plan). Within each group (a scenario of a repository)
+ * the jobs are dealt round-robin over the shards, in the order of their samples in the samples file and,
+ * for one sample, of its repeats and memory variants, from a start that depends on the group's name only.
+ * So every shard gets its group's share to within one job, the shards together hold every job once, and a
+ * samples file that grows at its end only adds jobs after the groups' last ones: no job already planned
+ * changes shard.
  */
 export function shardJobs(jobs: readonly Job[], shard: Shard): Job[] {
   if (shard.count === 1) return [...jobs];
-  const seen = new Map<string, number>();
-  return jobs.filter((job) => {
+  // Slots per sample: its repeats times its variants (the run's settings, the same for every sample).
+  const variants = jobs.some((j) => j.memory) ? 2 : 1;
+  const repeats = Math.max(0, ...jobs.map((j) => j.repeat)) + 1;
+  // A sample's place in its group: its order of first appearance, which is samples file order (plans are passes over the file).
+  const ordinals = new Map<string, Map<string, number>>();
+  const placeOf = (job: Job): number => {
     const group = groupOf(job);
-    const position = seen.get(group) ?? 0;
-    seen.set(group, position + 1);
-    return (startOf(group, shard.count) + position) % shard.count === shard.index - 1;
-  });
+    const seen = ordinals.get(group) ?? new Map<string, number>();
+    ordinals.set(group, seen);
+    const ordinal = seen.get(job.sample.id) ?? seen.size;
+    seen.set(job.sample.id, ordinal);
+    return (ordinal * repeats + job.repeat) * variants + (job.memory ? 1 : 0);
+  };
+  return jobs.filter((job) => (startOf(groupOf(job), shard.count) + placeOf(job)) % shard.count === shard.index - 1);
 }
 
 /** `K/N`, as the option spells it. */
