@@ -5,7 +5,7 @@ import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { PackCache } from "../git/packs.js";
-import { Repo } from "../git/repo.js";
+import { RepoPool } from "../git/repo-pool.js";
 import type { HistoryDepth } from "../git/store.js";
 import { StepLog } from "../memory/steps.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
@@ -84,7 +84,7 @@ function timeoutOf(signal: AbortSignal, seconds: number): Promise<never> {
 }
 
 /** Runs the agent on one scenario in its own sandbox and settles the attempt. Never throws. */
-async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: PackCache): Promise<ResultRecord> {
+async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: PackCache, sources: RepoPool): Promise<ResultRecord> {
   const attempt: Attempt = {
     sample: job.sample,
     scenario: job.scenario,
@@ -105,7 +105,7 @@ async function runJob(job: Job, opts: RunOptions, recorder: Recorder, packs: Pac
   let broker: ToolBroker | null = null;
   let steps: StepLog | null = null;
   try {
-    attempt.source = await Repo.open(repositoryPath(opts.where, job.sample));
+    attempt.source = await sources.get(repositoryPath(opts.where, job.sample));
     const setup = { history: opts.history, workTree: opts.agent.workTree ?? "full", packs, settings: opts.settings };
     const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
     attempt.live = live;
@@ -188,8 +188,19 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
   });
+  // Each source repository is opened once for the run, with one long-lived reader (closed at the end).
+  const sources = new RepoPool();
+  try {
+    return { ...(await runTodo(opts, jobs, todo, recorder, sources)), unsupported };
+  } finally {
+    await sources.close();
+  }
+}
+
+/** Runs the jobs still to do, with the run's open source repositories. */
+async function runTodo(opts: RunOptions, jobs: readonly Job[], todo: readonly Job[], recorder: Recorder, sources: RepoPool): Promise<Omit<RunSummary, "unsupported">> {
   // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
-  if (todo.length > 0) await checkRepositories(todo.map((j) => j.sample), opts.where);
+  if (todo.length > 0) await checkRepositories(todo.map((j) => j.sample), opts.where, (dir) => sources.get(dir));
   if (todo.length > 0) await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
   const rerun = new Set(todo.map((j) => j.key));
   let done = 0;
@@ -203,7 +214,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   const packs = runPackCache();
   try {
     // A repeat's model answers are cached apart from the other repeats' (each is a sample of its own).
-    const work = (j: Job) => inCacheScope(repeatCacheScope(j.repeat), () => runJob(j, opts, recorder, packs.cache));
+    const work = (j: Job) => inCacheScope(repeatCacheScope(j.repeat), () => runJob(j, opts, recorder, packs.cache, sources));
     // Sandboxes are deleted off the event loop, which the parallel attempts share (util/cleanup.ts).
     await removingInBackground(async () => {
       for await (const record of mapPool(todo, opts.jobs, work)) {
@@ -219,7 +230,6 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     total: jobs.length,
     ran: todo.length,
     resumed: jobs.length - todo.length,
-    unsupported,
     records: opts.store.all().filter((r) => keys.has(r.key)),
   };
 }
