@@ -31,11 +31,21 @@ export async function cloneBare(url: string, dest: string, cwd: string): Promise
 
 export type ObjectKind = "commit" | "tree" | "blob" | "tag" | "missing";
 
-/** The kind of each object id in a repository, in one `cat-file --batch-check` process. */
+function kindOf(type: string): ObjectKind {
+  return (["commit", "tree", "blob", "tag"].includes(type) ? type : "missing") as ObjectKind;
+}
+
+/** The kind of each object id in a repository, in one `cat-file --batch-check` process (or the repository's long-lived reader). */
 export async function objectKinds(repo: Repo, oids: readonly string[]): Promise<Map<string, ObjectKind>> {
   const unique = [...new Set(oids)];
   const kinds = new Map<string, ObjectKind>();
   if (unique.length === 0) return kinds;
+  const reader = repo.reader;
+  if (reader) {
+    const infos = await Promise.all(unique.map((oid) => reader.info(oid)));
+    unique.forEach((oid, i) => kinds.set(oid, kindOf(infos[i]?.type ?? "missing")));
+    return kinds;
+  }
   const out = await repo.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
     input: `${unique.join("\n")}\n`,
   });
@@ -44,8 +54,7 @@ export async function objectKinds(repo: Repo, oids: readonly string[]): Promise<
     throw new GitGoodError("GIT_FAILED", `git cat-file answered ${lines.length} lines for ${unique.length} objects`);
   }
   lines.forEach((line, i) => {
-    const kind = line.slice(line.lastIndexOf(" ") + 1);
-    kinds.set(unique[i] as string, (["commit", "tree", "blob", "tag"].includes(kind) ? kind : "missing") as ObjectKind);
+    kinds.set(unique[i] as string, kindOf(line.slice(line.lastIndexOf(" ") + 1)));
   });
   return kinds;
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { GitGoodError } from "../errors.js";
 import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
@@ -106,6 +107,27 @@ export async function patchEntries(repo: Repo, from: string, to: string): Promis
  */
 export async function patchBetween(repo: Repo, from: string, to: string): Promise<string> {
   return (await repo.run(["diff", ...PATCH_OPTIONS, from, to])).stdout.toString("latin1");
+}
+
+/**
+ * `patchEntries` and `patchBetween` of the same two revisions from one `git diff --raw -p -z`: the raw
+ * records (`:<modes> <ids> <status>` NUL path NUL) come first, then one more NUL, then the patch, byte for
+ * byte what `patchBetween` prints.
+ */
+export async function patchWithEntries(repo: Repo, from: string, to: string): Promise<{ entries: PatchEntry[]; patch: string }> {
+  const out = (await repo.run(["diff", "--raw", "-p", "-z", ...PATCH_OPTIONS, from, to])).stdout;
+  const entries: PatchEntry[] = [];
+  let at = 0;
+  while (at < out.length && out[at] === 0x3a) {
+    const metaEnd = out.indexOf(0, at);
+    const pathEnd = metaEnd === -1 ? -1 : out.indexOf(0, metaEnd + 1);
+    if (pathEnd === -1) throw new GitGoodError("GIT_FAILED", "git diff --raw printed a record without its path");
+    const meta = out.toString("latin1", at + 1, metaEnd).split(" ");
+    entries.push({ status: (meta[4] ?? "M").charAt(0), path: showPath(out.subarray(metaEnd + 1, pathEnd)) });
+    at = pathEnd + 1;
+  }
+  if (at < out.length && out[at] === 0) at++;
+  return { entries, patch: out.toString("latin1", at) };
 }
 
 /**

@@ -2,6 +2,8 @@ import type { Repo } from "./repo.js";
 
 /** The commit HEAD points at. */
 export async function headCommit(repo: Repo): Promise<string> {
+  const info = await repo.reader?.info("HEAD");
+  if (info?.type === "commit") return info.oid;
   return (await repo.text(["rev-parse", "HEAD"])).trim();
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { CatFile } from "./catfile.js";
 import { runGit, streamGit, type RunResult, type SpawnOptions } from "./process.js";
 import { gitVersion, type GitVersion } from "./version.js";
 
@@ -26,6 +27,9 @@ export interface RunOptions {
  * src/git), with the repository's directory as working directory and a deterministic environment.
  */
 export class Repo {
+  private objectReader: CatFile | null = null;
+  private readerWanted = false;
+
   private constructor(
     /** Directory git runs in: the work tree root, or the git dir of a bare repository. */
     readonly dir: string,
@@ -127,6 +131,32 @@ export class Repo {
       // Never fetch missing objects of a partial clone behind the user's back (honoured by git >= 2.44).
       env: { GIT_NO_LAZY_FETCH: "1", ...this.env, ...opts.env },
     };
+  }
+
+  /**
+   * Keeps one `git cat-file --batch-command` process for this handle from now on: object, commit, tree
+   * and ref questions (clone.ts, commits.ts, trees.ts, refs.ts) are then answered by it instead of a
+   * process each. The process starts with the first question. Whoever calls this closes the handle
+   * (`close`) when done with it.
+   */
+  keepReader(): this {
+    this.readerWanted = true;
+    return this;
+  }
+
+  /** The long-lived reader after `keepReader` (started now if need be), or null. */
+  get reader(): CatFile | null {
+    if (!this.readerWanted) return null;
+    this.objectReader ??= new CatFile(this.dir, { ...this.env });
+    return this.objectReader;
+  }
+
+  /** Ends the long-lived reader, if any; the handle runs a process per question again afterwards. */
+  async close(): Promise<void> {
+    const r = this.objectReader;
+    this.readerWanted = false;
+    this.objectReader = null;
+    await r?.close();
   }
 
   /** Runs git and returns stdout as a Buffer. */

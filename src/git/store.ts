@@ -111,11 +111,58 @@ function boundaryOf(keep: Parents, tips: readonly string[], inherited: readonly 
  * tip and not from a bottom) and the first `depth - 1` first-parent commits from each bottom on, whose
  * parents (the `depth`-th, and the other parents of merges) end the history.
  */
-async function keptCommits(source: Repo, tips: readonly string[], bottoms: readonly string[], depth: number): Promise<Parents> {
+async function keptCommits(source: Repo, tips: readonly string[], bottoms: readonly string[], depth: number): Promise<Kept> {
   const keep: Parents = new Map();
-  await readParents(source, ["--stdin"], keep, `${[...tips, ...bottoms.map((b) => `^${b}`)].join("\n")}\n`);
-  if (depth > 1) for (const b of bottoms) await readParents(source, ["--first-parent", `--max-count=${depth - 1}`, b], keep);
-  return keep;
+  const below: Parents = new Map();
+  if (tips.some((t) => !bottoms.includes(t))) {
+    await readParents(source, ["--stdin"], keep, `${[...tips, ...bottoms.map((b) => `^${b}`)].join("\n")}\n`);
+  }
+  if (depth > 1) for (const b of bottoms) await firstParentsOf(source, b, depth - 1, below);
+  for (const [c, parents] of below) keep.set(c, parents);
+  return { keep, below };
+}
+
+/** The commits a cut keeps (`keep`), and among them those of the first-parent lines below the bottoms (`below`). */
+interface Kept {
+  keep: Parents;
+  below: Parents;
+}
+
+/**
+ * `count` first-parent commits from `tip` on, each with all its parents, into `into`: walked through the
+ * repository's long-lived reader when it has one, else read by `git rev-list --first-parent`.
+ */
+async function firstParentsOf(source: Repo, tip: string, count: number, into: Parents): Promise<void> {
+  const reader = source.reader;
+  if (!reader) return readParents(source, ["--first-parent", `--max-count=${count}`, tip], into);
+  const boundary = new Set(sourceShallow(source));
+  let at: string | undefined = tip;
+  for (let n = 0; at !== undefined && n < count; n++) {
+    const obj = await reader.read(at);
+    if (!obj || obj.type !== "commit") throw new GitGoodError("MISSING_COMMIT", `commit ${at} is not in the source repository`, { commit: at });
+    const end = obj.content.indexOf("\n\n");
+    const parents = [...obj.content.toString("latin1", 0, end === -1 ? obj.content.length : end).matchAll(/^parent ([0-9a-f]+)$/gm)].map((m) => m[1] as string);
+    into.set(obj.oid, parents);
+    // A commit of the source's own shallow boundary has no parents there.
+    at = boundary.has(obj.oid) ? undefined : parents[0];
+  }
+}
+
+/**
+ * Whether every commit of the boundary `shallow` is still below `bottom` in the history the cut leaves:
+ * `bottom` itself, or a parent of a commit of its kept first-parent line (`below`). Then a merge whose
+ * only merge base is `bottom` has the same single base in that history, and need not be asked again: a
+ * commit between the tips and `bottom` keeps all its parents and reaches `bottom` as before, and every
+ * other common ancestor there is below `bottom` (it was a common ancestor in the whole history, so an
+ * ancestor of the only base; only a boundary commit could stop being one, and none can here).
+ */
+function reachedFromBottom(shallow: readonly string[], bottom: string, below: Parents): boolean {
+  const reached = new Set<string>([bottom]);
+  for (const [c, parents] of below) {
+    reached.add(c);
+    for (const p of parents) reached.add(p);
+  }
+  return shallow.every((c) => reached.has(c));
 }
 
 /** Asks `queries` again in the history a shallow boundary leaves; returns the bases that come out different. */
@@ -149,9 +196,11 @@ const WIDENINGS = 6;
  */
 async function mergeCut(source: Repo, tips: readonly string[], queries: readonly BaseQuery[], bottoms: readonly string[], depth: number): Promise<string[]> {
   const inherited = sourceShallow(source);
-  const keep = await keptCommits(source, tips, bottoms, depth);
+  const { keep, below } = await keptCommits(source, tips, bottoms, depth);
+  const first = boundaryOf(keep, tips, inherited);
+  if (queries.length === 1 && bottoms.length === 1 && inherited.length === 0 && reachedFromBottom(first, bottoms[0] as string, below)) return first;
   for (let round = 0; round < WIDENINGS; round++) {
-    const shallow = boundaryOf(keep, tips, inherited);
+    const shallow = round === 0 ? first : boundaryOf(keep, tips, inherited);
     const wrong = await wrongAnswers(source, queries, shallow);
     if (wrong.extra.length === 0 && !wrong.missing) return shallow;
     if (wrong.missing) break;
@@ -179,7 +228,7 @@ export async function mergeStore(source: Repo, p1: string, p2: string, depth: Hi
 /** The pack of a commit's past: the commit and `depth` first-parent commits (itself the first). */
 async function pastPack(source: Repo, base: string, depth: HistoryDepth): Promise<PackSpec> {
   const inherited = sourceShallow(source);
-  const shallow = depth === "full" ? inherited : boundaryOf(await keptCommits(source, [base], [base], depth), [base], inherited);
+  const shallow = depth === "full" ? inherited : boundaryOf((await keptCommits(source, [base], [base], depth)).keep, [base], inherited);
   return { tips: [base], exclude: [], shallow };
 }
 

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import type { Person } from "./commits.js";
 import { showPath } from "./paths.js";
 import { headCommit } from "./refs.js";
@@ -70,6 +71,19 @@ export async function readTreeIntoIndex(repo: Repo, treeish: string): Promise<vo
 /** Makes the index and the work tree hold `tree` (a two-way `read-tree -m -u` from HEAD), leaving HEAD where it is. */
 export async function checkoutTree(repo: Repo, tree: string): Promise<void> {
   await repo.run(["read-tree", "-m", "-u", "HEAD", tree]);
+}
+
+/**
+ * Makes the work tree hold `tree` and leaves HEAD and the index where they are (at HEAD): a two-way
+ * `read-tree -m -u` from HEAD whose resulting index goes to `scratchIndex` (a file of gitgood's own,
+ * removed after) instead of the repository's index, in one process.
+ */
+export async function checkoutTreeOnly(repo: Repo, tree: string, scratchIndex: string): Promise<void> {
+  try {
+    await repo.run(["read-tree", "-m", "-u", `--index-output=${scratchIndex}`, "HEAD", tree]);
+  } finally {
+    rmSync(scratchIndex, { force: true });
+  }
 }
 
 /**

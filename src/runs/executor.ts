@@ -3,6 +3,7 @@ import { inCacheScope } from "../model/cache.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { PackCache } from "../git/packs.js";
+import type { RepoPool } from "../git/repo-pool.js";
 import { Repo } from "../git/repo.js";
 import type { HistoryDepth } from "../git/store.js";
 import { StepLog } from "../memory/steps.js";
@@ -48,6 +49,8 @@ export interface JobContext {
   isolation?: Isolation;
   /** The judges, prices and agent name the attempt is settled with. */
   scoring: Scoring;
+  /** The run's open source repositories, each opened once with its long-lived reader (default: opened per attempt). */
+  sources?: RepoPool;
 }
 
 function timeoutError(seconds: number): GitGoodError {
@@ -92,7 +95,8 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
   let broker: ToolBroker | null = null;
   let steps: StepLog | null = null;
   try {
-    attempt.source = await Repo.open(repositoryPath(ctx.where, job.sample));
+    const location = repositoryPath(ctx.where, job.sample);
+    attempt.source = await (ctx.sources ? ctx.sources.get(location) : Repo.open(location));
     const setup = { history: ctx.history, workTree: ctx.agent.workTree ?? "full", packs, settings: ctx.settings };
     const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
     attempt.live = live;

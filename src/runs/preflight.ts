@@ -66,9 +66,14 @@ export async function checkModels(models: RunModels, stopped = "no sample was ru
  * repository's samples has all its commits there, the repository given is the wrong one (another
  * project, or a clone of another fork), and the run stops with one line saying so instead of failing
  * every sample with MISSING_COMMIT. A repository that cannot be opened, or holds the commits of some
- * samples, is left to the samples (each records its own error).
+ * samples, is left to the samples (each records its own error). `open` opens a repository (the run's
+ * handles, which the samples use after).
  */
-export async function checkRepositories(samples: readonly Sample[], where: RepoLocator): Promise<void> {
+export async function checkRepositories(
+  samples: readonly Sample[],
+  where: RepoLocator,
+  open: (dir: string) => Promise<Repo> = (dir) => Repo.open(dir),
+): Promise<void> {
   const byPath = new Map<string, Sample[]>();
   for (const s of samples) {
     // A sample that names no commit (a family whose tasks need no history) has nothing to check.
@@ -82,7 +87,7 @@ export async function checkRepositories(samples: readonly Sample[], where: RepoL
     byPath.set(dir, [...(byPath.get(dir) ?? []), s]);
   }
   for (const [dir, group] of byPath) {
-    const repo = await Repo.open(dir).catch(() => null);
+    const repo = await open(dir).catch(() => null);
     if (!repo) continue;
     const commits = [...new Set(group.flatMap((s) => sampleCommits(s).map((c) => c.commit)))];
     const kinds = await objectKinds(repo, commits);

@@ -2,6 +2,7 @@ import type { Agent } from "../agents/agent.js";
 import type { ModelClient } from "../model/types.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
+import { RepoPool } from "../git/repo-pool.js";
 import type { HistoryDepth } from "../git/store.js";
 import type { Isolation } from "../sandbox/isolation.js";
 import { localExecutor, type Executor, type JobContext } from "./executor.js";
@@ -92,36 +93,43 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
   });
-  if (!opts.executor && todo.length > 0) {
-    // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
-    await checkRepositories(todo.map((j) => j.sample), opts.where);
-    await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
+  // Each source repository is opened once for the run, with one long-lived reader (closed at the end).
+  const sources = new RepoPool();
+  try {
+    if (!opts.executor && todo.length > 0) {
+      // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
+      await checkRepositories(todo.map((j) => j.sample), opts.where, (dir) => sources.get(dir));
+      await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
+    }
+    const rerun = new Set(todo.map((j) => j.key));
+    let done = 0;
+    for (const j of jobs) {
+      const r = opts.store.get(j.key);
+      if (!r || rerun.has(j.key)) continue;
+      done++;
+      opts.onResult?.(r, { done, total: jobs.length, resumed: true });
+    }
+    const ctx: JobContext = {
+      agent: opts.agent,
+      where: opts.where,
+      timeoutSeconds: opts.timeoutSeconds,
+      maxTurns: opts.maxTurns,
+      history: opts.history,
+      settings: opts.settings,
+      isolation: opts.isolation,
+      scoring,
+      sources,
+    };
+    const executor = opts.executor ?? localExecutor(ctx, opts.jobs);
+    const writer = new RunWriter(opts.store);
+    await executor.execute(todo, (settled) => {
+      const record = writer.write(settled);
+      done++;
+      opts.onResult?.(record, { done, total: jobs.length, resumed: false });
+    });
+  } finally {
+    await sources.close();
   }
-  const rerun = new Set(todo.map((j) => j.key));
-  let done = 0;
-  for (const j of jobs) {
-    const r = opts.store.get(j.key);
-    if (!r || rerun.has(j.key)) continue;
-    done++;
-    opts.onResult?.(r, { done, total: jobs.length, resumed: true });
-  }
-  const ctx: JobContext = {
-    agent: opts.agent,
-    where: opts.where,
-    timeoutSeconds: opts.timeoutSeconds,
-    maxTurns: opts.maxTurns,
-    history: opts.history,
-    settings: opts.settings,
-    isolation: opts.isolation,
-    scoring,
-  };
-  const executor = opts.executor ?? localExecutor(ctx, opts.jobs);
-  const writer = new RunWriter(opts.store);
-  await executor.execute(todo, (settled) => {
-    const record = writer.write(settled);
-    done++;
-    opts.onResult?.(record, { done, total: jobs.length, resumed: false });
-  });
   const keys = new Set(jobs.map((j) => j.key));
   return {
     total: jobs.length,

@@ -64,7 +64,9 @@ function slug(label: string): string {
  * it as GIT_DIR and `work/` as GIT_WORK_TREE: a program in the work tree can write `work/.git` (config
  * with core.fsmonitor, hooks, a commondir, alternates, links in logs/ or objects/), and none of it is
  * ever read or written through by gitgood. `work/.git` is a copy gitgood refreshes after set-up and
- * after every tool call (`publish`), so the agent's own git sees the same history.
+ * after every tool call (`publish`), so the agent's own git sees the same history. One long-lived
+ * `git cat-file --batch-command` (`Repo.keepReader`) answers gitgood's object and ref questions about the
+ * sandbox for its whole life, and ends with it.
  */
 export class Sandbox {
   private removed = false;
@@ -94,7 +96,7 @@ export class Sandbox {
       const own = path.join(dir, PRIVATE, OWN_GIT);
       initOwnSandboxRepo(work, own, branch, workTree);
       await installStore(source, opts.store, own, opts.packs ?? null);
-      return new Sandbox(dir, await openOwnSandboxRepo(work, own), removeNow, own);
+      return new Sandbox(dir, (await openOwnSandboxRepo(work, own)).keepReader(), removeNow, own);
     } catch (err) {
       removeNow();
       throw err;
@@ -110,7 +112,7 @@ export class Sandbox {
     if (!readOwner(abs) || !isRealDirectory(own) || !isRealDirectory(work)) {
       throw new GitGoodError("NO_SANDBOX", `not a gitgood sandbox (or already finished): ${dir}`, { dir: abs });
     }
-    return new Sandbox(abs, await openOwnSandboxRepo(work, own), remove, own);
+    return new Sandbox(abs, (await openOwnSandboxRepo(work, own)).keepReader(), remove, own);
   }
 
   /** The work tree the agent sees; tool paths are relative to it. */
@@ -183,10 +185,11 @@ export class Sandbox {
     return this.removed;
   }
 
-  /** Removes the sandbox directory. Safe to call twice. */
+  /** Removes the sandbox directory and ends its git reader. Safe to call twice. */
   remove(): void {
     if (this.removed) return;
     this.removed = true;
+    void this.repo.close();
     this.removeNow();
   }
 }

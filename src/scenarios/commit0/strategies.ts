@@ -1,7 +1,6 @@
 import { GitGoodError } from "../../errors.js";
 import { applyPatch } from "../../git/apply.js";
 import { patchBetween } from "../../git/diff.js";
-import { Repo } from "../../git/repo.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
 import type { Commit0Scenario } from "./scenario.js";
@@ -19,7 +18,7 @@ function referenceStrategy(name: string): Strategy<Commit0Scenario> {
       session.beginTurn();
       const s = session.scenario;
       const sc = s.sample.scenario;
-      const source = await Repo.open(s.source);
+      const source = await s.openSource();
       const patch = await patchBetween(source, sc.base_commit, sc.reference_commit);
       const r = await applyPatch(s.sandbox.repo, Buffer.from(patch, "latin1"), "git apply");
       if (!r.applied) throw new GitGoodError("ORACLE_FAILED", `the reference of ${s.sample.id} does not apply to its skeleton: ${r.message}`, { sample: s.sample.id });

@@ -1,11 +1,11 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
-import { patchBetween, patchEntries } from "../../git/diff.js";
+import { patchWithEntries, type PatchEntry } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
 import { checkOutOnly } from "../../git/sparse.js";
 import { DEFAULT_HISTORY, treeStore } from "../../git/store.js";
 import { treeOf } from "../../git/trees.js";
-import { applyToIndex, checkoutBranch, checkoutTree, commitStaged, readTreeIntoIndex, resetIndex } from "../../git/worktree.js";
+import { applyToIndex, checkoutBranch, checkoutTreeOnly, commitStaged, readTreeIntoIndex, resetIndex } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -52,13 +52,13 @@ export class IccScenario extends ScenarioBase<IccData> {
     const store = await treeStore(source, chain.base, await treeOf(source, chain.base), chain.tipTree, opts.history ?? DEFAULT_HISTORY);
     const where = { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
     return inNewSandbox(source, where, async (sandbox) => {
-      if (opts.workTree === "tools") {
-        checkOutOnly(sandbox.repo.gitDir, (await patchEntries(sandbox.repo, chain.base, chain.tipTree)).map((e) => e.path));
-      }
+      // What is left to commit at the start (HEAD at the base): the chain's whole change, also what a tool-only work tree holds.
+      const change = await patchWithEntries(sandbox.repo, chain.base, chain.tipTree);
+      if (opts.workTree === "tools") checkOutOnly(sandbox.repo.gitDir, change.entries.map((e) => e.path));
       await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.base);
-      await checkoutTree(sandbox.repo, chain.tipTree);
-      await resetIndex(sandbox.repo);
+      await checkoutTreeOnly(sandbox.repo, chain.tipTree, sandbox.privatePath("checkout-index"));
       const scenario = new IccScenario(sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
+      scenario.left = Promise.resolve(scenario.remainingOf(change));
       scenario.data.done = (await scenario.remaining()).files.length === 0;
       return scenario;
     });
@@ -89,9 +89,11 @@ export class IccScenario extends ScenarioBase<IccData> {
   private left: Promise<Remaining> | null = null;
 
   private async computeRemaining(): Promise<Remaining> {
-    const target = this.data.chain.tipTree;
-    const entries = await patchEntries(this.sandbox.repo, "HEAD", target);
-    const patch = await patchBetween(this.sandbox.repo, "HEAD", target);
+    return this.remainingOf(await patchWithEntries(this.sandbox.repo, "HEAD", this.data.chain.tipTree));
+  }
+
+  /** What is left to commit, from the diff of HEAD to the tip's tree. */
+  private remainingOf({ entries, patch }: { entries: PatchEntry[]; patch: string }): Remaining {
     const files = parseDiff(patch, entries);
     const offered = (f: FileDiff): boolean => this.data.scope === "all" || f.path === this.sample.scenario.file;
     return { files, hunks: numberHunks(files, offered), others: files.filter((f) => !offered(f)) };

@@ -1,5 +1,4 @@
 import { readCommits } from "../../git/commits.js";
-import { Repo } from "../../git/repo.js";
 import { readBlobs } from "../../git/trees.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
@@ -34,7 +33,7 @@ export const iccOracle: Strategy<IccScenario> = {
     session.beginTurn();
     const s = session.scenario;
     const file = s.sample.scenario.file;
-    const source = await Repo.open(s.source);
+    const source = await s.openSource();
     const oids = s.chain.commits.map((c) => c.oid);
     const [infos, versions] = await Promise.all([readCommits(source, oids), readBlobs(source, oids, file)]);
     for (const [i, info] of infos.entries()) {

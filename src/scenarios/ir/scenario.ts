@@ -5,7 +5,7 @@ import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
 import { checkOutAlso } from "../../git/sparse.js";
 import { DEFAULT_HISTORY, chainStore } from "../../git/store.js";
-import { addPaths, checkoutBranch, unmergedPaths } from "../../git/worktree.js";
+import { addPaths, checkoutBranch } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -136,7 +136,8 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
       const head = await headCommit(this.sandbox.repo);
       return `The rebase finished; the branch now ends at ${head}. The task is finished.`;
     }
-    const unmerged = await unmergedPaths(this.sandbox.repo);
+    const conflictIndex = await readConflictIndex(this.sandbox.repo);
+    const unmerged = [...conflictIndex.keys()];
     if (unmerged.length === 0) {
       // Stopped for another reason (a message could not be applied, say): go back to the paused start.
       const why = firstLine(r.stderr);
@@ -151,7 +152,7 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
     const index = this.data.chain.commits.findIndex((c) => stopped !== null && c.oid.startsWith(stopped));
     this.data.phase = "conflict";
     this.data.stoppedAt = index === -1 ? null : index;
-    this.data.conflicts = scanConflicts(this.sandbox.workDir, [...unmerged].sort(), await readConflictIndex(this.sandbox.repo));
+    this.data.conflicts = scanConflicts(this.sandbox.workDir, [...unmerged].sort(), conflictIndex);
     const subject = index === -1 ? "" : ` (${JSON.stringify(this.data.chain.commits[index]?.subject ?? "")})`;
     return [
       `The rebase stopped: applying commit ${index}${subject} conflicts in ${unmerged.join(", ")} (${this.data.conflicts.conflicts.length} conflict(s)).`,

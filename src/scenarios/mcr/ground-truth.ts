@@ -2,11 +2,25 @@ import type { MergeSample } from "../../dataset/sample.js";
 import { fileSetDiff, type FileBytes } from "../../git/diff.js";
 import { parsePath } from "../../git/paths.js";
 import type { Repo } from "../../git/repo.js";
-import { readBlob, stagedEntries, treeEntries } from "../../git/trees.js";
+import { differingFiles, readBlob, stagedEntries, treeEntries, treeOf, type TreeEntry } from "../../git/trees.js";
 import { unmergedPaths } from "../../git/worktree.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { fileContent } from "../shared/files.js";
 import type { McrFinalState } from "./state.js";
+
+/** Each side's files where they may differ: the differing paths of the two trees, or (no commit, or no reader) every file. */
+async function comparedFiles(source: Repo, merge: string, sandbox: Sandbox, final: McrFinalState): Promise<{ recorded: Map<string, Entry>; agent: Map<string, Entry> }> {
+  const differing = final.tree === null ? null : await differingFiles({ repo: source, tree: await treeOf(source, merge) }, { repo: sandbox.repo, tree: final.tree });
+  if (!differing || final.tree === null) return { recorded: await treeFiles(source, merge), agent: await agentFiles(sandbox, final) };
+  return { recorded: withReads(source, merge, differing.a), agent: withReads(sandbox.repo, final.tree, differing.b) };
+}
+
+/** Tree entries of `rev`, each read from `repo` on demand. */
+function withReads(repo: Repo, rev: string, entries: Map<string, TreeEntry>): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  for (const [file, e] of entries) out.set(file, { ...e, read: () => readBlob(repo, rev, parsePath(file)) });
+  return out;
+}
 
 /** A file of one side: its mode and blob id where git has them, and how to read its bytes. */
 interface Entry {
@@ -20,9 +34,7 @@ const EXECUTABLE = "100755";
 
 /** The files of a tree, by path notation, read from `repo` on demand. */
 async function treeFiles(repo: Repo, rev: string): Promise<Map<string, Entry>> {
-  const out = new Map<string, Entry>();
-  for (const [file, e] of await treeEntries(repo, rev)) out.set(file, { ...e, read: () => readBlob(repo, rev, parsePath(file)) });
-  return out;
+  return withReads(repo, rev, await treeEntries(repo, rev));
 }
 
 function bytesOf(f: McrFinalState["files"][number]): Buffer | null {
@@ -59,8 +71,8 @@ function side(file: string, bytes: Buffer | null, mode: string | null): FileByte
  * tree is read from the source, the agent's from the sandbox: no answer ever enters the sandbox.
  */
 export async function mergeGroundTruth(sample: MergeSample, sandbox: Sandbox, final: McrFinalState, source: Repo): Promise<string> {
-  const recorded = await treeFiles(source, sample.scenario.merge_commit_hash);
-  const agent = await agentFiles(sandbox, final);
+  const merge = sample.scenario.merge_commit_hash;
+  const { recorded, agent } = await comparedFiles(source, merge, sandbox, final);
   const before: FileBytes[] = [];
   const after: FileBytes[] = [];
   for (const file of [...new Set([...recorded.keys(), ...agent.keys()])].sort()) {

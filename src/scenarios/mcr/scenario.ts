@@ -6,7 +6,7 @@ import { DEFAULT_HISTORY, mergeStore } from "../../git/store.js";
 import { treeOf } from "../../git/trees.js";
 import { unwrittenEntry } from "../../git/sparse.js";
 import { stagedEntries } from "../../git/trees.js";
-import { addPaths, checkoutBranch, commitStaged, mergeNoCommit, unmergedPaths } from "../../git/worktree.js";
+import { addPaths, checkoutBranch, commitStaged, mergeNoCommit } from "../../git/worktree.js";
 import { parsePath } from "../../git/paths.js";
 import { checkRelativePath, entryKind, makeProjectParents, writeProjectFile } from "../../sandbox/paths.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
@@ -61,13 +61,14 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
     return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, MCR_BRANCH, parents[0]);
       const clean = await mergeNoCommit(sandbox.repo, parents[1]);
-      const unmerged = await unmergedPaths(sandbox.repo);
+      const index = await readConflictIndex(sandbox.repo);
+      const unmerged = [...index.keys()];
       if (clean || unmerged.length === 0) {
         throw new GitGoodError("SAMPLE_MISMATCH", `merging the parents of ${merge} gives no conflict`, { sample: sample.id });
       }
       const { order, notConflicted } = conflictOrder(sample.scenario.files_in_merge_conflict, unmerged);
       const data: McrData = {
-        conflicts: scanConflicts(sandbox.workDir, order, await readConflictIndex(sandbox.repo)),
+        conflicts: scanConflicts(sandbox.workDir, order, index),
         notConflicted,
         committed: null,
         resolvable: resolvable.resolvable,
@@ -179,7 +180,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   }
 
   private async commitMerge(): Promise<string> {
-    const original = await readCommit(await Repo.open(this.source), this.sample.scenario.merge_commit_hash);
+    const original = await readCommit(await this.openSource(), this.sample.scenario.merge_commit_hash);
     const edited = this.data.edited.map((e) => parsePath(e));
     await addPaths(this.sandbox.repo, [...conflictPaths(this.data.conflicts), ...edited]);
     const messageFile = privateText(this.sandbox, "merge-message.txt", `${original.message}\n`);

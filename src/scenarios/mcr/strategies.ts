@@ -93,7 +93,7 @@ export const mcrOracle: Strategy<McrScenario> = {
     session.beginTurn();
     const s = session.scenario;
     const merge = s.sample.scenario.merge_commit_hash;
-    const source = await Repo.open(s.source);
+    const source = await s.openSource();
     let steps: Step[] | null;
     if (s.resolvable) steps = await regionPlan(s, source, merge);
     else steps = s.toolSet === "extended" ? await extendedPlan(s, source, merge) : null;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
 import { SampleSchema, type Sample } from "../../dataset/sample.js";
 import { acquireLock } from "../../sandbox/lock.js";
-import type { Repo } from "../../git/repo.js";
+import { Repo } from "../../git/repo.js";
 import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { FunctionTool } from "../../tools/schema.js";
@@ -47,7 +47,7 @@ export function readSaved(sandbox: Sandbox): SavedScenario {
  * Makes a sandbox for a new scenario and lets `build` set it up; the built scenario is saved, and its
  * sandbox kept for later processes when asked. If anything fails the sandbox is removed.
  */
-export async function inNewSandbox<S extends { save(): void }>(
+export async function inNewSandbox<S extends { save(): void; holdSource?(source: Repo): void }>(
   source: Repo,
   opts: SandboxOptions,
   build: (sandbox: Sandbox) => Promise<S>,
@@ -55,6 +55,7 @@ export async function inNewSandbox<S extends { save(): void }>(
   const sandbox = await Sandbox.create(source, opts);
   try {
     const scenario = await build(sandbox);
+    scenario.holdSource?.(source);
     scenario.save();
     sandbox.publishFresh();
     if (opts.keep) sandbox.markKept();
@@ -79,6 +80,8 @@ function viewNote(problems: readonly string[]): string {
 export abstract class ScenarioBase<D> implements LiveScenario {
   abstract readonly definition: AnyScenarioDefinition;
   private busy = false;
+  /** The handle on the source the scenario was set up from, while this process has it. */
+  private sourceRepo: Repo | null = null;
 
   constructor(
     readonly sandbox: Sandbox,
@@ -90,6 +93,17 @@ export abstract class ScenarioBase<D> implements LiveScenario {
   abstract initialContext(): Promise<InitialContext>;
   abstract isDone(): boolean;
   abstract finalState(): Promise<unknown>;
+
+  /** Keeps the handle on the source repository set-up read (a run's, with its reader) for `openSource`. */
+  holdSource(source: Repo): void {
+    this.sourceRepo = source;
+  }
+
+  /** The source repository: the handle set-up used, or opened now (a scenario restored by another process). */
+  async openSource(): Promise<Repo> {
+    this.sourceRepo ??= await Repo.open(this.source);
+    return this.sourceRepo;
+  }
 
   save(): void {
     const saved: SavedScenario = {

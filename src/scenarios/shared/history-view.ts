@@ -21,7 +21,7 @@ export async function historyGroundTruth(
   const subjects = (commits: readonly { message: string }[]): string =>
     commits.map((c, i) => `  ${i + 1}. ${c.message.split("\n")[0] ?? ""}`).join("\n") || "  (none)";
   const tipTree = await treeOf(source, sample.scenario.newest_commit);
-  const treeDiff = await plainDiff(sandbox.repo, tipTree, { to: final.head });
+  const treeDiff = final.tree === tipTree ? "" : await plainDiff(sandbox.repo, tipTree, { to: final.head });
   const summary = [
     `Original commits (${original.length}):`,
     subjects(original),

@@ -4,10 +4,37 @@ import { commitDiffs } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
 
 /** The chain's original commits (author, message and patch), oldest first, read from the source repository. */
-export async function originalCommits(
-  source: Repo,
-  sample: ChainSample,
-): Promise<{ oid: string; author: Person; message: string; diff: string }[]> {
+export function originalCommits(source: Repo, sample: ChainSample): Promise<OriginalCommit[]> {
+  const key = `${sample.scenario.newest_commit} ${sample.scenario.times_seen_consecutively}`;
+  let cache = read.get(source);
+  if (!cache) read.set(source, (cache = new Map()));
+  let found = cache.get(key);
+  if (!found) {
+    found = readOriginal(source, sample);
+    cache.set(key, found);
+    // Kept while the attempt scores (its scorers and its ground-truth view ask), not for the whole run.
+    found.then(
+      () => void setTimeout(() => cache.delete(key), ORIGINAL_KEPT_MS).unref(),
+      () => cache.delete(key),
+    );
+  }
+  return found;
+}
+
+export interface OriginalCommit {
+  oid: string;
+  author: Person;
+  message: string;
+  diff: string;
+}
+
+/** How long a chain read from a source stays cached for the next question about it. */
+const ORIGINAL_KEPT_MS = 60_000;
+
+/** The chains read per source handle, by tip and length. */
+const read = new WeakMap<Repo, Map<string, Promise<OriginalCommit[]>>>();
+
+async function readOriginal(source: Repo, sample: ChainSample): Promise<OriginalCommit[]> {
   const line = await firstParentLine(source, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
   const [infos, diffs] = await Promise.all([readCommits(source, line), commitDiffs(source, line)]);
   return line.map((oid, i) => ({ oid, author: (infos[i] as CommitInfo).author, message: (infos[i] as CommitInfo).message, diff: diffs[i] as string }));
