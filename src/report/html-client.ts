@@ -315,7 +315,7 @@ function familyView(blocks) {
 }
 function outcomeView(r, o, hasFamily) {
   const box = el("div");
-  const scores = o.scores || {};
+  const scores = r.scores || {};
   const rows = [];
   for (const [name, v] of Object.entries(scores)) {
     if (v && typeof v === "object") {

@@ -2,7 +2,7 @@ import type { HtmlKit, OutcomeBlock } from "../families/definition.js";
 import { familyOfScenario, reportSections } from "../families/registry.js";
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
-import { conversationOf, eventsOf, type Turn } from "./conversation.js";
+import { conversationOf, eventsOf, type AttemptEvent, type Turn } from "./conversation.js";
 import { buildReport, type Report } from "./summary.js";
 import { sectionValue, unisolatedLine } from "./text.js";
 
@@ -170,18 +170,19 @@ export interface AttemptView {
   notes: string[];
   /** The family's own view of the outcome; empty when the family has none (the scores table is shown then). */
   family: OutcomeBlock[];
-  outcome: { scores: unknown; final: unknown; ground_truth_diff: string | null; ended_by: string | null; judge_usage: unknown };
+  /** The rest of the outcome (the scores are the record's). */
+  outcome: { final: unknown; ground_truth_diff: string | null; ended_by: string | null; judge_usage: unknown };
   timings: PhaseTiming[];
   /** The static page: the trajectory file, relative to the page (a link). */
   href?: string;
 }
 
 /** Model waits (each model turn's latency), tool calls (call to result) and the rest of the attempt's duration. */
-export function phaseTimings(record: ResultRecord, trajectory: Trajectory | null, turns: readonly Turn[]): PhaseTiming[] {
+export function phaseTimings(record: ResultRecord, events: readonly AttemptEvent[], turns: readonly Turn[]): PhaseTiming[] {
   const model = turns.reduce((n, t) => n + (t.usage !== null || t.content !== null ? (t.latency_ms ?? 0) : 0), 0);
   let tools = 0;
   let open: number | null = null;
-  for (const e of trajectory ? eventsOf(trajectory) : []) {
+  for (const e of events) {
     if (e.type === "tool_call") open = e.at_ms ?? null;
     else if (e.type === "tool_result" && open !== null && e.at_ms !== undefined) {
       tools += Math.max(0, e.at_ms - open);
@@ -198,8 +199,9 @@ export function phaseTimings(record: ResultRecord, trajectory: Trajectory | null
 
 /** The view of one attempt from its record and trajectory (null with `problem` saying why there is none). */
 export function attemptViewOf(record: ResultRecord, trajectory: Trajectory | null, problem: string | null): AttemptView {
-  const conv = trajectory ? conversationOf(trajectory) : null;
-  const notes = trajectory ? eventsOf(trajectory).flatMap((e) => (e.type === "note" ? [e.text] : [])) : [];
+  const events = trajectory ? eventsOf(trajectory) : [];
+  const conv = trajectory ? conversationOf(trajectory, events) : null;
+  const notes = events.flatMap((e) => (e.type === "note" ? [e.text] : []));
   let family: OutcomeBlock[] = [];
   const view = familyOfScenario(record.scenario)?.outcomeView;
   if (view) {
@@ -219,12 +221,11 @@ export function attemptViewOf(record: ResultRecord, trajectory: Trajectory | nul
     notes,
     family,
     outcome: {
-      scores: record.scores,
       final: trajectory?.final ?? null,
       ground_truth_diff: trajectory?.ground_truth_diff ?? null,
       ended_by: trajectory?.ended_by ?? null,
       judge_usage: trajectory?.judge_usage ?? null,
     },
-    timings: phaseTimings(record, trajectory, turns),
+    timings: phaseTimings(record, events, turns),
   };
 }

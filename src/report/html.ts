@@ -86,8 +86,9 @@ export function writeStaticPage(runs: readonly FormatRun[], opts: StaticPageOpti
       `<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(opts.title)}</title>\n<style>${STYLE}</style></head>\n<body>\n`,
   );
   out.write(pageBody(opts.title, false));
-  const text = runs.map((run) => `${runs.length > 1 ? `== ${run.label}\n` : ""}${formatReport(buildReport(run.records))}`).join("\n\n");
-  out.write(`<noscript><p>This page shows its views with its script; here is the text report.</p><pre>${escapeHtml(text)}</pre></noscript>\n`);
+  // Without script: the text report's tables (its per-sample list is left to the script's views, to keep the page small).
+  const text = runs.map((run) => `${runs.length > 1 ? `== ${run.label}\n` : ""}${formatReport({ ...buildReport(run.records), samples: [] })}`).join("\n\n");
+  out.write(`<noscript><p>This page shows its views with its script; here are the text report's tables.</p><pre>${escapeHtml(text)}</pre></noscript>\n`);
 
   const indexRuns: IndexRun[] = [];
   const rows: IndexRow[] = [];

@@ -1,5 +1,5 @@
 import type { OutcomeBlock, OutcomeInput } from "../definition.js";
-import { arr, facts, obj, seconds, str, type Json } from "../outcome-kit.js";
+import { arr, facts, obj, seconds, str } from "../outcome-kit.js";
 
 /**
  * The SWE family's view of an attempt's outcome: the evaluation's status and resolution, how the patch
@@ -57,7 +57,7 @@ export function sweOutcome({ record }: OutcomeInput): OutcomeBlock[] {
   }
   const patch = str(v.patch);
   out.push({ kind: "code", title: "the evaluated patch", text: patch === null || patch === "" ? "(empty)" : patch, open: record.verdict !== "solved" });
-  const tail = tests ? str((tests as Json).log_tail) : null;
+  const tail = tests ? str((tests).log_tail) : null;
   if (tail) out.push({ kind: "code", title: "the test log's tail", text: tail });
   return out;
 }
