@@ -10,10 +10,9 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { RESULTS_SCHEMA_VERSION } from "../dist/runs/record.js";
-import { RunStore } from "../dist/runs/store.js";
 import { RunSet } from "../dist/view/data.js";
 import { serveViewer } from "../dist/view/server.js";
+import { writeSyntheticRun } from "./synthetic-run.js";
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 5000);
 const TURNS = Number(process.env.BENCH_TURNS ?? 12);
@@ -21,36 +20,7 @@ const CHROMIUM = process.env.GITGOOD_CHROMIUM ?? "/usr/bin/chromium";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "gitgood-bench-view-"));
 const dir = path.join(root, "run");
-const store = RunStore.open(dir, {
-  schema_version: RESULTS_SCHEMA_VERSION,
-  gitgood_version: "bench",
-  identity: { samples: "synthetic", ids: null, limit: null, agent: "llm:bench", model: null, where: null, max_turns: null, memory: false, history: null },
-  judges: [],
-  limits: { jobs: null, timeout_s: null, max_turns: null },
-});
-const scenarios = ["MCR", "IR", "ICC"];
-const difficulties = ["easy", "medium", "hard"];
-for (let i = 0; i < ATTEMPTS; i++) {
-  const scenario = scenarios[i % 3];
-  const id = `bench_repo_${i % 50}_sample_${String(i).padStart(5, "0")}`;
-  const key = `${id}.${scenario}`;
-  const events = [{ type: "context", text: `Task ${i}: resolve the conflicts.\n${"context line\n".repeat(20)}`, at_ms: 0 }];
-  for (let t = 0; t < TURNS; t++) {
-    events.push({ type: "model", at_ms: t * 900 + 400, message: { role: "assistant", content: `Turn ${t}: looking.`, tool_calls: [{ id: `c${t}`, type: "function", function: { name: "view_file_at", arguments: JSON.stringify({ relative_path_from_project_root: "a.py", reason: "look" }) } }] }, usage: { prompt_tokens: 900 + t * 100, completion_tokens: 60 } });
-    events.push({ type: "tool_call", tool: "view_file_at", args: { relative_path_from_project_root: "a.py" }, at_ms: t * 900 + 410 });
-    events.push({ type: "tool_result", tool: "view_file_at", ok: true, output: "x = 1\n".repeat(40), done: false, at_ms: t * 900 + 420 });
-  }
-  const sample = { id, name: `acme/repo${i % 50}`, sample_type: "merge" };
-  const rel = store.writeTrajectory(key, { schema_version: RESULTS_SCHEMA_VERSION, sample_id: id, scenario, agent: "llm:bench", sample, events });
-  const solved = (i * 7) % 10 < 3;
-  store.append({
-    schema_version: RESULTS_SCHEMA_VERSION, key, sample_id: id, scenario, repository: `acme/repo${i % 50}`, difficulty: difficulties[i % 3], agent: "llm:bench",
-    status: i % 97 === 0 ? "error" : "success", solved: i % 97 === 0 ? false : solved, verdict: i % 97 === 0 ? "error" : solved ? "solved" : "unsolved",
-    scores: {}, error: i % 97 === 0 ? { code: "MODEL_ERROR", message: "endpoint failed" } : null, turns: TURNS, tool_calls: TURNS,
-    tokens: { prompt: 12000, completion: 700 }, cost_usd: 0.01 + (i % 13) / 1000, started_at: "2026-01-01T00:00:00.000Z", duration_ms: 5000 + (i % 200) * 40,
-    trajectory: rel, programming_language: ["Python", "Java", "Kotlin"][i % 3],
-  });
-}
+writeSyntheticRun(dir, ATTEMPTS, TURNS);
 
 const t0 = performance.now();
 const floorRecords = readFileSync(path.join(dir, "results.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l)).length;

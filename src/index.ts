@@ -95,14 +95,14 @@ export { pairwiseJudge, type PairwiseOptions } from "./scoring/pairwise.js";
 export { DEFAULT_JUDGE_CONTEXT_TOKENS, judgeHistories, type JudgeContext, type JudgeOptions, type JudgeOutcome, type JudgeVerdict } from "./scoring/judge.js";
 export { buildReport, REPORT_SCHEMA_VERSION, type Report } from "./report/summary.js";
 export { formatReport } from "./report/text.js";
-export { renderHtml } from "./report/html.js";
-export { renderComparisonHtml } from "./report/html.js";
+export { renderStaticPage, writeStaticPage, type StaticPageOptions } from "./report/html.js";
+export { readStaticPage, type StaticPageData } from "./report/html-read.js";
 export { compareReports, type Comparison } from "./report/compare.js";
 export { formatComparison } from "./report/text.js";
 export { passAtK } from "./report/repeats.js";
 export { reportFormats, reportFormat, registerReportFormat, type ReportFormat, type FormatRun } from "./report/formats.js";
 export { families, registerFamily, unregisterFamily } from "./families/registry.js";
-export { defineFamily, type FamilyDefinition, type ReportSection, type FamilyCli } from "./families/definition.js";
+export { defineFamily, type FamilyDefinition, type ReportSection, type FamilyCli, type OutcomeBlock, type OutcomeInput } from "./families/definition.js";
 export { buildSyntheticRepo } from "./demo/synthetic.js";
 export {
   MemoryWorkspace,

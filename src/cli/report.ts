@@ -8,7 +8,7 @@ import type { RunConfig } from "../runs/config.js";
 import type { ResultRecord } from "../runs/record.js";
 import { RUN_FILE, RunStore } from "../runs/store.js";
 import { modeIsolates } from "../sandbox/isolation.js";
-import { writeOutputFile } from "../util/output.js";
+import { writeOutputFile, writeOutputStream } from "../util/output.js";
 import { withConfig } from "./config.js";
 import type { CliIO } from "./io.js";
 
@@ -45,16 +45,24 @@ function formatRun(dir: string, label: string, config: RunConfig, records: reado
   return { dir, records, agent: config.identity.agent, label, ...(iso ? { isolation: { mode: iso.mode, isolated: modeIsolates(iso.mode) } } : {}) };
 }
 
+/** Writes a format's file: the text rendered already, or the format's stream. */
+function writeFormatFile(format: ReportFormat, runs: readonly FormatRun[], file: string, flags: ReportOptions, text: string | null): void {
+  const stream = format.write;
+  if (text === null && stream) writeOutputStream(file, (write) => stream(runs, { file, flags }, { write }));
+  else writeOutputFile(file, text ?? "");
+}
+
 /** Writes the report of a run directory: text on stdout (or another stdout format), and the files the flags ask for. */
 export function writeReport(runDir: string, opts: ReportOptions, io: CliIO, label = path.basename(path.resolve(runDir))): void {
   const { stdout, files } = asked(opts);
   const { config, records } = RunStore.read(runDir);
   const run = formatRun(runDir, label, config, records);
-  // Every file is rendered before anything is written, so a refusal (--agentbeats of two agents) writes nothing.
-  const rendered = files.map(({ format, file }) => ({ file, text: format.render(run, { file, flags: opts }) }));
+  // Every file is rendered before anything is written, so a refusal (--agentbeats of two agents) writes nothing;
+  // a streamed format (the HTML page) is written piece by piece after them.
+  const rendered = files.map(({ format, file }) => ({ format, file, text: format.write ? null : format.render(run, { file, flags: opts }) }));
   io.stdout.write(stdout.render(run, { flags: opts }));
-  for (const { file, text } of rendered) {
-    writeOutputFile(file, text);
+  for (const { format, file, text } of rendered) {
+    writeFormatFile(format, [run], file, opts, text);
     io.stderr.write(`wrote ${file}\n`);
   }
 }
@@ -73,7 +81,7 @@ export function writeComparison(runDirs: readonly string[], opts: ReportOptions,
   });
   io.stdout.write(stdout.compare?.(runs, { flags: opts }) ?? "");
   for (const { format, file } of files) {
-    writeOutputFile(file, format.compare?.(runs, { file, flags: opts }) ?? "");
+    writeFormatFile(format, runs, file, opts, format.write ? null : (format.compare?.(runs, { file, flags: opts }) ?? ""));
     io.stderr.write(`wrote ${file}\n`);
   }
 }

@@ -1,6 +1,6 @@
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
-import { conversationOf, resultText } from "./conversation.js";
+import { conversationOf, resultText } from "../report/conversation.js";
 
 /** The ATIF version the export writes (Harbor's agent trajectory format). */
 export const ATIF_VERSION = "ATIF-v1.6";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { extrasOf } from "../runs/fields.js";
 import { fileSafeName } from "../runs/record.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
-import { chatMessages, conversationOf } from "./conversation.js";
+import { chatMessages, conversationOf } from "../report/conversation.js";
 import { zipArchive, type ZipEntry } from "./zip.js";
 
 /** The Inspect AI log format version the export writes (`EvalLog.version`). */

@@ -1,7 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import type { ResultRecord } from "../runs/record.js";
 import { attemptsOf, type RunRead } from "./attempts.js";
-import { chatMessages, conversationOf, resultText, type Conversation } from "./conversation.js";
+import { chatMessages, conversationOf, resultText, type Conversation } from "../report/conversation.js";
 
 export const SFT_FORMATS = ["openai", "sharegpt"] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];

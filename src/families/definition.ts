@@ -2,6 +2,7 @@ import type { Option } from "commander";
 import type { z } from "zod";
 import type { AgentKind } from "../agents/index.js";
 import type { ResultRecord } from "../runs/record.js";
+import type { Trajectory } from "../runs/trajectory.js";
 import type { RecordImporter } from "../dataset/importer.js";
 import type { Sample, SampleTypeDefinition } from "../dataset/sample.js";
 import type { Isolation } from "../sandbox/isolation.js";
@@ -92,6 +93,11 @@ export interface ReportFormat {
   render(run: FormatRun, ctx: FormatContext): string;
   /** Several runs side by side; a format without it takes one run. */
   compare?(runs: readonly FormatRun[], ctx: FormatContext): string;
+  /**
+   * A `file` format whose output is large (the HTML page): writes one run or several to `out` piece by
+   * piece; `gitgood report` then streams the file instead of calling `render`/`compare`.
+   */
+  write?(runs: readonly FormatRun[], ctx: FormatContext, out: { write(text: string): void }): void;
 }
 
 /** The verbs whose options a family may extend. */
@@ -169,6 +175,25 @@ export interface FamilyDefinition {
    * records of the family; without it the family's scenarios join the Result's per-scenario table.
    */
   a2aResult?(records: readonly ResultRecord[], agent: string, role: string): { lines: string[]; data: Record<string, unknown> };
+  /** The family's own view of one attempt's outcome (conflicts, histories, tests), for the viewer and the HTML report. */
+  outcomeView?(input: OutcomeInput): OutcomeBlock[];
+}
+
+/**
+ * One block of a family's view of an attempt's outcome, drawn by the viewer and the static report the
+ * same way for every family; every string is shown as text (never as HTML).
+ */
+export type OutcomeBlock =
+  | { kind: "heading"; text: string }
+  | { kind: "text"; text: string; tone?: "good" | "bad" | "muted" }
+  | { kind: "table"; head: string[]; rows: string[][]; tones?: (("good" | "bad" | null)[] | null)[] }
+  | { kind: "code"; title: string; text: string; open?: boolean }
+  | { kind: "columns"; columns: { title: string; text: string }[] };
+
+/** What a family's outcome view reads: an attempt's record and, when it has a sound one, its trajectory. */
+export interface OutcomeInput {
+  record: ResultRecord;
+  trajectory: Trajectory | null;
 }
 
 /** A family definition whose flag type is its own; the registry holds them erased. */

@@ -5,8 +5,7 @@ import { GitGoodError } from "../errors.js";
 import { escapeControls } from "../util/escape.js";
 import { compareReports } from "./compare.js";
 import { reportCsv } from "./csv.js";
-import { loadDetails } from "./details.js";
-import { renderComparisonHtml, renderHtml, type HtmlRun } from "./html.js";
+import { renderStaticPage, writeStaticPage } from "./html.js";
 import { junitXml } from "./junit.js";
 import { buildReport, type Report } from "./summary.js";
 import { formatComparison, formatReport } from "./text.js";
@@ -47,22 +46,18 @@ const JSON_FORMAT: ReportFormat = {
   compare: (runs) => `${JSON.stringify(comparisonOf(runs).comparison, null, 2)}\n`,
 };
 
-/** One static HTML page with tables, charts, filters and the trajectories (`--html FILE`). */
+/** The title of a static page of some runs. */
+const pageTitle = (runs: readonly FormatRun[]): string =>
+  runs.length === 1 ? `gitgood report: ${runs[0]?.label ?? ""}` : `gitgood comparison: ${runs.map((r) => r.label).join(" · ")}`;
+
+/** The viewer's views as one static page: summary, samples with search and filters, transcripts, comparison (`--html FILE`). */
 const HTML: ReportFormat = {
   name: "html",
-  description: "a single static HTML page with tables, charts, filters and trajectories",
+  description: "a single static HTML page with the viewer's views: summary and plots, samples with search and filters, transcripts, comparison",
   output: "file",
-  render: (run, ctx) =>
-    renderHtml(reportOf(run), loadDetails(run.dir, run.records, pageDirOf(ctx.file)), `gitgood report: ${run.label}`),
-  compare(runs, ctx) {
-    const { labels, labelled, comparison } = comparisonOf(runs);
-    const pages: HtmlRun[] = labelled.map((run, i) => ({
-      label: run.label,
-      report: run.report,
-      details: loadDetails(run.dir, runs[i]?.records ?? [], pageDirOf(ctx.file)),
-    }));
-    return renderComparisonHtml(comparison, pages, `gitgood comparison: ${labels.join(" · ")}`);
-  },
+  render: (run, ctx) => renderStaticPage([run], { title: pageTitle([run]), pageDir: pageDirOf(ctx.file) }),
+  compare: (runs, ctx) => renderStaticPage(runs, { title: pageTitle(runs), pageDir: pageDirOf(ctx.file) }),
+  write: (runs, ctx, out) => writeStaticPage(runs, { title: pageTitle(runs), pageDir: pageDirOf(ctx.file) }, out),
 };
 
 /** One JUnit test case per attempt, for CI dashboards (`--junit FILE`). */

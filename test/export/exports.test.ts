@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atifTrajectory } from "../../src/export/atif.js";
 import { attemptsOf, readRun } from "../../src/export/attempts.js";
-import { chatMessages, conversationOf } from "../../src/export/conversation.js";
+import { chatMessages, conversationOf } from "../../src/report/conversation.js";
 import { inspectLog } from "../../src/export/inspect.js";
 import { sftExport } from "../../src/export/sft.js";
 import { zipArchive } from "../../src/export/zip.js";

@@ -1,3 +1,4 @@
+import { readStaticPage } from "../../src/report/html-read.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -76,7 +77,7 @@ describe("a task family defined outside src/ (its own sample type, one registrat
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Toy sums");
     expect(r.stdout).toMatch(/toy-adder\s+2\s+2/);
-    expect(readFileSync(html, "utf8")).toContain("<h2>Toy sums</h2>");
+    expect(readStaticPage(readFileSync(html, "utf8")).index.runs[0]?.sections.map((x) => x.title)).toEqual(["Toy sums"]);
     expect(readFileSync(csv, "utf8")).toBe("sample_id,agent,verdict\ntoy_sum_0000,toy-adder,solved\ntoy_sum_0001,toy-adder,solved\n");
     const help = await gitgood(["report", "--help"]);
     expect(help.stdout).toContain("--toy-csv <file>");

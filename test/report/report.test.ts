@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../src/errors.js";
-import { renderHtml } from "../../src/report/html.js";
+import { renderStaticPage } from "../../src/report/html.js";
+import { readStaticPage } from "../../src/report/html-read.js";
 import { REPORT_SCHEMA_VERSION, buildReport, type RateRow } from "../../src/report/summary.js";
 import { formatReport } from "../../src/report/text.js";
 import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord } from "../../src/runs/record.js";
@@ -72,15 +73,13 @@ describe("report", () => {
     expect(text).toMatch(/^MCR\s+hard\s+3\s+0\.00\s+0\.00\s+1\s+1\s+1$/m);
   });
 
-  it("renders HTML with the counts, also without the details map", () => {
-    const html = renderHtml(buildReport(records));
-    expect(html).toContain("<th title=\"git, disk, model endpoint, time-out\">Infrastructure errors</th>");
-    expect(html).toContain(
-      '<td>MCR</td><td class="n">5</td><td class="n">20.00 %</td><td class="n">20.00 %</td><td class="n">2</td><td class="n">1</td><td class="n">1</td>',
-    );
-    expect(html).toContain("TIMEOUT: failed with TIMEOUT");
-    expect(html).not.toContain("Trajectory");
-    const titled = renderHtml(buildReport(records), undefined, "nightly run");
-    expect(titled).toContain("<title>nightly run</title>");
+  it("renders HTML with the counts (in its summary's data and in the text it shows without script)", () => {
+    const html = renderStaticPage([{ dir: "/nonexistent/gitgood-run", records, agent: "llm:tiny", label: "nightly run" }], { title: "nightly run" });
+    const { index } = readStaticPage(html);
+    const mcr = index.runs[0]?.summary.totals.find((t) => t.scenario === "MCR");
+    expect(mcr && [mcr.samples, mcr.success_rate, mcr.solve_rate, mcr.infrastructure_errors, mcr.agent_errors, mcr.other_errors]).toEqual([5, 20, 20, 2, 1, 1]);
+    expect(html).toMatch(/<noscript>[\s\S]*MCR\s+5\s+20\.00\s+20\.00\s+2\s+1\s+1[\s\S]*<\/noscript>/);
+    expect(index.rows.filter((r) => r.error === "TIMEOUT")).toHaveLength(1);
+    expect(html).toContain("<title>nightly run</title>");
   });
 });

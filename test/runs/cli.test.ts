@@ -1,3 +1,4 @@
+import { readStaticPage } from "../../src/report/html-read.js";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -38,9 +39,9 @@ describe("gitgood run and report", () => {
     expect(rep.code).toBe(0);
     const json = JSON.parse(rep.stdout);
     expect(json.totals.find((t: { scenario: string }) => t.scenario === "MCR")).toMatchObject({ samples: 2, solve_rate: 100 });
-    const html = readFileSync(path.join(out, "r.html"), "utf8");
-    expect(html).toContain("resolve_current_merge_conflict_with");
-    expect(html).toContain("Against the ground truth");
+    const page = JSON.stringify(readStaticPage(readFileSync(path.join(out, "r.html"), "utf8")).attempts());
+    expect(page).toContain("resolve_current_merge_conflict_with");
+    expect(page).toContain("Against the recorded merge");
     expect((await gitgood(["report", fx.scratch("not-a-run")])).stderr).toMatch(/^gitgood: .* is not a gitgood run directory/);
   });
 

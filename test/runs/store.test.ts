@@ -7,7 +7,9 @@ import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord } from "../../src/
 import { RunStore } from "../../src/runs/store.js";
 import { buildReport } from "../../src/report/summary.js";
 import { formatReport } from "../../src/report/text.js";
-import { renderHtml } from "../../src/report/html.js";
+import { renderStaticPage } from "../../src/report/html.js";
+import { mergeSample } from "../helpers/dataset.js";
+import { readStaticPage } from "../../src/report/html-read.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -138,10 +140,30 @@ describe("report", () => {
     const r = buildReport(records);
     const text = formatReport(r);
     expect(text).toMatch(/total\s+5\s+80\.00\s+40\.00/);
-    const html = renderHtml(r, new Map([["m1.MCR", { diff: "-<<<<<<< ours\n+fixed", trajectory: { events: [{ type: "tool_call", tool: "x", args: { a: "<b>" } }] } }]]));
+    // The page of a run whose trajectory holds markup: carried as data, drawn as text (never as HTML).
+    const dir = tmp();
+    const store = RunStore.open(dir, runConfig({ samples: ["/data/s.jsonl"], agent: "oracle" }, (p) => p));
+    const rel = store.writeTrajectory("m1.MCR", {
+      schema_version: RESULTS_SCHEMA_VERSION,
+      sample_id: "m1",
+      scenario: "MCR",
+      agent: "oracle",
+      sample: { ...mergeSample({ name: "o/r", index: 0 }), id: "m1" },
+      ground_truth_diff: "-<<<<<<< ours\n+fixed",
+      events: [
+        { type: "tool_call", tool: "x", args: { a: "<b>" } },
+        { type: "tool_result", tool: "x", ok: true, output: "<b>bold</b>", done: false },
+      ],
+    });
+    store.append(record("m1", "MCR", { trajectory: rel }));
+    const html = renderStaticPage([{ dir, records: store.all(), agent: "oracle", label: "run" }], { title: "run" });
     expect(html).toMatch(/^<!doctype html>/);
-    expect(html).toContain("-&lt;&lt;&lt;&lt;&lt;&lt;&lt; ours");
-    expect(html).toContain("&lt;b&gt;");
-    expect(html).not.toMatch(/<script[^>]*\ssrc=|<link|https?:\/\//);
+    expect(html).not.toContain("<b>");
+    expect(html).not.toContain("<<<<<<<");
+    const attempt = readStaticPage(html).attempt(0, "m1.MCR");
+    expect(attempt?.outcome.ground_truth_diff).toBe("-<<<<<<< ours\n+fixed");
+    expect(attempt?.turns[0]?.calls[0]).toMatchObject({ name: "x", arguments: '{"a":"<b>"}', result: { ok: true, output: "<b>bold</b>" } });
+    // Nothing loads from the network (the one URL in the page is the SVG namespace, a name, not an address).
+    expect(html.replaceAll("http://www.w3.org/2000/svg", "")).not.toMatch(/<script[^>]*\ssrc=|<link|https?:\/\//);
   });
 });

@@ -1,3 +1,4 @@
+import { readStaticPage } from "../../src/report/html-read.js";
 import { lstatSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,7 +41,8 @@ async function expectRunClean(dir: string): Promise<void> {
   const html = path.join(dir, "report.html");
   const report = await gitgood(["report", dir, "--html", html]);
   expect(report.code, report.stderr).toBe(0);
-  const texts = [report.stdout];
+  // The page carries its attempts packed: what it shows is read back too.
+  const texts = [report.stdout, JSON.stringify(readStaticPage(readFileSync(html, "utf8")).attempts())];
   const walk = (d: string): void => {
     for (const name of readdirSync(d)) {
       const full = path.join(d, name);

@@ -2,9 +2,11 @@ import { ICC } from "../../scenarios/icc/index.js";
 import { IR } from "../../scenarios/ir/index.js";
 import { MCR } from "../../scenarios/mcr/index.js";
 import { defineFamily } from "../definition.js";
+import { gitgoodbenchOutcome } from "./outcome-view.js";
 
 /** GitGoodBench: interactive rebase, iterative committing and merge conflict resolution, in the paper's table. */
 export const GITGOODBENCH_FAMILY = defineFamily({
   name: "GitGoodBench",
   scenarios: [IR, ICC, MCR],
+  outcomeView: gitgoodbenchOutcome,
 });

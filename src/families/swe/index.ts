@@ -1,6 +1,7 @@
 import { PREDICTIONS_AGENT_KIND } from "./predictions-agent.js";
 import { SWE } from "../../scenarios/swe/index.js";
 import { defineFamily } from "../definition.js";
+import { sweOutcome } from "./outcome-view.js";
 import { SWE_CLI } from "./cli.js";
 import { AGENTBEATS_FORMAT } from "./agentbeats.js";
 import { SWE_SECTION, SWE_SCENARIO, agentBeatsResults } from "./report.js";
@@ -12,6 +13,7 @@ export const SWE_FAMILY = defineFamily({
   name: SWE.name,
   scenarios: [SWE],
   report: SWE_SECTION,
+  outcomeView: sweOutcome,
   formats: [AGENTBEATS_FORMAT],
   cli: SWE_CLI,
   agents: [PREDICTIONS_AGENT_KIND],

@@ -81,20 +81,42 @@ function ownPrompt(agent: string): boolean {
   return agent === "llm" || agent.startsWith("llm:") || agent.startsWith("llm+") || agent.startsWith("llm ");
 }
 
+type Definition = ReturnType<typeof scenarioNamed>;
+const prompts = new WeakMap<Definition, string>();
+const toolLists = new WeakMap<Definition, FunctionTool[]>();
+
+/** A scenario's system prompt, made once per scenario (a run's thousands of attempts share it). */
+function promptOf(definition: Definition): string {
+  const known = prompts.get(definition);
+  if (known !== undefined) return known;
+  const made = systemPrompt(definition);
+  prompts.set(definition, made);
+  return made;
+}
+
+/** A scenario's tools in the function-calling shape, made once per scenario. */
+function toolsOf(definition: Definition): FunctionTool[] {
+  const known = toolLists.get(definition);
+  if (known !== undefined) return known;
+  const made = definition.tools.functionTools();
+  toolLists.set(definition, made);
+  return made;
+}
+
 /**
  * Rebuilds the conversation of an attempt from its events. A model turn's tool calls are answered by
  * the tool results that follow it, matched by tool name in order; a call whose arguments were not
  * valid JSON is answered by the note saying so. Tool calls with no model turn before them (an external
  * or MCP agent) become turns of their own with ids `call_N`.
  */
-export function conversationOf(trajectory: Trajectory): Conversation {
+export function conversationOf(trajectory: Trajectory, known?: readonly AttemptEvent[]): Conversation {
   let definition: ReturnType<typeof scenarioNamed> | null = null;
   try {
     definition = scenarioNamed(trajectory.scenario);
   } catch {
     definition = null;
   }
-  const events = eventsOf(trajectory);
+  const events = known ?? eventsOf(trajectory);
   const turns: Turn[] = [];
   let task = "";
   let current: Turn | null = null;
@@ -146,11 +168,11 @@ export function conversationOf(trajectory: Trajectory): Conversation {
   }
   const own = definition !== null && ownPrompt(trajectory.agent);
   return {
-    system: own && definition ? systemPrompt(definition) : null,
+    system: own && definition ? promptOf(definition) : null,
     nudge: own ? NOT_DONE_YET : null,
     task,
     turns,
-    tools: definition ? definition.tools.functionTools() : null,
+    tools: definition ? toolsOf(definition) : null,
   };
 }
 
