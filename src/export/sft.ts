@@ -1,4 +1,5 @@
 import { GitGoodError } from "../errors.js";
+import { at } from "../util/at.js";
 import type { ResultRecord } from "../runs/record.js";
 import { attemptsOf, type RunRead } from "./attempts.js";
 import { chatMessages, conversationOf, resultText, type Conversation } from "./conversation.js";
@@ -84,7 +85,7 @@ function shareGptLine(conv: Conversation, id: string): unknown {
       return { name: c.name, arguments: args };
     });
     turns.push({ from: "function_call", value: JSON.stringify(calls.length === 1 ? calls[0] : calls) });
-    turns.push({ from: "observation", value: turn.calls.length === 1 ? resultText(turn.calls[0]!) : JSON.stringify(turn.calls.map(resultText)) });
+    turns.push({ from: "observation", value: turn.calls.length === 1 ? resultText(at(turn.calls, 0)) : JSON.stringify(turn.calls.map(resultText)) });
   }
   return {
     id,

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 /** Where gitgood keeps the skeleton commits it writes into a repository (nothing else of the repository is touched). */
 export const SKELETON_REF_PREFIX = "refs/gitgood/skeletons/";
@@ -24,7 +25,7 @@ export async function treeFiles(repo: Repo, rev: string): Promise<TreeFile[]> {
   for (const entry of out.split("\0")) {
     const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t([\s\S]+)$/.exec(entry);
     if (!m) continue;
-    files.push({ mode: m[1] as string, oid: m[3] as string, size: m[4] === "-" ? null : Number(m[4]), path: m[5] as string });
+    files.push({ mode: at(m, 1), oid: at(m, 3), size: m[4] === "-" ? null : Number(m[4]), path: at(m, 5) });
   }
   return files;
 }

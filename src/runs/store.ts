@@ -76,7 +76,7 @@ export class RunStore {
     try {
       text = readFileSync(runFile, "utf8");
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code ?? String(err);
+      const why = errnoCode(err) ?? String(err);
       throw new GitGoodError("BAD_RUN", `cannot read ${runFile} (${why}); make it a readable file, or use another --out`, { file: runFile });
     }
     if (text.trim() === "") throw new GitGoodError("BAD_RUN", `${runFile} is empty; ${RECREATE}`, { file: runFile });

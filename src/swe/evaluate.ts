@@ -25,6 +25,7 @@ import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
 import { sweResolution, sweStatus, type SweResolution, type SweStatus, type TestTally } from "./status.js";
 import { sanityProblem } from "./sanity.js";
+import { at } from "../util/at.js";
 
 /** The last strategy, run through the sandbox's exec: it is not git. */
 export const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
@@ -223,7 +224,7 @@ function testsStatus(ids: readonly string[], t: TestTally): { success: string[];
 export function testFilesOf(testPatch: string, ids: readonly string[] = [], exists: (file: string) => boolean = () => false): string[] {
   const files = new Set(diffFiles(testPatch).flatMap((f) => (f.new === null ? [] : [f.new])));
   for (const id of ids) {
-    const file = id.split("::")[0] as string;
+    const file = at(id.split("::"), 0);
     if (id.includes("::") && !files.has(file) && exists(file)) files.add(file);
   }
   return [...files].sort();

@@ -4,6 +4,7 @@ import { conversationOf, eventsOf, type Turn } from "../export/conversation.js";
 import { buildReport, type Report } from "../report/summary.js";
 import { RESULTS_FILE, RUN_FILE, RunStore } from "../runs/store.js";
 import { TrajectorySchema } from "../runs/trajectory.js";
+import { at } from "../util/at.js";
 
 /** One attempt as the viewer's sample list shows it: compact, so that a 5,000-attempt index stays small. */
 export interface IndexRow {
@@ -83,7 +84,7 @@ export class RunSet {
   }
 
   private read(i: number): Cached {
-    const dir = this.dirs[i] as string;
+    const dir = at(this.dirs, i);
     const stamp = this.stamp(dir);
     const cached = this.cache.get(dir);
     if (cached && cached.stamp === stamp) return cached;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { parseCsv } from "./csv.js";
 import { readParquetRows } from "./parquet.js";
+import { errnoCode } from "../../util/errno.js";
 
 export const DATASET_FORMATS = ["parquet", "csv", "jsonl"] as const;
 export type DatasetFormat = (typeof DATASET_FORMATS)[number];
@@ -41,7 +42,7 @@ function readBytes(file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? String(err);
+    const why = errnoCode(err) ?? String(err);
     throw new GitGoodError("UNREADABLE_FILE", `${file}: cannot read: ${why}`, { file });
   }
 }

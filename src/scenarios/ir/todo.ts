@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
+import { at } from "../../util/at.js";
 
 /** The todo commands an agent may use, each with one spelling. */
 export const TODO_COMMANDS = ["pick", "drop", "fixup", "fixup -C", "squash", "reword"] as const;
@@ -87,7 +88,7 @@ export function gitTodo(items: readonly TodoItem[], commits: readonly string[]):
   const lines: string[] = [];
   const messages = new Map<string, string>();
   items.forEach((item, pos) => {
-    const oid = commits[item.commit_index] as string;
+    const oid = at(commits, item.commit_index);
     const base = item.command === "reword" ? "pick" : item.command === "squash" ? "fixup" : item.command;
     lines.push(`${base} ${oid}`);
     if (item.commit_msg !== undefined) {

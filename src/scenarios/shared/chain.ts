@@ -7,6 +7,7 @@ import type { Repo } from "../../git/repo.js";
 import { treeOf } from "../../git/trees.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { CommitRecord, HistoryFinalState } from "./schemas.js";
+import { at } from "../../util/at.js";
 
 export interface ChainCommit {
   oid: string;
@@ -71,8 +72,8 @@ export async function commitsSince(sandbox: Sandbox, base: string): Promise<Comm
   const oids = await commitsAfter(sandbox.repo, base);
   const [infos, diffs] = await Promise.all([readCommits(sandbox.repo, oids), commitDiffs(sandbox.repo, oids)]);
   return oids.map((oid, i) => {
-    const info = infos[i] as CommitInfo;
-    return { oid, message: info.message, author: info.author, diff: diffs[i] as string };
+    const info = at(infos, i);
+    return { oid, message: info.message, author: info.author, diff: at(diffs, i) };
   });
 }
 

@@ -14,6 +14,7 @@ import { countReasons, type SweDropReason, type SweReject } from "../../mining/s
 import { VerdictStore } from "./verdicts.js";
 import { SWE_LANGUAGES } from "../../mining/swe/test-files.js";
 import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
+import { at } from "../../util/at.js";
 
 export const SWE_SUMMARY_SCHEMA_VERSION = 1;
 
@@ -104,7 +105,7 @@ async function pool<T>(items: readonly T[], jobs: number, work: (item: T, index:
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      await work(items[i] as T, i);
+      await work(at(items, i), i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
