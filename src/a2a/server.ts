@@ -14,7 +14,7 @@ const pkg = createRequire(import.meta.url)("../../package.json") as { version: s
 
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 /** Requests may carry whole problem statements and patches: far above express's default of 100 KB. */
-export const BODY_LIMIT = "64mb";
+const BODY_LIMIT = "64mb";
 
 export interface CardInfo {
   name: string;

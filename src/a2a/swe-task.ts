@@ -11,7 +11,7 @@ import { removeAtExit } from "../util/cleanup.js";
 import { at } from "../util/at.js";
 
 /** A SWE task as the AgentBeats convention sends it (src/agents/a2a.ts `sweMessage` writes it). */
-export interface SweMessage {
+interface SweMessage {
   repoDir: string;
   problem: string;
   hints: string | null;
@@ -65,7 +65,7 @@ export function sweTaskText(msg: SweMessage): string {
   return text.join("\n");
 }
 
-export interface SweTaskOptions {
+interface SweTaskOptions {
   /** How `run_command` isolates its programs (REPO_DIR their only writable directory). */
   isolation: Isolation;
   commandTimeoutSeconds: number;
@@ -76,7 +76,7 @@ export interface SweTaskOptions {
 }
 
 /** REPO_DIR's files may add up to this much by default (the snapshot copies them). */
-export const DEFAULT_MAX_REPO_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_MAX_REPO_BYTES = 1024 * 1024 * 1024;
 
 /** Refuses REPO_DIR when it does not lie in `sharedDir` (links resolved). */
 function checkShared(root: string, given: string, sharedDir: string | undefined): void {

@@ -33,7 +33,7 @@ interface BenchFlags extends RunFlags {
 const DEMO_REPO = { commits: 400, merges: 30, files: 12, seed: 11 };
 
 /** Up to `n` samples of one type, spread over difficulties and over the repository's history. */
-export function pickSamples(samples: readonly Sample[], n: number): Sample[] {
+function pickSamples(samples: readonly Sample[], n: number): Sample[] {
   const byDifficulty = ["easy", "medium", "hard"].map((d) => samples.filter((s) => s.difficulty === d));
   const spread = (group: Sample[], k: number): Sample[] =>
     k >= group.length ? group : Array.from({ length: k }, (_, i) => at(group, Math.floor(((i + 0.5) * group.length) / k)));
@@ -51,7 +51,7 @@ export function pickSamples(samples: readonly Sample[], n: number): Sample[] {
  * The merges the published MCR tools can reproduce: by the flag mining set, else (a merge whose
  * objects could not all be read, say) checked now; a merge that cannot be checked is left out too.
  */
-export async function resolvableMerges(repoDir: string, merges: readonly Sample[]): Promise<Sample[]> {
+async function resolvableMerges(repoDir: string, merges: readonly Sample[]): Promise<Sample[]> {
   // Mined samples carry the flag; the repository is opened only for one that does not.
   let repo: Repo | null = null;
   const out: Sample[] = [];

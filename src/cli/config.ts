@@ -15,8 +15,8 @@ import { at } from "../util/at.js";
 export const CONFIG_FILE = "gitgood.config.yaml";
 
 /** The verbs a configuration file configures; each has a section of its own. */
-export const CONFIG_VERBS = ["run", "bench", "report", "score"] as const;
-export type ConfigVerb = (typeof CONFIG_VERBS)[number];
+const CONFIG_VERBS = ["run", "bench", "report", "score"] as const;
+type ConfigVerb = (typeof CONFIG_VERBS)[number];
 
 /** Keys of the file that are not options: the per-verb sections, the price list and the environment specs. */
 const PRICES_KEY = "prices";

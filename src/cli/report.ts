@@ -13,7 +13,7 @@ import { withConfig } from "./config.js";
 import type { CliIO } from "./io.js";
 
 /** `gitgood report`'s flags: a stdout format's `--NAME`, a file format's `--NAME FILE`, and the formats' own options. */
-export type ReportOptions = Readonly<Record<string, unknown>>;
+type ReportOptions = Readonly<Record<string, unknown>>;
 
 /** commander's name of a format's flag (`agentbeats`, `json`). */
 const flagName = (format: ReportFormat): string => format.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -60,7 +60,7 @@ export function writeReport(runDir: string, opts: ReportOptions, io: CliIO, labe
 }
 
 /** Writes the comparison of several run directories: side by side on stdout, and the files the flags ask for. */
-export function writeComparison(runDirs: readonly string[], opts: ReportOptions, io: CliIO, labels: readonly string[] = runLabels(runDirs)): void {
+function writeComparison(runDirs: readonly string[], opts: ReportOptions, io: CliIO, labels: readonly string[] = runLabels(runDirs)): void {
   const { stdout, files } = asked(opts);
   const single = [stdout, ...files.map((f) => f.format)].find((f) => f.compare === undefined);
   if (single) throw new GitGoodError("BAD_OPTION", `--${single.name} takes one run directory; give it a single run`);

@@ -9,12 +9,12 @@ import { COMMIT0_COLUMNS, isCommit0Record, normalizeCommit0Record } from "./comm
 import { errnoCode } from "../util/errno.js";
 import { at } from "../util/at.js";
 
-export interface ReadDatasetOptions {
+interface ReadDatasetOptions {
   /** Read every file as this format instead of going by the extension. */
   format?: DatasetFormat;
 }
 
-export interface DatasetFileInfo {
+interface DatasetFileInfo {
   file: string;
   format: DatasetFormat;
   samples: number;

@@ -17,7 +17,7 @@ export interface SplitOptions {
 
 export const PUBLISHED_SPLIT = { lite: 20, full: 150 } as const;
 
-export interface SplitGroup {
+interface SplitGroup {
   sample_type: SampleType;
   language: string;
   available: number;

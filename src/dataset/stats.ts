@@ -2,7 +2,7 @@ import { DIFFICULTIES, SAMPLE_TYPES, type Difficulty, type Sample, type SampleTy
 import { at } from "../util/at.js";
 
 /** Summary of a list of counts, as pandas `describe` gives it (sample standard deviation, linear quartiles). */
-export interface Distribution {
+interface Distribution {
   count: number;
   mean: number;
   /** null for a single value. */
@@ -14,14 +14,14 @@ export interface Distribution {
   max: number;
 }
 
-export interface LanguageCount {
+interface LanguageCount {
   language: string;
   merge: number;
   file_commit_chain: number;
   total: number;
 }
 
-export interface DatasetStats {
+interface DatasetStats {
   label: string;
   samples: number;
   by_type: Record<SampleType, number>;

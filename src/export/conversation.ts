@@ -23,7 +23,7 @@ const EventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool_call"), tool: z.string(), args: z.unknown(), at_ms: z.number().optional() }),
   z.object({ type: z.literal("tool_result"), tool: z.string(), ok: z.boolean(), output: z.string(), done: z.boolean(), at_ms: z.number().optional() }),
 ]);
-export type AttemptEvent = z.infer<typeof EventSchema>;
+type AttemptEvent = z.infer<typeof EventSchema>;
 export type ModelUsage = z.infer<typeof UsageSchema>;
 
 /** The events of a trajectory that have a known shape, in order. */
@@ -37,7 +37,7 @@ export function eventsOf(trajectory: Trajectory): AttemptEvent[] {
 }
 
 /** One tool call of a turn, with the result it got (null: the trajectory recorded none). */
-export interface TurnCall {
+interface TurnCall {
   id: string;
   name: string;
   /** The arguments as the model wrote them (JSON text; possibly not valid JSON). */

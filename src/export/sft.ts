@@ -8,7 +8,7 @@ export const SFT_FORMATS = ["openai", "sharegpt"] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];
 
 /** Which attempts become training conversations. */
-export interface SftFilter {
+interface SftFilter {
   /** Only attempts the scorer solved. */
   solvedOnly?: boolean;
   /** Only these scenarios (registry names, any case). */
@@ -23,7 +23,7 @@ export interface SftFilter {
 }
 
 /** What an SFT export wrote, and what it left out and why. */
-export interface SftResult {
+interface SftResult {
   lines: string[];
   written: number;
   filtered: number;

@@ -11,7 +11,7 @@ export interface ChangedFile {
 }
 
 /** What a commit changes against its first parent (a merge: the whole change its merged branch brought). */
-export interface FirstParentChange {
+interface FirstParentChange {
   commit: string;
   files: ChangedFile[];
   /** Git could not read the objects the diff needs: `files` is empty. */

@@ -51,7 +51,7 @@ export async function objectKinds(repo: Repo, oids: readonly string[]): Promise<
   return kinds;
 }
 
-export interface FetchOutcome {
+interface FetchOutcome {
   fetched: string[];
   failed: { commit: string; reason: string }[];
 }

@@ -79,7 +79,7 @@ export async function fileDiff(repo: Repo, file: string | Buffer, against?: stri
     .join("");
 }
 
-export interface PatchEntry {
+interface PatchEntry {
   /** Git's status letter: A (added), D (deleted), M (modified), T (type changed). */
   status: string;
   /** The path in the notation of paths.ts (its bytes exactly, whatever the encoding). */

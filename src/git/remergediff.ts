@@ -8,7 +8,7 @@ import { at } from "../util/at.js";
 
 const MARK = "@@gitgood-commit@@";
 
-export interface RemergeReport {
+interface RemergeReport {
   commit: string;
   /**
    * Files git reported a conflict for when re-merging the commit's parents, each with the number of

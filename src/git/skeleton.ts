@@ -9,7 +9,7 @@ import { at } from "../util/at.js";
 export const SKELETON_REF_PREFIX = "refs/gitgood/skeletons/";
 
 /** A file of a tree. */
-export interface TreeFile {
+interface TreeFile {
   path: string;
   /** `100644`, `100755`, `120000` (a link), `160000` (a submodule). */
   mode: string;
@@ -30,7 +30,7 @@ export async function treeFiles(repo: Repo, rev: string): Promise<TreeFile[]> {
   return files;
 }
 
-export interface CommitReplacing {
+interface CommitReplacing {
   /** The commit whose tree is taken; it becomes the new commit's parent. */
   parent: string;
   /** Files whose content is replaced (each must be a regular file of the parent's tree). */
@@ -81,11 +81,6 @@ export async function commitReplacing(repo: Repo, opts: CommitReplacing): Promis
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/** The committer date of a commit as git reads it back (`<seconds> <offset>`). */
-export async function committerDate(repo: Repo, rev: string): Promise<string> {
-  return (await repo.text(["log", "-1", "--format=%ct %cd", "--date=format:%z", rev])).trim();
 }
 
 /** Points `ref` (it must lie under refs/gitgood/) at `oid`; no other ref is ever written this way. */

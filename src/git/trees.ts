@@ -102,7 +102,7 @@ export async function treeChanges(repo: Repo, from: string, to: string, env?: Re
 }
 
 /** A file of a tree or the index: git's mode and the blob's id. */
-export interface TreeEntry {
+interface TreeEntry {
   mode: string;
   oid: string;
 }

@@ -17,7 +17,7 @@ export interface AccessPolicy {
   allowedHosts?: readonly string[];
 }
 
-export interface Denial {
+interface Denial {
   status: 401 | 403;
   message: string;
   headers?: Record<string, string>;

@@ -39,8 +39,8 @@ function allScenarioTools(): Tool<unknown>[] {
   return [...byName.values()];
 }
 
-export const TASK_URI = "gitgood://task";
-export const TASK_DATA_URI = "gitgood://task.json";
+const TASK_URI = "gitgood://task";
+const TASK_DATA_URI = "gitgood://task.json";
 const FINISH_HINT = `When you are done, call ${FINISH} to submit your work.`;
 const DONE_NOTE = `[gitgood] The task is complete. Call ${FINISH} to submit it.`;
 
@@ -79,7 +79,7 @@ export interface WorkbenchOptions {
   memory?: MemoryWorkspace | null;
 }
 
-export interface CallOutcome {
+interface CallOutcome {
   result: ToolResult;
   /** Extra text for the client after the result (not part of the tool's output). */
   notes: string[];
@@ -87,7 +87,7 @@ export interface CallOutcome {
   changed: boolean;
 }
 
-export interface TaskResource {
+interface TaskResource {
   uri: string;
   name: string;
   title: string;

@@ -7,8 +7,8 @@ import { branchSource, readBranchFile, readCommitLog, revisionSource, worktreeSo
 import { windowText } from "./window.js";
 import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
 
-export const DEFAULT_ENTRIES = 10;
-export const DEFAULT_LINES = 20;
+const DEFAULT_ENTRIES = 10;
+const DEFAULT_LINES = 20;
 
 export interface ContextQuery {
   /** Show this memory branch (purpose, running summary, recent entries). */

@@ -19,7 +19,7 @@ export interface InitResult {
   memoryDir: string;
 }
 
-export const DEFAULT_MAIN_PURPOSE = "Main line of work toward the goal.";
+const DEFAULT_MAIN_PURPOSE = "Main line of work toward the goal.";
 
 /** Creates the memory folder for the checked-out branch and commits it (and nothing else). */
 export async function initMemory(ws: MemoryWorkspace, input: InitInput): Promise<InitResult> {

@@ -27,7 +27,7 @@ export interface ChainFinding {
   difficulty: Difficulty;
 }
 
-export interface ChainMiningOptions {
+interface ChainMiningOptions {
   minChain: number;
   maxChain: number;
   minPurity: number;

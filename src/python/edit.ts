@@ -45,7 +45,7 @@ export async function pythonFunctions(text: string): Promise<PythonFunction[]> {
 }
 
 /** The lines of `text` with their common leading whitespace removed (blank lines ignored for it). */
-export function dedent(text: string): string {
+function dedent(text: string): string {
   const lines = text.split("\n");
   const indents = lines.filter((l) => l.trim() !== "").map((l) => /^[ \t]*/.exec(l)?.[0] ?? "");
   let common = indents[0] ?? "";
@@ -122,7 +122,7 @@ function pick(functions: readonly Located[], name: string, line: number | undefi
   });
 }
 
-export interface BodyReplacement {
+interface BodyReplacement {
   text: string;
   function: PythonFunction;
 }

@@ -3,14 +3,14 @@ import { firstSyntaxError, parsePython, type SyntaxNode } from "./parser.js";
 import { at } from "../util/at.js";
 
 /** A function whose body a skeleton replaced. */
-export interface StubbedFunction {
+interface StubbedFunction {
   /** Dotted name inside the module: `helper`, `Cache.get`, `outer` (nested functions go with their outer one). */
   name: string;
   /** 1-based line of its `def`. */
   line: number;
 }
 
-export interface StubbedSource {
+interface StubbedSource {
   text: string;
   stubbed: StubbedFunction[];
 }

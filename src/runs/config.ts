@@ -52,7 +52,6 @@ const IdentitySchema = z.object({
    * saw, the predictions file evaluated); absent for runs whose flags record nothing of a family.
    */
   .catchall(z.unknown());
-export type RunIdentity = z.infer<typeof IdentitySchema>;
 
 /** The model request settings of a session: sampling parameters, `--max-connections`, the response cache. */
 const ModelSettingsSchema = z.object({

@@ -26,7 +26,7 @@ import { RunStore } from "./store.js";
  */
 
 /** Where text goes: a stream of the process or a caller's buffer. */
-export interface TextSink {
+interface TextSink {
   write(text: string): unknown;
 }
 
@@ -158,7 +158,7 @@ export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
 }
 
 /** The agent a run's flags built, with its model when it uses one. */
-export interface FlagAgent {
+interface FlagAgent {
   agent: Agent;
   /** The model the agent asks (an llm agent's), for run.json and its prices; undefined for agents without one. */
   model?: string;
@@ -193,7 +193,7 @@ export async function printPlan(
 }
 
 /** A run the flags describe, built and ready to start. */
-export interface FlagRun extends FlagAgent {
+interface FlagRun extends FlagAgent {
   /** The run directory. */
   dir: string;
   samples: readonly Sample[];

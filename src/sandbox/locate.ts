@@ -9,7 +9,7 @@ import { at } from "../util/at.js";
 export const SANDBOX_ENV = "GITGOOD_SANDBOX";
 
 /** Kept (CLI) sandboxes under the root, newest first. */
-export function keptSandboxes(root = sandboxRoot()): string[] {
+function keptSandboxes(root = sandboxRoot()): string[] {
   let names: string[];
   try {
     names = readdirSync(root);

@@ -123,7 +123,7 @@ export function checkRelativePath(root: string, given: string): ProjectPath {
   return { bytes: clean, shown };
 }
 
-export type EntryKind = "file" | "link" | "directory" | "other" | "missing";
+type EntryKind = "file" | "link" | "directory" | "other" | "missing";
 
 /** What the project holds at `p`, without following a link. */
 export function entryKind(root: string, p: ProjectPath): EntryKind {

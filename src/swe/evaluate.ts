@@ -28,7 +28,7 @@ import { sanityProblem } from "./sanity.js";
 import { at } from "../util/at.js";
 
 /** The last strategy, run through the sandbox's exec: it is not git. */
-export const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
+const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
 export const APPLY_STRATEGIES = [...GIT_APPLY_STRATEGIES, PATCH_FUZZ_STRATEGY] as const;
 export type ApplyStrategy = (typeof APPLY_STRATEGIES)[number];
 
@@ -86,7 +86,7 @@ export async function sandboxAt(source: Repo, sample: SweSample, label: string, 
 }
 
 /** Where `--env-setup llm` saves the spec of a repository × version that a model set up (and finds it again). */
-export function llmSpecFile(sample: SweSample, opts: SweOptions): string {
+function llmSpecFile(sample: SweSample, opts: SweOptions): string {
   const slug = (t: string) => t.replace(/[^A-Za-z0-9._-]+/g, "_");
   return path.join(opts.cacheDir ?? cacheRoot(), "swe-specs", `${slug(sample.scenario.repo)}-${slug(sample.scenario.version ?? "any")}.yaml`);
 }

@@ -6,7 +6,7 @@ import { at } from "./at.js";
  */
 
 /** One file of a patch: its path before and after (null for a file the patch adds or deletes). */
-export interface DiffFile {
+interface DiffFile {
   old: string | null;
   new: string | null;
 }

@@ -7,7 +7,7 @@ import { TrajectorySchema } from "../runs/trajectory.js";
 import { at } from "../util/at.js";
 
 /** One attempt as the viewer's sample list shows it: compact, so that a 5,000-attempt index stays small. */
-export interface IndexRow {
+interface IndexRow {
   run: number;
   key: string;
   sample_id: string;
@@ -30,7 +30,7 @@ export interface IndexRow {
 }
 
 /** A run as the viewer's summary shows it: label, agent, model, and the report without its per-sample rows. */
-export interface IndexRun {
+interface IndexRun {
   label: string;
   dir: string;
   agent: string;
@@ -40,7 +40,7 @@ export interface IndexRun {
   summary: Omit<Report, "samples">;
 }
 
-export interface ViewIndex {
+interface ViewIndex {
   runs: IndexRun[];
   rows: IndexRow[];
 }
@@ -177,7 +177,7 @@ export class RunSet {
   }
 }
 
-export interface AttemptView {
+interface AttemptView {
   record: unknown;
   problem: string | null;
   system: string | null;

@@ -9,7 +9,7 @@ export const DATASET_FORMATS = ["parquet", "csv", "jsonl"] as const;
 export type DatasetFormat = (typeof DATASET_FORMATS)[number];
 
 /** One row of a dataset file, before any interpretation. */
-export interface RawRow {
+interface RawRow {
   /** How to find the row when it has no usable id: `row 12` or `row 12 (line 40)`. */
   where: string;
   record: Record<string, unknown>;

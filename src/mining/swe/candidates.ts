@@ -17,7 +17,7 @@ export interface SweCandidate {
   languages: string[];
 }
 
-export interface CandidateOptions {
+interface CandidateOptions {
   languages: readonly string[];
   minFiles: number;
   maxFiles: number;

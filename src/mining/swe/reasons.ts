@@ -19,7 +19,7 @@ export const SWE_DROP_REASONS = {
 } as const;
 
 export type SweDropReason = keyof typeof SWE_DROP_REASONS;
-export const SWE_DROP_REASON_NAMES = Object.keys(SWE_DROP_REASONS) as SweDropReason[];
+const SWE_DROP_REASON_NAMES = Object.keys(SWE_DROP_REASONS) as SweDropReason[];
 
 /** A dropped candidate, as `--rejects FILE` has it (one JSON object a line). */
 export interface SweReject {

@@ -1,4 +1,4 @@
-import { readCommits, type CommitInfo } from "../../git/commits.js";
+import { readCommits } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import type { InitialContext } from "../types.js";
 import type { IrScenario } from "./scenario.js";

@@ -4,7 +4,7 @@ import { at } from "../../util/at.js";
 
 /** The todo commands an agent may use, each with one spelling. */
 export const TODO_COMMANDS = ["pick", "drop", "fixup", "fixup -C", "squash", "reword"] as const;
-export type TodoCommand = (typeof TODO_COMMANDS)[number];
+type TodoCommand = (typeof TODO_COMMANDS)[number];
 
 const NEEDS_MESSAGE: ReadonlySet<TodoCommand> = new Set(["squash", "reword"]);
 const FOLDS: ReadonlySet<TodoCommand> = new Set(["fixup", "fixup -C", "squash"]);

@@ -20,13 +20,13 @@ import { at } from "../../util/at.js";
 export const LINK_MODE = "120000";
 
 /** The target each side of a conflicted link has, as text (null where that side is no link). */
-export interface LinkSides {
+interface LinkSides {
   base: string | null;
   ours: string | null;
   theirs: string | null;
 }
 
-export interface ConflictFile {
+interface ConflictFile {
   /** The path in the notation of src/git/paths.ts (its exact bytes, shown escaped when not UTF-8). */
   path: string;
   /** Byte offset after the last resolution in this file; regions not yet resolved all lie after it. */
@@ -42,7 +42,7 @@ export interface ConflictFile {
   sides: LinkSides | null;
 }
 
-export interface ConflictEntry {
+interface ConflictEntry {
   /** Index into `files`. */
   file: number;
   /** Where the agent's text went, once resolved. */
@@ -55,7 +55,7 @@ export interface ConflictState {
   conflicts: ConflictEntry[];
 }
 
-export interface LocatedConflict {
+interface LocatedConflict {
   index: number;
   path: string;
   content: Buffer;
@@ -67,7 +67,7 @@ export interface LocatedConflict {
 }
 
 /** What the index says of a conflicted path: the mode of the side git left in the work tree, and a link's sides. */
-export interface IndexConflict {
+interface IndexConflict {
   mode: string;
   sides: LinkSides | null;
 }

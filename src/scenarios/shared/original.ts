@@ -1,5 +1,5 @@
 import type { ChainSample } from "../../dataset/sample.js";
-import { firstParentLine, readCommits, type CommitInfo, type Person } from "../../git/commits.js";
+import { firstParentLine, readCommits, type Person } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
 import { at } from "../../util/at.js";

@@ -10,8 +10,8 @@ import { at } from "../../util/at.js";
  */
 
 /** Most entries `list_files` shows, and most matches `search_text` reports. */
-export const LIST_LIMIT = 2000;
-export const MATCH_LIMIT = 200;
+const LIST_LIMIT = 2000;
+const MATCH_LIMIT = 200;
 /** Files larger than this are not searched. */
 const SEARCH_MAX_BYTES = 2 * 1024 * 1024;
 

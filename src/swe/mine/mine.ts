@@ -16,9 +16,9 @@ import { SWE_LANGUAGES } from "../../mining/swe/test-files.js";
 import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
 import { at } from "../../util/at.js";
 
-export const SWE_SUMMARY_SCHEMA_VERSION = 1;
+const SWE_SUMMARY_SCHEMA_VERSION = 1;
 
-export interface SweMineOptions {
+interface SweMineOptions {
   /** `owner/repo`; default from the origin remote URL, else the folder name. */
   name?: string;
   languages: readonly string[];
@@ -44,7 +44,7 @@ export interface SweMineOptions {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
+const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
   languages: SWE_LANGUAGES,
   minFiles: 1,
   maxFiles: 15,

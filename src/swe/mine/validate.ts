@@ -47,7 +47,7 @@ const stable = (seen: readonly Seen[]): boolean => seen.every((o) => o === seen[
  * outcome between runs did pass after in some run and not pass before in some run: it might have been a
  * FAIL_TO_PASS test.
  */
-export function classifyTests(before: readonly TestRun[], after: readonly TestRun[]): { f2p: string[]; p2p: string[]; flaky: boolean; unstable: string[] } {
+function classifyTests(before: readonly TestRun[], after: readonly TestRun[]): { f2p: string[]; p2p: string[]; flaky: boolean; unstable: string[] } {
   const b = outcomesPerTest(before);
   const a = outcomesPerTest(after);
   const missingEverywhere = (n: number): Seen[] => Array.from({ length: n }, () => "missing");
