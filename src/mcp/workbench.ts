@@ -2,7 +2,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
 import type { HistoryDepth } from "../git/store.js";
-import type { MemoryWorkspace } from "../memory/workspace.js";
+import type { MemoryWorkspace } from "../memory/memory-workspace.js";
 import type { ResultRecord } from "../runs/record.js";
 import { brokerContext, callBroker, describeBroker, type BrokerContext, type BrokerDescription } from "../runs/broker-client.js";
 import { BROKER_TOOLS } from "../runs/broker.js";

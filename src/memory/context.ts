@@ -5,7 +5,7 @@ import { segmentText } from "./metadata.js";
 import { GOAL, MILESTONES, sectionText, TODO } from "./roadmap.js";
 import { branchSource, readBranchFile, readCommitLog, revisionSource, worktreeSource } from "./store.js";
 import { windowText } from "./window.js";
-import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
 const DEFAULT_ENTRIES = 10;
 const DEFAULT_LINES = 20;

@@ -1,6 +1,6 @@
 import { GitGoodError } from "../errors.js";
 import { withLock } from "./lock.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /** Name of the lock file in the git directory; every operation that writes memory holds it. */
 const LOCK_NAME = "gitgood-memory.lock";

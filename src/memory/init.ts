@@ -5,7 +5,7 @@ import { locked, refuseUnfinished } from "./guard.js";
 import { renderRoadmap } from "./roadmap.js";
 import { refreshBranchMetadata, memoryTrailers } from "./store.js";
 import { renderTraceHeader } from "./trace.js";
-import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
 export interface InitInput {
   goal: string;

@@ -6,7 +6,7 @@ import { diffMemory } from "./history.js";
 import { logMemory } from "./log.js";
 import { mergeMemory } from "./merge.js";
 import { windowText } from "./window.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /**
  * The memory operations as agent tools: a name, a description written for a model, a zod input

@@ -1,6 +1,6 @@
 import { logMemory } from "./log.js";
 import { hasContent, type TraceRecord } from "./trace.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /** Characters kept of each part of a step written to log.md. */
 const STEP_FIELD_CHARS = 1000;

@@ -4,7 +4,7 @@ import { appendItems, MILESTONES, TODO } from "./roadmap.js";
 import { parseCommitLog, renderEntry, type CommitLog, type Entry } from "./entries.js";
 import { readText, writeText } from "./files.js";
 import { factsFromFiles, refreshMetadata } from "./metadata.js";
-import { MAIN_FILE, type BranchFile, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type BranchFile, type MemoryWorkspace } from "./memory-workspace.js";
 
 /**
  * Reads memory files either from the work tree (the checked-out branch, with changes not yet

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { MemoryGit } from "../git/memory.js";
+import { MemoryGit } from "../git/memory-git.js";
 import { exists, refuseLinks } from "./files.js";
 
 /** Name of the memory folder inside a workspace unless configured otherwise. */
