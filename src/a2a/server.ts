@@ -8,12 +8,13 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { GitGoodError } from "../errors.js";
 import { checkAccess, type AccessPolicy } from "../mcp/guard.js";
 import type { McpToolHost } from "../mcp/tool-host.js";
+import { errnoCode } from "../util/errno.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 /** Requests may carry whole problem statements and patches: far above express's default of 100 KB. */
-export const BODY_LIMIT = "64mb";
+const BODY_LIMIT = "64mb";
 
 export interface CardInfo {
   name: string;
@@ -125,7 +126,7 @@ export async function serveA2a(opts: A2aServeOptions): Promise<A2aHandle> {
   app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(opts.port, opts.host, (err?: Error) => {
-      if (err) reject(new GitGoodError("LISTEN_FAILED", `cannot listen on ${opts.host}:${opts.port}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+      if (err) reject(new GitGoodError("LISTEN_FAILED", `cannot listen on ${opts.host}:${opts.port}: ${errnoCode(err) ?? err.message}`));
       else resolve(s);
     });
   });

@@ -8,9 +8,10 @@ import type { Isolation } from "../sandbox/isolation.js";
 import { directoryWorkspace, type Workspace } from "../sandbox/workspace.js";
 import { SWE_TOOLS, type SweWork } from "../scenarios/swe/tools.js";
 import { removeAtExit } from "../util/cleanup.js";
+import { at } from "../util/at.js";
 
 /** A SWE task as the AgentBeats convention sends it (src/agents/a2a.ts `sweMessage` writes it). */
-export interface SweMessage {
+interface SweMessage {
   repoDir: string;
   problem: string;
   hints: string | null;
@@ -28,12 +29,12 @@ export function isSweMessage(text: string): boolean {
 export function parseSweMessage(text: string): SweMessage {
   const m = /^REPO_DIR:[ \t]*([^\n]*?)[ \t]*\n\nProblem Statement:\n([\s\S]*)$/.exec(text);
   if (!m) throw new GitGoodError("BAD_SWE_TASK", `malformed SWE task: ${SHAPE}`);
-  const repoDir = m[1] as string;
+  const repoDir = at(m, 1);
   if (!path.isAbsolute(repoDir)) throw new GitGoodError("BAD_SWE_TASK", `malformed SWE task: REPO_DIR must be an absolute path, not '${repoDir}'`, { repo_dir: repoDir });
-  const body = m[2] as string;
-  const at = body.lastIndexOf(HINTS);
-  const problem = at === -1 ? body : body.slice(0, at);
-  const hints = at === -1 ? null : body.slice(at + HINTS.length);
+  const body = at(m, 2);
+  const cut = body.lastIndexOf(HINTS);
+  const problem = cut === -1 ? body : body.slice(0, cut);
+  const hints = cut === -1 ? null : body.slice(cut + HINTS.length);
   if (problem.trim() === "") throw new GitGoodError("BAD_SWE_TASK", "malformed SWE task: the problem statement is empty");
   return { repoDir, problem, hints: hints !== null && hints.trim() !== "" ? hints : null };
 }
@@ -64,7 +65,7 @@ export function sweTaskText(msg: SweMessage): string {
   return text.join("\n");
 }
 
-export interface SweTaskOptions {
+interface SweTaskOptions {
   /** How `run_command` isolates its programs (REPO_DIR their only writable directory). */
   isolation: Isolation;
   commandTimeoutSeconds: number;
@@ -75,7 +76,7 @@ export interface SweTaskOptions {
 }
 
 /** REPO_DIR's files may add up to this much by default (the snapshot copies them). */
-export const DEFAULT_MAX_REPO_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_MAX_REPO_BYTES = 1024 * 1024 * 1024;
 
 /** Refuses REPO_DIR when it does not lie in `sharedDir` (links resolved). */
 function checkShared(root: string, given: string, sharedDir: string | undefined): void {

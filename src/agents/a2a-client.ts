@@ -44,7 +44,7 @@ const DONE_STATES: ReadonlySet<TaskState> = new Set([
 ]);
 
 /** A participant's own state name (`completed`, `failed`, …), as A2A v0.3 spells it. */
-export function stateName(state: TaskState | undefined): string {
+function stateName(state: TaskState | undefined): string {
   if (state === undefined) return "unknown";
   return taskStateToJSON(state).replace(/^TASK_STATE_/, "").toLowerCase().replace(/_/g, "-");
 }

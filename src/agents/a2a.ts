@@ -24,7 +24,7 @@ export interface ToolHost {
   open(socket: string): Promise<HostedTools>;
 }
 
-export interface A2aAgentOptions {
+interface A2aAgentOptions {
   /** The participant's A2A base URL (its card at /.well-known/agent-card.json). */
   url: string;
   /** Serves GitGoodBench scenarios' tools to the participant; without one, only SWE tasks can be given. */
@@ -46,7 +46,7 @@ export function sweMessage(repoDir: string, problem: string, hints: string | nul
 }
 
 /** The message of a GitGoodBench task: the scenario's task, and the MCP server to work it through. */
-export function toolsMessage(task: string, hosted: Pick<HostedTools, "url" | "token">): string {
+function toolsMessage(task: string, hosted: Pick<HostedTools, "url" | "token">): string {
   return [
     task,
     "",

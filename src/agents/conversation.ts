@@ -3,7 +3,7 @@ import type { FunctionTool } from "../tools/schema.js";
 import type { Session } from "./agent.js";
 import { elideOldResults } from "./llm.js";
 
-export interface StepOptions {
+interface StepOptions {
   /** Tools the model may call in this step (by name); a call of any other is answered with an error. */
   tools: readonly FunctionTool[];
   /** Model calls this step may make at most. */

@@ -9,7 +9,7 @@ export { TOOL_SOCKET_ENV };
 const OUTPUT_CAP = 200_000;
 
 /** The directory of the attempt's tool broker: where gitgood writes it (`host`), and where the agent program sees it (`seen`). */
-export interface SharedDir {
+interface SharedDir {
   host: string;
   seen: string;
   /** The tool socket as the program sees it. */

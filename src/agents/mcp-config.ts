@@ -4,12 +4,12 @@ import { fileURLToPath } from "node:url";
 export const MCP_CONFIG_ENV = "GITGOOD_MCP_CONFIG";
 export const MCP_COMMAND_ENV = "GITGOOD_MCP_COMMAND";
 /** The name the server has in a generated configuration. */
-export const MCP_SERVER_NAME = "gitgood";
+const MCP_SERVER_NAME = "gitgood";
 
 const BIN = fileURLToPath(new URL("../../bin/gitgood.js", import.meta.url));
 
 /** How a client starts a stdio MCP server, in the shape MCP configuration files use. */
-export interface StdioServerEntry {
+interface StdioServerEntry {
   command: string;
   args: string[];
 }

@@ -41,7 +41,7 @@ function onPath(name: string): boolean {
 }
 
 /** The environment variable that gives `a2a serve` its bearer token. */
-export const A2A_TOKEN_ENV = "GITGOOD_A2A_TOKEN";
+const A2A_TOKEN_ENV = "GITGOOD_A2A_TOKEN";
 
 interface AgentFlags {
   model: string;
@@ -93,7 +93,7 @@ function allowedHosts(bind: string, cardUrl: string | undefined): string[] {
   return [...new Set(hosts)];
 }
 
-export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
+async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   checkPort(flags.port);
   let cardUrl = checkCardUrl(flags.cardUrl);
   const log = (line: string): void => {
@@ -145,7 +145,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   await serveUntilStopped(handle, io);
 }
 
-export async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
+async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
   checkPort(flags.port);
   let cardUrl = checkCardUrl(flags.cardUrl);
   const log = (line: string): void => {

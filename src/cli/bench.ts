@@ -19,6 +19,7 @@ import { progressPrinter } from "./progress.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, type RunFlags } from "../runs/flags.js";
 import { isolationFrom, modelOptions, printPlan, runFromFlags, selectionOf } from "../runs/from-flags.js";
+import { at } from "../util/at.js";
 
 interface BenchFlags extends RunFlags {
   demo: boolean;
@@ -32,10 +33,10 @@ interface BenchFlags extends RunFlags {
 const DEMO_REPO = { commits: 400, merges: 30, files: 12, seed: 11 };
 
 /** Up to `n` samples of one type, spread over difficulties and over the repository's history. */
-export function pickSamples(samples: readonly Sample[], n: number): Sample[] {
+function pickSamples(samples: readonly Sample[], n: number): Sample[] {
   const byDifficulty = ["easy", "medium", "hard"].map((d) => samples.filter((s) => s.difficulty === d));
   const spread = (group: Sample[], k: number): Sample[] =>
-    k >= group.length ? group : Array.from({ length: k }, (_, i) => group[Math.floor(((i + 0.5) * group.length) / k)] as Sample);
+    k >= group.length ? group : Array.from({ length: k }, (_, i) => at(group, Math.floor(((i + 0.5) * group.length) / k)));
   const quota = [0, 0, 0];
   for (let left = n, d = 0; left > 0 && quota.some((q, i) => q < (byDifficulty[i]?.length ?? 0)); d = (d + 1) % 3) {
     if ((quota[d] ?? 0) < (byDifficulty[d]?.length ?? 0)) {
@@ -50,7 +51,7 @@ export function pickSamples(samples: readonly Sample[], n: number): Sample[] {
  * The merges the published MCR tools can reproduce: by the flag mining set, else (a merge whose
  * objects could not all be read, say) checked now; a merge that cannot be checked is left out too.
  */
-export async function resolvableMerges(repoDir: string, merges: readonly Sample[]): Promise<Sample[]> {
+async function resolvableMerges(repoDir: string, merges: readonly Sample[]): Promise<Sample[]> {
   // Mined samples carry the flag; the repository is opened only for one that does not.
   let repo: Repo | null = null;
   const out: Sample[] = [];

@@ -9,13 +9,14 @@ import type { ResolvedConfig } from "../runs/config.js";
 import type { Prices } from "../runs/result.js";
 import type { CliIO } from "./io.js";
 import { VERBS } from "./verbs.js";
+import { at } from "../util/at.js";
 
 /** The configuration file read from the working directory when no `--config FILE` is given. */
 export const CONFIG_FILE = "gitgood.config.yaml";
 
 /** The verbs a configuration file configures; each has a section of its own. */
-export const CONFIG_VERBS = ["run", "bench", "report", "score"] as const;
-export type ConfigVerb = (typeof CONFIG_VERBS)[number];
+const CONFIG_VERBS = ["run", "bench", "report", "score"] as const;
+type ConfigVerb = (typeof CONFIG_VERBS)[number];
 
 /** Keys of the file that are not options: the per-verb sections, the price list and the environment specs. */
 const PRICES_KEY = "prices";
@@ -76,7 +77,7 @@ function valueOf(opt: Option, raw: unknown, file: string, key: string): unknown 
   };
   const first = opt.defaultValue as unknown;
   const repeated = texts.reduce<unknown>((previous, text) => parse(text, previous), first);
-  if (texts.length < 2 || !isDeepStrictEqual(repeated, parse(texts[texts.length - 1] as string, first))) return repeated;
+  if (texts.length < 2 || !isDeepStrictEqual(repeated, parse(at(texts, texts.length - 1), first))) return repeated;
   return parse(texts.join(","), first);
 }
 

@@ -5,6 +5,7 @@ import { escapeControls } from "../util/escape.js";
 import { HELP_WIDTH, readHelpTable } from "./help-table.js";
 import type { CliIO } from "./io.js";
 import { VERBS } from "./verbs.js";
+import { at } from "../util/at.js";
 
 const DESCRIPTION =
   "Measure and improve how well AI agents handle Git: GitGoodBench scenarios (MCR, IR, ICC), SWE-style tasks and commit0-style repository completion";
@@ -63,7 +64,7 @@ function tableHelp(args: readonly string[], io: CliIO): string | null {
   const isHelp = (flag: string | undefined) => flag === "--help" || flag === "-h";
   let key: string | null = null;
   if (args.length === 1 && isHelp(args[0])) key = "";
-  else if (args.length === 2 && isHelp(args[1]) && VERBS.some((v) => v.name === args[0])) key = args[0] as string;
+  else if (args.length === 2 && isHelp(args[1]) && VERBS.some((v) => v.name === args[0])) key = at(args, 0);
   return key === null ? null : (readHelpTable()?.[key] ?? null);
 }
 
@@ -83,7 +84,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = { FAIL_UNDER: 3 };
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   // `help VERB` is `VERB --help`: the listing's placeholders for the verbs have no options to show.
-  const args = argv.length === 2 && argv[0] === "help" && VERBS.some((v) => v.name === argv[1]) ? [argv[1] as string, "--help"] : argv;
+  const args = argv.length === 2 && argv[0] === "help" && VERBS.some((v) => v.name === argv[1]) ? [at(argv, 1), "--help"] : argv;
   try {
     const help = tableHelp(args, io);
     if (help !== null) {

@@ -24,7 +24,7 @@ import { addModelOptions, historyOption, mcrToolsOption, scenarioChoices, type M
 import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
 import { addFamilyOptions, familySettings } from "../families/options.js";
 
-export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
+const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
 export const MCP_AGENT = "mcp";
 
@@ -174,7 +174,7 @@ async function serveCallerStdio(bench: Workbench, io: CliIO): Promise<void> {
   }
 }
 
-export async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promise<void> {
+async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promise<void> {
   const log = (line: string): void => {
     io.stderr.write(`gitgood mcp: ${line}\n`);
   };

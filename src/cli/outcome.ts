@@ -2,7 +2,7 @@ import { GitGoodError } from "../errors.js";
 import type { ResultRecord } from "../runs/record.js";
 
 /** What decides the exit status of `gitgood run` and `gitgood bench` once the report is written. */
-export interface OutcomeFlags {
+interface OutcomeFlags {
   /** Exit 0 even when attempts ended in a system error. */
   allowErrors: boolean;
   /** Exit 3 when the solve rate (percent of the attempts solved) is below this. */
@@ -10,7 +10,7 @@ export interface OutcomeFlags {
 }
 
 /** Solved attempts out of all, in percent with two decimals (errors and unjudged attempts are not solved). */
-export function solveRate(records: readonly ResultRecord[]): number {
+function solveRate(records: readonly ResultRecord[]): number {
   if (records.length === 0) return 0;
   return Math.round((records.filter((r) => r.solved === true).length / records.length) * 10_000) / 100;
 }

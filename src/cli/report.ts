@@ -13,7 +13,7 @@ import { withConfig } from "./config.js";
 import type { CliIO } from "./io.js";
 
 /** `gitgood report`'s flags: a stdout format's `--NAME`, a file format's `--NAME FILE`, and the formats' own options. */
-export type ReportOptions = Readonly<Record<string, unknown>>;
+type ReportOptions = Readonly<Record<string, unknown>>;
 
 /** commander's name of a format's flag (`agentbeats`, `json`). */
 const flagName = (format: ReportFormat): string => format.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

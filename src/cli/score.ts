@@ -24,7 +24,7 @@ interface ScoreFlags extends ModelFlags {
  * The judges' prices per model name: the configuration's `prices:`, and `--price-in`/`--price-out` (both
  * or neither) for every judge, over the configuration's.
  */
-export function judgePrices(flags: ScoreFlags, judges: readonly string[], config: ResolvedConfig): Record<string, Prices> {
+function judgePrices(flags: ScoreFlags, judges: readonly string[], config: ResolvedConfig): Record<string, Prices> {
   if (flags.priceIn === undefined && flags.priceOut === undefined) return config.prices;
   if (flags.priceIn === undefined || flags.priceOut === undefined) {
     throw new GitGoodError("BAD_OPTION", "give both --price-in and --price-out (US dollars per million prompt and completion tokens of the judges)");

@@ -4,6 +4,7 @@ import { TOOL_SOCKET_ENV } from "../agents/tool-socket.js";
 import { callBroker, describeBroker } from "../runs/broker-client.js";
 import type { ScenarioToolResult } from "../scenarios/types.js";
 import { readAll, type CliIO } from "./io.js";
+import { at } from "../util/at.js";
 
 /**
  * `gitgood tool` without its parser: a command agent starts it for every tool call, so the common
@@ -41,7 +42,7 @@ export function parseToolCall(argv: readonly string[]): { name: string | undefin
   const flags: ToolFlags = { ...TOOL_DEFAULTS };
   let name: string | undefined;
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+    const arg = at(argv, i);
     if (!arg.startsWith("-")) {
       if (name !== undefined) return null;
       name = arg;

@@ -6,7 +6,7 @@ import type { CliIO } from "./io.js";
  * command, and its one-line description), written out here so that listing the verbs loads none of
  * them; a test checks both against the verbs' real commands.
  */
-export interface Verb {
+interface Verb {
   name: string;
   term: string;
   summary: string;

@@ -58,7 +58,7 @@ export async function sandboxAt(source: Repo, commit: string, label: string, opt
 }
 
 /** The fields a reference run depends on. */
-export type ReferenceTask = Pick<RepoCompletionSample["scenario"], "repo" | "reference_commit" | "test">;
+type ReferenceTask = Pick<RepoCompletionSample["scenario"], "repo" | "reference_commit" | "test">;
 
 /**
  * Runs the whole suite at the reference commit, in a sandbox of its own and the task's environment:

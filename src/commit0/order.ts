@@ -9,7 +9,7 @@ export interface StubbedFile {
 }
 
 /** Where top-level packages may live for imports of files under `srcDir`: the root, the source directory and its parent. */
-export function packageRoots(srcDir: string): string[] {
+function packageRoots(srcDir: string): string[] {
   const parent = srcDir.includes("/") ? srcDir.slice(0, srcDir.lastIndexOf("/")) : "";
   return [...new Set(["", parent, srcDir])];
 }

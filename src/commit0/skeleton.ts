@@ -16,10 +16,10 @@ import type { Commit0Options } from "./options.js";
 import { passingTests } from "./tests.js";
 
 /** Files longer than this are left whole, as commit0 leaves them. */
-export const MAX_STUBBED_LINES = 1500;
+const MAX_STUBBED_LINES = 1500;
 
 /** Why a Python file under the source directory keeps its bodies. */
-export type SkipReason = "test" | "__init__" | "__main__" | "conftest" | "too long" | "does not parse";
+type SkipReason = "test" | "__init__" | "__main__" | "conftest" | "too long" | "does not parse";
 
 /**
  * Whether commit0's skeleton leaves a Python file whole, and why: tests (a `test`/`tests`/`testing`

@@ -5,6 +5,7 @@ import type { Repo } from "../git/repo.js";
 import { listFiles } from "../git/trees.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { DEFAULT_RELATED_TESTS, DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type Commit0Options } from "./options.js";
+import { at } from "../util/at.js";
 
 /** The environment target of a task: its repository (one environment serves the reference and every skeleton of it). */
 export function envTarget(sample: Pick<RepoCompletionSample["scenario"], "repo">): EnvTarget {
@@ -53,7 +54,7 @@ function patternRegex(pattern: string, stem: string): RegExp {
   let re = "";
   const text = pattern.replaceAll("{stem}", "\0");
   for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
+    const c = at(text, i);
     if (c === "\0") re += stem.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     else if (c === "*" && text[i + 1] === "*") {
       re += ".*";
@@ -94,7 +95,7 @@ export function trimTestOutput(log: string, budget: number): string {
   for (const line of lines) {
     const head = SECTION.exec(line);
     if (head) {
-      section = (head[1] as string).toLowerCase();
+      section = at(head, 1).toLowerCase();
       current = null;
       if (/\b(failed|passed|error|errors|no tests ran)\b.* in [\d.]+s/.test(section)) summary.push(line);
       continue;
@@ -113,7 +114,7 @@ export function trimTestOutput(log: string, budget: number): string {
     const end = log.trimEnd();
     return end.length <= budget ? end : `[... the first ${end.length - budget} characters are cut]\n${end.slice(end.length - budget)}`;
   }
-  const parts = [(blocks[0] as string[]).join("\n").trimEnd(), summary.join("\n")];
+  const parts = [at(blocks, 0).join("\n").trimEnd(), summary.join("\n")];
   let out = cut(parts.filter((p) => p !== "").join("\n\n"), budget);
   for (const block of blocks.slice(1)) {
     const text = `\n\n${block.join("\n").trimEnd()}`;

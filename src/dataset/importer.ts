@@ -6,13 +6,15 @@ import { normalizeRecord, recordId, SAMPLE_COLUMNS, type NormalizeResult } from 
 import type { Sample } from "./sample.js";
 import { SWE_COLUMNS, isSweRecord, normalizeSweRecord } from "./swe.js";
 import { COMMIT0_COLUMNS, isCommit0Record, normalizeCommit0Record } from "./commit0.js";
+import { errnoCode } from "../util/errno.js";
+import { at } from "../util/at.js";
 
-export interface ReadDatasetOptions {
+interface ReadDatasetOptions {
   /** Read every file as this format instead of going by the extension. */
   format?: DatasetFormat;
 }
 
-export interface DatasetFileInfo {
+interface DatasetFileInfo {
   file: string;
   format: DatasetFormat;
   samples: number;
@@ -121,7 +123,7 @@ export function expandDatasetPaths(paths: readonly string[]): { path: string; la
     try {
       isDir = statSync(p).isDirectory();
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code ?? String(err);
+      const why = errnoCode(err) ?? String(err);
       throw new GitGoodError("UNREADABLE_FILE", `${p}: cannot read: ${why}`, { file: p });
     }
     if (!isDir) {
@@ -141,5 +143,5 @@ export function expandDatasetPaths(paths: readonly string[]): { path: string; la
   const base = (f: string) => path.basename(f).replace(/\.[^.]*$/, "");
   const labels = files.map(base);
   const unique = new Set(labels).size === labels.length;
-  return files.map((f, i) => ({ path: f, label: unique ? (labels[i] as string) : f }));
+  return files.map((f, i) => ({ path: f, label: unique ? at(labels, i) : f }));
 }

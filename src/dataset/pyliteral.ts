@@ -1,7 +1,8 @@
 import { GitGoodError } from "../errors.js";
+import { at } from "../util/at.js";
 
 /** A value a Python literal can denote here: tuples become arrays, dicts become plain objects. */
-export type PyValue = null | boolean | number | string | PyValue[] | { [key: string]: PyValue };
+type PyValue = null | boolean | number | string | PyValue[] | { [key: string]: PyValue };
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   "\\": "\\",
@@ -207,8 +208,8 @@ class LiteralParser {
 
   /** Decodes one escape sequence; the position is at the backslash. */
   private escape(): string {
-    const at = this.pos;
-    const next = this.src[at + 1] as string;
+    const start = this.pos;
+    const next = at(this.src, start + 1);
     const simple = SIMPLE_ESCAPES[next];
     if (simple !== undefined) {
       this.pos += 2;
@@ -219,20 +220,20 @@ class LiteralParser {
       return "";
     }
     if (/[0-7]/.test(next)) {
-      const digits = /^[0-7]{1,3}/.exec(this.src.slice(at + 1))?.[0] ?? next;
+      const digits = /^[0-7]{1,3}/.exec(this.src.slice(start + 1))?.[0] ?? next;
       this.pos += 1 + digits.length;
       return String.fromCodePoint(parseInt(digits, 8));
     }
     const width = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
     if (width > 0) {
-      const hex = this.src.slice(at + 2, at + 2 + width);
-      if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) fail(`truncated \\${next} escape`, at);
+      const hex = this.src.slice(start + 2, start + 2 + width);
+      if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) fail(`truncated \\${next} escape`, start);
       const code = parseInt(hex, 16);
-      if (code > 0x10ffff) fail(`\\${next} escape out of range`, at);
+      if (code > 0x10ffff) fail(`\\${next} escape out of range`, start);
       this.pos += 2 + width;
       return String.fromCodePoint(code);
     }
-    if (next === "N") fail("\\N{...} escapes are not supported", at);
+    if (next === "N") fail("\\N{...} escapes are not supported", start);
     // Python keeps unknown escapes as they are, backslash included.
     this.pos += 2;
     return `\\${next}`;

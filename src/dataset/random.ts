@@ -1,3 +1,5 @@
+import { at } from "../util/at.js";
+
 /**
  * A small seeded pseudo-random generator (mulberry32): 32 bits of state, uniform floats in [0, 1).
  * Splits use it instead of Math.random so the same seed always gives the same split.
@@ -33,8 +35,8 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    const tmp = out[i] as T;
-    out[i] = out[j] as T;
+    const tmp = at(out, i);
+    out[i] = at(out, j);
     out[j] = tmp;
   }
   return out;

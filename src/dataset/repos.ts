@@ -35,7 +35,7 @@ export interface RepositoryOutcome {
   error?: string;
 }
 
-export interface MissingCommit {
+interface MissingCommit {
   /** The scenario field that names the commit: `merge_commit_hash`, `parents[1]`, `newest_commit`, … */
   field: string;
   commit: string;
@@ -43,7 +43,7 @@ export interface MissingCommit {
   found: Exclude<ObjectKind, "commit">;
 }
 
-export interface UnverifiedSample {
+interface UnverifiedSample {
   id: string;
   name: string;
   reason: "repository-unavailable" | "missing-commits";

@@ -10,7 +10,7 @@ export type SampleType = (typeof SAMPLE_TYPES)[number];
 export const DIFFICULTIES = ["easy", "medium", "hard"] as const;
 export type Difficulty = (typeof DIFFICULTIES)[number];
 
-export const PROJECT_SIZES = ["tiny", "small", "medium", "large", "huge"] as const;
+const PROJECT_SIZES = ["tiny", "small", "medium", "large", "huge"] as const;
 export type ProjectSize = (typeof PROJECT_SIZES)[number];
 
 const oid = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full commit hash");

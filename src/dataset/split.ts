@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { seededRandom, shuffled } from "./random.js";
 import type { Sample } from "./sample.js";
+import { at } from "../util/at.js";
 
 type SampleType = Sample["sample_type"];
 
@@ -16,7 +17,7 @@ export interface SplitOptions {
 
 export const PUBLISHED_SPLIT = { lite: 20, full: 150 } as const;
 
-export interface SplitGroup {
+interface SplitGroup {
   sample_type: SampleType;
   language: string;
   available: number;
@@ -59,10 +60,10 @@ export function apportion(total: number, weights: readonly number[], tieRank: re
   let left = total - seats.reduce((a, b) => a + b, 0);
   const order = weights
     .map((_, i) => i)
-    .sort((a, b) => (rest[b] as number) - (rest[a] as number) || (tieRank[a] as number) - (tieRank[b] as number));
+    .sort((a, b) => at(rest, b) - at(rest, a) || at(tieRank, a) - at(tieRank, b));
   for (const i of order) {
     if (left === 0) break;
-    seats[i] = (seats[i] as number) + 1;
+    seats[i] = at(seats, i) + 1;
     left--;
   }
   return seats;
@@ -93,7 +94,7 @@ export function drawStratified(pool: readonly Sample[], count: number, random: (
     const chosen = new Set(
       sizes
         .map((_, i) => i)
-        .sort((a, b) => (drawKey[a] as number) - (drawKey[b] as number) || a - b)
+        .sort((a, b) => at(drawKey, a) - at(drawKey, b) || a - b)
         .slice(0, count),
     );
     take = sizes.map((_, i) => (chosen.has(i) ? 1 : 0));

@@ -1,7 +1,8 @@
 import { DIFFICULTIES, SAMPLE_TYPES, type Difficulty, type Sample, type SampleType } from "./sample.js";
+import { at } from "../util/at.js";
 
 /** Summary of a list of counts, as pandas `describe` gives it (sample standard deviation, linear quartiles). */
-export interface Distribution {
+interface Distribution {
   count: number;
   mean: number;
   /** null for a single value. */
@@ -13,14 +14,14 @@ export interface Distribution {
   max: number;
 }
 
-export interface LanguageCount {
+interface LanguageCount {
   language: string;
   merge: number;
   file_commit_chain: number;
   total: number;
 }
 
-export interface DatasetStats {
+interface DatasetStats {
   label: string;
   samples: number;
   by_type: Record<SampleType, number>;
@@ -40,8 +41,8 @@ function quantile(sorted: readonly number[], p: number): number {
   const pos = (sorted.length - 1) * p;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  const a = sorted[lo] as number;
-  const b = sorted[hi] as number;
+  const a = at(sorted, lo);
+  const b = at(sorted, hi);
   return a + (b - a) * (pos - lo);
 }
 
@@ -55,11 +56,11 @@ export function describe(values: readonly number[]): Distribution | null {
     count: n,
     mean,
     std,
-    min: sorted[0] as number,
+    min: at(sorted, 0),
     q1: quantile(sorted, 0.25),
     median: quantile(sorted, 0.5),
     q3: quantile(sorted, 0.75),
-    max: sorted[n - 1] as number,
+    max: at(sorted, n - 1),
   };
 }
 
@@ -115,7 +116,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) =>
     cells
-      .map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .map((c, i) => (i < 2 ? c.padEnd(at(widths, i)) : c.padStart(at(widths, i))))
       .join("  ")
       .trimEnd();
   return [line(header), ...rows.map(line)];

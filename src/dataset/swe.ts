@@ -82,7 +82,7 @@ export function sweDifficulty(annotation: string | null | undefined, goldPatch: 
 }
 
 /** The language most of the gold patch's files are written in (GitHub's spelling), or null. */
-export function patchLanguage(goldPatch: string): string | null {
+function patchLanguage(goldPatch: string): string | null {
   const counts = new Map<string, number>();
   for (const f of diffFiles(goldPatch)) {
     const file = (f.new ?? f.old ?? "").toLowerCase();

@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { mulberry32 } from "../dataset/random.js";
 import { fastImport, forceCheckout, initRepository } from "../git/init.js";
+import { at } from "../util/at.js";
 
-export interface SyntheticOptions {
+interface SyntheticOptions {
   commits?: number;
   merges?: number;
   files?: number;
@@ -26,7 +27,7 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
   const pick = (n: number): number => Math.floor(rand() * n);
   const paths = Array.from({ length: files }, (_, i) => `pkg/mod${i % 7}/file_${i}.py`);
   paths.push("README.md", "docs/notes.txt", "config/settings.yaml");
-  const at = (i: number): string => paths[i] as string;
+  const pathAt = (i: number): string => at(paths, i);
   const initial = (p: string): string[] => Array.from({ length: 200 }, (_, i) => `${p.replace(/\W/g, "_")}_line_${i} = ${i}`);
   const chunks: string[] = [];
   let mark = 0;
@@ -60,14 +61,14 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
   const perMerge = Math.max(4, Math.floor(commits / Math.max(1, merges)));
   while (made < commits) {
     // A run on main: 1..6 edits, mostly to one file, so chains appear.
-    const focus = at(pick(files));
+    const focus = pathAt(pick(files));
     const run = 1 + pick(6);
     for (let i = 0; i < run && made < commits; i++) {
-      const p = rand() < 0.8 ? focus : at(pick(paths.length));
+      const p = rand() < 0.8 ? focus : pathAt(pick(paths.length));
       content = edit(content, p, pick(200), `main_edit_${made} = ${made}`);
       const changed = [p];
       if (rand() < 0.3) {
-        const q = at(paths.length - 1 - pick(3));
+        const q = pathAt(paths.length - 1 - pick(3));
         content = edit(content, q, pick(200), `note ${made}`);
         changed.push(q);
       }
@@ -84,7 +85,7 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
       const clashes: { file: string; line: number }[] = [];
       if (conflicting) {
         const first = pick(files);
-        const targets = rand() < 0.3 ? [at(first), at((first + 1 + pick(files - 1)) % files)] : [at(first)];
+        const targets = rand() < 0.3 ? [pathAt(first), pathAt((first + 1 + pick(files - 1)) % files)] : [pathAt(first)];
         for (const file of targets) {
           const line = pick(90);
           clashes.push({ file, line });
@@ -100,7 +101,7 @@ export async function buildSyntheticRepo(dir: string, opts: SyntheticOptions = {
           const touched = [...new Set(clashes.map((c) => c.file))];
           sideHead = commit(`topic/${merged % 40}`, [sideHead], side, touched, `Side change to ${touched.map((t) => t.split("/").pop()).join(", ")} (${made})`);
         } else {
-          const p = at(pick(files));
+          const p = pathAt(pick(files));
           side = edit(side, p, pick(200), `side_edit_${made} = ${made}`);
           sideHead = commit(`topic/${merged % 40}`, [sideHead], side, [p], `Side change to ${p.split("/").pop()} (${made})`);
         }

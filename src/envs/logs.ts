@@ -1,5 +1,6 @@
 import { worse } from "./junit.js";
 import type { LogFormat, TestOutcome } from "./types.js";
+import { at } from "../util/at.js";
 
 /** Colour and cursor escape sequences that some runners write even into a pipe. */
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
@@ -45,12 +46,12 @@ export function parsePytestLog(log: string): Map<string, TestOutcome> {
   for (const line of lines(log)) {
     const summary = /^(PASSED|FAILED|ERROR|XFAIL|XPASS) (.+)$/.exec(line);
     if (summary) {
-      const id = leadingNodeId(summary[2] as string);
-      if (id !== "" && !id.startsWith("[")) record(out, id, PYTEST_STATUS[summary[1] as string] as TestOutcome);
+      const id = leadingNodeId(at(summary, 2));
+      if (id !== "" && !id.startsWith("[")) record(out, id, PYTEST_STATUS[at(summary, 1)] as TestOutcome);
       continue;
     }
     const progress = /^(\S+::\S.*?) (PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)(?: +\[ *\d+%\])?$/.exec(line);
-    if (progress) record(out, progress[1] as string, PYTEST_STATUS[progress[2] as string] as TestOutcome);
+    if (progress) record(out, at(progress, 1), PYTEST_STATUS[at(progress, 2)] as TestOutcome);
   }
   return out;
 }
@@ -96,12 +97,12 @@ export function parseDjangoLog(log: string): Map<string, TestOutcome> {
     const status = dots === -1 ? null : djangoStatus(line.slice(dots + 5).trim());
     const header = /^(FAIL|ERROR): (\w+) \(([\w.]+)\)/.exec(line);
     if (header) {
-      record(out, djangoId(header[2] as string, header[3] as string), header[1] === "FAIL" ? "failed" : "error");
+      record(out, djangoId(at(header, 2), at(header, 3)), header[1] === "FAIL" ? "failed" : "error");
       pending = [];
       continue;
     }
     if (test) {
-      const id = djangoId(test[1] as string, test[2] as string);
+      const id = djangoId(at(test, 1), at(test, 2));
       named = id;
       if (status) {
         record(out, id, status);
@@ -141,7 +142,7 @@ export function parseSympyLog(log: string): Map<string, TestOutcome> {
   const out = new Map<string, TestOutcome>();
   for (const line of lines(log)) {
     const m = /^\s*(test_\w+) +(ok|F|E|f|X|s|w)(?: +\[[^\]]*\])?\s*$/.exec(line);
-    if (m) record(out, m[1] as string, SYMPY_STATUS[m[2] as string] as TestOutcome);
+    if (m) record(out, at(m, 1), SYMPY_STATUS[at(m, 2)] as TestOutcome);
   }
   return out;
 }
@@ -166,8 +167,8 @@ export function parseJestLog(log: string): Map<string, TestOutcome> {
       if (raw.trim() !== "") stack = [];
       continue;
     }
-    const indent = (m[1] as string).length;
-    const text = m[2] as string;
+    const indent = at(m, 1).length;
+    const text = at(m, 2);
     stack = stack.filter((s) => s.indent < indent);
     const outcome = JEST_MARK[text.charAt(0)];
     if (outcome === undefined) {

@@ -1,6 +1,7 @@
 import { worse } from "./junit.js";
 import { djangoId } from "./logs.js";
 import type { TestOutcome, TestRun } from "./types.js";
+import { at } from "../util/at.js";
 
 /**
  * JUnit outcomes completed by a log's: a test only the log names is added, and a JUnit pass that the
@@ -18,7 +19,7 @@ export function mergeOutcomes(junit: Map<string, TestOutcome>, log: Map<string, 
 /** The last part of an id of any style: a pytest node's name, a Java method, a named test's own name, a Django method. */
 function lastPart(id: string): string {
   const django = /^(\w+) \([\w.]+\)$/.exec(id);
-  if (django) return django[1] as string;
+  if (django) return at(django, 1);
   const cut = Math.max(id.lastIndexOf("::") + 2, id.lastIndexOf("#") + 1, id.lastIndexOf(" > ") + 3);
   return id.slice(cut);
 }
@@ -69,7 +70,7 @@ export function outcomeOf(run: Pick<TestRun, "outcomes">, id: string): TestOutco
   if (trimmed !== id) return outcomeOf(run, trimmed);
   const django = /^(\w+) \(([\w.]+)\)$/.exec(id);
   if (django) {
-    const normal = djangoId(django[1] as string, django[2] as string);
+    const normal = djangoId(at(django, 1), at(django, 2));
     return normal !== id ? outcomes.get(normal) : undefined;
   }
   const index = indexOf(outcomes);

@@ -3,6 +3,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { z } from "zod";
 import { GitGoodError } from "../errors.js";
 import { ENV_KINDS, ID_STYLES, LOG_FORMATS, TEST_ARG_STYLES, type EnvSpec, type EnvSpecFile } from "./types.js";
+import { errnoCode } from "../util/errno.js";
 
 /** A path below the work tree: relative, no `..` step. */
 const RelativePath = z
@@ -118,7 +119,7 @@ export function loadEnvSpecFile(file: string): EnvSpecFile {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new GitGoodError("NOT_FOUND", `--env-spec ${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`, { file });
+    throw new GitGoodError("NOT_FOUND", `--env-spec ${file}: ${errnoCode(err) === "ENOENT" ? "no such file" : (err as Error).message}`, { file });
   }
   let doc: unknown;
   try {

@@ -1,5 +1,6 @@
 import { diffFiles } from "../util/unified-diff.js";
 import { PLUGIN_MODULE } from "./pytest-results.js";
+import { at } from "../util/at.js";
 
 /**
  * The files an evaluation owns: the tests and everything that decides how they run. A test-scored
@@ -44,9 +45,9 @@ function modulePrefixes(module: string): string[] {
  */
 export function pluginModulesNamed(text: string): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(/(?:^|[\s"'=,[])-p\s*([A-Za-z_][\w.]*)/g)) found.add(m[1] as string);
+  for (const m of text.matchAll(/(?:^|[\s"'=,[])-p\s*([A-Za-z_][\w.]*)/g)) found.add(at(m, 1));
   for (const m of text.matchAll(/pytest_plugins\s*=\s*(\[[^\]]*\]|\([^)]*\)|"[^"]*"|'[^']*')/g)) {
-    for (const s of (m[1] as string).matchAll(/["']([A-Za-z_][\w.]*)["']/g)) found.add(s[1] as string);
+    for (const s of at(m, 1).matchAll(/["']([A-Za-z_][\w.]*)["']/g)) found.add(at(s, 1));
   }
   return [...found].sort();
 }
@@ -100,7 +101,7 @@ export function splitPatch(patch: string, keep: (file: string) => boolean): Spli
   const endsWithNewline = patch.endsWith("\n");
   if (endsWithNewline) lines.pop();
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
+    const line = at(lines, i);
     if (oldLeft > 0 || newLeft > 0) {
       if (line.startsWith("+")) newLeft--;
       else if (line.startsWith("-")) oldLeft--;
@@ -129,7 +130,7 @@ export function splitPatch(patch: string, keep: (file: string) => boolean): Spli
         sections.push(cur);
       }
       cur.named = true;
-      cur.lines.push(line, lines[i + 1] as string);
+      cur.lines.push(line, at(lines, i + 1));
       i++;
       continue;
     }

@@ -3,7 +3,7 @@ import type { Trajectory } from "../runs/trajectory.js";
 import { conversationOf, resultText } from "../report/conversation.js";
 
 /** The ATIF version the export writes (Harbor's agent trajectory format). */
-export const ATIF_VERSION = "ATIF-v1.6";
+const ATIF_VERSION = "ATIF-v1.6";
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import { chatMessages, conversationOf } from "../report/conversation.js";
 import { zipArchive, type ZipEntry } from "./zip.js";
 
 /** The Inspect AI log format version the export writes (`EvalLog.version`). */
-export const INSPECT_LOG_VERSION = 2;
+const INSPECT_LOG_VERSION = 2;
 /** The score name gitgood's verdict has in the log. */
 const SCORER = "gitgood";
 

@@ -1,4 +1,5 @@
 import { GitGoodError } from "../errors.js";
+import { at } from "../util/at.js";
 import type { ResultRecord } from "../runs/record.js";
 import { attemptsOf, type RunRead } from "./attempts.js";
 import { chatMessages, conversationOf, resultText, type Conversation } from "../report/conversation.js";
@@ -7,7 +8,7 @@ export const SFT_FORMATS = ["openai", "sharegpt"] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];
 
 /** Which attempts become training conversations. */
-export interface SftFilter {
+interface SftFilter {
   /** Only attempts the scorer solved. */
   solvedOnly?: boolean;
   /** Only these scenarios (registry names, any case). */
@@ -22,7 +23,7 @@ export interface SftFilter {
 }
 
 /** What an SFT export wrote, and what it left out and why. */
-export interface SftResult {
+interface SftResult {
   lines: string[];
   written: number;
   filtered: number;
@@ -84,7 +85,7 @@ function shareGptLine(conv: Conversation, id: string): unknown {
       return { name: c.name, arguments: args };
     });
     turns.push({ from: "function_call", value: JSON.stringify(calls.length === 1 ? calls[0] : calls) });
-    turns.push({ from: "observation", value: turn.calls.length === 1 ? resultText(turn.calls[0]!) : JSON.stringify(turn.calls.map(resultText)) });
+    turns.push({ from: "observation", value: turn.calls.length === 1 ? resultText(at(turn.calls, 0)) : JSON.stringify(turn.calls.map(resultText)) });
   }
   return {
     id,

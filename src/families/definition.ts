@@ -68,7 +68,7 @@ export interface FormatRun {
 }
 
 /** Where a format's output goes and the `report` flags it may read. */
-export interface FormatContext {
+interface FormatContext {
   /** The file being written (a `file` format), for links relative to it. */
   file?: string;
   /** Every flag of `gitgood report`, by commander's name (`participant`). */

@@ -6,7 +6,7 @@ import { LITERAL_PATHS, type Repo } from "./repo.js";
 
 /** The `git apply` variants SWE-style evaluation tries, in order, before `patch -p1 --fuzz=3`. */
 export const GIT_APPLY_STRATEGIES = ["git apply", "git apply --ignore-whitespace", "git apply --3way"] as const;
-export type GitApplyStrategy = (typeof GIT_APPLY_STRATEGIES)[number];
+type GitApplyStrategy = (typeof GIT_APPLY_STRATEGIES)[number];
 
 const STRATEGY_ARGS: Record<GitApplyStrategy, readonly string[]> = {
   "git apply": [],
@@ -14,7 +14,7 @@ const STRATEGY_ARGS: Record<GitApplyStrategy, readonly string[]> = {
   "git apply --3way": ["--3way"],
 };
 
-export interface ApplyOutcome {
+interface ApplyOutcome {
   applied: boolean;
   /** git's complaint when it did not apply. */
   message: string;

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { GitGoodError } from "../errors.js";
 import { gitEnv } from "./process.js";
+import { at } from "../util/at.js";
 
-export interface GitObject {
+interface GitObject {
   oid: string;
   type: string;
   content: Buffer;
@@ -152,7 +153,7 @@ export class CatFile {
     this.buffered += chunk.length;
     // Join chunks only once a whole answer can be there, so large blobs are copied once.
     if (this.buffered < this.needed) return;
-    this.buf = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.buf = this.chunks.length === 1 ? at(this.chunks, 0) : Buffer.concat(this.chunks);
     this.chunks = [];
     this.needed = 0;
     for (;;) {

@@ -1,5 +1,6 @@
 import { deal, interleave } from "../util/interleave.js";
 import type { Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 /** One file a change touches: its path, git's status letter (A, M, D, T) and the blobs before and after. */
 export interface ChangedFile {
@@ -10,7 +11,7 @@ export interface ChangedFile {
 }
 
 /** What a commit changes against its first parent (a merge: the whole change its merged branch brought). */
-export interface FirstParentChange {
+interface FirstParentChange {
   commit: string;
   files: ChangedFile[];
   /** Git could not read the objects the diff needs: `files` is empty. */
@@ -101,7 +102,7 @@ export async function rootBlobs(repo: Repo, rev: string): Promise<Map<string, st
   const blobs = new Map<string, string>();
   for (const entry of out.split("\0")) {
     const m = /^\d+ blob ([0-9a-f]+)\t([\s\S]+)$/.exec(entry);
-    if (m) blobs.set(m[2] as string, m[1] as string);
+    if (m) blobs.set(at(m, 2), at(m, 1));
   }
   return blobs;
 }

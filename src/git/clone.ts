@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { runGit } from "./process.js";
 import { Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 /**
  * Network settings for clone and fetch so that neither can hang: a transfer that moves less than one
@@ -54,12 +55,12 @@ export async function objectKinds(repo: Repo, oids: readonly string[]): Promise<
     throw new GitGoodError("GIT_FAILED", `git cat-file answered ${lines.length} lines for ${unique.length} objects`);
   }
   lines.forEach((line, i) => {
-    kinds.set(unique[i] as string, kindOf(line.slice(line.lastIndexOf(" ") + 1)));
+    kinds.set(at(unique, i), kindOf(line.slice(line.lastIndexOf(" ") + 1)));
   });
   return kinds;
 }
 
-export interface FetchOutcome {
+interface FetchOutcome {
   fetched: string[];
   failed: { commit: string; reason: string }[];
 }
@@ -87,7 +88,7 @@ export async function fetchCommits(repo: Repo, url: string, oids: readonly strin
   ];
   const all = await repo.run(fetchArgs(unique), { okCodes: [0, 1, 128], env: networkEnv() });
   if (all.code === 0) return { fetched: unique, failed: [] };
-  if (unique.length === 1) return { fetched: [], failed: [{ commit: unique[0] as string, reason: firstLine(all.stderr) }] };
+  if (unique.length === 1) return { fetched: [], failed: [{ commit: at(unique, 0), reason: firstLine(all.stderr) }] };
   const outcome: FetchOutcome = { fetched: [], failed: [] };
   for (const oid of unique) {
     const one = await repo.run(fetchArgs([oid]), { okCodes: [0, 1, 128], env: networkEnv() });

@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { objectKinds } from "./clone.js";
 import type { Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 export interface Person {
   name: string;
@@ -148,7 +149,7 @@ export async function readCommits(repo: Repo, oids: readonly string[]): Promise<
     const f = r.stdout.toString("utf8").split("\0");
     if (r.code === 0 && f.length === unique.length * FIELDS + 1 && f.at(-1) === "") {
       const byOid = new Map<string, CommitInfo>();
-      for (let i = 0; i < unique.length; i++) byOid.set(unique[i] as string, parseCommit(f.slice(i * FIELDS, (i + 1) * FIELDS)));
+      for (let i = 0; i < unique.length; i++) byOid.set(at(unique, i), parseCommit(f.slice(i * FIELDS, (i + 1) * FIELDS)));
       if (unique.every((o) => byOid.get(o)?.oid === o)) return oids.map((o) => byOid.get(o) as CommitInfo);
     }
   }

@@ -5,6 +5,7 @@ import { GitGoodError } from "../errors.js";
 import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 /** Options for every diff shown to an agent or recorded in a final state: the same bytes on every machine. */
 const DIFF_OPTIONS: readonly string[] = [
@@ -36,16 +37,17 @@ export async function commitDiffs(repo: Repo, oids: readonly string[]): Promise<
   if (!unique.every((o) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return Promise.all(oids.map((o) => commitDiff(repo, o)));
   const out = await repo.text(["diff-tree", "--stdin", "--always", "-p", "--root", ...DIFF_OPTIONS], { input: unique.map((o) => `${o}\n`).join("") });
   const byOid = new Map<string, string>();
-  let at = 0;
+  let offset = 0;
   for (let i = 0; i < unique.length; i++) {
-    const head = `${unique[i] as string}\n`;
-    if (!out.startsWith(head, at)) return Promise.all(oids.map((o) => commitDiff(repo, o)));
-    const start = at + head.length;
+    const oid = at(unique, i);
+    const head = `${oid}\n`;
+    if (!out.startsWith(head, offset)) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+    const start = offset + head.length;
     const next = unique[i + 1];
     const end = next === undefined ? out.length : out.indexOf(`\n${next}\n`, start - 1) + 1;
     if (end <= 0) return Promise.all(oids.map((o) => commitDiff(repo, o)));
-    byOid.set(unique[i] as string, out.slice(start, end));
-    at = end;
+    byOid.set(oid, out.slice(start, end));
+    offset = end;
   }
   return oids.map((o) => byOid.get(o) as string);
 }
@@ -96,7 +98,7 @@ export async function patchEntries(repo: Repo, from: string, to: string): Promis
   }
   const entries: PatchEntry[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    entries.push({ status: (fields[i] as Buffer).toString("latin1"), path: showPath(fields[i + 1] as Buffer) });
+    entries.push({ status: at(fields, i).toString("latin1"), path: showPath(at(fields, i + 1)) });
   }
   return entries;
 }

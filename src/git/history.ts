@@ -61,7 +61,7 @@ export async function readCommitGraph(repo: Repo, tips: readonly string[]): Prom
   return graph;
 }
 
-export interface FileChange {
+interface FileChange {
   path: string;
   /** Status letter from the raw diff: A, M, D, T (type change). */
   status: string;

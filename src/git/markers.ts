@@ -16,7 +16,7 @@
 
 const MARKER_SIZE = 7;
 
-export type MarkerKind = "open" | "base" | "separator" | "close";
+type MarkerKind = "open" | "base" | "separator" | "close";
 
 /** A conflict region as byte offsets into a file: from the `<<<<<<<` line to the end of the `>>>>>>>` line. */
 export interface Region {
@@ -26,7 +26,7 @@ export interface Region {
 }
 
 /** The text of each section of a region, marker lines excluded. */
-export interface RegionSides {
+interface RegionSides {
   ours: string;
   /** The base section of the diff3 and zdiff3 styles; null in the merge style. */
   base: string | null;

@@ -12,7 +12,7 @@ export interface MergePair {
   parents: readonly [string, string];
 }
 
-export type RemergeOutcome =
+type RemergeOutcome =
   | { commit: string; ok: true; tree: string; clean: boolean; conflicted: string[] }
   | { commit: string; ok: false; error: string };
 

@@ -27,7 +27,7 @@ export async function objectStoreKb(repo: Repo): Promise<number> {
 /** Name start of gitgood's private object stores in the system's temporary folder. */
 export const OBJECT_STORE_PREFIX = "gitgood-objects-";
 
-export interface ObjectStore {
+interface ObjectStore {
   /** Environment for git: objects are written to the private store and read from it and the repository. */
   env: Record<string, string>;
   /** Removes the store now (it is removed at process exit anyway). */

@@ -37,7 +37,7 @@ const LOOSE_FILE = /^[0-9a-f]{38,62}$/;
 const PACK_FILE = /^pack-[0-9a-f]{40,64}\.(?:pack|idx|rev)$/;
 
 /** What a copy of a git directory needs, as slash-separated paths inside it. */
-export interface GitDirCopyPlan {
+interface GitDirCopyPlan {
   /** Files written once and never changed (objects, packs, the config): copied when the copy lacks them. */
   once: string[];
   /** Files that change as the repository moves (refs, HEAD, the index, operation state): copied every time. */
@@ -103,7 +103,7 @@ export function writeOwnGitDir(gitDir: string, branch: string, config: string): 
 }
 
 /** The environment that runs git on `workDir` through the git directory `gitDir`, and nothing else. */
-export function ownGitEnv(workDir: string, gitDir: string): Record<string, string> {
+function ownGitEnv(workDir: string, gitDir: string): Record<string, string> {
   return { GIT_DIR: gitDir, GIT_WORK_TREE: workDir };
 }
 

@@ -5,7 +5,7 @@ import type { Repo } from "./repo.js";
 import type { PackSpec, StorePlan } from "./store.js";
 
 /** A pack `git pack-objects` wrote: `<dir>/<name>.pack` and its index `<dir>/<name>.idx`. */
-export interface BuiltPack {
+interface BuiltPack {
   dir: string;
   /** `pack-<hash>`, the name git gives it. */
   name: string;
@@ -22,7 +22,7 @@ const PACK_FILES = [".pack", ".idx"] as const;
  * for (`--window=0`) and new ones are compressed fast: a pack lives for one run, and the search costs
  * five times the time for a pack a tenth smaller (bench/setup.js). The source is only read.
  */
-export async function writePack(source: Repo, spec: PackSpec, dir: string): Promise<BuiltPack> {
+async function writePack(source: Repo, spec: PackSpec, dir: string): Promise<BuiltPack> {
   mkdirSync(dir, { recursive: true });
   const input = [...spec.shallow.map((c) => `--shallow ${c}`), ...spec.tips, ...spec.exclude.map((e) => `^${e}`)];
   const args = ["pack-objects", "--revs", "--quiet", "--delta-base-offset", "--window=0", "--compression=1"];
@@ -54,7 +54,7 @@ interface Entry {
 }
 
 /** Packs kept at most, in bytes, before the least recently used unused ones are removed. */
-export const PACK_CACHE_BUDGET = 2 * 1024 ** 3;
+const PACK_CACHE_BUDGET = 2 * 1024 ** 3;
 
 /**
  * Packs built once and copied into every store that needs them: within a run, the IR and ICC sandboxes

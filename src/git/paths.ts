@@ -1,4 +1,5 @@
 import { GitGoodError } from "../errors.js";
+import { at } from "../util/at.js";
 
 /**
  * File names as git stores them are bytes, usually but not always UTF-8. gitgood keeps them as bytes
@@ -31,7 +32,7 @@ const ESCAPED_BYTES: ReadonlyMap<string, number> = new Map([...NAMED_ESCAPES].ma
 
 /** Length of the valid UTF-8 sequence at `i` (1 to 4), or 0 when the byte there does not start one. */
 function sequenceLength(b: Buffer, i: number): number {
-  const lead = b[i] as number;
+  const lead = at(b, i);
   if (lead < 0x80) return 1;
   const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => {
     const c = b[i + k];
@@ -49,9 +50,9 @@ function sequenceLength(b: Buffer, i: number): number {
 
 /** A control character (C0, DEL, or C1 as UTF-8) that a terminal may act on. */
 function isControl(b: Buffer, i: number, length: number): boolean {
-  const lead = b[i] as number;
+  const lead = at(b, i);
   if (length === 1) return lead < 0x20 || lead === 0x7f;
-  return length === 2 && lead === 0xc2 && (b[i + 1] as number) < 0xa0;
+  return length === 2 && lead === 0xc2 && at(b, i + 1) < 0xa0;
 }
 
 function octal(byte: number): string {
@@ -75,10 +76,10 @@ function quote(bytes: Buffer, keepUtf8: boolean): string {
   let out = '"';
   for (let i = 0; i < bytes.length; ) {
     const n = sequenceLength(bytes, i);
-    const named = NAMED_ESCAPES.get(bytes[i] as number);
+    const named = NAMED_ESCAPES.get(at(bytes, i));
     if (literal(i, n)) out += bytes.toString("utf8", i, i + n);
     else if (n === 1 && named !== undefined) out += `\\${named}`;
-    else for (let k = 0; k < Math.max(n, 1); k++) out += octal(bytes[i + k] as number);
+    else for (let k = 0; k < Math.max(n, 1); k++) out += octal(at(bytes, i + k));
     i += Math.max(n, 1);
   }
   return `${out}"`;
@@ -107,7 +108,7 @@ export function parsePath(text: string): Buffer {
   let i = 1;
   for (;;) {
     if (i >= text.length) bad("it has no closing quote");
-    const ch = text[i] as string;
+    const ch = at(text, i);
     if (ch === '"') break;
     if (ch !== "\\") {
       const cp = text.codePointAt(i) as number;

@@ -34,7 +34,7 @@ export async function startPausedRebase(repo: Repo, base: string, env: Record<st
     .filter((x): x is string => x !== undefined);
 }
 
-export interface ContinueOptions {
+interface ContinueOptions {
   env: Record<string, string>;
   /** Directory the todo's `exec` lines read message files from, as $GITGOOD_MESSAGES. */
   messagesDir: string;

@@ -1,4 +1,5 @@
 import { findRegions, type Region } from "./markers.js";
+import { at } from "../util/at.js";
 
 /**
  * The replacement of each conflict region of `merged` (each region its whole marker block, as
@@ -9,8 +10,8 @@ import { findRegions, type Region } from "./markers.js";
  */
 export function regionFills(merged: Buffer, target: Buffer, regions: readonly Region[] = findRegions(merged)): Buffer[] | null {
   if (regions.length === 0) return merged.equals(target) ? [] : null;
-  const first = regions[0] as Region;
-  const last = regions[regions.length - 1] as Region;
+  const first = at(regions, 0);
+  const last = at(regions, regions.length - 1);
   const head = merged.subarray(0, first.start);
   const tail = merged.subarray(last.end);
   if (head.length + tail.length > target.length) return null;
@@ -18,15 +19,15 @@ export function regionFills(merged: Buffer, target: Buffer, regions: readonly Re
   const limit = target.length - tail.length;
   if (!target.subarray(limit).equals(tail)) return null;
   const fills: Buffer[] = [];
-  let at = head.length;
+  let offset = head.length;
   for (let i = 1; i < regions.length; i++) {
-    const literal = merged.subarray((regions[i - 1] as Region).end, (regions[i] as Region).start);
-    const found = literal.length === 0 ? at : target.indexOf(literal, at);
+    const literal = merged.subarray(at(regions, i - 1).end, at(regions, i).start);
+    const found = literal.length === 0 ? offset : target.indexOf(literal, offset);
     if (found === -1 || found + literal.length > limit) return null;
-    fills.push(target.subarray(at, found));
-    at = found + literal.length;
+    fills.push(target.subarray(offset, found));
+    offset = found + literal.length;
   }
-  fills.push(target.subarray(at, limit));
+  fills.push(target.subarray(offset, limit));
   return fills;
 }
 

@@ -4,10 +4,11 @@ import { privateObjectStore } from "./objects.js";
 import type { Repo } from "./repo.js";
 import { MERGE_CONFIG } from "./repo.js";
 import { countRemovedRegions, lineMarker } from "./markers.js";
+import { at } from "../util/at.js";
 
 const MARK = "@@gitgood-commit@@";
 
-export interface RemergeReport {
+interface RemergeReport {
   commit: string;
   /**
    * Files git reported a conflict for when re-merging the commit's parents, each with the number of
@@ -87,7 +88,7 @@ export function unquotePath(s: string, from: number): { path: string; end: numbe
   let i = from + 1;
   const simple: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '"': 34, "\\": 92 };
   while (i < s.length && s[i] !== '"') {
-    const ch = s[i] as string;
+    const ch = at(s, i);
     if (ch === "\\") {
       const next = s[i + 1] ?? "";
       if (/[0-7]/.test(next)) {

@@ -4,7 +4,7 @@ import { Remerger } from "./mergetree.js";
 import { regionsCanBecome } from "./region-fill.js";
 import type { Repo } from "./repo.js";
 
-export interface Resolvability {
+interface Resolvability {
   /** Replacing only the conflict regions of the re-merge can reproduce the recorded merge's tree. */
   resolvable: boolean;
   /** The first path (in git's order) that no such replacement reaches, and why; null when resolvable. */

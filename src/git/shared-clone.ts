@@ -11,7 +11,7 @@ import { checkOutOnly } from "./sparse.js";
  * templates, editors, signing) must not change what a scenario does, so only the sandbox's own
  * config applies (system config is already off in every git process gitgood starts).
  */
-export const SANDBOX_GIT_ENV: Readonly<Record<string, string>> = {
+const SANDBOX_GIT_ENV: Readonly<Record<string, string>> = {
   GIT_CONFIG_GLOBAL: os.devNull,
   GIT_EDITOR: ":",
   GIT_MERGE_AUTOEDIT: "no",

@@ -3,12 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 /** Where gitgood keeps the skeleton commits it writes into a repository (nothing else of the repository is touched). */
 export const SKELETON_REF_PREFIX = "refs/gitgood/skeletons/";
 
 /** A file of a tree. */
-export interface TreeFile {
+interface TreeFile {
   path: string;
   /** `100644`, `100755`, `120000` (a link), `160000` (a submodule). */
   mode: string;
@@ -24,12 +25,12 @@ export async function treeFiles(repo: Repo, rev: string): Promise<TreeFile[]> {
   for (const entry of out.split("\0")) {
     const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t([\s\S]+)$/.exec(entry);
     if (!m) continue;
-    files.push({ mode: m[1] as string, oid: m[3] as string, size: m[4] === "-" ? null : Number(m[4]), path: m[5] as string });
+    files.push({ mode: at(m, 1), oid: at(m, 3), size: m[4] === "-" ? null : Number(m[4]), path: at(m, 5) });
   }
   return files;
 }
 
-export interface CommitReplacing {
+interface CommitReplacing {
   /** The commit whose tree is taken; it becomes the new commit's parent. */
   parent: string;
   /** Files whose content is replaced (each must be a regular file of the parent's tree). */
@@ -80,11 +81,6 @@ export async function commitReplacing(repo: Repo, opts: CommitReplacing): Promis
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/** The committer date of a commit as git reads it back (`<seconds> <offset>`). */
-export async function committerDate(repo: Repo, rev: string): Promise<string> {
-  return (await repo.text(["log", "-1", "--format=%ct %cd", "--date=format:%z", rev])).trim();
 }
 
 /** Points `ref` (it must lie under refs/gitgood/) at `oid`; no other ref is ever written this way. */

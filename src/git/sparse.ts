@@ -31,7 +31,7 @@ export function checkOutAlso(gitDir: string, files: readonly string[]): void {
 }
 
 /** A path the index has but a sparse work tree does not: a file (with its bytes) or a directory of such files. */
-export type UnwrittenEntry =
+type UnwrittenEntry =
   | { kind: "file"; bytes: Buffer }
   | { kind: "directory" }
   /** A symbolic link in the index: `path` is the link itself or the parent directory that is one. */

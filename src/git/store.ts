@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { Repo } from "./repo.js";
+import { at } from "../util/at.js";
 
 /**
  * How much history below a scenario's starting point a sandbox holds: that many first-parent commits
@@ -83,7 +84,7 @@ async function mergeQueries(repo: Repo, a: string, others: readonly string[], ou
   }
   const ordered = [...bases].reverse();
   for (let i = 1; i < ordered.length; i++) {
-    await mergeQueries(repo, ordered[i] as string, ordered.slice(0, i), out, bottoms);
+    await mergeQueries(repo, at(ordered, i), ordered.slice(0, i), out, bottoms);
   }
 }
 

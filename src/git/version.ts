@@ -8,7 +8,7 @@ export interface GitVersion {
   text: string;
 }
 
-export const MIN_GIT: Readonly<GitVersion> = { major: 2, minor: 38, patch: 0, text: "2.38.0" };
+const MIN_GIT: Readonly<GitVersion> = { major: 2, minor: 38, patch: 0, text: "2.38.0" };
 
 export function parseGitVersion(output: string): GitVersion | null {
   const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(output);

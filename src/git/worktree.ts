@@ -19,7 +19,7 @@ export async function mergeNoCommit(repo: Repo, rev: string): Promise<boolean> {
 }
 
 /** One side of an unmerged index entry. */
-export interface IndexStage {
+interface IndexStage {
   /** 1 the merge base, 2 ours (HEAD), 3 theirs (MERGE_HEAD, or the commit a rebase applies). */
   stage: number;
   /** Git's mode: 100644, 100755, 120000 (a symbolic link), 160000 (a submodule). */
@@ -28,7 +28,7 @@ export interface IndexStage {
 }
 
 /** An unmerged (conflicted) path of the index, with the sides it holds. */
-export interface UnmergedEntry {
+interface UnmergedEntry {
   /** The path's bytes as git stores them. */
   path: Buffer;
   stages: IndexStage[];
@@ -116,7 +116,7 @@ function identityEnv(author: Person, committer: Person): Record<string, string> 
   };
 }
 
-export interface CommitOptions {
+interface CommitOptions {
   /** File holding the message, taken as git's `--cleanup` mode says. */
   messageFile: string;
   cleanup: "verbatim" | "whitespace";

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { at } from "../util/at.js";
 
 /** Who may talk to the HTTP server. */
 export interface AccessPolicy {
@@ -16,7 +17,7 @@ export interface AccessPolicy {
   allowedHosts?: readonly string[];
 }
 
-export interface Denial {
+interface Denial {
   status: 401 | 403;
   message: string;
   headers?: Record<string, string>;
@@ -74,7 +75,7 @@ export function checkAccess(headers: IncomingHttpHeaders, policy: AccessPolicy):
   if (policy.token !== undefined) {
     const auth = single(headers.authorization) ?? "";
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
-    if (!m || !sameSecret(m[1] as string, policy.token)) {
+    if (!m || !sameSecret(at(m, 1), policy.token)) {
       return {
         status: 401,
         message: auth ? "the bearer token is wrong" : "a bearer token is required (Authorization: Bearer <token>)",

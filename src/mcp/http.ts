@@ -9,7 +9,7 @@ import { checkAccess, isLoopbackHost, type AccessPolicy } from "./guard.js";
 import { createMcpServer } from "./server.js";
 import type { Workbench } from "./workbench.js";
 
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 const MAX_INIT_BODY = 1024 * 1024;
 
 export interface HttpServeOptions {
@@ -50,7 +50,7 @@ export function reply(res: ServerResponse, status: number, message: string, head
   res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(body);
 }
 
-export function readJson(req: IncomingMessage): Promise<unknown> {
+function readJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

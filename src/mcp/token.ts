@@ -13,7 +13,7 @@ export function generateToken(): string {
  * Where the token of the HTTP server on `port` is written: the user's own gitgood directory (the
  * sandbox root: `$XDG_RUNTIME_DIR/gitgood` or `<tmp>/gitgood-<uid>`, mode 0700), `mcp-<port>.token`.
  */
-export function tokenFile(port: number): string {
+function tokenFile(port: number): string {
   return path.join(ensureSandboxRoot(sandboxRoot()), `mcp-${port}.token`);
 }
 

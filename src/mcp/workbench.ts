@@ -2,7 +2,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
 import type { HistoryDepth } from "../git/store.js";
-import type { MemoryWorkspace } from "../memory/workspace.js";
+import type { MemoryWorkspace } from "../memory/memory-workspace.js";
 import type { ResultRecord } from "../runs/record.js";
 import { brokerContext, callBroker, describeBroker, type BrokerContext, type BrokerDescription } from "../runs/broker-client.js";
 import { BROKER_TOOLS } from "../runs/broker.js";
@@ -39,8 +39,8 @@ function allScenarioTools(): Tool<unknown>[] {
   return [...byName.values()];
 }
 
-export const TASK_URI = "gitgood://task";
-export const TASK_DATA_URI = "gitgood://task.json";
+const TASK_URI = "gitgood://task";
+const TASK_DATA_URI = "gitgood://task.json";
 const FINISH_HINT = `When you are done, call ${FINISH} to submit your work.`;
 const DONE_NOTE = `[gitgood] The task is complete. Call ${FINISH} to submit it.`;
 
@@ -79,7 +79,7 @@ export interface WorkbenchOptions {
   memory?: MemoryWorkspace | null;
 }
 
-export interface CallOutcome {
+interface CallOutcome {
   result: ToolResult;
   /** Extra text for the client after the result (not part of the tool's output). */
   notes: string[];
@@ -87,7 +87,7 @@ export interface CallOutcome {
   changed: boolean;
 }
 
-export interface TaskResource {
+interface TaskResource {
   uri: string;
   name: string;
   title: string;

@@ -4,7 +4,7 @@ import { exists, readText, writeText } from "./files.js";
 import { locked, refuseUnfinished, saveMemory } from "./guard.js";
 import { memoryTrailers, refreshBranchMetadata } from "./store.js";
 import { renderTraceHeader } from "./trace.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 export interface BranchInput {
   name: string;

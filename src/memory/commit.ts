@@ -3,7 +3,7 @@ import { lastEntry, nextEntryNumber, nextSummary } from "./entries.js";
 import { readText, restoreText } from "./files.js";
 import { locked, refuseStaged, refuseUnfinished, subjectOf } from "./guard.js";
 import { appendEntry, memoryTrailers, readCommitLog, refreshBranchMetadata, updateRoadmap, worktreeSource } from "./store.js";
-import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
 export interface CommitInput {
   /** What this commit contributed. */

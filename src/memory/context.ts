@@ -5,10 +5,10 @@ import { segmentText } from "./metadata.js";
 import { GOAL, MILESTONES, sectionText, TODO } from "./roadmap.js";
 import { branchSource, readBranchFile, readCommitLog, revisionSource, worktreeSource } from "./store.js";
 import { windowText } from "./window.js";
-import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
-export const DEFAULT_ENTRIES = 10;
-export const DEFAULT_LINES = 20;
+const DEFAULT_ENTRIES = 10;
+const DEFAULT_LINES = 20;
 
 export interface ContextQuery {
   /** Show this memory branch (purpose, running summary, recent entries). */

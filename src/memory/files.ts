@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { errnoCode } from "../util/errno.js";
 
 /**
  * Memory files live in a repository, which may be hostile: it may commit the memory folder, or a file
@@ -52,7 +53,7 @@ function lstatOrNull(p: string): Stats | null {
   try {
     return lstatSync(p);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") return null;
     throw new GitGoodError("READ_FAILED", `cannot read ${p}: ${(err as Error).message}`, { file: p });
   }
@@ -82,7 +83,7 @@ function ensureDir(root: string, dir: string): void {
       try {
         mkdirSync(p);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        if (errnoCode(err) !== "EEXIST") throw err;
       }
       st = lstatSync(p);
     }
@@ -99,7 +100,7 @@ function openFile(root: string, file: string, flags: number): number {
   try {
     fd = openSync(file, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw linkError(root, file);
+    if (errnoCode(err) === "ELOOP") throw linkError(root, file);
     throw err;
   }
   if (!fstatSync(fd).isFile()) {

@@ -1,9 +1,9 @@
 import { GitGoodError } from "../errors.js";
 import { withLock } from "./lock.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /** Name of the lock file in the git directory; every operation that writes memory holds it. */
-export const LOCK_NAME = "gitgood-memory.lock";
+const LOCK_NAME = "gitgood-memory.lock";
 
 export async function locked<T>(ws: MemoryWorkspace, fn: () => Promise<T>): Promise<T> {
   return withLock(await ws.git.gitPath(LOCK_NAME), fn);

@@ -1,7 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { locked, refuseUnfinished, saveMemory } from "./guard.js";
 import { memoryTrailers } from "./store.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 async function commitOf(ws: MemoryWorkspace, id: string): Promise<string> {
   const oid = id.startsWith("-") ? null : await ws.git.resolve(`${id}^{commit}`);

@@ -1,4 +1,4 @@
-export { MemoryWorkspace, DEFAULT_MEMORY_DIR, DEFAULT_CONTEXT_LIMIT, type WorkspaceOptions } from "./workspace.js";
+export { MemoryWorkspace, DEFAULT_MEMORY_DIR, DEFAULT_CONTEXT_LIMIT, type WorkspaceOptions } from "./memory-workspace.js";
 export { initMemory, type InitInput, type InitResult } from "./init.js";
 export { commitMemory, type CommitInput, type CommitResult } from "./commit.js";
 export { branchMemory, type BranchInput, type BranchResult } from "./branch.js";

@@ -5,7 +5,7 @@ import { locked, refuseUnfinished } from "./guard.js";
 import { renderRoadmap } from "./roadmap.js";
 import { refreshBranchMetadata, memoryTrailers } from "./store.js";
 import { renderTraceHeader } from "./trace.js";
-import { MAIN_FILE, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
 export interface InitInput {
   goal: string;
@@ -19,7 +19,7 @@ export interface InitResult {
   memoryDir: string;
 }
 
-export const DEFAULT_MAIN_PURPOSE = "Main line of work toward the goal.";
+const DEFAULT_MAIN_PURPOSE = "Main line of work toward the goal.";
 
 /** Creates the memory folder for the checked-out branch and commits it (and nothing else). */
 export async function initMemory(ws: MemoryWorkspace, input: InitInput): Promise<InitResult> {

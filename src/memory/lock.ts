@@ -1,7 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { withLock as withFileLock } from "../util/lock.js";
 
-export interface LockOptions {
+interface LockOptions {
   /** Give up after this long (default 30 s). */
   timeoutMs?: number;
 }

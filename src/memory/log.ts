@@ -2,7 +2,7 @@ import { GitGoodError } from "../errors.js";
 import { locked } from "./guard.js";
 import { appendText, exists } from "./files.js";
 import { hasContent, renderTraceHeader, renderTraceRecord, type TraceRecord } from "./trace.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 export interface LogResult {
   branch: string;

@@ -7,7 +7,7 @@ import { memoryContext } from "./context.js";
 import { resolveMemoryConflict } from "./resolve.js";
 import { appendEntry, memoryTrailers, readCommitLog, refreshBranchMetadata, revisionSource, updateRoadmap, worktreeSource } from "./store.js";
 import { newTrace, renderMergedTrace } from "./trace.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 export interface MergeInput {
   branch: string;

@@ -8,12 +8,12 @@ import { GitGoodError } from "../errors.js";
  * the user's and is kept as written (comments included, since the file is edited as a YAML document).
  */
 
-export const FILE_STRUCTURE = "file_structure";
-export const DEPENDENCIES = "dependencies";
+const FILE_STRUCTURE = "file_structure";
+const DEPENDENCIES = "dependencies";
 /** The paper's environment segment: the file tree's top level, the dependency manifests, the platform. */
-export const ENV_CONFIG = "env_config";
+const ENV_CONFIG = "env_config";
 /** At most this many paths are listed under file_structure. */
-export const MAX_LISTED_FILES = 500;
+const MAX_LISTED_FILES = 500;
 
 const MANIFESTS = new Set([
   "package.json",
@@ -34,7 +34,7 @@ const MANIFESTS = new Set([
 
 const HEADER = "# Structured facts about this memory branch's workspace. Add your own top-level segments freely.\n";
 
-export interface FileFacts {
+interface FileFacts {
   file_count: number;
   files: string[];
   truncated: boolean;
@@ -86,7 +86,7 @@ export function refreshMetadata(text: string | null, file: string, facts: Return
   return doc.toString();
 }
 
-export function segmentNames(text: string, file: string): string[] {
+function segmentNames(text: string, file: string): string[] {
   const doc = parse(text, file);
   if (!isMap(doc.contents)) return [];
   return doc.contents.items.map((p) => String((p.key as { value?: unknown } | null)?.value ?? p.key));

@@ -6,7 +6,7 @@ import { diffMemory } from "./history.js";
 import { logMemory } from "./log.js";
 import { mergeMemory } from "./merge.js";
 import { windowText } from "./window.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /**
  * The memory operations as agent tools: a name, a description written for a model, a zod input
@@ -30,7 +30,7 @@ const text = (what: string) => z.string().trim().min(1).describe(what);
 const items = (what: string) => z.array(z.string().trim().min(1)).max(20).optional().describe(what);
 const count = (what: string) => z.number().int().min(0).max(1_000_000).optional().describe(what);
 
-export const memoryCommit = operation({
+const memoryCommit = operation({
   name: "memory_commit",
   description:
     "Save a checkpoint: record what you just achieved in your memory and commit all current file changes together with it. " +
@@ -48,7 +48,7 @@ export const memoryCommit = operation({
   },
 });
 
-export const memoryBranch = operation({
+const memoryBranch = operation({
   name: "memory_branch",
   description:
     "Start a separate line of work (for example, to try an alternative approach) on a new branch with its own memory. " +
@@ -64,7 +64,7 @@ export const memoryBranch = operation({
   },
 });
 
-export const memoryMerge = operation({
+const memoryMerge = operation({
   name: "memory_merge",
   description:
     "Bring a finished branch back into the current one. Shows that branch's memory first, then merges its files and memory in one merge commit. " +
@@ -83,7 +83,7 @@ export const memoryMerge = operation({
   },
 });
 
-export const memoryContextOp = operation({
+const memoryContextOp = operation({
   name: "memory_context",
   description:
     "Read your memory. Without arguments: the goal, milestones, to-do list and every branch with its latest step. " +
@@ -102,7 +102,7 @@ export const memoryContextOp = operation({
   run: (ws, a) => memoryContext(ws, a),
 });
 
-export const memoryLog = operation({
+const memoryLog = operation({
   name: "memory_log",
   description:
     "Note what you just observed, what you think about it, and what you are doing next. Cheap; use it often between checkpoints.",
@@ -118,7 +118,7 @@ export const memoryLog = operation({
   },
 });
 
-export const memoryDiff = operation({
+const memoryDiff = operation({
   name: "memory_diff",
   description: "Show how your memory changed between two memory commits (or from one commit to now).",
   params: {

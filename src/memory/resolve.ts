@@ -1,5 +1,5 @@
 import { isMap, parseDocument, type Document } from "yaml";
-import type { MemoryGit } from "../git/memory.js";
+import type { MemoryGit } from "../git/memory-git.js";
 
 /**
  * Deterministic resolution of conflicts in memory files during MERGE: both sides are kept and

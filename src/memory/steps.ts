@@ -1,11 +1,11 @@
 import { logMemory } from "./log.js";
 import { hasContent, type TraceRecord } from "./trace.js";
-import type { MemoryWorkspace } from "./workspace.js";
+import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /** Characters kept of each part of a step written to log.md. */
-export const STEP_FIELD_CHARS = 1000;
+const STEP_FIELD_CHARS = 1000;
 /** Bytes of steps the runner writes to log.md in one attempt; then one note says the rest is not logged. */
-export const STEP_LOG_BYTES = 64 * 1024;
+const STEP_LOG_BYTES = 64 * 1024;
 
 function clip(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;

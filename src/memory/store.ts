@@ -4,13 +4,13 @@ import { appendItems, MILESTONES, TODO } from "./roadmap.js";
 import { parseCommitLog, renderEntry, type CommitLog, type Entry } from "./entries.js";
 import { readText, writeText } from "./files.js";
 import { factsFromFiles, refreshMetadata } from "./metadata.js";
-import { MAIN_FILE, type BranchFile, type MemoryWorkspace } from "./workspace.js";
+import { MAIN_FILE, type BranchFile, type MemoryWorkspace } from "./memory-workspace.js";
 
 /**
  * Reads memory files either from the work tree (the checked-out branch, with changes not yet
  * committed) or from a git revision (any other branch, or a past memory state).
  */
-export interface MemorySource {
+interface MemorySource {
   /** The revision read from, or null for the work tree. */
   rev: string | null;
   read(rel: string): Promise<string | null>;

@@ -5,7 +5,7 @@ import { ToolRegistry } from "../tools/registry.js";
 import { REASON_DESCRIPTION, type Tool } from "../tools/tool.js";
 import { initMemory } from "./init.js";
 import { MEMORY_OPERATIONS, type MemoryOperation } from "./operations.js";
-import { MemoryWorkspace } from "./workspace.js";
+import { MemoryWorkspace } from "./memory-workspace.js";
 
 /**
  * A memory operation as a registry tool: its own schema and handler, plus the `reason` every tool

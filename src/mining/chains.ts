@@ -3,6 +3,7 @@ import type { Branch, CommitNode } from "../git/history.js";
 import type { DropCounter } from "./drops.js";
 import { byCodeUnits } from "./merges.js";
 import { chainDifficulty, roundedRatio, type DifficultyThresholds } from "./purity.js";
+import { at } from "../util/at.js";
 
 /** What chain mining needs to know of one non-merge commit's diff against its parent. */
 export interface CommitSummary {
@@ -26,7 +27,7 @@ export interface ChainFinding {
   difficulty: Difficulty;
 }
 
-export interface ChainMiningOptions {
+interface ChainMiningOptions {
   minChain: number;
   maxChain: number;
   minPurity: number;
@@ -75,8 +76,8 @@ export function mineChains(
 
   const close = (file: string, run: Run): void => {
     const commits = run.commits;
-    const oldest = commits[commits.length - 1] as string;
-    const newest = commits[0] as string;
+    const oldest = at(commits, commits.length - 1);
+    const newest = at(commits, 0);
     const key = `${oldest}\0${newest}\0${file}`;
     if (seen.has(key)) return;
     seen.add(key);

@@ -22,8 +22,8 @@ export const DROP_REASONS = {
   },
 } as const;
 
-export type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
-export type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
+type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
+type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
 
 /** Counts drops per sample type and reason. */
 export class DropCounter {

@@ -9,14 +9,14 @@ import type { DropCounter } from "./drops.js";
 import type { LanguageSet } from "../dataset/languages.js";
 import type { Slots } from "../util/slots.js";
 
-export interface MergeFinding {
+interface MergeFinding {
   /** Committer time of the merge commit, for a stable chronological order. */
   time: number;
   scenario: MergeScenario;
   difficulty: Difficulty;
 }
 
-export interface MergeMiningOptions {
+interface MergeMiningOptions {
   languages: LanguageSet;
   maxConflicts: number;
   jobs: number;

@@ -22,7 +22,7 @@ import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
 import { describeRepository } from "./repository.js";
 import { Slots } from "../util/slots.js";
 
-export const SUMMARY_SCHEMA_VERSION = 1;
+const SUMMARY_SCHEMA_VERSION = 1;
 
 export interface MineOptions {
   type: SampleType | "all";

@@ -8,7 +8,7 @@ import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS, type LanguageSet } from "../data
 import { detectLicense, LICENSE_FILE } from "./license.js";
 import type { RepositoryMetadata } from "./metadata.js";
 
-export interface RepositoryFacts {
+interface RepositoryFacts {
   fields: RepositoryFields;
   /** Revision the default branch resolves to (used for size and language), or null. */
   defaultRev: string | null;

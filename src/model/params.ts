@@ -8,7 +8,7 @@ export interface ModelParameters {
 }
 
 /** The request with the parameters that are set in place of the caller's own. */
-export function applyParameters(request: ModelRequest, params: ModelParameters): ModelRequest {
+function applyParameters(request: ModelRequest, params: ModelParameters): ModelRequest {
   return {
     ...request,
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),

@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { firstSyntaxError, parsePython, type SyntaxNode } from "./parser.js";
 import { indentAt, isDocstring, isStubBody, outermostFunctions, qualifiedName, statements } from "./stubs.js";
+import { at } from "../util/at.js";
 
 /** A function or method of a module (nested functions go with the one they are in). */
 export interface PythonFunction {
@@ -44,7 +45,7 @@ export async function pythonFunctions(text: string): Promise<PythonFunction[]> {
 }
 
 /** The lines of `text` with their common leading whitespace removed (blank lines ignored for it). */
-export function dedent(text: string): string {
+function dedent(text: string): string {
   const lines = text.split("\n");
   const indents = lines.filter((l) => l.trim() !== "").map((l) => /^[ \t]*/.exec(l)?.[0] ?? "");
   let common = indents[0] ?? "";
@@ -55,7 +56,7 @@ export function dedent(text: string): string {
 /** The body's lines at `indent`: kept byte for byte when every line has it already, else re-indented from their common indentation. */
 function indented(body: string, indent: string): string {
   const lines = body.replace(/\s+$/, "").split("\n");
-  while (lines.length > 0 && (lines[0] as string).trim() === "") lines.shift();
+  while (lines.length > 0 && at(lines, 0).trim() === "") lines.shift();
   if (lines.every((l) => l.trim() === "" || l.startsWith(indent))) return lines.map((l) => (l.trim() === "" ? "" : l)).join("\n");
   return dedent(lines.join("\n"))
     .split("\n")
@@ -107,7 +108,7 @@ async function bodyOnly(given: string, fn: PythonFunction): Promise<string> {
 /** The one function of `name` (at `line` when several share it), or UNKNOWN_FUNCTION listing what there is. */
 function pick(functions: readonly Located[], name: string, line: number | undefined, file: string): Located {
   const named = functions.filter((f) => f.name === name && (line === undefined || f.line === line));
-  if (named.length === 1) return named[0] as Located;
+  if (named.length === 1) return at(named, 0);
   if (named.length > 1) {
     throw new GitGoodError("UNKNOWN_FUNCTION", `${file} has ${named.length} functions named ${name} (lines ${named.map((f) => f.line).join(", ")}); give line to choose one`, {
       function: name,
@@ -121,7 +122,7 @@ function pick(functions: readonly Located[], name: string, line: number | undefi
   });
 }
 
-export interface BodyReplacement {
+interface BodyReplacement {
   text: string;
   function: PythonFunction;
 }

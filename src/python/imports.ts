@@ -1,7 +1,7 @@
 import { parsePython, type SyntaxNode } from "./parser.js";
 
 /** One imported module as written: `import a.b` → {module: "a.b", level: 0}; `from ..c import d` → {module: "c", level: 2, names: ["d"]}. */
-export interface PythonImport {
+interface PythonImport {
   module: string;
   /** Leading dots of a relative import; 0 for an absolute one. */
   level: number;

@@ -1,3 +1,5 @@
+import { at } from "../util/at.js";
+
 /**
  * Orders `files` so that each comes after the files it depends on (`dependsOn(file)`: other members of
  * `files`; anything else is ignored). Ties keep the order of `files`. Import cycles are broken as commit0
@@ -13,7 +15,7 @@ export function dependencyOrder(files: readonly string[], dependsOn: (file: stri
   for (;;) {
     const cycle = findCycle(files, deps, present);
     if (!cycle) break;
-    const first = cycle[0] as string;
+    const first = at(cycle, 0);
     present.delete(first);
     removed.push(first);
   }

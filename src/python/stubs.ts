@@ -1,15 +1,16 @@
 import { GitGoodError } from "../errors.js";
 import { firstSyntaxError, parsePython, type SyntaxNode } from "./parser.js";
+import { at } from "../util/at.js";
 
 /** A function whose body a skeleton replaced. */
-export interface StubbedFunction {
+interface StubbedFunction {
   /** Dotted name inside the module: `helper`, `Cache.get`, `outer` (nested functions go with their outer one). */
   name: string;
   /** 1-based line of its `def`. */
   line: number;
 }
 
-export interface StubbedSource {
+interface StubbedSource {
   text: string;
   stubbed: StubbedFunction[];
 }
@@ -31,7 +32,7 @@ export function isStubBody(block: SyntaxNode): boolean {
   const rest = isDocstring(body[0]) ? body.slice(1) : body;
   if (rest.length === 0) return true;
   if (rest.length !== 1) return false;
-  const only = rest[0] as SyntaxNode;
+  const only = at(rest, 0);
   return only.type === "pass_statement" || (only.type === "expression_statement" && only.namedChildren[0]?.type === "ellipsis");
 }
 
@@ -83,7 +84,7 @@ export async function stubPythonSource(text: string): Promise<StubbedSource> {
       const block = fn.childForFieldName("body");
       if (!block || isStubBody(block)) continue;
       const body = statements(block);
-      const first = body[0] as SyntaxNode;
+      const first = at(body, 0);
       if (isDocstring(first)) {
         edits.push({ from: first.endIndex, to: block.endIndex, text: `\n${indentAt(text, first.startIndex)}pass` });
       } else {

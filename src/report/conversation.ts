@@ -37,7 +37,7 @@ export function eventsOf(trajectory: Trajectory): AttemptEvent[] {
 }
 
 /** One tool call of a turn, with the result it got (null: the trajectory recorded none). */
-export interface TurnCall {
+interface TurnCall {
   id: string;
   name: string;
   /** The arguments as the model wrote them (JSON text; possibly not valid JSON). */

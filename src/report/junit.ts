@@ -1,7 +1,7 @@
 import type { Report, SampleRow } from "./summary.js";
 
 /** Text as XML 1.0 character data or attribute value: markup escaped, characters XML cannot hold replaced. */
-export function xmlText(text: string): string {
+function xmlText(text: string): string {
   return text
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "\uFFFD")
     .replace(/&/g, "&amp;")

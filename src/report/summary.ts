@@ -80,7 +80,7 @@ export interface SampleRow {
 export type Report = ReportTables & ReportSections;
 
 /** The tables every report has, whatever families its records come from. */
-export interface ReportTables {
+interface ReportTables {
   schema_version: number;
   agents: string[];
   totals: RateRow[];

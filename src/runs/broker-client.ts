@@ -9,7 +9,7 @@ import type { FunctionTool } from "../tools/schema.js";
  * "error": {"code", "message"}}`. Requests: `describe` (the scenario and its tools), `context` (the
  * task as text and data, unrecorded) and `call` (one tool call, recorded in the attempt's trajectory).
  */
-export type BrokerRequest = { op: "describe" } | { op: "context" } | { op: "call"; tool: string; args: unknown };
+type BrokerRequest = { op: "describe" } | { op: "context" } | { op: "call"; tool: string; args: unknown };
 
 export type BrokerResponse = { ok: true; value: unknown } | { ok: false; error: { code: string; message: string } };
 

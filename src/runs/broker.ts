@@ -14,7 +14,7 @@ import type { BrokerContext, BrokerDescription, BrokerResponse } from "./broker-
 import type { AgentSession } from "./session.js";
 
 /** The socket's name in the broker's directory. */
-export const SOCKET_NAME = "tool.sock";
+const SOCKET_NAME = "tool.sock";
 /** Broker directories are `<tmp>/gitgood-tools-<pid>-XXXXXX`: the process id tells a killed run's from a live one's. */
 const DIR_PREFIX = "gitgood-tools-";
 /** The largest request accepted (a resolution may be a whole file). */

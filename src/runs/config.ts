@@ -52,7 +52,6 @@ const IdentitySchema = z.object({
    * saw, the predictions file evaluated); absent for runs whose flags record nothing of a family.
    */
   .catchall(z.unknown());
-export type RunIdentity = z.infer<typeof IdentitySchema>;
 
 /** The model request settings of a session: sampling parameters, `--max-connections`, the response cache. */
 const ModelSettingsSchema = z.object({
@@ -62,6 +61,8 @@ const ModelSettingsSchema = z.object({
   max_connections: z.number().int().nullable(),
   cache: z.boolean(),
 });
+/** What makes two runs one run (compared on resume, by shards, merges and queues). */
+export type RunIdentity = z.infer<typeof IdentitySchema>;
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 /** How the programs of the run's attempts were isolated (in its latest session: not part of the run's identity). */

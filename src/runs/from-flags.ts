@@ -26,7 +26,7 @@ import { modelOptionsOf } from "./ticket.js";
  */
 
 /** Where text goes: a stream of the process or a caller's buffer. */
-export interface TextSink {
+interface TextSink {
   write(text: string): unknown;
 }
 
@@ -153,7 +153,7 @@ export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
 }
 
 /** The agent a run's flags built, with its model when it uses one. */
-export interface FlagAgent {
+interface FlagAgent {
   agent: Agent;
   /** The model the agent asks (an llm agent's), for run.json and its prices; undefined for agents without one. */
   model?: string;

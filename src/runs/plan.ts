@@ -180,7 +180,7 @@ export function selectSamples(samples: readonly Sample[], sel: Selection): Sampl
 /** Whether a repository a run needs is there. */
 export type RepositoryStatus = "present" | "missing" | "not a repository";
 
-export interface PlannedRepository {
+interface PlannedRepository {
   /** `owner/repo` as the samples name it. */
   name: string;
   /** Where the run looks for it (null when the sample's name cannot be a clone path). */
@@ -191,7 +191,7 @@ export interface PlannedRepository {
 }
 
 /** What a run would do, without doing it (`--dry-run`). */
-export interface RunPlan {
+interface RunPlan {
   samples: number;
   /** Sample × scenario pairs the agent works, before memory variants. */
   pairs: number;
@@ -231,7 +231,7 @@ async function repositoryStatus(dir: string): Promise<RepositoryStatus> {
 }
 
 /** Where each repository of `samples` is looked for, and whether it is there. */
-export async function plannedRepositories(samples: readonly Sample[], where: RepoLocator): Promise<PlannedRepository[]> {
+async function plannedRepositories(samples: readonly Sample[], where: RepoLocator): Promise<PlannedRepository[]> {
   const byName = new Map<string, { sample: Sample; count: number }>();
   for (const s of samples) {
     const seen = byName.get(s.name);
@@ -253,7 +253,7 @@ export async function plannedRepositories(samples: readonly Sample[], where: Rep
   return out;
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   agent: Agent;
   /** The model the agent calls through gitgood (the llm agent), if any. */
   agentModel: string | null;

@@ -7,10 +7,10 @@ import { Repo } from "../git/repo.js";
 import type { ModelClient } from "../model/types.js";
 
 /** How long the check of the models may take at most before the run is stopped (less when the run's `--timeout` is shorter). */
-export const CHECK_SECONDS = 60;
+const CHECK_SECONDS = 60;
 
 /** The models a run calls, by what they do in it. */
-export interface RunModels {
+interface RunModels {
   /** The models the agent calls (the llm agent's). */
   agent: readonly ModelClient[];
   /** The judge models that score IR and ICC. */

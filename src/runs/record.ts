@@ -5,7 +5,7 @@ import { DIFFICULTIES } from "../dataset/sample.js";
 /** Version of the results format (results.jsonl, run.json, trajectories); bumped on any incompatible change. */
 export const RESULTS_SCHEMA_VERSION = 2;
 
-export const TokensSchema = z.object({ prompt: z.number().int(), completion: z.number().int() });
+const TokensSchema = z.object({ prompt: z.number().int(), completion: z.number().int() });
 export type Tokens = z.infer<typeof TokensSchema>;
 
 /**

@@ -8,7 +8,7 @@ import { errnoCode } from "../util/errno.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
-export const TRAJECTORY_DIR = "trajectories";
+const TRAJECTORY_DIR = "trajectories";
 
 /** What to do about a damaged run.json: the results survive it, and the same command writes it again. */
 const RECREATE = "delete it and run the same gitgood run command again to resume (the results are kept), or use another --out";
@@ -89,7 +89,7 @@ export class RunStore {
     try {
       text = readFileSync(runFile, "utf8");
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code ?? String(err);
+      const why = errnoCode(err) ?? String(err);
       throw new GitGoodError("BAD_RUN", `cannot read ${runFile} (${why}); make it a readable file, or use another --out`, { file: runFile });
     }
     if (text.trim() === "") throw new GitGoodError("BAD_RUN", `${runFile} is empty; ${RECREATE}`, { file: runFile });

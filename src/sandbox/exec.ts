@@ -35,7 +35,7 @@ export interface ExecOptions {
 }
 
 /** Where a program runs isolated: its work tree (the only directory it may write) and the isolation around it. */
-export interface ExecPlace {
+interface ExecPlace {
   work: string;
   isolation: Isolation;
 }

@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { errnoCode } from "../util/errno.js";
 
 /**
  * Where a directory opened by descriptor is reached again by name: on Linux `/proc/self/fd/N` leads to
@@ -34,7 +35,7 @@ function plainName(name: string): string {
 }
 
 function errnoOf(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException).code;
+  return errnoCode(err);
 }
 
 let temporaries = 0;

@@ -5,6 +5,7 @@ import { DEFAULT_DOCKER_IMAGE, dockerBackend } from "./isolation/docker.js";
 import { namespaceBackend } from "./isolation/namespace.js";
 import { noneBackend } from "./isolation/none.js";
 import type { IsolatedCommand, Isolation, IsolationBackend, Jail } from "./isolation/types.js";
+import { at } from "../util/at.js";
 
 export { HOME_AT, SHARED_AT, type IsolatedCommand, type Isolation, type IsolationBackend, type Jail } from "./isolation/types.js";
 export { DEFAULT_DOCKER_IMAGE, dockerArgs, dockerUnavailable } from "./isolation/docker.js";
@@ -21,7 +22,7 @@ export const ISOLATION_MODES: readonly string[] = BACKENDS.map((b) => b.name);
 export type IsolationMode = string;
 
 /** The isolation `--isolation` picks when not given. */
-export const DEFAULT_ISOLATION: IsolationMode = (BACKENDS[0] as IsolationBackend).name;
+export const DEFAULT_ISOLATION: IsolationMode = at(BACKENDS, 0).name;
 
 /** One line per backend for `--help`. */
 export function isolationHelp(): string {

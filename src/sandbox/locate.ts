@@ -3,12 +3,13 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { readOwner } from "./owner.js";
 import { sandboxRoot } from "./sweep.js";
+import { at } from "../util/at.js";
 
 /** Environment variable that names the live sandbox for `gitgood tool` and `gitgood env --finish`. */
 export const SANDBOX_ENV = "GITGOOD_SANDBOX";
 
 /** Kept (CLI) sandboxes under the root, newest first. */
-export function keptSandboxes(root = sandboxRoot()): string[] {
+function keptSandboxes(root = sandboxRoot()): string[] {
   let names: string[];
   try {
     names = readdirSync(root);
@@ -32,7 +33,7 @@ export function locateSandbox(given?: string): string {
   const fromEnv = process.env[SANDBOX_ENV];
   if (fromEnv && fromEnv.trim() !== "") return path.resolve(fromEnv);
   const kept = keptSandboxes();
-  if (kept.length === 1) return kept[0] as string;
+  if (kept.length === 1) return at(kept, 0);
   if (kept.length === 0) {
     throw new GitGoodError("NO_SANDBOX", "no live scenario: set one up with 'gitgood env <samples.jsonl> --id ID --repo PATH'");
   }

@@ -13,9 +13,9 @@ export const OWNER_FILE = "owner.json";
  * The mark in every owner record. Only a directory whose owner record carries it is a sandbox: the
  * sweeper removes nothing else, so a sandbox root that holds other folders ($HOME, say) loses none.
  */
-export const SANDBOX_MARK = "gitgood-sandbox/1";
+const SANDBOX_MARK = "gitgood-sandbox/1";
 
-export interface Owner {
+interface Owner {
   pid: number;
   host: string;
   /** Milliseconds since the epoch. */

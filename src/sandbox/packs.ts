@@ -7,7 +7,7 @@ import { ensureSandboxRoot } from "./root.js";
 import { sandboxRoot } from "./sweep.js";
 
 /** A run's pack cache and how to remove it. */
-export interface RunPacks {
+interface RunPacks {
   cache: PackCache;
   remove(): void;
 }

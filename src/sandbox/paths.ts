@@ -22,6 +22,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { GitGoodError, type ErrorCode } from "../errors.js";
 import { parsePath, showPath } from "../git/paths.js";
+import { errnoCode } from "../util/errno.js";
 
 /**
  * Paths an agent names in the project, and the only way scenario tools touch the work tree: nothing
@@ -122,7 +123,7 @@ export function checkRelativePath(root: string, given: string): ProjectPath {
   return { bytes: clean, shown };
 }
 
-export type EntryKind = "file" | "link" | "directory" | "other" | "missing";
+type EntryKind = "file" | "link" | "directory" | "other" | "missing";
 
 /** What the project holds at `p`, without following a link. */
 export function entryKind(root: string, p: ProjectPath): EntryKind {
@@ -135,7 +136,7 @@ export function entryKind(root: string, p: ProjectPath): EntryKind {
 }
 
 function osError(err: unknown, p: ProjectPath, writing: boolean): GitGoodError {
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = errnoCode(err);
   if (code === "ELOOP" || code === "EMLINK") {
     return new GitGoodError("SYMLINK_REFUSED", `path '${p.shown}' is not allowed: it is a symbolic link, and the tools never go through links`, { path: p.shown });
   }

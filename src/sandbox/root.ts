@@ -5,7 +5,7 @@ import { GitGoodError } from "../errors.js";
 import { errnoCode } from "../util/errno.js";
 
 /** Environment variable that moves the sandbox root. */
-export const SANDBOX_ROOT_ENV = "GITGOOD_SANDBOX_ROOT";
+const SANDBOX_ROOT_ENV = "GITGOOD_SANDBOX_ROOT";
 
 /**
  * The file gitgood leaves in a sandbox root it made itself. Only in such a root are unmarked folders
@@ -32,7 +32,7 @@ export function sandboxRoot(): string {
 }
 
 /** Why `root` is not this user's to keep sandboxes in, or null when it is. */
-export function rootProblem(root: string): string | null {
+function rootProblem(root: string): string | null {
   let st;
   try {
     st = lstatSync(root);

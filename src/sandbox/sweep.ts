@@ -8,10 +8,10 @@ import { ROOT_MARK_FILE, sandboxRoot } from "./root.js";
 export { sandboxRoot } from "./root.js";
 
 /** Kept sandboxes (made by `gitgood env`) older than this are treated as abandoned. */
-export const KEEP_LIMIT_MS = 7 * 24 * 3600 * 1000;
+const KEEP_LIMIT_MS = 7 * 24 * 3600 * 1000;
 
 /** An unmarked folder in a root of gitgood's own older than this is a sandbox killed before its owner record was written. */
-export const UNMARKED_LIMIT_MS = 3600 * 1000;
+const UNMARKED_LIMIT_MS = 3600 * 1000;
 
 /** The names `Sandbox.create` gives (`<label>-XXXXXX`, from mkdtemp). */
 const SANDBOX_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*-[A-Za-z0-9]{6}$/;

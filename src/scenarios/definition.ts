@@ -117,13 +117,13 @@ export interface ScenarioDefinition<S extends Sample = Sample, L extends LiveSce
 export type AnyScenarioDefinition = ScenarioDefinition<any, any, any, any>;
 
 /** A scenario's live class, as its statics make it: set up in a new sandbox, or re-opened from a saved one. */
-export interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
+interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
   setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O): Promise<L>;
   restore(sandbox: Sandbox, sample: S, source: string, data: D): L;
 }
 
 /** What `defineScenario` needs: a definition whose set-up and re-opening come from the live class. */
-export type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
+type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
   ScenarioDefinition<S, L, F, D>,
   "setup" | "restore" | "baselines" | "describeFinal"
 > & {

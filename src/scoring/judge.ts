@@ -36,7 +36,7 @@ export interface JudgeContext {
   diff_limit_chars: number | null;
 }
 
-export type Winner = "agent" | "original" | "tie" | "invalid";
+type Winner = "agent" | "original" | "tie" | "invalid";
 
 export interface JudgeVerdict {
   judge: string;
@@ -76,7 +76,7 @@ const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** Git's default date format (`Mon Jan 1 00:01:00 2024 +0000`) of a raw date (`1704067260 +0000`). */
-export function gitDate(raw: string): string {
+function gitDate(raw: string): string {
   const [seconds = "0", zone = "+0000"] = raw.split(" ");
   const m = /^([+-])(\d\d)(\d\d)$/.exec(zone);
   const offset = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
@@ -93,7 +93,7 @@ const cutNote = (left: number): string => `\n[… diff cut to fit the judge's co
  * A commit as `git show` prints it (without renames or colour): header, message indented by four
  * spaces, then the patch, which is cut after `limit` characters when a limit is given.
  */
-export function showCommit(c: JudgedCommit, limit: number | null = null): string {
+function showCommit(c: JudgedCommit, limit: number | null = null): string {
   const message = c.message.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`).join("\n");
   const head = `commit ${c.oid}\nAuthor: ${c.author.name} <${c.author.email}>\nDate:   ${gitDate(c.author.date)}\n\n${message}\n`;
   if (c.diff === "") return head;

@@ -15,7 +15,7 @@ export interface MergeOutcome {
   unresolvable_reason?: string | null;
 }
 
-export interface FileMatch {
+interface FileMatch {
   path: string;
   /** Byte-identical to the file in the recorded merge commit. */
   exact: boolean;

@@ -11,7 +11,7 @@ export interface PairwiseOptions extends JudgeOptions {
 }
 
 /** The sections of a patch that change `file` (a path notation), by their `diff --git` header. */
-export function patchOfFile(diff: string, file: string): string {
+function patchOfFile(diff: string, file: string): string {
   const bytes = parsePath(file);
   const header = `diff --git ${gitQuotedPath(Buffer.concat([Buffer.from("a/"), bytes]))} ${gitQuotedPath(Buffer.concat([Buffer.from("b/"), bytes]))}`;
   return diff

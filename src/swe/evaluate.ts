@@ -25,9 +25,10 @@ import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
 import { sweResolution, sweStatus, type SweResolution, type SweStatus, type TestTally } from "./status.js";
 import { sanityProblem } from "./sanity.js";
+import { at } from "../util/at.js";
 
 /** The last strategy, run through the sandbox's exec: it is not git. */
-export const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
+const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
 export const APPLY_STRATEGIES = [...GIT_APPLY_STRATEGIES, PATCH_FUZZ_STRATEGY] as const;
 export type ApplyStrategy = (typeof APPLY_STRATEGIES)[number];
 
@@ -85,7 +86,7 @@ export async function sandboxAt(source: Repo, sample: SweSample, label: string, 
 }
 
 /** Where `--env-setup llm` saves the spec of a repository × version that a model set up (and finds it again). */
-export function llmSpecFile(sample: SweSample, opts: SweOptions): string {
+function llmSpecFile(sample: SweSample, opts: SweOptions): string {
   const slug = (t: string) => t.replace(/[^A-Za-z0-9._-]+/g, "_");
   return path.join(opts.cacheDir ?? cacheRoot(), "swe-specs", `${slug(sample.scenario.repo)}-${slug(sample.scenario.version ?? "any")}.yaml`);
 }
@@ -223,7 +224,7 @@ function testsStatus(ids: readonly string[], t: TestTally): { success: string[];
 export function testFilesOf(testPatch: string, ids: readonly string[] = [], exists: (file: string) => boolean = () => false): string[] {
   const files = new Set(diffFiles(testPatch).flatMap((f) => (f.new === null ? [] : [f.new])));
   for (const id of ids) {
-    const file = id.split("::")[0] as string;
+    const file = at(id.split("::"), 0);
     if (id.includes("::") && !files.has(file) && exists(file)) files.add(file);
   }
   return [...files].sort();

@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
 import { isUnifiedDiff } from "../util/unified-diff.js";
+import { at } from "../util/at.js";
 
 /** Where a patch was found in an agent's text answer. */
 export type PatchSource = "tags" | "fence" | "bare" | "model" | "none";
@@ -18,7 +19,7 @@ function withNewline(text: string): string {
 /** A fenced block's inside when the whole text is one fenced block, else the text. */
 function unfence(text: string): string {
   const m = /^\s*```[^\n]*\n([\s\S]*?)\n?```\s*$/.exec(text);
-  return m ? (m[1] as string) : text;
+  return m ? at(m, 1) : text;
 }
 
 /** Lines that may come between and around a git patch's hunks. */
@@ -36,7 +37,7 @@ function diffRun(lines: readonly string[], from: number): string[] {
   let newLeft = 0;
   let binary = false;
   for (let i = from; i < lines.length; i++) {
-    const line = lines[i] as string;
+    const line = at(lines, i);
     if (oldLeft > 0 || newLeft > 0) {
       if (line.startsWith("+")) newLeft--;
       else if (line.startsWith("-")) oldLeft--;
@@ -78,7 +79,7 @@ function diffRun(lines: readonly string[], from: number): string[] {
 function bareDiff(text: string): string {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
+    const line = at(lines, i);
     const starts = line.startsWith("diff --git ") || (line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ "));
     if (!starts) continue;
     const run = diffRun(lines, i).join("\n");
@@ -95,10 +96,10 @@ function bareDiff(text: string): string {
 export function extractPatch(answer: string): ExtractedPatch {
   const tagged = /<patch>([\s\S]*?)<\/patch>/i.exec(answer);
   if (tagged) {
-    const inner = unfence((tagged[1] as string).replace(/^\n/, ""));
+    const inner = unfence(at(tagged, 1).replace(/^\n/, ""));
     return { patch: withNewline(inner), source: "tags" };
   }
-  const fences = [...answer.matchAll(/```(?:diff|patch)[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  const fences = [...answer.matchAll(/```(?:diff|patch)[^\n]*\n([\s\S]*?)```/g)].map((m) => at(m, 1));
   if (fences.length > 0) return { patch: withNewline(fences.map(withNewline).join("")), source: "fence" };
   const bare = bareDiff(answer);
   return bare === "" ? { patch: "", source: "none" } : { patch: bare, source: "bare" };

@@ -22,7 +22,7 @@ function names(ids: readonly string[]): string {
 }
 
 /** What is wrong with an instance, from evaluations of no patch and of its gold patch; null when nothing. */
-export function validationProblem(sample: SweSample, before: SweEvaluation, gold: SweEvaluation): string | null {
+function validationProblem(sample: SweSample, before: SweEvaluation, gold: SweEvaluation): string | null {
   if (before.error) return `the instance cannot be evaluated at base_commit: ${before.error.message}`;
   if (before.pass_to_pass.failed.length > 0) return `PASS_TO_PASS test(s) fail at base_commit with test_patch: ${names(before.pass_to_pass.failed)}`;
   const failing = new Set(before.fail_to_pass.failed);
@@ -59,7 +59,7 @@ function readCached(file: string): InstanceValidation | null {
  * test_patch that does not apply), as the run's system error: its message names a failed set-up's
  * command and ends with the last lines of its output.
  */
-export function pipelineError(sample: SweSample, e: NonNullable<SweEvaluation["error"]>): GitGoodError {
+function pipelineError(sample: SweSample, e: NonNullable<SweEvaluation["error"]>): GitGoodError {
   const data = e.data ?? {};
   const tail = typeof data.log_tail === "string" ? data.log_tail.trim().split("\n").slice(-5).join(" | ") : "";
   const message = tail !== "" && !e.message.includes(tail) ? `${e.message} (last lines: ${tail})` : e.message;

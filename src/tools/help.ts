@@ -15,7 +15,7 @@ interface Prop {
 }
 
 /** A short type name for a JSON schema node, e.g. `integer ≥ 0`, `array of {commit_index, command}`. */
-export function typeName(p: Prop): string {
+function typeName(p: Prop): string {
   if (p.enum) return `one of ${p.enum.map((v) => JSON.stringify(v)).join(", ")}`;
   if (p.anyOf) return p.anyOf.map(typeName).join(" or ");
   if (p.type === "array") return `array of ${p.items ? typeName(p.items) : "values"}`;

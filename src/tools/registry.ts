@@ -12,7 +12,7 @@ function errorResult(tool: string, err: GitGoodError): ToolResult {
 }
 
 /** Explains zod's complaints about arguments in a few plain lines. */
-export function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const where = issue.path.length > 0 ? issue.path.join(".") : "arguments";

@@ -1,3 +1,5 @@
+import { at } from "./at.js";
+
 /**
  * Drains several async sources, at most `limit` at a time, yielding their items as they arrive. The
  * first error of any source is thrown once the running sources have stopped.
@@ -65,6 +67,6 @@ export function chunk<T>(items: readonly T[], parts: number): T[][] {
 export function deal<T>(items: readonly T[], parts: number): T[][] {
   const n = Math.max(1, Math.min(parts, items.length));
   const out: T[][] = Array.from({ length: n }, () => []);
-  items.forEach((item, i) => (out[i % n] as T[]).push(item));
+  items.forEach((item, i) => at(out, i % n).push(item));
   return items.length === 0 ? [] : out;
 }

@@ -15,7 +15,7 @@ import { processAlive } from "./processes.js";
  * refused at once, never waited on or removed.
  */
 
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   host: string;
   /** When the holder took the lock (ISO time); null for a lock written by an older gitgood. */
@@ -23,10 +23,10 @@ export interface LockHolder {
 }
 
 /** Why a file at a lock's place is not a lock. */
-export type NotALock = "not a regular file" | "no process id";
+type NotALock = "not a regular file" | "no process id";
 
 /** What a caller decides: how long to wait, and the errors its users see. */
-export interface LockPolicy {
+interface LockPolicy {
   /** How long to wait while a live process holds the lock (default 0: refuse at once). */
   waitMs?: number;
   signal?: AbortSignal;

@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fchmodSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { errnoCode } from "./errno.js";
 
 function failure(file: string, err: unknown): GitGoodError {
-  const why = err instanceof Error && "code" in err ? String((err as NodeJS.ErrnoException).code) : String(err);
+  const why = errnoCode(err) ?? String(err);
   return new GitGoodError("WRITE_FAILED", `cannot write ${file}: ${why}`, { file });
 }
 
@@ -12,7 +13,7 @@ function existing(file: string): Stats | null {
   try {
     return lstatSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (errnoCode(err) === "ENOENT") return null;
     throw failure(file, err);
   }
 }

@@ -6,7 +6,7 @@ import { readRegularFile } from "./files.js";
 import { processAlive } from "./processes.js";
 
 /** File in every private temporary directory that says which process made it. */
-export const TEMP_OWNER_FILE = ".gitgood-owner";
+const TEMP_OWNER_FILE = ".gitgood-owner";
 /** The mark in that file: a directory without it is never swept. */
 const TEMP_MARK = "gitgood-temp/1";
 
@@ -53,7 +53,7 @@ function deadOwner(dir: string): boolean {
  * machine is gone. Unmarked directories, symbolic links and directories of live processes are left
  * alone. Returns the removed paths.
  */
-export function sweepTempDirs(prefix: string, root = os.tmpdir()): string[] {
+function sweepTempDirs(prefix: string, root = os.tmpdir()): string[] {
   return removeEntries(root, (name, dir) => name.startsWith(prefix) && deadOwner(dir));
 }
 

@@ -1,10 +1,12 @@
+import { at } from "./at.js";
+
 /**
  * Reading unified diffs (what `git diff` and `diff -u` write) without applying them: which files a
  * patch touches, how many lines it changes, whether a text is a patch at all. Pure functions on text.
  */
 
 /** One file of a patch: its path before and after (null for a file the patch adds or deletes). */
-export interface DiffFile {
+interface DiffFile {
   old: string | null;
   new: string | null;
 }
@@ -60,7 +62,7 @@ function cleanPath(raw: string, prefix: string): string | null {
 function gitHeaderPaths(line: string): DiffFile | null {
   const rest = line.slice("diff --git ".length);
   const quoted = /^("(?:[^"\\]|\\.)*") ("(?:[^"\\]|\\.)*")$/.exec(rest);
-  if (quoted) return { old: cleanPath(quoted[1] as string, "a/"), new: cleanPath(quoted[2] as string, "b/") };
+  if (quoted) return { old: cleanPath(at(quoted, 1), "a/"), new: cleanPath(at(quoted, 2), "b/") };
   const mid = rest.indexOf(" b/");
   if (!rest.startsWith("a/") || mid < 0) return null;
   return { old: rest.slice(2, mid), new: rest.slice(mid + 3) };
@@ -79,7 +81,7 @@ export function diffFiles(patch: string): DiffFile[] {
   };
   const body = new HunkBody();
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
+    const line = at(lines, i);
     if (body.consume(line)) continue;
     if (line.startsWith("diff --git ")) {
       if (header) push(header);
@@ -92,7 +94,7 @@ export function diffFiles(patch: string): DiffFile[] {
     else if (h && line.startsWith("new file mode")) h.old = null;
     else if (h && line.startsWith("deleted file mode")) h.new = null;
     if (line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ")) {
-      const found = { old: cleanPath(line.slice(4), "a/"), new: cleanPath((lines[i + 1] as string).slice(4), "b/") };
+      const found = { old: cleanPath(line.slice(4), "a/"), new: cleanPath(at(lines, i + 1).slice(4), "b/") };
       if (h) Object.assign(h, found);
       else push(found);
       i++;
@@ -127,14 +129,14 @@ export function isUnifiedDiff(text: string): boolean {
   const lines = text.split("\n");
   const first = lines.findIndex((l) => l.trim() !== "");
   if (first < 0) return false;
-  const start = lines[first] as string;
+  const start = at(lines, first);
   if (!start.startsWith("diff ") && !start.startsWith("--- ")) return false;
   if (/^(GIT binary patch|Binary files .* differ|(old|new) mode |(new|deleted) file mode |rename (from|to) )/m.test(text) && start.startsWith("diff --git ")) {
     return true;
   }
   let sawFiles = false;
   for (let i = first; i < lines.length; i++) {
-    const l = lines[i] as string;
+    const l = at(lines, i);
     if (l.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ")) sawFiles = true;
     if (sawFiles && HUNK.test(l)) return true;
   }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { attemptViewOf, indexOfRun, type AttemptView, type IndexRow, type IndexRun, type ViewIndex } from "../report/html-data.js";
 import { RESULTS_FILE, RUN_FILE, RunStore } from "../runs/store.js";
 import { TrajectorySchema } from "../runs/trajectory.js";
+import { at } from "../util/at.js";
 
 export type { AttemptView, IndexRow, IndexRun, ViewIndex } from "../report/html-data.js";
 
@@ -39,7 +40,7 @@ export class RunSet {
   }
 
   private read(i: number): Cached {
-    const dir = this.dirs[i] as string;
+    const dir = at(this.dirs, i);
     const stamp = this.stamp(dir);
     const cached = this.cache.get(dir);
     if (cached && cached.stamp === stamp) return cached;

@@ -6,7 +6,7 @@ import { checkAccess, isLoopbackHost } from "../mcp/guard.js";
 import { viewerPage } from "./page.js";
 import type { RunSet } from "./data.js";
 
-export interface ViewServeOptions {
+interface ViewServeOptions {
   runs: RunSet;
   host: string;
   /** 0: a free port the system picks. */

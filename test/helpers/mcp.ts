@@ -13,7 +13,7 @@ import { sampleToJson, type ChainSample, type MergeSample } from "../../src/data
 import type { Recorder } from "../../src/mcp/attempt.js";
 import { createMcpServer } from "../../src/mcp/server.js";
 import { Workbench, type WorkbenchSource } from "../../src/mcp/workbench.js";
-import type { MemoryWorkspace } from "../../src/memory/workspace.js";
+import type { MemoryWorkspace } from "../../src/memory/memory-workspace.js";
 import { runConfig } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { RunStore } from "../../src/runs/store.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { MemoryWorkspace, type WorkspaceOptions } from "../../src/memory/workspace.js";
+import { MemoryWorkspace, type WorkspaceOptions } from "../../src/memory/memory-workspace.js";
 import { initMemory } from "../../src/memory/init.js";
 import { Fixture } from "./fixture.js";
 

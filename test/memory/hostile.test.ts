@@ -7,7 +7,7 @@ import { commitMemory, initMemory, logMemory, memoryContext } from "../../src/me
 import { MEMORY_TOOLS } from "../../src/memory/tools.js";
 import { renderRoadmap } from "../../src/memory/roadmap.js";
 import { renderTraceHeader } from "../../src/memory/trace.js";
-import type { MemoryWorkspace } from "../../src/memory/workspace.js";
+import type { MemoryWorkspace } from "../../src/memory/memory-workspace.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
 import { MEMORY_ENV, memoryFixture, openWorkspace, porcelain, readIn } from "../helpers/memory.js";

@@ -3,7 +3,7 @@ import { GitGoodError } from "../../errors.js";
 /** One CSV field: its text, or null for an empty field that was not quoted (how pandas writes a missing value). */
 export type CsvField = string | null;
 
-export interface CsvRecord {
+interface CsvRecord {
   /** 1-based line on which the record starts. */
   line: number;
   fields: CsvField[];
@@ -84,7 +84,7 @@ function countLines(s: string): number {
 }
 
 /** Writes one CSV field: null as nothing, an empty string as `""`, quoting only when needed. */
-export function formatCsvField(field: CsvField): string {
+function formatCsvField(field: CsvField): string {
   if (field === null) return "";
   if (field === "" || /[",\r\n]/.test(field)) return `"${field.replace(/"/g, '""')}"`;
   return field;

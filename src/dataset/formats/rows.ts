@@ -3,12 +3,13 @@ import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { parseCsv } from "./csv.js";
 import { readParquetRows } from "./parquet.js";
+import { errnoCode } from "../../util/errno.js";
 
 export const DATASET_FORMATS = ["parquet", "csv", "jsonl"] as const;
 export type DatasetFormat = (typeof DATASET_FORMATS)[number];
 
 /** One row of a dataset file, before any interpretation. */
-export interface RawRow {
+interface RawRow {
   /** How to find the row when it has no usable id: `row 12` or `row 12 (line 40)`. */
   where: string;
   record: Record<string, unknown>;
@@ -41,7 +42,7 @@ function readBytes(file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? String(err);
+    const why = errnoCode(err) ?? String(err);
     throw new GitGoodError("UNREADABLE_FILE", `${file}: cannot read: ${why}`, { file });
   }
 }

@@ -13,13 +13,13 @@ import { modelClientFor, type AgentKind, type AgentOptions } from "../../agents/
 /** Attempts per file of the debug loop (`--attempts`), as the seed's Debug Agent makes them. */
 export const DEFAULT_ATTEMPTS = 3;
 /** Characters of test output a debugging round shows the model. */
-export const DEBUG_OUTPUT_BUDGET = 8000;
+const DEBUG_OUTPUT_BUDGET = 8000;
 /** Model calls one step (implementing a file, one fix) may make. */
 const STEP_TURNS = 12;
 /** The tools the model gets inside the loop (tests and finishing are the loop's). */
 const LOOP_TOOLS = new Set(["list_files", "view_file", "list_stubs", "replace_function_body", "compile_check"]);
 
-export interface Commit0AgentOptions {
+interface Commit0AgentOptions {
   /** Debug loop: attempts per file (default 3). */
   attempts?: number;
   temperature?: number;

@@ -9,17 +9,17 @@ import { positiveIntOption as positiveInt } from "../../util/options.js";
  * The repository-completion flags of `run`; the environment flags (`--env-spec`, `--test-timeout`,
  * `--setup-timeout`) are the SWE family's, read here as they serve COMMIT0 alike.
  */
-export const Commit0FlagsSchema = z.object({
+const Commit0FlagsSchema = z.object({
   attempts: z.number().int().min(1).optional(),
   relatedTests: z.string().optional(),
   envSpec: z.string().optional(),
   testTimeout: z.number().int().min(1).optional(),
   setupTimeout: z.number().int().min(1).optional(),
 });
-export type Commit0Flags = z.infer<typeof Commit0FlagsSchema>;
+type Commit0Flags = z.infer<typeof Commit0FlagsSchema>;
 
 /** The COMMIT0 settings the flags ask for (`settings.commit0`). */
-export function commit0Settings(flags: Commit0Flags, ctx: Pick<SettingsContext, "isolation">): { commit0: Commit0Options } {
+function commit0Settings(flags: Commit0Flags, ctx: Pick<SettingsContext, "isolation">): { commit0: Commit0Options } {
   return {
     commit0: {
       envSpecFile: flags.envSpec,

@@ -14,7 +14,7 @@ export function loopSystemPrompt(memory: boolean): string {
   return memory ? `${SYSTEM}\n\n${MEMORY_NOTE}` : SYSTEM;
 }
 
-export interface ImplementContext {
+interface ImplementContext {
   attempt: number;
   attempts: number;
   /** Files implemented before this one (its dependencies come first). */

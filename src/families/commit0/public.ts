@@ -1,6 +1,13 @@
 /** The commit0 family's public API (re-exported by the package's index). */
 export { COMMIT0 } from "../../scenarios/commit0/index.js";
 export type { Commit0FinalState, AttemptRecord } from "../../scenarios/commit0/state.js";
+export {
+  RepoCompletionSampleSchema,
+  RepoCompletionScenarioSchema,
+  isRepoCompletionSample,
+  type RepoCompletionSample,
+  type RepoCompletionScenario,
+} from "../../dataset/sample.js";
 export { makeSkeleton, keptWhole, type SkeletonOptions, type SkeletonResult } from "../../commit0/skeleton.js";
 export { evaluateCompletion, countedTests, type Commit0Evaluation } from "../../commit0/evaluate.js";
 export type { Commit0Options } from "../../commit0/options.js";

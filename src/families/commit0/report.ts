@@ -91,7 +91,7 @@ export function commit0Table(records: readonly ResultRecord[]): Commit0Table {
 }
 
 /** The table as text, in the seed's layout, with the mean pass rate per agent below it. */
-export function formatCommit0(table: Commit0Table, many: boolean, render: (header: string[], rows: string[][]) => string): string[] {
+function formatCommit0(table: Commit0Table, many: boolean, render: (header: string[], rows: string[][]) => string): string[] {
   const tampering = table.rows.some((r) => r.tampered > 0);
   const head = [...(many ? ["agent"] : []), "Repository", "Runtime (s)", "Passed / Total", ...(tampering ? ["Tampered"] : [])];
   const rows = table.rows.map((r) => [

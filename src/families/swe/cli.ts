@@ -12,7 +12,7 @@ import type { FamilyCli, FamilyVerb, SettingsContext } from "../definition.js";
 import { positiveIntOption as positiveInt } from "../../util/options.js";
 
 /** The SWE flags of `run`, `env` and `mcp` (`--predictions` and `--predictions-out`: `run` only). */
-export const SweFlagsSchema = z.object({
+const SweFlagsSchema = z.object({
   hints: z.boolean().default(false),
   envSpec: z.string().optional(),
   envSetup: z.enum(["default", "llm"]).optional(),
@@ -22,7 +22,7 @@ export const SweFlagsSchema = z.object({
   predictions: z.string().optional(),
   predictionsOut: z.string().optional(),
 });
-export type SweFlags = z.infer<typeof SweFlagsSchema>;
+type SweFlags = z.infer<typeof SweFlagsSchema>;
 
 /** The options every verb that sets up SWE tasks takes. */
 function sweOptions(): Option[] {
@@ -48,7 +48,7 @@ function predictionOptions(): Option[] {
  * The SWE options the flags ask for, as scenario settings (`settings.swe`); `envs` are the configuration
  * file's environment specs, consulted for instances that `--env-spec FILE` has no spec for.
  */
-export function sweSettings(flags: SweFlags, ctx: SettingsContext): { swe: SweOptions } {
+function sweSettings(flags: SweFlags, ctx: SettingsContext): { swe: SweOptions } {
   if (flags.envSpec !== undefined && !existsSync(flags.envSpec)) throw new GitGoodError("BAD_OPTION", `--env-spec ${flags.envSpec}: no such file`);
   if (flags.envSetup === "llm" && !ctx.model) throw new GitGoodError("BAD_OPTION", "--env-setup llm needs --model (the model that sets environments up)");
   return {
@@ -66,7 +66,7 @@ export function sweSettings(flags: SweFlags, ctx: SettingsContext): { swe: SweOp
 }
 
 /** The patches of a run's SWE records as predictions (the agent's name as model_name_or_path), by instance id. */
-export function recordPredictions(records: readonly ResultRecord[]): Prediction[] {
+function recordPredictions(records: readonly ResultRecord[]): Prediction[] {
   return records
     .filter((r) => r.scenario === SWE.name)
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
@@ -77,7 +77,7 @@ export function recordPredictions(records: readonly ResultRecord[]): Prediction[
 }
 
 /** `--predictions-out FILE`: writes the agents' patches as a SWE-bench predictions JSONL file. */
-export function writePredictionsOut(file: string, records: readonly ResultRecord[]): number {
+function writePredictionsOut(file: string, records: readonly ResultRecord[]): number {
   const predictions = recordPredictions(records);
   writeOutputFile(file, predictionsJsonl(predictions));
   return predictions.length;

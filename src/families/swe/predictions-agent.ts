@@ -10,7 +10,7 @@ import type { AgentKind } from "../../agents/index.js";
  * predicted patch in as the attempt's answer (`finish` with the patch as text), so the `swe` scorer
  * evaluates exactly that patch. An instance without a prediction is answered with nothing (no_op).
  */
-export class PredictionsAgent implements Agent {
+class PredictionsAgent implements Agent {
   readonly name: string;
   readonly workTree = "tools";
 

@@ -19,7 +19,7 @@ const TestCountsSchema = z
   .refine((t) => t.passed <= t.total, "passed exceeds total");
 
 /** What the report reads of a SWE record's `scores.swe`; a record whose value does not match is skipped. */
-export const SweScoreSchema = z.object({
+const SweScoreSchema = z.object({
   status: z.enum([...SWE_STATUSES, ENV_INVALID]),
   resolution: z.enum(["RESOLVED_FULL", "RESOLVED_PARTIAL", "RESOLVED_NO"]),
   fail_to_pass: TestCountsSchema,
@@ -30,7 +30,6 @@ export const SweScoreSchema = z.object({
   /** Signs that the code under test tampered with the test run; older records: absent. */
   tampering: z.array(z.string()).optional(),
 });
-export type SweScore = z.infer<typeof SweScoreSchema>;
 
 /** One instance as the SWE tables count it. */
 interface Instance {
@@ -92,7 +91,7 @@ function tally(records: readonly ResultRecord[]): Tally {
   return { instances: n, env_invalid: envInvalid, skipped, tampered: counted.filter((i) => i.tampered).length, statuses, fractions };
 }
 
-export interface SweRow {
+interface SweRow {
   agent: string;
   /** The SWE repository, or "total". */
   repository: string;

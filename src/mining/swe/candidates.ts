@@ -3,6 +3,7 @@ import type { CommitNode } from "../../git/history.js";
 import type { Repo } from "../../git/repo.js";
 import type { SweReject } from "./reasons.js";
 import { fileRole } from "./test-files.js";
+import { at } from "../../util/at.js";
 
 /** A change that touches tests and source: the commit (a merge stands for its whole merged branch) and its first parent. */
 export interface SweCandidate {
@@ -16,7 +17,7 @@ export interface SweCandidate {
   languages: string[];
 }
 
-export interface CandidateOptions {
+interface CandidateOptions {
   languages: readonly string[];
   minFiles: number;
   maxFiles: number;
@@ -67,7 +68,7 @@ export async function findCandidates(
   const seen = new Set<string>();
   for (const oid of dated) {
     const node = graph.get(oid) as CommitNode;
-    const base = node.parents[0] as string;
+    const base = at(node.parents, 0);
     const drop = (reason: SweReject["reason"], detail: string): void => {
       rejects.push({ commit: oid, base, reason, detail });
     };

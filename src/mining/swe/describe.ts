@@ -32,7 +32,7 @@ export function quotableLines(patch: string): string[] {
 }
 
 /** The first line of `patch` that `statement` quotes, or null. */
-export function quotedLine(statement: string, patch: string): string | null {
+function quotedLine(statement: string, patch: string): string | null {
   return quotableLines(patch).find((l) => statement.includes(l)) ?? null;
 }
 

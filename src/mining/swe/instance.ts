@@ -10,7 +10,7 @@ import type { SweCandidate } from "./candidates.js";
 import { fileRole, TEST_RULES } from "./test-files.js";
 
 /** Where a problem statement came from: the change's own words, or a model (`model:<name>`). */
-export type StatementSource = "commit" | `model:${string}`;
+type StatementSource = "commit" | `model:${string}`;
 
 /** A mined instance: the SWE sample, and what mining records beside the SWE-bench fields. */
 export interface MinedInstance {
@@ -43,7 +43,7 @@ const MANIFESTS = [
  * The `version` of an instance: `deps-` and a hash of the dependency manifests at the root of its
  * base commit, so that environments are built once per set of dependencies and rebuilt when they change.
  */
-export async function dependencyVersion(repo: Repo, base: string): Promise<string> {
+async function dependencyVersion(repo: Repo, base: string): Promise<string> {
   const blobs = await rootBlobs(repo, base);
   const h = createHash("sha256");
   for (const name of MANIFESTS) h.update(`${name}\0${blobs.get(name) ?? "-"}\n`);
@@ -77,7 +77,7 @@ export function splitPatch(patch: string, languages: readonly string[]): { patch
 }
 
 /** The change's own words: the commit message; for a merge, its message and then those of the commits it brought, oldest first. */
-export async function commitStatement(repo: Repo, c: SweCandidate, message: string): Promise<string> {
+async function commitStatement(repo: Repo, c: SweCandidate, message: string): Promise<string> {
   if (!c.merge) return message;
   const branch = await mergedMessages(repo, c.base, c.commit);
   return [message, ...branch].join("\n\n");

@@ -26,7 +26,7 @@ export type SweDropReason = keyof typeof SWE_DROP_REASONS;
  * time) tries the candidate again.
  */
 export const INFRASTRUCTURE_REASONS: ReadonlySet<SweDropReason> = new Set(["no_environment", "build_failed", "timeout"]);
-export const SWE_DROP_REASON_NAMES = Object.keys(SWE_DROP_REASONS) as SweDropReason[];
+const SWE_DROP_REASON_NAMES = Object.keys(SWE_DROP_REASONS) as SweDropReason[];
 
 /** A dropped candidate, as `--rejects FILE` has it (one JSON object a line). */
 export interface SweReject {

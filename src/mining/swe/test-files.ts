@@ -5,7 +5,7 @@
  */
 
 /** A language SWE mining knows test files of. */
-export interface TestRules {
+interface TestRules {
   /** How GitHub spells it (the `programming_language` of mined instances). */
   display: string;
   extensions: readonly string[];
@@ -38,7 +38,7 @@ export const TEST_RULES: Readonly<Record<string, TestRules>> = {
 export const SWE_LANGUAGES: readonly string[] = Object.keys(TEST_RULES);
 
 /** How a path of a change is used: a test file, a source file of a language, or anything else (docs, configuration). */
-export type FileRole = { role: "test"; language: string | null } | { role: "source"; language: string } | { role: "other" };
+type FileRole = { role: "test"; language: string | null } | { role: "source"; language: string } | { role: "other" };
 
 function languageOf(file: string, languages: readonly string[]): string | null {
   const base = file.slice(file.lastIndexOf("/") + 1);

@@ -23,7 +23,7 @@ import type { InitialContext } from "../types.js";
 import { COMMIT0 } from "./index.js";
 import type { AttemptRecord, Commit0Data, Commit0FinalState, SavedOptions } from "./state.js";
 
-export const COMMIT0_BRANCH = "gitgood/commit0";
+const COMMIT0_BRANCH = "gitgood/commit0";
 
 /**
  * Compiles each file named on the command line with Python's own compiler (what `python -m py_compile`
@@ -52,7 +52,7 @@ export interface ScenarioTestRun {
 }
 
 /** What the compile check found: whether every file compiles, and the compiler's messages. */
-export interface CompileCheck {
+interface CompileCheck {
   ok: boolean;
   files: string[];
   output: string;

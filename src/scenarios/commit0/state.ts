@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** One step of a loop agent's history: a file's attempt, its commit, the suite's count, and what became of it. */
-export const AttemptRecordSchema = z.object({
+const AttemptRecordSchema = z.object({
   file: z.string(),
   attempt: z.number().int().min(1),
   commit: z.string(),
@@ -17,7 +17,7 @@ export const AttemptRecordSchema = z.object({
 export type AttemptRecord = z.infer<typeof AttemptRecordSchema>;
 
 /** The settings a sandbox keeps, so that a later process (`gitgood tool`) runs tests the same way. */
-export const SavedOptionsSchema = z.object({
+const SavedOptionsSchema = z.object({
   envSpecFile: z.string().nullable(),
   cacheDir: z.string().nullable(),
   testTimeoutSeconds: z.number().int().nullable(),

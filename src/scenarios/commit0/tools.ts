@@ -10,7 +10,7 @@ import { listFilesTool, viewFileTool } from "../shared/project-tools.js";
 import type { Commit0Scenario, ScenarioTestRun } from "./scenario.js";
 
 /** Characters of a test run's output a tool result shows (the first failure's traceback first). */
-export const TEST_OUTPUT_BUDGET = 6000;
+const TEST_OUTPUT_BUDGET = 6000;
 
 const pathParam = z.string().min(1).describe("A file path relative to the project root, e.g. pkg/module.py.");
 

@@ -42,7 +42,7 @@ export function parseDiff(patch: string, entries: ReadonlyArray<{ path: string; 
 }
 
 /** Describes a change that has no `@@` hunk, from its header lines. */
-export function headerNote(f: FileDiff): string {
+function headerNote(f: FileDiff): string {
   if (/^GIT binary patch$/m.test(f.header) || /^Binary files /m.test(f.header)) {
     return f.status === "A" ? "binary file added" : f.status === "D" ? "binary file deleted" : "binary file changed";
   }

@@ -20,7 +20,7 @@ import type { IccData, IccScope } from "./state.js";
 
 export type { IccScope };
 
-export const ICC_BRANCH = "gitgood/icc";
+const ICC_BRANCH = "gitgood/icc";
 
 export interface Remaining {
   files: FileDiff[];

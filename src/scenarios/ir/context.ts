@@ -1,7 +1,8 @@
-import { readCommits, type CommitInfo } from "../../git/commits.js";
+import { readCommits } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import type { InitialContext } from "../types.js";
 import type { IrScenario } from "./scenario.js";
+import { at } from "../../util/at.js";
 
 /** The todo list as the agent sees it. */
 export function renderTodo(s: IrScenario): string {
@@ -24,14 +25,14 @@ export async function irContext(s: IrScenario): Promise<InitialContext> {
   const oids = s.chain.commits.map((c) => c.oid);
   const [infos, diffs] = await Promise.all([readCommits(s.sandbox.repo, oids), commitDiffs(s.sandbox.repo, oids)]);
   const commits = oids.map((oid, index) => {
-    const info = infos[index] as CommitInfo;
+    const info = at(infos, index);
     return {
       commit_index: index,
       commit: oid,
       author: `${info.author.name} <${info.author.email}>`,
       date: info.committedIso,
       message: info.message,
-      diff: diffs[index] as string,
+      diff: at(diffs, index),
     };
   });
   const text = [

@@ -22,7 +22,7 @@ import type { IrData, IrPhase } from "./state.js";
 
 export type { IrPhase };
 
-export const IR_BRANCH = "gitgood/ir";
+const IR_BRANCH = "gitgood/ir";
 
 /**
  * Interactive rebase: the chain's tip is checked out and `git rebase -i` over the chain's commits is

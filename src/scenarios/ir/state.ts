@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ChainSchema, ConflictStateSchema } from "../shared/schemas.js";
 import { TODO_COMMANDS } from "./todo.js";
 
-export const IR_PHASES = ["planning", "conflict", "done"] as const;
+const IR_PHASES = ["planning", "conflict", "done"] as const;
 export type IrPhase = (typeof IR_PHASES)[number];
 
 /** What an IR sandbox keeps between calls. */

@@ -18,7 +18,7 @@ export const irOracle: Strategy<IrScenario> = {
 const FIXUP_SUBJECT =
   /^(?:(?:fixup|squash|amend)!|(?:fix(?:ed|es)?\s+)?typos?\b|oops\b|wip\b|minor\b|nit\b|lint\b|format(?:ting)?\b|clean ?up\b|address(?:ed)? (?:review )?comments?\b|review comments?\b|small fix\b|fix build\b)/i;
 
-export function isFixupSubject(subject: string): boolean {
+function isFixupSubject(subject: string): boolean {
   return FIXUP_SUBJECT.test(subject.trim());
 }
 

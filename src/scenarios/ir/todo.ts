@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
+import { at } from "../../util/at.js";
 
 /** The todo commands an agent may use, each with one spelling. */
 export const TODO_COMMANDS = ["pick", "drop", "fixup", "fixup -C", "squash", "reword"] as const;
-export type TodoCommand = (typeof TODO_COMMANDS)[number];
+type TodoCommand = (typeof TODO_COMMANDS)[number];
 
 const NEEDS_MESSAGE: ReadonlySet<TodoCommand> = new Set(["squash", "reword"]);
 const FOLDS: ReadonlySet<TodoCommand> = new Set(["fixup", "fixup -C", "squash"]);
@@ -87,7 +88,7 @@ export function gitTodo(items: readonly TodoItem[], commits: readonly string[]):
   const lines: string[] = [];
   const messages = new Map<string, string>();
   items.forEach((item, pos) => {
-    const oid = commits[item.commit_index] as string;
+    const oid = at(commits, item.commit_index);
     const base = item.command === "reword" ? "pick" : item.command === "squash" ? "fixup" : item.command;
     lines.push(`${base} ${oid}`);
     if (item.commit_msg !== undefined) {

@@ -18,7 +18,7 @@ the region exactly as written, so include line breaks where the file needs them 
 Keep the file's style and indentation. After the last conflict the merge is committed for you.`;
 
 /** The `mcrTools` setting (`--mcr-tools`): the published tools unless `extended` is asked for. */
-export function mcrToolsOf(settings: Record<string, unknown> | undefined): McrToolSet {
+function mcrToolsOf(settings: Record<string, unknown> | undefined): McrToolSet {
   const tools = settings?.mcrTools ?? "paper";
   if (!MCR_TOOL_SETS.includes(tools as McrToolSet)) {
     throw new GitGoodError("BAD_OPTION", `MCR tools are ${MCR_TOOL_SETS.join(" or ")}, not '${String(tools)}'`);

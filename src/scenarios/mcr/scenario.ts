@@ -33,7 +33,7 @@ import { resolvabilityOf } from "./resolvable.js";
 import type { McrData, McrFinalState, McrToolSet } from "./state.js";
 import { MCR_EXTENDED_TOOLS, MCR_TOOLS, WRITE_FILE } from "./tools.js";
 
-export const MCR_BRANCH = "gitgood/mcr";
+const MCR_BRANCH = "gitgood/mcr";
 
 /**
  * Merge conflict resolution: parent 1 checked out on a scenario branch, parent 2 merged into it with

@@ -10,9 +10,9 @@ import type { FunctionTool } from "../../tools/schema.js";
 import type { AnyScenarioDefinition, SavedScenario } from "../definition.js";
 import type { InitialContext, LiveScenario, ScenarioToolResult } from "../types.js";
 
-export const STATE_FILE = "state.json";
+const STATE_FILE = "state.json";
 /** Version of the saved scenario state; a sandbox saved by another version is refused, not misread. */
-export const STATE_VERSION = 4;
+const STATE_VERSION = 4;
 
 const SavedScenarioSchema = z.object({
   schema_version: z.number().int(),

@@ -1,14 +1,15 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
-import { commitsAfter, firstParentLine, readCommits, requireCommits, type CommitInfo, type Person } from "../../git/commits.js";
+import { commitsAfter, firstParentLine, readCommits, requireCommits, type Person } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
 import { treeOf } from "../../git/trees.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { CommitRecord, HistoryFinalState } from "./schemas.js";
+import { at } from "../../util/at.js";
 
-export interface ChainCommit {
+interface ChainCommit {
   oid: string;
   subject: string;
 }
@@ -67,12 +68,12 @@ export async function loadChain(source: Repo, sample: ChainSample): Promise<Chai
 }
 
 /** The commits from `base` (exclusive) to HEAD, oldest first, with message, author and patch. */
-export async function commitsSince(sandbox: Sandbox, base: string): Promise<CommitRecord[]> {
+async function commitsSince(sandbox: Sandbox, base: string): Promise<CommitRecord[]> {
   const oids = await commitsAfter(sandbox.repo, base);
   const [infos, diffs] = await Promise.all([readCommits(sandbox.repo, oids), commitDiffs(sandbox.repo, oids)]);
   return oids.map((oid, i) => {
-    const info = infos[i] as CommitInfo;
-    return { oid, message: info.message, author: info.author, diff: diffs[i] as string };
+    const info = at(infos, i);
+    return { oid, message: info.message, author: info.author, diff: at(diffs, i) };
   });
 }
 

@@ -20,7 +20,7 @@ const contextSize = z
   .describe("How many lines before and after the conflict region to show as well.");
 
 export const VIEW_CURRENT = "view_current_merge_conflict_with";
-export const VIEW_AT = "view_merge_conflict_at";
+const VIEW_AT = "view_merge_conflict_at";
 export const RESOLVE_CURRENT = "resolve_current_merge_conflict_with";
 
 export function conflictTools<S extends ConflictHost>(): Tool<S>[] {

@@ -14,18 +14,19 @@ import {
   writeProjectLink,
 } from "../../sandbox/paths.js";
 import { lineAt, linesAfter, linesBefore, usesCrlf } from "./lines.js";
+import { at } from "../../util/at.js";
 
 /** Git's mode of a symbolic link. */
 export const LINK_MODE = "120000";
 
 /** The target each side of a conflicted link has, as text (null where that side is no link). */
-export interface LinkSides {
+interface LinkSides {
   base: string | null;
   ours: string | null;
   theirs: string | null;
 }
 
-export interface ConflictFile {
+interface ConflictFile {
   /** The path in the notation of src/git/paths.ts (its exact bytes, shown escaped when not UTF-8). */
   path: string;
   /** Byte offset after the last resolution in this file; regions not yet resolved all lie after it. */
@@ -41,7 +42,7 @@ export interface ConflictFile {
   sides: LinkSides | null;
 }
 
-export interface ConflictEntry {
+interface ConflictEntry {
   /** Index into `files`. */
   file: number;
   /** Where the agent's text went, once resolved. */
@@ -54,7 +55,7 @@ export interface ConflictState {
   conflicts: ConflictEntry[];
 }
 
-export interface LocatedConflict {
+interface LocatedConflict {
   index: number;
   path: string;
   content: Buffer;
@@ -66,7 +67,7 @@ export interface LocatedConflict {
 }
 
 /** What the index says of a conflicted path: the mode of the side git left in the work tree, and a link's sides. */
-export interface IndexConflict {
+interface IndexConflict {
   mode: string;
   sides: LinkSides | null;
 }
@@ -168,7 +169,7 @@ export function locate(workDir: string, state: ConflictState, index: number): Lo
       { index, count: state.conflicts.length },
     );
   }
-  const file = state.files[entry.file] as ConflictFile;
+  const file = at(state.files, entry.file);
   const content = conflictedContent(workDir, file);
   const link = file.mode === LINK_MODE ? (file.sides ?? { base: null, ours: null, theirs: null }) : null;
   const base = { index, path: file.path, content, wholeFile: file.wholeFile, link };
@@ -197,23 +198,23 @@ export function locate(workDir: string, state: ConflictState, index: number): Lo
 export function resolveCurrent(workDir: string, state: ConflictState, text: string): number {
   const index = currentIndex(state);
   if (index === null) throw new GitGoodError("NO_CONFLICT", "there is no unresolved conflict left");
-  const at = locate(workDir, state, index);
-  const entry = state.conflicts[index] as ConflictEntry;
-  const file = state.files[entry.file] as ConflictFile;
+  const located = locate(workDir, state, index);
+  const entry = at(state.conflicts, index);
+  const file = at(state.files, entry.file);
   const p = projectPath(file.path);
   const bytes = Buffer.from(text, "utf8");
   if (file.wholeFile && bytes.length === 0) removeProjectEntry(workDir, p);
   else if (file.mode === LINK_MODE) writeProjectLink(workDir, p, bytes);
   else {
     const next = Buffer.concat([
-      at.content.subarray(0, at.region.start),
+      located.content.subarray(0, located.region.start),
       bytes,
-      at.content.subarray(at.region.end),
+      located.content.subarray(located.region.end),
     ]);
     writeProjectFile(workDir, p, next, file.mode === "100755" ? 0o755 : 0o644);
   }
-  entry.resolved = { start: at.region.start, length: bytes.length };
-  file.cursor = at.region.start + bytes.length;
+  entry.resolved = { start: located.region.start, length: bytes.length };
+  file.cursor = located.region.start + bytes.length;
   return index;
 }
 
@@ -234,19 +235,19 @@ export function resolveWholeFile(state: ConflictState, fileIndex: number, length
 }
 
 /** Shows a conflict with `context` lines around it, between marker lines no source line can look like. */
-export function renderConflict(at: LocatedConflict, total: number, context: number): string {
-  if (at.link) return renderLinkConflict(at, at.link, total);
-  const { content, region } = at;
+export function renderConflict(conflict: LocatedConflict, total: number, context: number): string {
+  if (conflict.link) return renderLinkConflict(conflict, conflict.link, total);
+  const { content, region } = conflict;
   const first = lineAt(content, region.start);
   const body = content.toString("utf8", region.start, region.end);
   const bodyLines = body === "" ? 0 : body.split("\n").length - (body.endsWith("\n") ? 1 : 0);
   const last = Math.max(first, first + bodyLines - 1);
   const eol = usesCrlf(content) ? "CRLF (\\r\\n)" : "LF (\\n)";
-  const state = at.resolved ? "resolved" : "unresolved";
+  const state = conflict.resolved ? "resolved" : "unresolved";
   const out: string[] = [
-    `[gitgood] conflict ${at.index} of ${total} (0-based, ${state}) in ${at.path}, lines ${first}-${last}; line endings ${eol}`,
+    `[gitgood] conflict ${conflict.index} of ${total} (0-based, ${state}) in ${conflict.path}, lines ${first}-${last}; line endings ${eol}`,
   ];
-  if (at.wholeFile && !at.resolved) {
+  if (conflict.wholeFile && !conflict.resolved) {
     out.push("[gitgood] git left no conflict markers in this file: the whole file is the conflict (empty content deletes it)");
   }
   const before = linesBefore(content, region.start, context);
@@ -254,7 +255,7 @@ export function renderConflict(at: LocatedConflict, total: number, context: numb
     out.push(`[gitgood] ${context} line(s) of context before:`);
     if (before.text !== "") out.push(strip(before.text));
   }
-  out.push(at.resolved ? `[gitgood] resolution of conflict ${at.index}:` : `[gitgood] conflict ${at.index} region:`);
+  out.push(conflict.resolved ? `[gitgood] resolution of conflict ${conflict.index}:` : `[gitgood] conflict ${conflict.index} region:`);
   if (body !== "") out.push(strip(body));
   if (context > 0) {
     out.push(`[gitgood] ${context} line(s) of context after:`);
@@ -266,16 +267,16 @@ export function renderConflict(at: LocatedConflict, total: number, context: numb
 }
 
 /** A conflicted symbolic link: its target text, as git stores it, and every side's target. */
-function renderLinkConflict(at: LocatedConflict, sides: LinkSides, total: number): string {
-  const state = at.resolved ? "resolved" : "unresolved";
+function renderLinkConflict(conflict: LocatedConflict, sides: LinkSides, total: number): string {
+  const state = conflict.resolved ? "resolved" : "unresolved";
   const side = (name: string, target: string | null): string => `${name} ${target === null ? "(no link)" : JSON.stringify(target)}`;
-  const body = at.content.toString("utf8", at.region.start, at.region.end);
+  const body = conflict.content.toString("utf8", conflict.region.start, conflict.region.end);
   const out = [
-    `[gitgood] conflict ${at.index} of ${total} (0-based, ${state}) in ${at.path}: a symbolic link`,
+    `[gitgood] conflict ${conflict.index} of ${total} (0-based, ${state}) in ${conflict.path}: a symbolic link`,
     "[gitgood] a link's content is the path it points to, as git stores it; the tools never open what it points to. " +
       "The text you resolve it with becomes the link's target, exactly (empty content deletes the link).",
     `[gitgood] the sides' targets: ${side("base", sides.base)}, ${side("ours", sides.ours)}, ${side("theirs", sides.theirs)}`,
-    at.resolved ? `[gitgood] resolution of conflict ${at.index}:` : `[gitgood] conflict ${at.index} region (the target now):`,
+    conflict.resolved ? `[gitgood] resolution of conflict ${conflict.index}:` : `[gitgood] conflict ${conflict.index} region (the target now):`,
   ];
   if (body !== "") out.push(strip(body));
   out.push("[gitgood] end");

@@ -1,7 +1,8 @@
 import type { ChainSample } from "../../dataset/sample.js";
-import { firstParentLine, readCommits, type CommitInfo, type Person } from "../../git/commits.js";
+import { firstParentLine, readCommits, type Person } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import type { Repo } from "../../git/repo.js";
+import { at } from "../../util/at.js";
 
 /** The chain's original commits (author, message and patch), oldest first, read from the source repository. */
 export function originalCommits(source: Repo, sample: ChainSample): Promise<OriginalCommit[]> {
@@ -37,5 +38,5 @@ const read = new WeakMap<Repo, Map<string, Promise<OriginalCommit[]>>>();
 async function readOriginal(source: Repo, sample: ChainSample): Promise<OriginalCommit[]> {
   const line = await firstParentLine(source, sample.scenario.newest_commit, sample.scenario.times_seen_consecutively);
   const [infos, diffs] = await Promise.all([readCommits(source, line), commitDiffs(source, line)]);
-  return line.map((oid, i) => ({ oid, author: (infos[i] as CommitInfo).author, message: (infos[i] as CommitInfo).message, diff: diffs[i] as string }));
+  return line.map((oid, i) => ({ oid, author: at(infos, i).author, message: at(infos, i).message, diff: at(diffs, i) }));
 }

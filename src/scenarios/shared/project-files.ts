@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { checkRelativePath, entryKind, readProjectFile, type ProjectPath } from "../../sandbox/paths.js";
+import { at } from "../../util/at.js";
 
 /**
  * The work tree as the SWE tools see it: walked without following a symbolic link (a link is listed
@@ -9,8 +10,8 @@ import { checkRelativePath, entryKind, readProjectFile, type ProjectPath } from 
  */
 
 /** Most entries `list_files` shows, and most matches `search_text` reports. */
-export const LIST_LIMIT = 2000;
-export const MATCH_LIMIT = 200;
+const LIST_LIMIT = 2000;
+const MATCH_LIMIT = 200;
 /** Files larger than this are not searched. */
 const SEARCH_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -120,7 +121,7 @@ export function searchText(root: string, needle: string, given: string | undefin
     if (bytes.includes(0)) continue;
     const lines = bytes.toString("utf8").split("\n");
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
+      const line = at(lines, i);
       if (!(ignoreCase ? line.toLowerCase() : line).includes(want)) continue;
       if (hits.length >= MATCH_LIMIT) {
         more = true;

@@ -1,4 +1,5 @@
 import { findRegions } from "../../git/markers.js";
+import { at } from "../../util/at.js";
 
 /**
  * The text each conflict region of `conflicted` must become for the file to equal `resolved` (the
@@ -8,12 +9,12 @@ import { findRegions } from "../../git/markers.js";
 export function resolutionsFor(conflicted: Buffer, resolved: Buffer): string[] | null {
   const regions = findRegions(conflicted);
   const between: Buffer[] = [];
-  let at = 0;
+  let offset = 0;
   for (const r of regions) {
-    between.push(conflicted.subarray(at, r.start));
-    at = r.end;
+    between.push(conflicted.subarray(offset, r.start));
+    offset = r.end;
   }
-  const tail = conflicted.subarray(at);
+  const tail = conflicted.subarray(offset);
   const head = between[0] ?? Buffer.alloc(0);
   if (!resolved.subarray(0, head.length).equals(head)) return null;
   if (resolved.length < head.length + tail.length || !resolved.subarray(resolved.length - tail.length).equals(tail)) return null;
@@ -21,7 +22,7 @@ export function resolutionsFor(conflicted: Buffer, resolved: Buffer): string[] |
   let pos = head.length;
   const out: string[] = [];
   for (let i = 0; i < regions.length; i++) {
-    const next = i + 1 < between.length ? (between[i + 1] as Buffer) : null;
+    const next = i + 1 < between.length ? at(between, i + 1) : null;
     const end = next === null ? limit : resolved.indexOf(next, pos);
     if (end < pos || end > limit) return null;
     out.push(resolved.toString("utf8", pos, end));

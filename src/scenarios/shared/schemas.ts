@@ -6,7 +6,7 @@ import type { ConflictState } from "./conflicts.js";
 
 /** zod schemas of the state scenarios save and the final states they leave (checked when read back). */
 
-export const PersonSchema: z.ZodType<Person> = z.object({ name: z.string(), email: z.string(), date: z.string() });
+const PersonSchema: z.ZodType<Person> = z.object({ name: z.string(), email: z.string(), date: z.string() });
 
 /** A path in the notation of src/git/paths.ts: its exact bytes, escaped where they are not printable UTF-8. */
 export const PathNotationSchema = z.string().refine(isPathNotation, "not a path notation (a quoted path that does not read back)");
@@ -52,7 +52,7 @@ export const FileContentSchema = z.object({
 });
 export type FileContent = z.infer<typeof FileContentSchema>;
 
-export const CommitRecordSchema = z.object({
+const CommitRecordSchema = z.object({
   oid: z.string(),
   message: z.string(),
   author: PersonSchema,

@@ -16,7 +16,7 @@ import { SWE } from "./index.js";
 import type { SweData, SweFinalState } from "./state.js";
 import type { SweWork } from "./tools.js";
 
-export const SWE_BRANCH = "gitgood/swe";
+const SWE_BRANCH = "gitgood/swe";
 
 /**
  * A SWE-style task: the repository at `base_commit` with no later history (the sandbox's store holds the

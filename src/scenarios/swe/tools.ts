@@ -21,7 +21,7 @@ export interface SweWork {
 }
 
 /** Bytes of a command's stdout and of its stderr shown to the agent (the end of each: where errors are). */
-export const COMMAND_OUTPUT_LIMIT = 10_000;
+const COMMAND_OUTPUT_LIMIT = 10_000;
 
 const pathParam = projectPathParam;
 

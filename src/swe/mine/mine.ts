@@ -14,10 +14,11 @@ import { countReasons, INFRASTRUCTURE_REASONS, type SweDropReason, type SweRejec
 import { VerdictStore } from "./verdicts.js";
 import { SWE_LANGUAGES } from "../../mining/swe/test-files.js";
 import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
+import { at } from "../../util/at.js";
 
-export const SWE_SUMMARY_SCHEMA_VERSION = 1;
+const SWE_SUMMARY_SCHEMA_VERSION = 1;
 
-export interface SweMineOptions {
+interface SweMineOptions {
   /** `owner/repo`; default from the origin remote URL, else the folder name. */
   name?: string;
   languages: readonly string[];
@@ -43,7 +44,7 @@ export interface SweMineOptions {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
+const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
   languages: SWE_LANGUAGES,
   minFiles: 1,
   maxFiles: 15,
@@ -104,7 +105,7 @@ async function pool<T>(items: readonly T[], jobs: number, work: (item: T, index:
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      await work(items[i] as T, i);
+      await work(at(items, i), i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));

@@ -8,6 +8,7 @@ import type { Sandbox } from "../../sandbox/sandbox.js";
 import { environmentFor, sandboxAt, testFilesOf } from "../evaluate.js";
 import { DEFAULT_TEST_TIMEOUT, type SweOptions } from "../options.js";
 import type { SweDropReason } from "../../mining/swe/reasons.js";
+import { at } from "../../util/at.js";
 
 /** Which tests a validation runs: those of the files the test change touches, or the whole suite too. */
 export type P2pScope = "touched" | "full";
@@ -46,7 +47,7 @@ const stable = (seen: readonly Seen[]): boolean => seen.every((o) => o === seen[
  * outcome between runs did pass after in some run and not pass before in some run: it might have been a
  * FAIL_TO_PASS test.
  */
-export function classifyTests(before: readonly TestRun[], after: readonly TestRun[]): { f2p: string[]; p2p: string[]; flaky: boolean; unstable: string[] } {
+function classifyTests(before: readonly TestRun[], after: readonly TestRun[]): { f2p: string[]; p2p: string[]; flaky: boolean; unstable: string[] } {
   const b = outcomesPerTest(before);
   const a = outcomesPerTest(after);
   const missingEverywhere = (n: number): Seen[] => Array.from({ length: n }, () => "missing");
@@ -62,8 +63,8 @@ export function classifyTests(before: readonly TestRun[], after: readonly TestRu
       if (sa.some(passes) && sb.some((o) => !passes(o))) flaky = true;
       continue;
     }
-    if (!passes(sa[0] as Seen)) continue;
-    (passes(sb[0] as Seen) ? p2p : f2p).push(id);
+    if (!passes(at(sa, 0))) continue;
+    (passes(at(sb, 0)) ? p2p : f2p).push(id);
   }
   return { f2p: f2p.sort(), p2p: p2p.sort(), flaky, unstable: unstable.sort() };
 }
@@ -140,8 +141,8 @@ export async function validateCandidate(
     const before = [await run(ALONE)];
     await withFix();
     const after = [await run(WHOLE)];
-    if ((after[0] as TestRun).outcomes.size === 0) {
-      const r = after[0] as TestRun;
+    if (at(after, 0).outcomes.size === 0) {
+      const r = at(after, 0);
       const line = r.log.split("\n").find((l) => /error/i.test(l))?.trim() ?? r.log.trim().split("\n").at(-1) ?? "";
       throw new Drop("build_failed", `no test ran with the whole change (exit ${String(r.exitCode)}): ${line.slice(0, 200)}`);
     }

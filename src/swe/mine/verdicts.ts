@@ -8,7 +8,7 @@ import { writeOutputFile } from "../../util/output.js";
 import type { ValidateOptions, Verdict } from "./validate.js";
 
 /** A verdict as kept between minings. */
-export type StoredVerdict = Verdict;
+type StoredVerdict = Verdict;
 
 const STORE_VERSION = 1;
 

@@ -5,16 +5,16 @@ import { GitGoodError } from "../errors.js";
 import { MERGE_CONFIG, Repo } from "./repo.js";
 
 /** Used for commits when neither the environment nor git's configuration names a person. */
-export const FALLBACK_IDENTITY = { name: "gitgood-memory", email: "memory@gitgood.local" } as const;
+const FALLBACK_IDENTITY = { name: "gitgood-memory", email: "memory@gitgood.local" } as const;
 
 /** One line of `git status --porcelain=v1`: index state, work-tree state, path. */
-export interface StatusEntry {
+interface StatusEntry {
   index: string;
   worktree: string;
   path: string;
 }
 
-export interface MergeAttempt {
+interface MergeAttempt {
   /** clean: merged without conflicts, not yet committed; conflict: stopped with unmerged paths; up-to-date: nothing to merge. */
   state: "clean" | "conflict" | "up-to-date";
   unmerged: string[];

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { MemoryGit } from "../git/memory.js";
+import { MemoryGit } from "../git/memory-git.js";
 import { exists, refuseLinks } from "./files.js";
 
 /** Name of the memory folder inside a workspace unless configured otherwise. */
@@ -115,7 +115,7 @@ export class MemoryWorkspace {
 
 export const MAIN_FILE = "main.md";
 export type BranchFile = "commit.md" | "log.md" | "metadata.yaml";
-export const BRANCH_FILES: readonly BranchFile[] = ["commit.md", "log.md", "metadata.yaml"];
+const BRANCH_FILES: readonly BranchFile[] = ["commit.md", "log.md", "metadata.yaml"];
 
 function normalizeMemoryDir(dir: string): string {
   const d = dir.replace(/\\/g, "/").replace(/\/+$/, "");

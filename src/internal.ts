@@ -1,0 +1,11 @@
+// gitgood/internal: building blocks gitgood's own layers use, for plug-ins and tools that need them.
+// No stability promise: names here may change in any release. The documented API is the root entry point.
+export { Repo } from "./git/repo.js";
+export { PackCache } from "./git/packs.js";
+export type { WorkTreeMode } from "./git/shared-clone.js";
+export { cacheDir, inCacheScope } from "./model/cache.js";
+export { cacheRoot } from "./envs/index.js";
+export { parsePythonLiteral, formatPythonLiteral } from "./dataset/pyliteral.js";
+export { AgentSession, toolProvider, type ToolProvider } from "./runs/session.js";
+export { resultRecord } from "./runs/result.js";
+export { settle, type Attempt, type Recorder } from "./runs/settle.js";
