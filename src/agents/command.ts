@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeCommand } from "../sandbox/isolation.js";
+import type { RunProxy } from "../proxy/index.js";
 import type { Agent, Session } from "./agent.js";
 import { runExternalAgent, sharedDir } from "./external.js";
 
@@ -17,7 +18,11 @@ export class CommandAgent implements Agent {
   readonly name: string;
   readonly external = true;
 
-  constructor(private readonly command: string) {
+  constructor(
+    private readonly command: string,
+    /** The run's model proxy, which the program's model calls go through (none: it reaches no model). */
+    private readonly proxy: RunProxy | null = null,
+  ) {
     this.name = `command:${command.slice(0, 60)}`;
   }
 
@@ -28,6 +33,6 @@ export class CommandAgent implements Agent {
     const node = nodeCommand(session.scenario.sandbox.isolation);
     writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(node)} ${JSON.stringify(BIN)} "$@"\n`);
     chmodSync(shim, 0o755);
-    await runExternalAgent(session, this.command, { PATH: `${path.join(shared.seen, "bin")}${path.delimiter}${process.env.PATH ?? ""}` });
+    await runExternalAgent(session, this.command, { PATH: `${path.join(shared.seen, "bin")}${path.delimiter}${process.env.PATH ?? ""}` }, this.proxy);
   }
 }

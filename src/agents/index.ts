@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
+import { RunProxy } from "../proxy/index.js";
 import { A2aAgent, type ToolHost } from "./a2a.js";
 import type { Agent } from "./agent.js";
 import { CommandAgent } from "./command.js";
@@ -22,6 +23,8 @@ export interface AgentOptions {
   /** For `a2a`: the A2A agent's base URL, and the host serving GitGoodBench tools to it over MCP. */
   url?: string;
   toolHost?: ToolHost | null;
+  /** For external agents: the run's recording model proxy, which their model calls go through. */
+  proxy?: RunProxy | null;
   /** Options of the agents a family adds (`--attempts`, a predictions file), each read by its own kind. */
   [option: string]: unknown;
 }
@@ -42,6 +45,11 @@ export function modelClientFor(kind: string, opts: AgentOptions): ModelClient {
   return client;
 }
 
+/** The run's model proxy given in the options, if any. */
+export function proxyOf(opts: AgentOptions): RunProxy | null {
+  return opts.proxy instanceof RunProxy ? opts.proxy : null;
+}
+
 /** The agents every family can run, then (registered by the families) the families' own. */
 const KINDS: AgentKind[] = [
   { name: "llm", usesModel: true, create: (opts) => new LlmAgent(modelClientFor("llm", opts), { temperature: opts.temperature }) },
@@ -49,14 +57,14 @@ const KINDS: AgentKind[] = [
     name: "command",
     create(opts) {
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
-      return new CommandAgent(opts.command);
+      return new CommandAgent(opts.command, proxyOf(opts));
     },
   },
   {
     name: "mcp-command",
     create(opts) {
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the mcp-command agent needs --command "PROGRAM ARGS"');
-      return new McpCommandAgent(opts.command);
+      return new McpCommandAgent(opts.command, proxyOf(opts));
     },
   },
   {

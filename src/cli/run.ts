@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { agentNames, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
 import { ResponseCache } from "../model/cache.js";
 import { ConnectionLimit } from "../model/connections.js";
+import { RECORD_MODEL_IO, RunProxy, upstreamsFromEnv, type RecordModelIo } from "../proxy/index.js";
 import { lookupModel, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { readDataset } from "../dataset/importer.js";
@@ -58,6 +59,8 @@ export interface RunFlags extends ModelFlags {
   ids?: string[];
   limit?: number;
   priceIn?: number;
+  /** How much of each model request of an external agent the trajectory keeps (`--record-model-io`). */
+  recordModelIo: RecordModelIo;
   priceOut?: number;
   memory: boolean;
   history: HistoryDepth;
@@ -248,6 +251,8 @@ export async function runFromFlags(
   // The a2a agent's GitGoodBench tasks get their tools over MCP from a server on loopback, started with the run.
   let tools: ToolHostServer | null = null;
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
+  // External agents reach their model through the run's recording proxy, started with their first attempt.
+  const proxy = new RunProxy({ upstreams: upstreamsFromEnv(), cache: models.cache, connections: models.connections, record: flags.recordModelIo });
   const agent = createAgent(prepared.agent, {
     ...prepared.agentOptions,
     model: flags.model,
@@ -255,6 +260,7 @@ export async function runFromFlags(
     client,
     url: flags.url,
     toolHost,
+    proxy,
   });
   const dir =
     flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
@@ -280,6 +286,7 @@ export async function runFromFlags(
     return await runLocked(dir, { all, samples, where, agent, client, judges, isolation, config }, flags, io);
   } finally {
     await tools?.close();
+    await proxy.close();
     unlock();
   }
 }
@@ -378,6 +385,11 @@ export function addRunOptions(cmd: Command): Command {
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2)
     .option("--timeout <seconds>", "time limit per sample and scenario", positiveIntOption("--timeout"), 900)
     .option("--max-turns <n>", "turn budget per sample and scenario", positiveIntOption("--max-turns"), 40)
+    .addOption(
+      new Option("--record-model-io <mode>", "what the trajectory keeps of each model request an external agent makes through gitgood's model proxy: digest (message count and hash) or full (the messages)")
+        .choices(RECORD_MODEL_IO)
+        .default("digest"),
+    )
     .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
     .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .option("--repeats <k>", "run every sample × scenario K times (for the mean solve rate and pass@k)", positiveIntOption("--repeats"), 1)
