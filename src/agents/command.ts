@@ -27,12 +27,17 @@ export class CommandAgent implements Agent {
   }
 
   async run(session: Session): Promise<void> {
-    const shared = sharedDir(session);
-    mkdirSync(path.join(shared.host, "bin"), { recursive: true });
-    const shim = path.join(shared.host, "bin", "gitgood");
-    const node = nodeCommand(session.scenario.sandbox.isolation);
-    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(node)} ${JSON.stringify(BIN)} "$@"\n`);
-    chmodSync(shim, 0o755);
-    await runExternalAgent(session, this.command, { PATH: `${path.join(shared.seen, "bin")}${path.delimiter}${process.env.PATH ?? ""}` }, this.proxy);
+    await runExternalAgent(session, this.command, { PATH: gitgoodOnPath(session) }, this.proxy);
   }
+}
+
+/** Writes the attempt's `gitgood` command (the CLI, run by the jail's node) into its broker directory; gives the PATH with it first. */
+export function gitgoodOnPath(session: Session): string {
+  const shared = sharedDir(session);
+  mkdirSync(path.join(shared.host, "bin"), { recursive: true });
+  const shim = path.join(shared.host, "bin", "gitgood");
+  const node = nodeCommand(session.scenario.sandbox.isolation);
+  writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(node)} ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(shim, 0o755);
+  return `${path.join(shared.seen, "bin")}${path.delimiter}${process.env.PATH ?? ""}`;
 }

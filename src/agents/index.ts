@@ -8,6 +8,7 @@ import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
 import { OracleAgent } from "./oracle.js";
+import { PRESETS, presetAgent } from "./presets/index.js";
 import { BaselineAgent, StrategyAgent, baselineStrategies } from "./strategies.js";
 
 export { agentSupports, type Agent, type Session } from "./agent.js";
@@ -34,6 +35,8 @@ export interface AgentKind {
   readonly name: string;
   /** The agent talks to the model of `--model` (run.json records the model, the response cache serves it). */
   readonly usesModel?: boolean;
+  /** It reaches that model through the run's recording proxy, not through a client of gitgood's (the CLI-agent presets). */
+  readonly proxied?: boolean;
   /** Makes the agent, or throws BAD_OPTION naming the option it misses. */
   create(opts: AgentOptions): Agent;
 }
@@ -74,6 +77,9 @@ const KINDS: AgentKind[] = [
       return new A2aAgent({ url: opts.url, toolHost: opts.toolHost ?? null });
     },
   },
+  ...PRESETS.map(
+    (preset): AgentKind => ({ name: preset.name, usesModel: true, proxied: true, create: (opts) => presetAgent(preset, { ...opts, proxy: proxyOf(opts) }) }),
+  ),
   { name: "oracle", create: () => new OracleAgent() },
   { name: "baseline", create: () => new BaselineAgent() },
 ];
@@ -99,6 +105,11 @@ function kindNamed(name: string): AgentKind | undefined {
 /** Whether the agent of this name talks to the model of `--model`. */
 export function agentUsesModel(name: string): boolean {
   return kindNamed(name)?.usesModel === true;
+}
+
+/** Whether the agent of this name asks its model through the run's proxy (gitgood then makes no model client for it). */
+export function agentProxied(name: string): boolean {
+  return kindNamed(name)?.proxied === true;
 }
 
 /** Every agent name `createAgent` knows: the registered kinds, then each scenario's baselines. */
