@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Command, Option } from "commander";
-import { agentNames, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
+import { agentNames, agentProxied, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
+import { TOOLS_MODES, type ToolsMode } from "../agents/presets/index.js";
 import { ResponseCache } from "../model/cache.js";
 import { ConnectionLimit } from "../model/connections.js";
 import { RECORD_MODEL_IO, RunProxy, upstreamsFromEnv, type RecordModelIo } from "../proxy/index.js";
@@ -61,6 +62,10 @@ export interface RunFlags extends ModelFlags {
   priceIn?: number;
   /** How much of each model request of an external agent the trajectory keeps (`--record-model-io`). */
   recordModelIo: RecordModelIo;
+  /** The version of a CLI-agent preset (`--agent-version`). */
+  agentVersion?: string;
+  /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
+  tools?: ToolsMode;
   priceOut?: number;
   memory: boolean;
   history: HistoryDepth;
@@ -247,7 +252,7 @@ export async function runFromFlags(
   const prepared = prepareFamilies(flags, await loadSelected(all, selectionOf(flags)), flags.agent, io);
   const samples = prepared.samples;
   const models = modelOptions(flags);
-  const client = agentUsesModel(prepared.agent) && flags.model !== undefined ? lookupModel(flags.model, models) : undefined;
+  const client = agentUsesModel(prepared.agent) && !agentProxied(prepared.agent) && flags.model !== undefined ? lookupModel(flags.model, models) : undefined;
   // The a2a agent's GitGoodBench tasks get their tools over MCP from a server on loopback, started with the run.
   let tools: ToolHostServer | null = null;
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
@@ -261,6 +266,8 @@ export async function runFromFlags(
     url: flags.url,
     toolHost,
     proxy,
+    agentVersion: flags.agentVersion,
+    tools: flags.tools,
   });
   const dir =
     flags.out ?? path.join("runs", `${slug(path.basename(all[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent.name)}`);
@@ -380,6 +387,8 @@ export function addRunOptions(cmd: Command): Command {
     .option("--agent <name>", `agent: ${agentNames().join(", ")}`, "baseline")
     .option("--model <name>", "model for the llm agent (OPENAI_BASE_URL and OPENAI_API_KEY select the endpoint)")
     .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
+    .option("--agent-version <version>", "the npm version of a CLI-agent preset (claude-code, opencode) to install and run instead of its pinned one")
+    .addOption(new Option("--tools <mode>", "how a CLI-agent preset gets a scenario's tools: over MCP, through its own shell (gitgood tool), or both (default both)").choices(TOOLS_MODES))
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2)

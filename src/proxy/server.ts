@@ -266,6 +266,13 @@ export class ModelProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if ((req.method === "HEAD" || req.method === "GET") && req.url === "/") {
+      // A client's check that its endpoint is up (Claude Code sends one): answered here, without a key.
+      req.resume();
+      res.writeHead(200, { "content-length": 0 });
+      res.end();
+      return;
+    }
     const key = keyOf(req);
     const att = key !== null ? this.live.get(key) : undefined;
     if (!att) {
