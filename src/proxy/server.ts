@@ -133,12 +133,16 @@ function exchange(target: URL, headers: http.OutgoingHttpHeaders, body: Buffer, 
     const up = lib.request(target, { method: "POST", headers, agent: target.protocol === "https:" ? agents.https : agents.http, signal, timeout: timeoutMs });
     up.on("timeout", () => up.destroy(new GitGoodError("TIMEOUT", `the model endpoint did not answer within ${timeoutMs} ms`)));
     up.on("error", reject);
+    // Small writes go out at once (no Nagle delay against the other side's delayed acknowledgement).
+    up.on("socket", (socket) => socket.setNoDelay(true));
+    res.socket?.setNoDelay(true);
     res.on("close", () => {
       if (!res.writableFinished) up.destroy();
     });
     up.on("response", (answer) => {
       const headersOut: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headersOut[name] = value;
+      // The bytes pass unchanged, so the upstream's content-length holds (a whole answer is not re-chunked).
+      for (const [name, value] of Object.entries(answer.headers)) if ((name === "content-length" || !HOP_BY_HOP.has(name)) && value !== undefined) headersOut[name] = value;
       res.writeHead(answer.statusCode ?? 502, headersOut);
       const parts: Buffer[] = [];
       let kept = 0;
@@ -249,7 +253,7 @@ export class ModelProxy {
         drop();
         signal.removeEventListener("abort", drop);
         if (unix) {
-          await new Promise<void>((resolve) => (unix as net.Server).close(() => resolve()));
+          await new Promise<void>((resolve) => (unix).close(() => resolve()));
           if (socketPath) rmSync(socketPath, { force: true });
         }
       },
@@ -333,7 +337,7 @@ export class ModelProxy {
       this.record(att, route.kind, facts.model, messages, 200, performance.now() - started, reply, true);
       return;
     }
-    const send = (): Promise<Exchange> => exchange(target, upstreamHeaders(req, family, upstream, (body as Buffer).length), body as Buffer, res, att.signal, timeoutMs);
+    const send = (): Promise<Exchange> => exchange(target, upstreamHeaders(req, family, upstream, (body).length), body, res, att.signal, timeoutMs);
     let answer: Exchange;
     try {
       answer = this.opts.connections ? await this.opts.connections.run(send, att.signal, facts.model) : await send();

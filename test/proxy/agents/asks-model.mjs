@@ -1,3 +1,4 @@
+/* global fetch, AbortSignal */
 // A command agent for the proxy tests: asks its model once through OPENAI_BASE_URL (the run's proxy), then
 // tries the fake upstream's own address and an address off this machine, and prints what happened.
 const base = process.env.OPENAI_BASE_URL;
