@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,13 +20,15 @@ const preset = (name: string) => PRESETS.find((p) => p.name === name) as (typeof
 
 let fx: Fixture;
 let easy: MergeSample;
+let merges: MergeSample[];
 let dirs: ReturnType<typeof tempDirs>;
 let samplesFile: string;
 
 beforeAll(async () => {
   let samples: Sample[];
   ({ fx, samples } = await buildRunFixture());
-  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
+  merges = samples.filter((s): s is MergeSample => s.sample_type === "merge");
+  easy = merges.find((s) => s.difficulty === "easy") as MergeSample;
   dirs = tempDirs();
   samplesFile = `${dirs.out}-samples.jsonl`;
   writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
@@ -72,4 +74,30 @@ describe("--agent claude-code (the real Claude Code from npm, driven by a script
     expect(viaProxy.every((s) => s.headers["x-api-key"] === USER_KEY)).toBe(true);
     expect(JSON.stringify(events)).not.toContain(USER_KEY);
   }, 300_000);
+});
+
+describe("a preset that cannot be installed", () => {
+  it("is one line, an infrastructure error of each attempt, and the run goes on", async (ctx) => {
+    if (noBwrap) ctx.skip();
+    const out = `${dirs.out}-no-install`;
+    const agents = mkdtempSync(path.join(os.tmpdir(), "gitgood-no-agents-"));
+    try {
+      const ids = [easy.id, merges[1]?.id ?? easy.id].join(",");
+      // npm offline, with a version it has never cached: the install fails at once, without the network.
+      const r = await gitgood(
+        ["run", samplesFile, "--ids", ids, "--repo", fx.dir, "--agent", "claude-code", "--agent-version", "0.0.0-gitgood-missing", "--model", "claude-test", "--allow-errors", "--out", out],
+        { env: { GITGOOD_AGENTS_DIR: agents, npm_config_offline: "true" } },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const records = Object.values(recordsIn(out));
+      expect(records.length).toBe(2);
+      for (const rec of records) {
+        expect(rec).toMatchObject({ status: "error", error: { code: "AGENT_INSTALL_FAILED" } });
+        expect((rec as { error: { message: string } }).error.message).toMatch(/^cannot install @anthropic-ai\/claude-code@0\.0\.0-gitgood-missing: [^\n]+$/);
+      }
+      expect(readdirSync(agents)).toEqual([]);
+    } finally {
+      rmSync(agents, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
