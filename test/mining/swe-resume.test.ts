@@ -11,7 +11,8 @@ import { CALC_BASE } from "../helpers/swe.js";
 /*
  * A mining killed in the middle starts again where it stopped: two fixes are validated, then the newest
  * candidate's test never ends and the miner is killed while it waits on it. The second mining takes the
- * two verdicts from the cache (no test run for them) and validates only the one it had not finished.
+ * two verdicts from the cache (no test run for them) and validates only the one it had not finished,
+ * whose time-out is not kept for a third mining.
  */
 
 let root: ReturnType<typeof useSandboxRoot>;
@@ -88,7 +89,8 @@ describe("mine --type swe, killed and started again", () => {
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stderr.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
     expect(summary).toMatchObject({ candidates: 3, validated: 3, reused: 2, instances: 2, dropped: { timeout: 1 } });
-    expect(verdictCount()).toBe(3);
+    // A time-out says more about the machine than the change: it is not kept, so the next mining tries again.
+    expect(verdictCount()).toBe(2);
     const mined = readFileSync(out, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { commit: string }).commit);
     expect(mined).toEqual(fixes);
     expect(mined).not.toContain(hang);

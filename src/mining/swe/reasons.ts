@@ -19,6 +19,13 @@ export const SWE_DROP_REASONS = {
 } as const;
 
 export type SweDropReason = keyof typeof SWE_DROP_REASONS;
+
+/**
+ * Reasons that say more about the machine and the environment than about the change: a verdict with one
+ * of them is not kept between minings, so that the next mining (with a better spec, the network, more
+ * time) tries the candidate again.
+ */
+export const INFRASTRUCTURE_REASONS: ReadonlySet<SweDropReason> = new Set(["no_environment", "build_failed", "timeout"]);
 export const SWE_DROP_REASON_NAMES = Object.keys(SWE_DROP_REASONS) as SweDropReason[];
 
 /** A dropped candidate, as `--rejects FILE` has it (one JSON object a line). */

@@ -10,7 +10,7 @@ import { repositoryName } from "../../mining/repository.js";
 import { findCandidates, type SweCandidate } from "../../mining/swe/candidates.js";
 import { DESCRIBE_PROMPT_VERSION, describeWithModel } from "../../mining/swe/describe.js";
 import { draftInstance, type MinedInstance } from "../../mining/swe/instance.js";
-import { countReasons, type SweDropReason, type SweReject } from "../../mining/swe/reasons.js";
+import { countReasons, INFRASTRUCTURE_REASONS, type SweDropReason, type SweReject } from "../../mining/swe/reasons.js";
 import { VerdictStore } from "./verdicts.js";
 import { SWE_LANGUAGES } from "../../mining/swe/test-files.js";
 import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
@@ -168,7 +168,7 @@ export async function mineSwe(repoPath: string, options: Partial<SweMineOptions>
       validationSeconds += v.seconds;
       testSeconds += v.test_seconds;
       verdict = v;
-      store.write(sample, vo, verdict);
+      if (v.kept || !INFRASTRUCTURE_REASONS.has(v.reason)) store.write(sample, vo, verdict);
     } else reused++;
     done++;
     o.onValidated?.({ done, total: chosen.length, commit: c.commit, kept: verdict.kept, reason: verdict.kept ? undefined : verdict.reason, seconds: verdict.seconds, reused: fromStore });
