@@ -3,6 +3,7 @@
 // on 127.0.0.1 and through gitgood's recording proxy, alternating, with the median of each and their difference
 // (goal: ≤ 5 ms). Whole answers and streamed ones. Needs `npm run build`.
 //   node bench/proxy.js [--requests N]
+/* global AbortController */
 import http from "node:http";
 import { ModelProxy } from "../dist/proxy/index.js";
 
@@ -63,7 +64,10 @@ for (const stream of [false, true]) {
   const body = JSON.stringify({ model: "m", stream, messages });
   const direct = [];
   const proxied = [];
-  for (let i = 0; i < 20; i++) await post(`${base}/chat/completions`, "user-key", body), await post(`${attempt.url}/v1/chat/completions`, attempt.key, body);
+  for (let i = 0; i < 20; i++) {
+    await post(`${base}/chat/completions`, "user-key", body);
+    await post(`${attempt.url}/v1/chat/completions`, attempt.key, body);
+  }
   for (let i = 0; i < N; i++) {
     direct.push(await post(`${base}/chat/completions`, "user-key", body));
     proxied.push(await post(`${attempt.url}/v1/chat/completions`, attempt.key, body));
