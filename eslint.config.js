@@ -12,6 +12,7 @@ export const LAYERS = [
   "python", // Python source analysis (tree-sitter)
   "git", // the only door to git
   "model", // model clients, response cache, connection limits
+  "proxy", // the recording model proxy external agents talk to, and its forwarder into a jail
   "tools", // the Tool type and its adapters
   "sandbox", // answer-free sandboxes and isolation backends
   "envs", // test environments for test-scored families

@@ -2,6 +2,8 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
+import type { RunProxy } from "../proxy/index.js";
+import { openModelAccess } from "./model-access.js";
 import { TOOL_SOCKET_ENV } from "./tool-socket.js";
 
 export { TOOL_SOCKET_ENV };
@@ -9,7 +11,7 @@ export { TOOL_SOCKET_ENV };
 const OUTPUT_CAP = 200_000;
 
 /** The directory of the attempt's tool broker: where gitgood writes it (`host`), and where the agent program sees it (`seen`). */
-interface SharedDir {
+export interface SharedDir {
   host: string;
   seen: string;
   /** The tool socket as the program sees it. */
@@ -29,28 +31,43 @@ export function sharedDir(session: Session): SharedDir {
  * sandbox's isolation: in the work tree, with the initial context on stdin and GITGOOD_TOOL_SOCKET,
  * GITGOOD_SCENARIO and GITGOOD_SAMPLE_ID (plus `env`) set, and of the host's variables only the
  * allow-list (sandbox/agent-env.ts) and those the user passes (`--pass-env`). It acts through the attempt's tool broker
- * (with `gitgood tool` or `gitgood mcp --tool-socket`), which records every call in the session. On a
+ * (with `gitgood tool` or `gitgood mcp --tool-socket`), which records every call in the session. With the
+ * run's model proxy, it talks to its model through it (OPENAI_BASE_URL, ANTHROPIC_BASE_URL and a key of the
+ * attempt's own; see model-access.ts), and each call is a model turn of the trajectory. On a
  * time-out its whole process tree is killed; a non-zero exit is an error.
  */
-export async function runExternalAgent(session: Session, command: string, env: Record<string, string>): Promise<void> {
+export async function runExternalAgent(
+  session: Session,
+  command: string,
+  env: Record<string, string>,
+  proxy: RunProxy | null = null,
+  input: string = session.context.text,
+): Promise<{ stdout: string; stderr: string }> {
   session.beginTurn();
   const shared = sharedDir(session);
   const sandbox = session.scenario.sandbox;
-  const r = await sandbox.exec(["sh", "-c", command], {
-    agent: true,
-    env: {
-      [SANDBOX_ENV]: undefined,
-      [TOOL_SOCKET_ENV]: shared.socket,
-      GITGOOD_SCENARIO: session.definition.name.toLowerCase(),
-      GITGOOD_SAMPLE_ID: session.sample.id,
-      ...env,
-    },
-    shared: shared.host,
-    input: session.context.text,
-    signal: session.signal,
-    maxOutput: OUTPUT_CAP,
-    keep: "tail",
-  });
+  const access = proxy ? await openModelAccess(session, proxy, shared) : null;
+  let r;
+  try {
+    r = await sandbox.exec(["sh", "-c", `${access?.prelude ?? ""}${command}`], {
+      agent: true,
+      env: {
+        [SANDBOX_ENV]: undefined,
+        [TOOL_SOCKET_ENV]: shared.socket,
+        GITGOOD_SCENARIO: session.definition.name.toLowerCase(),
+        GITGOOD_SAMPLE_ID: session.sample.id,
+        ...access?.env,
+        ...env,
+      },
+      shared: shared.host,
+      input,
+      signal: session.signal,
+      maxOutput: OUTPUT_CAP,
+      keep: "tail",
+    });
+  } finally {
+    await access?.attempt.close();
+  }
   const out = r.stdout.toString("utf8");
   const err = r.stderr.toString("utf8");
   const how = r.code !== null ? `exited with code ${r.code}` : `was killed (${r.signal ?? "signal"})`;
@@ -59,4 +76,5 @@ export async function runExternalAgent(session: Session, command: string, env: R
     const last = err.trim().split("\n").at(-1) ?? "";
     throw new GitGoodError("AGENT_FAILED", `agent command ${how}${last ? `: ${last}` : ""}`, { code: r.code });
   }
+  return { stdout: out, stderr: err };
 }

@@ -1,12 +1,14 @@
 import { GitGoodError } from "../errors.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
+import { RunProxy } from "../proxy/index.js";
 import { A2aAgent, type ToolHost } from "./a2a.js";
 import type { Agent } from "./agent.js";
 import { CommandAgent } from "./command.js";
 import { LlmAgent } from "./llm.js";
 import { McpCommandAgent } from "./mcp-command.js";
 import { OracleAgent } from "./oracle.js";
+import { PRESETS, presetAgent } from "./presets/index.js";
 import { BaselineAgent, StrategyAgent, baselineStrategies } from "./strategies.js";
 
 export { agentSupports, type Agent, type Session } from "./agent.js";
@@ -22,6 +24,8 @@ export interface AgentOptions {
   /** For `a2a`: the A2A agent's base URL, and the host serving GitGoodBench tools to it over MCP. */
   url?: string;
   toolHost?: ToolHost | null;
+  /** For external agents: the run's recording model proxy, which their model calls go through. */
+  proxy?: RunProxy | null;
   /** Options of the agents a family adds (`--attempts`, a predictions file), each read by its own kind. */
   [option: string]: unknown;
 }
@@ -31,6 +35,8 @@ export interface AgentKind {
   readonly name: string;
   /** The agent talks to the model of `--model` (run.json records the model, the response cache serves it). */
   readonly usesModel?: boolean;
+  /** It reaches that model through the run's recording proxy, not through a client of gitgood's (the CLI-agent presets). */
+  readonly proxied?: boolean;
   /** Makes the agent, or throws BAD_OPTION naming the option it misses. */
   create(opts: AgentOptions): Agent;
 }
@@ -42,6 +48,11 @@ export function modelClientFor(kind: string, opts: AgentOptions): ModelClient {
   return client;
 }
 
+/** The run's model proxy given in the options, if any. */
+export function proxyOf(opts: AgentOptions): RunProxy | null {
+  return opts.proxy instanceof RunProxy ? opts.proxy : null;
+}
+
 /** The agents every family can run, then (registered by the families) the families' own. */
 const KINDS: AgentKind[] = [
   { name: "llm", usesModel: true, create: (opts) => new LlmAgent(modelClientFor("llm", opts), { temperature: opts.temperature }) },
@@ -49,14 +60,14 @@ const KINDS: AgentKind[] = [
     name: "command",
     create(opts) {
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
-      return new CommandAgent(opts.command);
+      return new CommandAgent(opts.command, proxyOf(opts));
     },
   },
   {
     name: "mcp-command",
     create(opts) {
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the mcp-command agent needs --command "PROGRAM ARGS"');
-      return new McpCommandAgent(opts.command);
+      return new McpCommandAgent(opts.command, proxyOf(opts));
     },
   },
   {
@@ -66,6 +77,9 @@ const KINDS: AgentKind[] = [
       return new A2aAgent({ url: opts.url, toolHost: opts.toolHost ?? null });
     },
   },
+  ...PRESETS.map(
+    (preset): AgentKind => ({ name: preset.name, usesModel: true, proxied: true, create: (opts) => presetAgent(preset, { ...opts, proxy: proxyOf(opts) }) }),
+  ),
   { name: "oracle", create: () => new OracleAgent() },
   { name: "baseline", create: () => new BaselineAgent() },
 ];
@@ -91,6 +105,11 @@ function kindNamed(name: string): AgentKind | undefined {
 /** Whether the agent of this name talks to the model of `--model`. */
 export function agentUsesModel(name: string): boolean {
   return kindNamed(name)?.usesModel === true;
+}
+
+/** Whether the agent of this name asks its model through the run's proxy (gitgood then makes no model client for it). */
+export function agentProxied(name: string): boolean {
+  return kindNamed(name)?.proxied === true;
 }
 
 /** Every agent name `createAgent` knows: the registered kinds, then each scenario's baselines. */

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { MCP_COMMAND_ENV, MCP_CONFIG_ENV, mcpConfig, socketServer, shellLine } from "./mcp-config.js";
 import { nodeCommand } from "../sandbox/isolation.js";
+import type { RunProxy } from "../proxy/index.js";
 import type { Agent, Session } from "./agent.js";
 import { runExternalAgent, sharedDir } from "./external.js";
 
@@ -19,7 +20,11 @@ export class McpCommandAgent implements Agent {
   readonly name: string;
   readonly external = true;
 
-  constructor(private readonly command: string) {
+  constructor(
+    private readonly command: string,
+    /** The run's model proxy, which the program's model calls go through (none: it reaches no model). */
+    private readonly proxy: RunProxy | null = null,
+  ) {
     this.name = `mcp-command:${command.slice(0, 60)}`;
   }
 
@@ -30,6 +35,6 @@ export class McpCommandAgent implements Agent {
     await runExternalAgent(session, this.command, {
       [MCP_CONFIG_ENV]: path.join(shared.seen, CONFIG_FILE),
       [MCP_COMMAND_ENV]: shellLine(server),
-    });
+    }, this.proxy);
   }
 }

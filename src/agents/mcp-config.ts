@@ -9,7 +9,7 @@ const MCP_SERVER_NAME = "gitgood";
 const BIN = fileURLToPath(new URL("../../bin/gitgood.js", import.meta.url));
 
 /** How a client starts a stdio MCP server, in the shape MCP configuration files use. */
-interface StdioServerEntry {
+export interface StdioServerEntry {
   command: string;
   args: string[];
 }

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { agentUsesModel } from "../agents/index.js";
+import { RunProxy, upstreamsFromEnv } from "../proxy/index.js";
 import { GitGoodError } from "../errors.js";
 import { buildReport } from "../report/summary.js";
 import { formatReport } from "../report/text.js";
@@ -58,8 +59,16 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   // The a2a agent's GitGoodBench tasks get their tools over MCP from a server on loopback, started with the run.
   let tools: ToolHostServer | null = null;
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
-  const agentSpec: AgentSpec = { name: prepared.agent, model: flags.model ?? null, command: flags.command ?? null, url: flags.url ?? null, options: prepared.agentOptions };
-  const { agent, client } = agentFromSpec(agentSpec, models, { toolHost });
+  // External agents reach their model through the run's recording proxy, started with their first attempt.
+  const proxy = new RunProxy({ upstreams: upstreamsFromEnv(), cache: models.cache, connections: models.connections, record: flags.recordModelIo });
+  const agentSpec: AgentSpec = {
+    name: prepared.agent,
+    model: flags.model ?? null,
+    command: flags.command ?? null,
+    url: flags.url ?? null,
+    options: { ...prepared.agentOptions, agentVersion: flags.agentVersion, tools: flags.tools },
+  };
+  const { agent, client } = agentFromSpec(agentSpec, models, { toolHost, proxy });
   const model = agentUsesModel(flags.agent) ? flags.model : undefined;
   const dir = flags.out ?? defaultRunDir(all, agent.name);
   if (flags.dryRun) {
@@ -108,6 +117,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   } finally {
     await queue?.close();
     await tools?.close();
+    await proxy.close();
   }
 }
 

@@ -79,6 +79,7 @@ export const ERROR_CODES = {
   GIT_NOT_FOUND: { fault: "infrastructure", meaning: "git is not on PATH" },
   GIT_TOO_OLD: { fault: "infrastructure", meaning: "the git on PATH is older than gitgood needs" },
   LISTEN_FAILED: { fault: "infrastructure", meaning: "the HTTP server cannot listen on the address" },
+  AGENT_INSTALL_FAILED: { fault: "infrastructure", meaning: "a CLI-agent preset (--agent claude-code, opencode) could not be installed from the npm registry into gitgood's cache" },
   LOCKED: { fault: "infrastructure", meaning: "another process holds the memory lock" },
   LOCK_FAILED: { fault: "infrastructure", meaning: "a lock file cannot be created" },
   MODEL_AUTH: { fault: "infrastructure", meaning: "the model endpoint refused the credentials" },

@@ -1,5 +1,7 @@
 import { Command, Option } from "commander";
 import { agentNames } from "../agents/index.js";
+import { TOOLS_MODES, type ToolsMode } from "../agents/presets/index.js";
+import { RECORD_MODEL_IO, type RecordModelIo } from "../proxy/index.js";
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
@@ -43,6 +45,12 @@ export interface RunFlags extends ModelFlags {
   ids?: string[];
   limit?: number;
   priceIn?: number;
+  /** What the trajectory keeps of each model request an external agent makes through the proxy (`--record-model-io`). */
+  recordModelIo: RecordModelIo;
+  /** The version of a CLI-agent preset (`--agent-version`). */
+  agentVersion?: string;
+  /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
+  tools?: ToolsMode;
   priceOut?: number;
   memory: boolean;
   history: HistoryDepth;
@@ -109,8 +117,15 @@ export function addModelOptions(cmd: Command): Command {
 export function addRunOptions(cmd: Command): Command {
   cmd
     .option("--agent <name>", `agent: ${agentNames().join(", ")} (gitgood run: several, comma-separated, run one after the other and are compared)`, "baseline")
-    .option("--model <name>", "model for the llm agent: NAME (OpenAI-compatible), openai-responses/NAME, anthropic/NAME, scripted/FILE (gitgood run: several, comma-separated)")
+    .option("--model <name>", "model for the llm agent: NAME (OpenAI-compatible), openai-responses/NAME, anthropic/NAME, scripted/FILE, and for the CLI-agent presets (asked through gitgood's model proxy); gitgood run: several, comma-separated")
     .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
+    .option("--agent-version <version>", "the npm version of a CLI-agent preset (claude-code, opencode) to install and run instead of its pinned one")
+    .addOption(new Option("--tools <mode>", "how a CLI-agent preset gets a scenario's tools: over MCP, through its own shell (gitgood tool), or both (default both)").choices(TOOLS_MODES))
+    .addOption(
+      new Option("--record-model-io <mode>", "what the trajectory keeps of each model request an external agent makes through gitgood's model proxy: digest (message count and hash) or full (the messages)")
+        .choices(RECORD_MODEL_IO)
+        .default("digest"),
+    )
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2)

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { agentUsesModel, createAgent, type Agent } from "../agents/index.js";
+import { agentProxied, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
+import type { RunProxy } from "../proxy/index.js";
 import type { ToolHost } from "../agents/a2a.js";
 import { ResponseCache } from "../model/cache.js";
 import { ConnectionLimit } from "../model/connections.js";
@@ -101,10 +102,16 @@ export function modelOptionsOf(settings: ModelSettings): ModelOptions {
 
 /**
  * Makes a run's agent from its spec, as `gitgood run` makes it from its flags: an agent that talks to a
- * model gets the client of `spec.model` asked with `models`. `toolHost` serves the a2a agent its tools.
+ * model gets the client of `spec.model` asked with `models`. `toolHost` serves the a2a agent its tools;
+ * `proxy` is the run's recording model proxy, which external agents and the CLI-agent presets go through.
  */
-export function agentFromSpec(spec: AgentSpec, models: ModelOptions, live: { toolHost?: ToolHost | null } = {}): { agent: Agent; client: ModelClient | undefined } {
-  const client = agentUsesModel(spec.name) && spec.model !== null ? lookupModel(spec.model, models) : undefined;
+export function agentFromSpec(
+  spec: AgentSpec,
+  models: ModelOptions,
+  live: { toolHost?: ToolHost | null; proxy?: RunProxy | null } = {},
+): { agent: Agent; client: ModelClient | undefined } {
+  // A CLI-agent preset reaches its model through the run's recording proxy, not through a client of gitgood's.
+  const client = agentUsesModel(spec.name) && !agentProxied(spec.name) && spec.model !== null ? lookupModel(spec.model, models) : undefined;
   const agent = createAgent(spec.name, {
     ...spec.options,
     model: spec.model ?? undefined,
@@ -112,6 +119,7 @@ export function agentFromSpec(spec: AgentSpec, models: ModelOptions, live: { too
     url: spec.url ?? undefined,
     client,
     toolHost: live.toolHost ?? null,
+    proxy: live.proxy ?? null,
   });
   return { agent, client };
 }

@@ -1,0 +1,10 @@
+// The recording model proxy external agents talk to (see server.ts), and where its jail-side forwarder is.
+import { fileURLToPath } from "node:url";
+
+export { API_KINDS, routeOf, replyOfJson, replyOfStream, type ApiKind, type TurnReply, type TurnUsage, type UpstreamFamily } from "./api.js";
+export { ModelProxy, RECORD_MODEL_IO, type ProxyAttempt, type ProxyOptions, type ProxyRecorder, type RecordModelIo, type Upstream } from "./server.js";
+export { upstreamsFromEnv } from "./upstreams.js";
+export { RunProxy } from "./run-proxy.js";
+
+/** The forwarder script a jailed agent's wrapper starts: the compiled one in dist/ (also when this module runs from src/, in tests). */
+export const FORWARDER = fileURLToPath(new URL("../../dist/proxy/forwarder.js", import.meta.url));

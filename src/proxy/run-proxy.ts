@@ -1,0 +1,22 @@
+import { ModelProxy, type ProxyOptions } from "./server.js";
+
+/**
+ * The model proxy of one run, started when the first external agent attempt needs it and closed with the
+ * run: the CLI makes one per run and hands it to the agent it builds.
+ */
+export class RunProxy {
+  private started: Promise<ModelProxy> | null = null;
+
+  constructor(readonly options: ProxyOptions) {}
+
+  proxy(): Promise<ModelProxy> {
+    this.started ??= ModelProxy.start(this.options);
+    return this.started;
+  }
+
+  async close(): Promise<void> {
+    const started = this.started;
+    this.started = null;
+    if (started) await (await started).close().catch(() => undefined);
+  }
+}
