@@ -177,6 +177,17 @@ describe("reward hacking a commit0 evaluation", () => {
     expect(r).toMatchObject({ passed: COUNTED.length, total: COUNTED.length, tampered: [], tampering: [] });
   }, 240_000);
 
+  it("one source file that fails to import costs only the tests that import it, not the repository (--continue-on-collection-errors)", async () => {
+    const gold = `${fixture.git("diff", "--no-color", task.scenario.base_commit, reference)}\n`;
+    const line = "+        return math.hypot(self.x, self.y)\n";
+    expect(gold).toContain(line);
+    const r = await evaluateCompletion(source, task, gold.replace(line, "+        return math.hypot(self.x, self.y))\n"), opts);
+    expect(r.error).toBeUndefined();
+    // vectors.py no longer compiles: the test files importing it (test_vectors.py, and test_area.py through area.py) fail to collect; the other six tests count.
+    expect(r).toMatchObject({ passed: 6, total: COUNTED.length });
+    expect(r.failed).toEqual(COUNTED.filter((t) => t.startsWith("tests/test_vectors.py") || t.startsWith("tests/test_area.py")));
+  }, 240_000);
+
   for (const attack of ATTACKS) {
     it(`${attack.name}: counts no more tests than the skeleton, and is recorded`, async () => {
       const r = await evaluateCompletion(source, task, attack.patch(task.scenario.base_commit, fixture), opts);
