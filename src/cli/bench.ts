@@ -10,27 +10,15 @@ import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { mergeResolvable } from "../git/resolvable.js";
 import { DEFAULT_MINE_OPTIONS, mine } from "../mining/mine.js";
-import { lockRunDir } from "../runs/lock.js";
 import { filterSamples, stratifiedSample } from "../runs/plan.js";
-import { runBenchmark } from "../runs/runner.js";
 import { writeOutputFile } from "../util/output.js";
 import { resolvedConfig, withConfig } from "./config.js";
 import { keywordListOption, positiveIntOption, type CliIO } from "./io.js";
 import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import { writeReport } from "./report.js";
-import {
-  addRunOptions,
-  agentPrices,
-  isolationFrom,
-  modelInfo,
-  modelOptions,
-  openRun,
-  printPlan,
-  runFlagsConfig,
-  selectionOf,
-  type RunFlags,
-} from "./run.js";
+import { addRunOptions, type RunFlags } from "../runs/flags.js";
+import { isolationFrom, modelOptions, printPlan, runFromFlags, selectionOf } from "../runs/from-flags.js";
 
 interface BenchFlags extends RunFlags {
   demo: boolean;
@@ -106,7 +94,7 @@ export function benchCommand(io: CliIO): Command {
     const out = flags.out ?? "gitgood-bench";
     // A repository given by name must open before anything is written.
     if (repoArg && !flags.demo) await Repo.open(repoArg);
-    const isolation = isolationFrom(flags, io);
+    const isolation = isolationFrom(flags, io.stderr);
     if (!flags.dryRun) mkdirSync(out, { recursive: true });
     const demoRepo = path.join(out, "demo-repo");
     const useDemo = async (): Promise<string> => {
@@ -175,20 +163,11 @@ export function benchCommand(io: CliIO): Command {
     const models = modelOptions(flags);
     const client = agentName === "llm" && model !== undefined ? lookupModel(model, models) : undefined;
     const agent = createAgent(agentName, { model, command: flags.command, client });
+    const agentModel = agentName === "llm" ? model : undefined;
     const runDir = path.join(out, "run");
     if (flags.dryRun) {
       io.stderr.write(`mined ${mined.samples.length} samples from ${mined.summary.repository}; would run ${merges.length} merge and ${chains.length} chain samples\n`);
-      const plan = {
-        agent,
-        agentModel: agentName === "llm" ? (model ?? null) : null,
-        scenarios: flags.scenario,
-        memory: flags.memory,
-        repeats: flags.repeats,
-        maxTurns: flags.maxTurns,
-        judges: flags.judge ?? [],
-        where: { repo },
-      };
-      await printPlan(samples, plan, runDir, flags.json, io);
+      await printPlan(samples, flags, { agent, model: agentModel, where: { repo }, dir: runDir }, io.stdout);
       return;
     }
     const samplesFile = path.join(out, "samples.jsonl");
@@ -197,43 +176,23 @@ export function benchCommand(io: CliIO): Command {
       `mined ${mined.samples.length} samples from ${mined.summary.repository}; running ${merges.length} merge and ${chains.length} chain samples (${samplesFile})\n`,
     );
     const config = resolvedConfig(cmd);
-    const unlock = lockRunDir(runDir);
-    try {
-      const store = openRun(runDir, {
-        ...runFlagsConfig(flags),
-        samples: [samplesFile],
-        agent: agent.name,
-        model: agentName === "llm" ? modelInfo(model, flags) : null,
-        where: { repo },
-        isolation,
-        config,
-      });
-      const summary = await runBenchmark({
+    const summary = await runFromFlags(
+      {
+        dir: runDir,
         samples,
+        files: [samplesFile],
         where: { repo },
         agent,
-        store,
-        jobs: flags.jobs,
-        timeoutSeconds: flags.timeout,
-        maxTurns: flags.maxTurns,
+        model: agentModel,
+        client,
         judges: (flags.judge ?? []).map((m) => lookupModel(m, models)),
-        prices: agentPrices(flags, agentName === "llm" ? model : undefined, config),
-        modelPrices: config.prices,
-        agentModel: client?.model,
-        scenarios: flags.scenario,
-        repeats: flags.repeats,
-        memory: flags.memory,
-        history: flags.history,
-        settings: { mcrTools: flags.mcrTools },
         isolation,
-        models: client ? [client] : [],
-        retryErrors: flags.retryErrors,
+        config,
         onResult: progressPrinter(io.stderr),
-      });
-      writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);
-      checkOutcome(summary.records, flags);
-    } finally {
-      unlock();
-    }
+      },
+      flags,
+    );
+    writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);
+    checkOutcome(summary.records, flags);
   });
 }

@@ -1,16 +1,16 @@
 import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
-import { DEFAULT_HISTORY, type HistoryDepth } from "../git/store.js";
+import type { HistoryDepth } from "../git/store.js";
 import type { CliIO } from "./io.js";
 import { findSample } from "../dataset/jsonl.js";
 import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario } from "../scenarios/index.js";
 import { escapeControls } from "../util/escape.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
-import { HISTORY_FLAGS, HISTORY_HELP, historyOption, loadSamples, mcrToolsOption } from "./run.js";
+import { historyOption, mcrToolsOption, scenarioChoices } from "../runs/flags.js";
+import { loadSamples } from "../runs/from-flags.js";
 import type { Sample } from "../dataset/sample.js";
-import { addFamilyOptions, familySettings } from "./family-options.js";
-import { scenarioChoices } from "./scenario-option.js";
+import { addFamilyOptions, familySettings } from "../families/options.js";
 
 interface EnvFlags {
   id?: string;
@@ -112,7 +112,7 @@ export function envCommand(io: CliIO): Command {
         .default("file"),
     )
     .addOption(mcrToolsOption())
-    .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
+    .addOption(historyOption())
     .option("--finish", "print the final state of the live scenario and remove its sandbox", false)
     .option("--sandbox <dir>", `with --finish: the sandbox (default: $${SANDBOX_ENV}, or the only live one)`)
     .option("--json", "print machine-readable JSON", false);

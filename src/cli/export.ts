@@ -11,7 +11,7 @@ import { fileSafeName } from "../runs/record.js";
 import { scenarioNamed } from "../scenarios/registry.js";
 import { writeOutputFile } from "../util/output.js";
 import type { CliIO } from "./io.js";
-import { scenarioChoices } from "./scenario-option.js";
+import { scenarioChoices } from "../runs/flags.js";
 
 const VERDICTS = ["solved", "unsolved", "unjudged", "error"] as const;
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };

@@ -1,5 +1,3 @@
-import { GitGoodError } from "../errors.js";
-
 /** Something the CLI writes text to: a stream of the process, or a buffer of a caller in-process. */
 export interface Sink {
   write(text: string): unknown;
@@ -30,28 +28,4 @@ export async function readAll(input: AsyncIterable<string | Buffer>): Promise<st
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export { intOption, positiveIntOption } from "../util/options.js";
-
-/** Parses a number option in [min, max]. */
-export function numberOption(name: string, min: number, max: number): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (value.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
-      throw new GitGoodError("BAD_OPTION", `${name} takes a number from ${min} to ${max}, not '${value}'`);
-    }
-    return n;
-  };
-}
-
-/** Parses a comma-separated list of names, as written: model names such as `Qwen/Qwen2.5-72B-Instruct` keep their case. */
-export function listOption(value: string): string[] {
-  return value
-    .split(",")
-    .map((v) => v.trim())
-    .filter(Boolean);
-}
-
-/** Parses a comma-separated list of case-insensitive keywords (languages), lower-cased. */
-export function keywordListOption(value: string): string[] {
-  return listOption(value).map((v) => v.toLowerCase());
-}
+export { intOption, keywordListOption, listOption, numberOption, positiveIntOption } from "../util/options.js";

@@ -5,7 +5,7 @@ import { lookupModel } from "../model/lookup.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError, type ErrorCode } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import { DEFAULT_HISTORY, type HistoryDepth } from "../git/store.js";
+import type { HistoryDepth } from "../git/store.js";
 import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../memory/index.js";
 import type { Recorder } from "../mcp/attempt.js";
 import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
@@ -17,11 +17,12 @@ import { lockRunDir } from "../runs/lock.js";
 import { checkModels } from "../runs/preflight.js";
 import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
-import { scenarioChoices } from "./scenario-option.js";
-import { intOption, listOption, type CliIO } from "./io.js";
+import { intOption, listOption, repeatable } from "../util/options.js";
+import type { CliIO } from "./io.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
-import { HISTORY_FLAGS, HISTORY_HELP, addModelOptions, historyOption, loadSamples, mcrToolsOption, modelOptions, modelSettings, type ModelFlags } from "./run.js";
-import { addFamilyOptions, familySettings } from "./family-options.js";
+import { addModelOptions, historyOption, mcrToolsOption, scenarioChoices, type ModelFlags } from "../runs/flags.js";
+import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
+import { addFamilyOptions, familySettings } from "../families/options.js";
 
 export const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
@@ -51,12 +52,6 @@ interface McpFlags extends ModelFlags {
   mcrTools: McrToolSet;
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
-}
-
 /** Where the results go, and the lock on that run directory (held while the server serves). */
 interface Recording {
   recorder: Recorder;
@@ -69,7 +64,7 @@ interface Recording {
  * it serves; then the directory is locked, as `run` locks it, so that no run works in it meanwhile.
  */
 async function recorderFor(files: string[], flags: McpFlags, where: RepoLocator): Promise<Recording> {
-  const out = flags.out ?? path.join("runs", `${slug(path.basename(files[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${MCP_AGENT}`);
+  const out = flags.out ?? defaultRunDir(files, MCP_AGENT);
   const models = modelOptions(flags);
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
   await checkModels({ agent: [], judges }, "nothing was served");
@@ -259,16 +254,16 @@ export function mcpCommand(io: CliIO): Command {
   const cmd = new Command("mcp")
     .description("serve scenarios (and agent memory) to any MCP client, over stdio or Streamable HTTP; results go to a run directory")
     .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
-    .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", collect)
+    .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", repeatable)
     .option("--id <id>", "serve this one sample's scenario (without it: session mode, the client picks samples)")
     .option("--scenario <name>", `with --id, for a sample that gives several: ${scenarioChoices().join(", ")}`)
-    .option("--ids <list>", "session mode: only these sample ids, comma-separated", (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean))
+    .option("--ids <list>", "session mode: only these sample ids, comma-separated", listOption)
     .option("--limit <n>", "session mode: only the first N samples", intOption("--limit"))
     .option("--all-tools", "session mode: list every scenario's tools from the start (for clients that ignore tool-list changes)", false)
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo")
     .option("--out <dir>", `run directory for the results (default: runs/<samples>-${MCP_AGENT})`)
-    .option(HISTORY_FLAGS, HISTORY_HELP, historyOption, DEFAULT_HISTORY)
+    .addOption(historyOption())
     .addOption(mcrToolsOption())
     .option("--judge <models>", "judge models for IR/ICC, comma-separated", listOption)
     .option("--tool-socket <path>", "serve the attempt of a run through its tool socket (what 'run --agent mcp-command' configures)")
@@ -278,7 +273,7 @@ export function mcpCommand(io: CliIO): Command {
     .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port)", intOption("--http"))
     .option("--host <addr>", "address to bind the HTTP server to; not loopback requires a token", "127.0.0.1")
     .option("--token <token>", `bearer token every HTTP request must carry (or set ${MCP_TOKEN_ENV}); without one, one is made, said once on stderr and written to mcp-<port>.token in gitgood's directory of yours`)
-    .option("--allow-origin <origin>", "an extra browser origin allowed to call the HTTP server (repeatable)", collect)
+    .option("--allow-origin <origin>", "an extra browser origin allowed to call the HTTP server (repeatable)", repeatable)
     .option("--idle-timeout <seconds>", "close an HTTP session after this long without a request", intOption("--idle-timeout"), 3600);
   return addModelOptions(addFamilyOptions(cmd, "mcp")).action(async (files: string[], flags: McpFlags) => {
     await runMcp([...files, ...(flags.samples ?? [])], flags, io);

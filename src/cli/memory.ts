@@ -13,17 +13,14 @@ import {
   DEFAULT_MEMORY_DIR,
 } from "../memory/index.js";
 import { escapeControls } from "../util/escape.js";
-import { intOption, type CliIO } from "./io.js";
+import { intOption, repeatable } from "../util/options.js";
+import type { CliIO } from "./io.js";
 
 interface Common {
   workspace: string;
   dir: string;
   maxChars: number;
   json: boolean;
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
 }
 
 function common(cmd: Command): Common {
@@ -65,8 +62,8 @@ export function memoryCommand(io: CliIO): Command {
     .description("record a step: append a commit entry and commit code and memory together")
     .argument("<contribution>", "what this step achieved")
     .option("--summary <text>", "new running summary (default: previous summary plus the contribution)")
-    .option("--milestone <text>", "milestone reached, added to main.md (repeatable)", collect)
-    .option("--todo <text>", "to-do item, added to main.md (repeatable)", collect)
+    .option("--milestone <text>", "milestone reached, added to main.md (repeatable)", repeatable)
+    .option("--todo <text>", "to-do item, added to main.md (repeatable)", repeatable)
     .action(async (contribution: string, flags: { summary?: string; milestone?: string[]; todo?: string[] }, cmd: Command) => {
       const c = common(cmd);
       const r = await commitMemory(await open(c), {

@@ -20,3 +20,32 @@ export function positiveIntOption(name: string): (value: string) => number {
     return n;
   };
 }
+
+/** Parses a number option in [min, max]. */
+export function numberOption(name: string, min: number, max: number): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
+      throw new GitGoodError("BAD_OPTION", `${name} takes a number from ${min} to ${max}, not '${value}'`);
+    }
+    return n;
+  };
+}
+
+/** Parses a comma-separated list of names, as written: model names such as `Qwen/Qwen2.5-72B-Instruct` keep their case. */
+export function listOption(value: string): string[] {
+  return value
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+/** Parses a comma-separated list of case-insensitive keywords (languages), lower-cased. */
+export function keywordListOption(value: string): string[] {
+  return listOption(value).map((v) => v.toLowerCase());
+}
+
+/** Collects the values of a repeatable option (`--allow-read A --allow-read B`), in order. */
+export function repeatable(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { main } from "../../src/cli/main.js";
 import { MCP_AGENT } from "../../src/cli/mcp.js";
-import { loadSamples } from "../../src/cli/run.js";
+import { loadSamples } from "../../src/runs/from-flags.js";
 import { sampleToJson, type ChainSample, type MergeSample } from "../../src/dataset/sample.js";
 import type { Recorder } from "../../src/mcp/attempt.js";
 import { createMcpServer } from "../../src/mcp/server.js";

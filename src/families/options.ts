@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import type { FamilyCli, FamilyVerb, RunIO, RunPreparation, SettingsContext } from "../families/definition.js";
-import { families } from "../families/registry.js";
+import type { FamilyCli, FamilyVerb, RunIO, RunPreparation, SettingsContext } from "./definition.js";
+import { families } from "./registry.js";
 import type { Sample } from "../dataset/sample.js";
 import type { ResultRecord } from "../runs/record.js";
 import { GitGoodError } from "../errors.js";

@@ -1,0 +1,256 @@
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import type { Agent } from "../agents/index.js";
+import type { RepoLocator } from "../dataset/clones.js";
+import { readDataset } from "../dataset/importer.js";
+import { DIFFICULTIES, type Sample } from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import { Repo } from "../git/repo.js";
+import { ResponseCache } from "../model/cache.js";
+import { ConnectionLimit } from "../model/connections.js";
+import type { ModelOptions } from "../model/lookup.js";
+import type { ModelClient } from "../model/types.js";
+import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
+import { escapeControls } from "../util/escape.js";
+import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfigInput } from "./config.js";
+import type { ModelFlags, RunFlags } from "./flags.js";
+import { lockRunDir } from "./lock.js";
+import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
+import type { Prices } from "./result.js";
+import { runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
+import { RunStore } from "./store.js";
+
+/*
+ * What the flags of flags.ts build: the selection of samples, how models are asked, the isolation,
+ * what run.json records, the dry run's plan, and the run itself. `run` and `bench` share all of it.
+ */
+
+/** Where text goes: a stream of the process or a caller's buffer. */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+function slug(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
+}
+
+/** A run's directory when --out does not say: `runs/<first samples file's name>-<agent>`. */
+export function defaultRunDir(files: readonly string[], agent: string): string {
+  return path.join("runs", `${slug(path.basename(files[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent)}`);
+}
+
+/** Wrong usage stops before any sample runs: --repo must be a repository, --repos a directory. */
+export async function checkLocator(where: RepoLocator): Promise<void> {
+  if ("repo" in where) {
+    await Repo.open(where.repo);
+  } else if (!existsSync(where.repos) || !statSync(where.repos).isDirectory()) {
+    throw new GitGoodError("NOT_FOUND", `--repos ${where.repos} is not a directory`);
+  }
+}
+
+/** Loads the samples of a run, narrowed by a selection (filters, stratified sample, limit). */
+export async function loadSelected(files: readonly string[], selection: Selection): Promise<Sample[]> {
+  if (files.length === 0) throw new GitGoodError("BAD_OPTION", "give a samples file (JSONL, CSV or Parquet)");
+  return selectSamples((await readDataset(files)).samples, selection);
+}
+
+/** Loads the samples of a run, narrowed by --ids and --limit. */
+export async function loadSamples(files: readonly string[], ids?: readonly string[], limit?: number): Promise<Sample[]> {
+  return loadSelected(files, { ids, limit });
+}
+
+/** The selection the flags ask for (--ids, --scenario, --difficulty, --language, --sample/--seed, --limit). */
+export function selectionOf(flags: RunFlags): Selection {
+  return {
+    ids: flags.ids,
+    scenarios: flags.scenario,
+    difficulties: flags.difficulty,
+    languages: flags.language,
+    sample: flags.sample !== undefined ? { size: flags.sample, seed: flags.seed ?? 0 } : undefined,
+    limit: flags.limit,
+  };
+}
+
+/** What run.json records of the selection beyond ids and limit (part of the run's identity). */
+function selectionIdentity(flags: RunFlags): Pick<RunConfigInput, "scenarios" | "difficulties" | "languages" | "sample"> {
+  const selection = selectionOf(flags);
+  return {
+    scenarios: selection.scenarios,
+    difficulties: selection.difficulties ? DIFFICULTIES.filter((d) => selection.difficulties?.includes(d)) : undefined,
+    languages: selection.languages ? [...new Set(selection.languages)].sort() : undefined,
+    sample: selection.sample,
+  };
+}
+
+/** What run.json records of the flags `run` and `bench` share: limits, identity and the selection. */
+function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
+  return {
+    ids: flags.ids,
+    limit: flags.limit,
+    judges: flags.judge,
+    jobs: flags.jobs,
+    timeoutSeconds: flags.timeout,
+    maxTurns: flags.maxTurns,
+    memory: flags.memory,
+    history: flags.history,
+    mcrTools: flags.mcrTools,
+    repeats: flags.repeats,
+    models: modelSettings(flags),
+    ...selectionIdentity(flags),
+  };
+}
+
+/** The agent's prices: --price-in and --price-out, else the configuration's prices of its model. */
+function agentPrices(flags: RunFlags, model: string | undefined, config: ResolvedConfig): Prices | undefined {
+  if (flags.priceIn !== undefined && flags.priceOut !== undefined) return { input: flags.priceIn, output: flags.priceOut };
+  return model !== undefined ? config.prices[model] : undefined;
+}
+
+/** What run.json records of the model an llm agent uses. */
+function modelInfo(name: string | undefined, flags: Partial<ModelFlags> = {}): ModelInfo | null {
+  if (!name) return null;
+  return {
+    name,
+    endpoint: process.env.OPENAI_BASE_URL || null,
+    temperature: flags.temperature ?? null,
+    ...(flags.maxTokens !== undefined ? { max_tokens: flags.maxTokens } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+  };
+}
+
+/**
+ * How every model of one command is asked, the agent's and the judges' alike: the sampling parameters,
+ * one connection limit shared by all, and the response cache (on unless --no-cache).
+ */
+export function modelOptions(flags: ModelFlags): ModelOptions {
+  return {
+    temperature: flags.temperature,
+    maxTokens: flags.maxTokens,
+    seed: flags.seed,
+    ...(flags.cache ? { cache: ResponseCache.default() } : {}),
+    ...(flags.maxConnections !== undefined ? { connections: new ConnectionLimit(flags.maxConnections) } : {}),
+  };
+}
+
+/** What run.json records of how models were asked. */
+export function modelSettings(flags: ModelFlags): ModelSettings {
+  return {
+    temperature: flags.temperature ?? null,
+    max_tokens: flags.maxTokens ?? null,
+    seed: flags.seed ?? null,
+    max_connections: flags.maxConnections ?? null,
+    cache: flags.cache,
+  };
+}
+
+/** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
+export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
+  const isolation = chooseIsolation({
+    mode: flags.isolation,
+    network: flags.network,
+    dockerImage: flags.dockerImage,
+    allowRead: flags.allowRead,
+    passEnv: flags.passEnv,
+  });
+  const note = isolationNote(isolation);
+  if (note) stderr.write(`${note}\n`);
+  return isolation;
+}
+
+/** The agent a run's flags built, with its model when it uses one. */
+export interface FlagAgent {
+  agent: Agent;
+  /** The model the agent asks (an llm agent's), for run.json and its prices; undefined for agents without one. */
+  model?: string;
+  /** The agent's model client, checked with the judges before the first sample runs. */
+  client?: ModelClient;
+}
+
+/** Prints what a run would do (`--dry-run`) on `stdout`, as text or JSON. */
+export async function printPlan(
+  samples: readonly Sample[],
+  flags: RunFlags,
+  run: FlagAgent & { where: RepoLocator; dir: string },
+  stdout: TextSink,
+): Promise<void> {
+  const judges = flags.judge ?? [];
+  const plan = await planRun(samples, {
+    agent: run.agent,
+    agentModel: run.model ?? null,
+    scenarios: flags.scenario,
+    memory: flags.memory,
+    repeats: flags.repeats,
+    maxTurns: flags.maxTurns,
+    judges,
+    where: run.where,
+  });
+  if (flags.json) {
+    stdout.write(`${JSON.stringify({ dry_run: true, run_directory: run.dir, ...plan }, null, 2)}\n`);
+    return;
+  }
+  const text = formatPlan(plan, { agent: run.agent.name, maxTurns: flags.maxTurns, judges, runDir: run.dir });
+  stdout.write(`${escapeControls(text)}\n`);
+}
+
+/** A run the flags describe, built and ready to start. */
+export interface FlagRun extends FlagAgent {
+  /** The run directory. */
+  dir: string;
+  samples: readonly Sample[];
+  /** The samples files run.json records. */
+  files: readonly string[];
+  where: RepoLocator;
+  judges: readonly ModelClient[];
+  isolation: Isolation;
+  config: ResolvedConfig;
+  /** Scenario settings beyond --mcr-tools (the families'). */
+  settings?: Record<string, unknown>;
+  /** The families' fields of run.json's identity. */
+  families?: Readonly<Record<string, unknown>>;
+  /** Told the run directory once it is open. */
+  stderr?: TextSink;
+  onResult?: RunOptions["onResult"];
+}
+
+/** Runs a benchmark as the flags ask, holding the run directory's lock: opens (or resumes) the run and runs every attempt. */
+export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSummary> {
+  const unlock = lockRunDir(run.dir);
+  try {
+    const input: RunConfigInput = {
+      ...runFlagsConfig(flags),
+      samples: run.files,
+      agent: run.agent.name,
+      model: modelInfo(run.model, flags),
+      where: run.where,
+      isolation: run.isolation,
+      config: run.config,
+      families: run.families,
+    };
+    const store = RunStore.open(run.dir, runConfig(input, (p) => path.resolve(p)));
+    run.stderr?.write(`run directory: ${run.dir}\n`);
+    return await runBenchmark({
+      samples: run.samples,
+      where: run.where,
+      agent: run.agent,
+      store,
+      jobs: flags.jobs,
+      timeoutSeconds: flags.timeout,
+      maxTurns: flags.maxTurns,
+      judges: run.judges,
+      prices: agentPrices(flags, run.model, run.config),
+      modelPrices: run.config.prices,
+      agentModel: run.client?.model,
+      scenarios: flags.scenario,
+      repeats: flags.repeats,
+      memory: flags.memory,
+      history: flags.history,
+      settings: { mcrTools: flags.mcrTools, ...run.settings },
+      isolation: run.isolation,
+      models: run.client ? [run.client] : [],
+      retryErrors: flags.retryErrors,
+      onResult: run.onResult,
+    });
+  } finally {
+    unlock();
+  }
+}
