@@ -56,6 +56,31 @@ interface PackageJson {
   dependencies?: Record<string, string>;
 }
 
+/** Flags of a runner's command line in the project's `test` script that choose what runs and how it is configured. */
+const KEPT_FLAGS: Readonly<Record<"vitest" | "jest", readonly string[]>> = {
+  vitest: ["--project", "--config", "-c", "--dir", "--root", "-r", "--environment", "--pool"],
+  jest: ["--config", "-c", "--selectProjects", "--rootDir", "--testEnvironment"],
+};
+
+/**
+ * The flags of `runner` in the `test` script that decide which projects and configuration run (vitest's
+ * `--project node`, jest's `--config jest.unit.js`), as extra arguments for the built-in command; the
+ * others (coverage, reporters, watch) are the script's own business. Only plain words are kept.
+ */
+export function scriptRunnerFlags(script: string, runner: "vitest" | "jest"): string {
+  const words = script.split(/&&|\|\||;|\|/).find((part) => new RegExp(`(^|[\\s/])${runner}(\\s|$)`).test(part))?.trim().split(/\s+/) ?? [];
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] ?? "";
+    const [flag, inline] = word.split("=", 2) as [string, string | undefined];
+    if (!KEPT_FLAGS[runner].includes(flag)) continue;
+    const value = inline ?? words[i + 1];
+    if (inline === undefined) i++;
+    if (value !== undefined && /^[A-Za-z0-9_./@:-]+$/.test(value)) kept.push(flag, value);
+  }
+  return kept.length > 0 ? ` ${kept.join(" ")}` : "";
+}
+
 function nodeDefault(workTree: string): EnvSpec {
   let pkg: PackageJson = {};
   try {
@@ -68,12 +93,14 @@ function nodeDefault(workTree: string): EnvSpec {
   const script = pkg.scripts?.test ?? "";
   const deps = { ...pkg.dependencies, ...pkg.devDependencies };
   if (/\bvitest\b/.test(script)) {
-    return { ...base, test: 'node_modules/.bin/vitest run --reporter=default --reporter=junit --outputFile.junit="$GITGOOD_JUNIT"', log: "none" };
+    const flags = scriptRunnerFlags(script, "vitest");
+    return { ...base, test: `node_modules/.bin/vitest run${flags} --reporter=default --reporter=junit --outputFile.junit="$GITGOOD_JUNIT"`, log: "none" };
   }
   if (/\bjest\b/.test(script)) {
+    const flags = scriptRunnerFlags(script, "jest");
     return "jest-junit" in deps
-      ? { ...base, test: "node_modules/.bin/jest --ci --verbose --reporters=default --reporters=jest-junit", env: { JEST_JUNIT_OUTPUT_FILE: "$GITGOOD_JUNIT" }, log: "jest" }
-      : { ...base, test: "node_modules/.bin/jest --ci --verbose", log: "jest" };
+      ? { ...base, test: `node_modules/.bin/jest${flags} --ci --verbose --reporters=default --reporters=jest-junit`, env: { JEST_JUNIT_OUTPUT_FILE: "$GITGOOD_JUNIT" }, log: "jest" }
+      : { ...base, test: `node_modules/.bin/jest${flags} --ci --verbose`, log: "jest" };
   }
   return {
     ...base,

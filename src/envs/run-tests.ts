@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { execIn } from "../sandbox/exec.js";
@@ -65,10 +65,15 @@ function clearReports(work: string, spec: EnvSpec): void {
   for (const rel of spec.junit) if (plainEntry(work, rel) !== null) rmSync(path.join(work, rel), { recursive: true, force: true });
 }
 
+/** Marks a work tree's `node_modules` as the directory of links gitgood made (and removes again). */
+const LINKED_MARK = ".gitgood-env-links";
+
 /**
- * Shows the environment's node_modules at the work tree's `node_modules` (a link into the cache,
- * which test runs see read-only) when the work tree has none; it is kept out of git's view. Returns
- * how to remove it again.
+ * Shows the environment's node_modules at the work tree's `node_modules` when the work tree has none:
+ * a directory of its own holding one link per package into the cache (which test runs see read-only),
+ * so that tools which write beside the packages (Vite's bundled config in `.vite-temp`, caches in
+ * `.cache`) can, while the packages stay shared and unchanged. It is kept out of git's view. Returns how
+ * to remove it again.
  */
 function linkNodeModules(sandbox: Sandbox, env: Environment): () => void {
   const modules = path.join(env.envDir, "node_modules");
@@ -80,14 +85,18 @@ function linkNodeModules(sandbox: Sandbox, env: Environment): () => void {
   } catch {
     existing = null;
   }
-  if (existing && !(existing.isSymbolicLink() && readlinkSync(at) === modules)) return () => undefined;
-  if (!existing) symlinkSync(modules, at);
+  if (existing && !(existing.isDirectory() && existsSync(path.join(at, LINKED_MARK)))) return () => undefined;
+  if (!existing) {
+    mkdirSync(at);
+    writeFileSync(path.join(at, LINKED_MARK), "");
+    for (const name of readdirSync(modules)) symlinkSync(path.join(modules, name), path.join(at, name));
+  }
   const gitDir = path.join(sandbox.workDir, ".git");
   let gitIsDir = false;
   try {
     gitIsDir = lstatSync(gitDir).isDirectory();
   } catch {
-    /* no .git directory: nothing to keep the link out of */
+    /* no .git directory: nothing to keep the links out of */
   }
   if (gitIsDir) {
     const exclude = path.join(gitDir, "info", "exclude");
@@ -99,7 +108,8 @@ function linkNodeModules(sandbox: Sandbox, env: Environment): () => void {
   }
   return () => {
     try {
-      if (lstatSync(at).isSymbolicLink()) unlinkSync(at);
+      // Links and what the tools wrote beside them go; the packages they point to stay.
+      if (lstatSync(at).isDirectory() && existsSync(path.join(at, LINKED_MARK))) rmSync(at, { recursive: true, force: true });
     } catch {
       /* already gone */
     }

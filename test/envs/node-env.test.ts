@@ -19,6 +19,8 @@ const USES_HELPER = [
   'const fs = require("node:fs");',
   'test("helper", () => assert.equal(require("helper").twice(2), 4));',
   'test("writes modules", () => fs.writeFileSync(require.resolve("helper"), "module.exports = {};"));',
+  // As Vite does with its bundled config (node_modules/.vite-temp): a file beside the packages.
+  'test("writes beside modules", () => { fs.mkdirSync("node_modules/.vite-temp", { recursive: true }); fs.writeFileSync("node_modules/.vite-temp/config.mjs", "x"); });',
   "",
 ].join("\n");
 
@@ -62,6 +64,8 @@ describe("a Node environment", () => {
     expect(run.outcomes.get("later")).toBe("skipped");
     expect(run.outcomes.get("sizes > empty")).toBe("passed");
     expect(run.outcomes.get("helper")).toBe("passed");
+    expect(run.outcomes.get("writes beside modules")).toBe("passed");
+    expect(existsSync(path.join(env.envDir, "node_modules", ".vite-temp"))).toBe(false);
     expect(() => lstatSync(path.join(project.sandbox.workDir, "node_modules"))).toThrow();
     expect(project.fixture.gitIn(project.sandbox.workDir, "status", "--porcelain", "--ignored")).toBe("");
   }, 120_000);

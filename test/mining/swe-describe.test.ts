@@ -44,6 +44,8 @@ describe("problem statements written by a model (--describe-with)", () => {
     const m = r.instances[0];
     expect(m?.commit).toBe(fix);
     expect(m?.sample.scenario.problem_statement).toBe(clean);
+    // The commit's own words become the hints, shown to an agent only with --hints.
+    expect(m?.sample.scenario.hints_text).toBe("Fix sub");
     expect(instanceRecord(m!)).toMatchObject({ problem_statement_source: "model:writer-1", problem_statement_prompt: DESCRIBE_PROMPT_VERSION });
     const patch = m?.sample.scenario.patch ?? "";
     expect(quotableLines(patch)).toContain("return a - b");
@@ -59,6 +61,7 @@ describe("problem statements written by a model (--describe-with)", () => {
     const r = await mineSwe(f.dir, { name: "acme/calc", runs: 1, jobs: 1, describeWith: model, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120 } });
     expect(r.instances[0]?.sample.scenario.problem_statement).toBe("Fix sub");
     expect(r.instances[0]?.problem_statement_source).toBe("commit");
+    expect(r.instances[0]?.sample.scenario.hints_text).toBe("");
     expect(r.summary.warnings.join("\n")).toMatch(/quoted the change/);
   }, 120_000);
 });

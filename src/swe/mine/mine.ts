@@ -184,6 +184,9 @@ export async function mineSwe(repoPath: string, options: Partial<SweMineOptions>
       const statement = store.readStatement(sample, vo, by) ?? (await describeWithModel(o.describeWith, sample, sample.scenario.problem_statement, o.signal));
       if (statement !== null) {
         store.writeStatement(sample, vo, by, statement);
+        // The developers' own words about the change stay with the instance as its hints, which an agent
+        // sees only when the run asks for hints (as an issue thread's comments are in SWE-bench).
+        sample.scenario.hints_text = sample.scenario.problem_statement;
         sample.scenario.problem_statement = statement;
         draft.problem_statement_source = `model:${o.describeWith.model}`;
         draft.problem_statement_prompt = DESCRIBE_PROMPT_VERSION;
