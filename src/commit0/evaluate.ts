@@ -58,7 +58,7 @@ export async function sandboxAt(source: Repo, commit: string, label: string, opt
 }
 
 /** The fields a reference run depends on. */
-type ReferenceTask = Pick<RepoCompletionSample["scenario"], "repo" | "reference_commit" | "test">;
+export type ReferenceTask = Pick<RepoCompletionSample["scenario"], "repo" | "reference_commit" | "test" | "setup">;
 
 /**
  * Runs the whole suite at the reference commit, in a sandbox of its own and the task's environment:
@@ -67,7 +67,7 @@ type ReferenceTask = Pick<RepoCompletionSample["scenario"], "repo" | "reference_
 export async function referenceRun(source: Repo, task: ReferenceTask, opts: Commit0Options, signal?: AbortSignal): Promise<TestRun> {
   const sandbox = await sandboxAt(source, task.reference_commit, "commit0-reference", opts);
   try {
-    const env = await completionEnvironment(sandbox, task.repo, opts, signal);
+    const env = await completionEnvironment(sandbox, task, opts, signal);
     return await runSuite(sandbox, env, task.test.test_dir, opts, signal);
   } finally {
     sandbox.remove();
@@ -76,7 +76,7 @@ export async function referenceRun(source: Repo, task: ReferenceTask, opts: Comm
 
 function referenceCache(task: ReferenceTask, opts: Commit0Options): string {
   const key = createHash("sha256")
-    .update(JSON.stringify([task.repo, task.reference_commit, task.test.test_dir, opts.envSpecFile ?? null]))
+    .update(JSON.stringify([task.repo, task.reference_commit, task.test.test_dir, task.setup, opts.envSpecFile ?? null]))
     .digest("hex")
     .slice(0, 16);
   return path.join(opts.cacheDir ?? cacheRoot(), "commit0-reference", `${task.repo.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80)}-${key}.json`);
@@ -157,7 +157,7 @@ export async function evaluateCompletion(
     const counted = await countedTests(source, sample, opts, signal);
     result.total = counted.length;
     sandbox = await sandboxAt(source, sc.base_commit, `${sample.id}-eval`, opts);
-    const env = await completionEnvironment(sandbox, sc.repo, opts, signal);
+    const env = await completionEnvironment(sandbox, sc, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
     const box = sandbox;
     const infra = await infrastructureAt(box, sc.base_commit, sc.test.test_dir === "" ? [] : [`${sc.test.test_dir.replace(/\/+$/, "")}/`]);

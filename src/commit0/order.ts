@@ -1,5 +1,6 @@
 import { importTargets, pythonImports } from "../python/imports.js";
 import { dependencyOrder } from "../python/order.js";
+import { parsesCleanly } from "../python/parser.js";
 import { stubbedFunctions } from "../python/stubs.js";
 
 /** A source file that still has stubs, with their dotted names. */
@@ -16,8 +17,9 @@ function packageRoots(srcDir: string): string[] {
 
 /**
  * The Python files under `srcDir` (among `files`, read with `read`) that still have stubs, in commit0's
- * order: each after the files it imports, an import cycle broken by taking its first file out and
- * putting it at the end. Files that cannot be read are left out.
+ * order (`dependencyOrder` over the files sorted by path): each after the files it imports, an import
+ * cycle broken as commit0 breaks it (the cycle's first file loses its own imports). Files that cannot
+ * be read or do not parse (the skeleton keeps such a file whole: nothing in it is a stub) are left out.
  */
 export async function stubbedFilesInOrder(files: readonly string[], srcDir: string, read: (file: string) => string | null): Promise<StubbedFile[]> {
   const prefix = srcDir === "" ? "" : `${srcDir}/`;
@@ -28,7 +30,7 @@ export async function stubbedFilesInOrder(files: readonly string[], srcDir: stri
   const deps = new Map<string, string[]>();
   for (const file of python) {
     const text = read(file);
-    if (text === null) continue;
+    if (text === null || !(await parsesCleanly(text))) continue;
     const names = await stubbedFunctions(text);
     if (names.length === 0) continue;
     stubs.set(file, names);

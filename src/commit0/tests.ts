@@ -1,5 +1,5 @@
 import type { RepoCompletionSample } from "../dataset/sample.js";
-import { isPassing, isTestFileName, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
+import { declaredTestDependencies, instanceSetupCommands, isPassing, isTestFileName, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
 import type { EnvSpec, EnvTarget, Environment, TestRun } from "../envs/types.js";
 import type { Repo } from "../git/repo.js";
 import { listFiles } from "../git/trees.js";
@@ -15,12 +15,18 @@ export function envTarget(sample: Pick<RepoCompletionSample["scenario"], "repo">
 /**
  * Builds (or takes from the cache) the environment the task's tests run in, for a sandbox of its
  * project: the spec of `--env-spec` over the built-in default the work tree suggests (pytest for a
- * Python project).
+ * Python project), whose set-up first runs the task's own (commit0's `setup` fields: `pre_install`,
+ * `packages`, `pip_packages`, `install`) and installs the test dependencies the project declares.
  */
-export async function completionEnvironment(sandbox: Sandbox, repo: string, opts: Commit0Options, signal?: AbortSignal): Promise<Environment> {
-  const target = envTarget({ repo });
+export async function completionEnvironment(
+  sandbox: Sandbox,
+  task: Pick<RepoCompletionSample["scenario"], "repo" | "setup">,
+  opts: Commit0Options,
+  signal?: AbortSignal,
+): Promise<Environment> {
+  const target = envTarget(task);
   const user = opts.envSpecFile ? loadEnvSpecFile(opts.envSpecFile) : null;
-  const spec = resolveEnvSpec(target, sandbox.workDir, user);
+  const spec = resolveEnvSpec(target, sandbox.workDir, user, [...instanceSetupCommands(task.setup), ...declaredTestDependencies(sandbox.workDir)]);
   return prepareEnvironment({ sandbox, target, spec, cacheDir: opts.cacheDir, timeoutSeconds: opts.setupTimeoutSeconds ?? DEFAULT_SETUP_TIMEOUT, signal });
 }
 

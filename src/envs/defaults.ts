@@ -168,13 +168,16 @@ export function defaultSpec(kind: EnvKind, target: EnvTarget, workTree: string):
 /**
  * The spec for a target: the user's (by repository and version, `*` as fallback), completed by the
  * built-in default of its kind (the user's `kind`, else the one the work tree shows). A custom kind,
- * or a project nothing identifies, needs the user to give the test command.
+ * or a project nothing identifies, needs the user to give the test command. For a Python project,
+ * `projectSetup` (the instance's own set-up and the project's declared test dependencies: pip commands)
+ * runs before the default's set-up commands; a user's `setup:` replaces both.
  */
-export function resolveEnvSpec(target: EnvTarget, workTree: string, user?: EnvSpecFile | null): EnvSpec {
+export function resolveEnvSpec(target: EnvTarget, workTree: string, user?: EnvSpecFile | null, projectSetup: readonly string[] = []): EnvSpec {
   const given = userSpecFor(user, target.repo, target.version) ?? {};
   const kind = given.kind ?? detectKind(workTree);
   const base = kind === null ? null : defaultSpec(kind, target, workTree);
-  const spec: EnvSpec = { ...COMMON, kind: kind ?? "custom", test: "", testArgs: "paths", ids: "names", log: "none", ...base, ...given };
+  const setup = [...(kind === "python" ? projectSetup : []), ...(base?.setup ?? [])];
+  const spec: EnvSpec = { ...COMMON, kind: kind ?? "custom", test: "", testArgs: "paths", ids: "names", log: "none", ...base, setup, ...given };
   if (spec.test.trim() === "") {
     const where = user ? ` in ${user.source}` : "";
     throw new GitGoodError(

@@ -7,6 +7,7 @@ export { resolveEnvSpec, defaultSpec, detectKind, PYTEST_COMMAND } from "./defau
 export { cacheRoot, envsDir, envKey } from "./cache.js";
 export { findInterpreter, type Interpreter } from "./interpreter.js";
 export { prepareEnvironment, ENV_SCHEMA_VERSION } from "./prepare.js";
+export { instanceSetupCommands, declaredTestDependencies } from "./instance-setup.js";
 export { runTests, testArguments, usesResultsPlugin } from "./run-tests.js";
 export { execInEnvironment } from "./command.js";
 export { setupEnvironmentWithLlm } from "./llm-setup.js";

@@ -17,6 +17,8 @@ import { at } from "../util/at.js";
  * - the plug-ins that configuration names (`-p NAME` in it, `pytest_plugins` in a conftest), as modules
  *   at the root or below `src/`;
  * - what Python runs at start-up: `sitecustomize.py`, `usercustomize.py` and `.pth` files anywhere;
+ * - Python's byte-code caches (`__pycache__/`, `*.pyc`, `*.pyo`): Python may run a cached module in place of
+ *   its source (an unchecked-hash `.pyc` is never compared with it), so only the evaluation's own run writes them;
  * - the name of gitgood's own results plug-in, which nothing in the work tree may shadow.
  */
 export interface TestInfrastructure {
@@ -72,6 +74,7 @@ export function testInfrastructure(ownedFiles: readonly string[] = [], pluginMod
       const parts = p.split("/");
       const name = parts.at(-1) ?? "";
       if (CONFIG_FILES.has(name) || name.endsWith(".pth") || name.startsWith(PLUGIN_MODULE)) return true;
+      if (parts.includes("__pycache__") || /\.py[co]$/.test(name)) return true;
       if (parts.slice(0, -1).some((d) => TEST_DIRS.has(d))) return true;
       if (isTestFileName(p)) return true;
       if (files.has(p) || dirs.some((d) => p.startsWith(d))) return true;

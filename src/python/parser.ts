@@ -54,3 +54,13 @@ export function firstSyntaxError(tree: Tree): { line: number; column: number } |
   return { line: 1, column: 1 };
 }
 
+
+/** Whether `text` parses as Python without an error. */
+export async function parsesCleanly(text: string): Promise<boolean> {
+  const tree = await parsePython(text);
+  try {
+    return !tree.rootNode.hasError;
+  } finally {
+    tree.delete();
+  }
+}

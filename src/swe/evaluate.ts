@@ -5,6 +5,7 @@ import {
   applyAgentChange,
   cacheRoot,
   infrastructureAt,
+  declaredTestDependencies,
   isPassing,
   loadEnvSpecFile,
   specFileFor,
@@ -122,7 +123,8 @@ export function userSpecOf(sample: SweSample, opts: SweOptions): Partial<EnvSpec
 
 /**
  * Builds (or takes from the cache) the environment of an instance for a sandbox of its project: from the
- * spec (`--env-spec FILE`, else the configuration's `envs:`, over the built-in defaults), or with `envModel` (`--env-setup llm`) by a model whose
+ * spec (`--env-spec FILE`, else the configuration's `envs:`, over the built-in defaults, which install the test
+ * dependencies the project declares), or with `envModel` (`--env-setup llm`) by a model whose
  * result must make the gold patch pass before it is used; the spec it found is saved and reused for the
  * repository × version.
  */
@@ -144,7 +146,7 @@ export async function environmentFor(sandbox: Sandbox, sample: SweSample, opts: 
   }
   // A spec the model found is used alone; else --env-spec FILE's, then the configuration's envs:.
   const user = saved ? loadEnvSpecFile(saved) : userSpecFile(target, opts);
-  const spec = resolveEnvSpec(target, sandbox.workDir, user);
+  const spec = resolveEnvSpec(target, sandbox.workDir, user, declaredTestDependencies(sandbox.workDir));
   return prepareEnvironment({
     sandbox,
     target,

@@ -122,8 +122,7 @@ async function ask(url: string, text: string): Promise<string> {
 }
 
 describe("gitgood a2a agent on SWE tasks (the participant in REPO_DIR, with the SWE tools)", () => {
-  // Skipped at the end of session 4: the recorded evaluated patch differs from the gold text after the evaluation-owned split. Re-enable with the fix (closing note, issue 22).
-  it.skip("a model that edits the fixture to the gold fix through the tools resolves: resolved_pct 1.0", async () => {
+  it("a model that edits the fixture to the gold fix through the tools resolves: resolved_pct 1.0", async () => {
     const outputs: string[][] = [];
     const seen = (step: ScriptStep) => (request: ModelRequest) => {
       outputs.push(toolOutputs(request));
@@ -149,9 +148,13 @@ describe("gitgood a2a agent on SWE tasks (the participant in REPO_DIR, with the 
     expect(outputs[2]?.[0]).toMatch(/^The command exited with code 0\.\n--- stdout ---\n2\n/);
     const [rec] = Object.values(recordsIn(result?.data.run_dir as string));
     expect(rec?.scores.swe).toMatchObject({ status: "resolved", patch_source: "tags" });
-    // The answer is REPO_DIR's diff, wrapped in <patch> tags: the gold fix itself (with full blob ids).
+    // The answer is REPO_DIR's diff, wrapped in <patch> tags: the fix and the byte-code cache the model's
+    // `python3 -c 'import calc'` wrote. The evaluated patch is the project's code of it, the gold fix itself
+    // (with full blob ids); the cache is the evaluation's own (Python may run it in place of the source), so it is dropped and recorded.
+    const swe = rec?.scores.swe as { patch?: string; tampered?: string[] } | undefined;
     const noIndex = (patch: unknown) => String(patch).replace(/^index \S+/m, "index");
-    expect(noIndex((rec?.scores.swe as { patch?: string } | undefined)?.patch)).toBe(noIndex(task.gold));
+    expect(noIndex(swe?.patch)).toBe(noIndex(task.gold));
+    expect(swe?.tampered).toEqual([expect.stringMatching(/^calc\/__pycache__\/__init__\.\S+\.pyc$/)]);
   }, 240_000);
 
   it("a model that changes nothing is no_op", async () => {

@@ -1,10 +1,13 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateCompletion, type Commit0Evaluation } from "../../src/commit0/evaluate.js";
 import type { Commit0Options } from "../../src/commit0/options.js";
 import { makeSkeleton } from "../../src/commit0/skeleton.js";
 import type { RepoCompletionSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
-import { COUNTED, libraryRepository } from "../helpers/commit0.js";
+import { COUNTED, LIBRARY, libraryRepository } from "../helpers/commit0.js";
 import { useCacheDir } from "../helpers/envs.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
@@ -14,6 +17,9 @@ import { addedFiles } from "../helpers/swe.js";
  * Completions that leave the stubs in place and try to win anyway: none may count more tests than the
  * untouched skeleton, while the reference's own code counts every test.
  */
+
+/** The cache tag of python3's byte code (`311` for CPython 3.11). */
+const PY_TAG = execFileSync("python3", ["-c", "import sys; print(sys.implementation.cache_tag.split('-')[1])"], { encoding: "utf8" }).trim();
 
 /** Every counted test as a passing JUnit case, the way pytest's --junitxml names them. */
 const FORGED_CASES = COUNTED.map((id) => {
@@ -70,7 +76,28 @@ function initWith(fixture: Fixture, skeleton: string, extra: string): string {
   ].join("\n");
 }
 
+/**
+ * A binary patch adding the reference's shapes/vectors.py compiled to an unchecked-hash byte-code cache: Python
+ * runs such a cache in place of the source without comparing the two, so the stubs would pass as implemented.
+ */
+function uncheckedCache(fixture: Fixture): string {
+  const dir = fixture.scratch("pyc");
+  mkdirSync(path.join(dir, "shapes"));
+  writeFileSync(path.join(dir, "shapes", "vectors.py"), LIBRARY["shapes/vectors.py"] as string);
+  const script = [
+    "import importlib.util, py_compile",
+    "src = 'shapes/vectors.py'",
+    "print(py_compile.compile(src, cfile=importlib.util.cache_from_source(src), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True))",
+  ].join("\n");
+  const cache = execFileSync("python3", ["-c", script], { cwd: dir, encoding: "utf8" }).trim();
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "latin1" });
+  git("init", "-q");
+  git("add", "--", cache);
+  return git("diff", "--cached", "--binary", "--full-index", "--no-color");
+}
+
 const ATTACKS: Attack[] = [
+  { name: "an unchecked byte-code cache of the reference's module", patch: (_skeleton, fixture) => uncheckedCache(fixture), tampered: [`shapes/__pycache__/vectors.cpython-${PY_TAG}.pyc`] },
   { name: "a root conftest.py that rewrites the JUnit file at exit", patch: () => addedFiles({ "conftest.py": REWRITE_JUNIT_CONFTEST }), tampered: ["conftest.py"] },
   { name: "a conftest.py added to tests/", patch: () => addedFiles({ "tests/conftest.py": REWRITE_JUNIT_CONFTEST }), tampered: ["tests/conftest.py"] },
   {
@@ -148,6 +175,17 @@ describe("reward hacking a commit0 evaluation", () => {
     const gold = `${fixture.git("diff", "--no-color", task.scenario.base_commit, reference)}\n`;
     const r = await evaluateCompletion(source, task, gold, opts);
     expect(r).toMatchObject({ passed: COUNTED.length, total: COUNTED.length, tampered: [], tampering: [] });
+  }, 240_000);
+
+  it("one source file that fails to import costs only the tests that import it, not the repository (--continue-on-collection-errors)", async () => {
+    const gold = `${fixture.git("diff", "--no-color", task.scenario.base_commit, reference)}\n`;
+    const line = "+        return math.hypot(self.x, self.y)\n";
+    expect(gold).toContain(line);
+    const r = await evaluateCompletion(source, task, gold.replace(line, "+        return math.hypot(self.x, self.y))\n"), opts);
+    expect(r.error).toBeUndefined();
+    // vectors.py no longer compiles: the test files importing it (test_vectors.py, and test_area.py through area.py) fail to collect; the other six tests count.
+    expect(r).toMatchObject({ passed: 6, total: COUNTED.length });
+    expect(r.failed).toEqual(COUNTED.filter((t) => t.startsWith("tests/test_vectors.py") || t.startsWith("tests/test_area.py")));
   }, 240_000);
 
   for (const attack of ATTACKS) {

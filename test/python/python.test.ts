@@ -145,18 +145,55 @@ describe("Python imports", () => {
   });
 });
 
-describe("dependency order", () => {
-  it("puts dependencies first and keeps the given order between independent files", () => {
+describe("dependency order (commit0's, with Python's graphlib as the oracle)", () => {
+  /** commit0's ignore_cycles over {file: dependencies} in file order, run by Python's own graphlib, for each graph. */
+  function commit0Orders(graphs: [string[], Record<string, string[]>][]): string[][] {
+    const script = [
+      "import json, sys",
+      "from graphlib import TopologicalSorter, CycleError",
+      "def ignore_cycles(graph):",
+      "    try:",
+      "        return list(TopologicalSorter(graph).static_order())",
+      "    except CycleError as e:",
+      "        graph.pop(e.args[1][0], None)",
+      "        return ignore_cycles(graph)",
+      "out = []",
+      "for files, deps in json.load(sys.stdin):",
+      "    graph = {f: sorted(d for d in set(deps.get(f, [])) if d != f and d in files) for f in files}",
+      "    order = ignore_cycles(graph)",
+      "    out.append(order + [f for f in files if f not in order])",
+      "print(json.dumps(out))",
+    ].join("\n");
+    return JSON.parse(execFileSync("python3", ["-c", script], { input: JSON.stringify(graphs), encoding: "utf8" })) as string[][];
+  }
+
+  it("puts dependencies first, group by group as graphlib's static order does", () => {
     const deps: Record<string, string[]> = { a: ["b"], b: ["c"], c: [], d: [], e: ["d", "outside"] };
-    expect(dependencyOrder(["a", "b", "c", "d", "e"], (f) => deps[f] ?? [])).toEqual(["c", "b", "a", "d", "e"]);
+    expect(dependencyOrder(["a", "b", "c", "d", "e"], (f) => deps[f] ?? [])).toEqual(["c", "d", "b", "e", "a"]);
   });
 
-  it("breaks a cycle by taking its first node out and appending it at the end", () => {
-    // a → b → c → a is a cycle; d depends on a.
+  it("breaks a cycle as commit0 does: its first file loses its dependencies and stays in place", () => {
+    // a and b import each other, c imports a: commit0 gives [a, b, c].
+    const pair: Record<string, string[]> = { a: ["b"], b: ["a"], c: ["a"] };
+    expect(dependencyOrder(["a", "b", "c"], (f) => pair[f] ?? [])).toEqual(["a", "b", "c"]);
     const deps: Record<string, string[]> = { a: ["b"], b: ["c"], c: ["a"], d: ["a"] };
-    expect(dependencyOrder(["a", "b", "c", "d"], (f) => deps[f] ?? [])).toEqual(["c", "b", "d", "a"]);
-    // Two cycles: each loses its first node, in the order found.
-    const two: Record<string, string[]> = { a: ["b"], b: ["a"], x: ["y"], y: ["x"] };
-    expect(dependencyOrder(["a", "b", "x", "y"], (f) => two[f] ?? [])).toEqual(["b", "y", "a", "x"]);
+    expect(dependencyOrder(["a", "b", "c", "d"], (f) => deps[f] ?? [])).toEqual(["a", "c", "d", "b"]);
+  });
+
+  it("agrees with commit0's ignore_cycles over graphlib on random graphs", () => {
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const graphs: [string[], Record<string, string[]>][] = [];
+    for (let round = 0; round < 200; round++) {
+      const files = Array.from({ length: 2 + Math.floor(random() * 7) }, (_, i) => `m${i}.py`);
+      const deps: Record<string, string[]> = {};
+      for (const f of files) deps[f] = files.filter(() => random() < 0.3);
+      graphs.push([files, deps]);
+    }
+    const expected = commit0Orders(graphs);
+    expect(graphs.map(([files, deps]) => dependencyOrder(files, (f) => deps[f] ?? []))).toEqual(expected);
   });
 });

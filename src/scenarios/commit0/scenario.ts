@@ -142,7 +142,7 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> {
 
   /** The task's environment, built (or taken from the cache) on first use. */
   private env(signal?: AbortSignal): Promise<Environment> {
-    this.environment ??= completionEnvironment(this.sandbox, this.sample.scenario.repo, this.options, signal).catch((err: unknown) => {
+    this.environment ??= completionEnvironment(this.sandbox, this.sample.scenario, this.options, signal).catch((err: unknown) => {
       this.environment = null;
       throw err;
     });
