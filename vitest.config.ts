@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most tests wait on child processes (git, pytest, a jail), so two workers fill two cores; the default (cores - 1) left one idle.
+    maxWorkers: 2,
     setupFiles: ["test/helpers/cache-dir.ts"],
     globalSetup: ["test/helpers/system-check.ts"],
     reporters: ci ? ["default", "json"] : ["default"],
