@@ -19,7 +19,11 @@ import { at } from "../util/at.js";
  * - what Python runs at start-up: `sitecustomize.py`, `usercustomize.py` and `.pth` files anywhere;
  * - Python's byte-code caches (`__pycache__/`, `*.pyc`, `*.pyo`): Python may run a cached module in place of
  *   its source (an unchecked-hash `.pyc` is never compared with it), so only the evaluation's own run writes them;
- * - the name of gitgood's own results plug-in, which nothing in the work tree may shadow.
+ * - the name of gitgood's own results plug-in, which nothing in the work tree may shadow;
+ * - what decides how JavaScript and Java tests run, at any depth: `package.json` (its runner settings,
+ *   setup files and reporters), the vitest, vite, jest and babel configurations, `.mocharc.*`, `.babelrc`,
+ *   `pom.xml` and the Gradle build files (a reporter or a skipped suite there would forge the result; the
+ *   environment is built from the evaluation's versions anyway).
  */
 export interface TestInfrastructure {
   /** Whether a repository-relative path is the evaluation's. */
@@ -28,6 +32,8 @@ export interface TestInfrastructure {
 
 const CONFIG_FILES = new Set(["conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py", "usercustomize.py"]);
 const TEST_DIRS = new Set(["tests", "test"]);
+const RUNNER_CONFIG =
+  /^(package\.json|pom\.xml|(build|settings)\.gradle(\.kts)?|\.babelrc(\.[A-Za-z]+)?|\.mocharc\.[A-Za-z]+|(vitest|vite|jest|babel)\.config\.([cm]?[jt]s|json)|vitest\.workspace\.([cm]?[jt]s|json))$/;
 
 /** A test file by its name alone: `test_*.py` or `*_test.py`. */
 export function isTestFileName(file: string): boolean {
@@ -73,7 +79,7 @@ export function testInfrastructure(ownedFiles: readonly string[] = [], pluginMod
       const p = normal(file);
       const parts = p.split("/");
       const name = parts.at(-1) ?? "";
-      if (CONFIG_FILES.has(name) || name.endsWith(".pth") || name.startsWith(PLUGIN_MODULE)) return true;
+      if (CONFIG_FILES.has(name) || RUNNER_CONFIG.test(name) || name.endsWith(".pth") || name.startsWith(PLUGIN_MODULE)) return true;
       if (parts.includes("__pycache__") || /\.py[co]$/.test(name)) return true;
       if (parts.slice(0, -1).some((d) => TEST_DIRS.has(d))) return true;
       if (isTestFileName(p)) return true;
