@@ -52,7 +52,8 @@ await page.waitForSelector("#attempt-title");
 const openMs = performance.now() - openStart;
 await sampleHeap();
 await page.fill("#search", "sample_0421");
-await page.waitForFunction(`/^1 of/.test(document.querySelector("#count")?.textContent ?? "")`);
+// A locator, not waitForFunction: the viewer's content security policy forbids evaluating strings.
+await page.locator("#count", { hasText: /^1 of/ }).waitFor();
 await page.click("nav button[data-tab=compare]");
 await sampleHeap();
 const overflow = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth");
