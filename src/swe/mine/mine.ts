@@ -1,6 +1,6 @@
 import os from "node:os";
 import { stringify as stringifyYaml } from "yaml";
-import { specToYaml, type EnvSpec } from "../../envs/index.js";
+import { specToYaml, type EnvSpec } from "../../testenv/index.js";
 import { GitGoodError, toGitGoodError } from "../../errors.js";
 import { listBranches, readCommitGraph } from "../../git/history.js";
 import { Repo } from "../../git/repo.js";

@@ -1,5 +1,5 @@
 import type { SweSample } from "../../dataset/sample.js";
-import { isPassing, runTests, type EnvSpec, type Environment, type TestRun } from "../../envs/index.js";
+import { isPassing, runTests, type EnvSpec, type Environment, type TestRun } from "../../testenv/index.js";
 import { toGitGoodError } from "../../errors.js";
 import { applyPatch, resetPaths } from "../../git/apply.js";
 import { diffPaths } from "../../util/unified-diff.js";
