@@ -7,7 +7,7 @@ import type { Repo } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { environmentFor, sandboxAt, testFilesOf } from "../evaluate.js";
 import { DEFAULT_TEST_TIMEOUT, type SweOptions } from "../options.js";
-import type { SweDropReason } from "../../mining/swe/reasons.js";
+import type { SweDropReason } from "./reasons.js";
 import { at } from "../../util/at.js";
 
 /** Which tests a validation runs: those of the files the test change touches, or the whole suite too. */
