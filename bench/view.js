@@ -51,7 +51,7 @@ await page.click("#rows tbody tr:nth-child(1)");
 await page.waitForSelector("#attempt-title");
 const openMs = performance.now() - openStart;
 await sampleHeap();
-await page.fill("#search", "sample_0421");
+await page.fill("#search", "sample_04210");
 // A locator, not waitForFunction: the viewer's content security policy forbids evaluating strings.
 await page.locator("#count", { hasText: /^1 of/ }).waitFor();
 await page.click("nav button[data-tab=compare]");

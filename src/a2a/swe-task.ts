@@ -2,7 +2,7 @@ import { lstatSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { splitPatch } from "../envs/test-infra.js";
+import { splitPatch } from "../testenv/test-infra.js";
 import { worktreePatch, worktreeSnapshot } from "../git/apply.js";
 import type { ToolSpec } from "../model/types.js";
 import type { Isolation } from "../sandbox/isolation.js";
