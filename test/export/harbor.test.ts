@@ -50,7 +50,7 @@ beforeAll(async () => {
   const s = await gitgood(["export", "harbor", sweFile, out, "--repo", swe.fixture.dir]);
   expect(s.stderr).toMatch(/1 Harbor task\(s\) written/);
   expect(s.code).toBe(0);
-}, 120_000);
+}, 240_000);
 
 afterAll(() => {
   fx?.remove();
