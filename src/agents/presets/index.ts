@@ -1,12 +1,13 @@
 // The CLI-agent presets (`--agent NAME`): one line each. A new preset is a file beside these and a line here.
 import { GitGoodError } from "../../errors.js";
 import { claudeCode } from "./claude-code.js";
+import { codex } from "./codex.js";
 import { opencode } from "./opencode.js";
 import { PresetAgent, TOOLS_MODES, type ToolsMode } from "./agent.js";
 import type { AgentPreset } from "./preset.js";
 import type { RunProxy } from "../../proxy/index.js";
 
-export const PRESETS: readonly AgentPreset[] = [claudeCode, opencode];
+export const PRESETS: readonly AgentPreset[] = [claudeCode, opencode, codex];
 
 export { PresetAgent, TOOLS_MODES, type ToolsMode, type AgentPreset };
 export { agentsDir, installPackage } from "./install.js";
