@@ -56,7 +56,7 @@ function config(ctx: PresetContext): string {
 export const codex: AgentPreset = {
   name: "codex",
   package: "@openai/codex",
-  version: "0.63.0",
+  version: "0.100.0",
   summary: "Codex's `exec` (OpenAI Responses API)",
   api: "openai",
   home: (ctx) => ({ ".codex/config.toml": config(ctx) }),
