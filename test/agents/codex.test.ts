@@ -8,7 +8,9 @@ import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
+import { useCacheDir } from "../helpers/envs.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { pythonTask, type PythonTask } from "../helpers/swe.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import type { ScriptStep } from "./presets-upstream.js";
 
@@ -67,19 +69,29 @@ let fx: Fixture;
 let easy: MergeSample;
 let dirs: ReturnType<typeof tempDirs>;
 let samplesFile: string;
+let swe: PythonTask;
+let sweFile: string;
+let cache: ReturnType<typeof useCacheDir>;
 
 beforeAll(async () => {
+  swe = pythonTask();
+  cache = useCacheDir();
   let samples: Sample[];
   ({ fx, samples } = await buildRunFixture());
   easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
   dirs = tempDirs();
   samplesFile = `${dirs.out}-samples.jsonl`;
   writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+  // As SWE-bench publishes instances: a JSON list.
+  sweFile = `${dirs.out}-swe.json`;
+  writeFileSync(sweFile, JSON.stringify([swe.sample().scenario]));
   await installPackage(codex.package, codex.version);
 }, 600_000);
 afterAll(() => {
   dirs.cleanup();
   fx.remove();
+  swe?.fixture.remove();
+  cache?.cleanup();
 });
 
 type Event = { type: string; text?: string; tool?: string };
@@ -120,5 +132,32 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
     expect(events.some((e) => e.type === "note" && e.text?.startsWith("final message of codex") && e.text.includes("Done."))).toBe(true);
     expect(upstream.seen.every((s) => s.headers.authorization === `Bearer ${USER_KEY}`)).toBe(true);
     expect(JSON.stringify(events)).not.toContain(USER_KEY);
+  }, 300_000);
+});
+
+describe("--agent codex on a SWE-style task", () => {
+  let upstream: FakeUpstream;
+  afterAll(() => upstream?.close());
+
+  it("fixes the bug with its own shell in the jail (exec_command); the project's tests resolve it", async (ctx) => {
+    if (bwrapUnavailable()) ctx.skip();
+    upstream = await scriptedResponses([{ tool: "exec_command", args: { cmd: "sed -i '6s/a + b/a - b/' calc/__init__.py && git diff --stat" } }]);
+    const out = `${dirs.out}-codex-swe`;
+    const r = await gitgood(
+      ["run", sweFile, "--repo", swe.fixture.dir, "--agent", "codex", "--model", "gpt-test", "--timeout", "300", "--out", out, "--json"],
+      { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY, GITGOOD_CACHE_DIR: cache.dir } },
+    );
+    const record = Object.values(recordsIn(out))[0];
+    const events = (record ? trajectoryOf(out, record).events : []) as Event[];
+    const notes = JSON.stringify(events.filter((e) => e.type === "note"));
+    expect(r.code, `${r.stderr}\n${notes}`).toBe(0);
+    expect(record, notes).toMatchObject({ scenario: "SWE", status: "success", verdict: "solved", scores: { swe: { status: "resolved" } } });
+    const turns = events.filter((e) => e.type === "model");
+    expect(turns.length).toBe(2);
+    expect(record?.tokens).toEqual({ prompt: USAGE.input * 2, completion: USAGE.output * 2 });
+    // The command's output went back to the model.
+    const second = JSON.stringify(upstream.seen.filter((s) => s.path === "/v1/responses")[1]?.body);
+    expect(second).toContain("function_call_output");
+    expect(second).toMatch(/1 file changed/);
   }, 300_000);
 });
