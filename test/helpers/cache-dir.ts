@@ -15,3 +15,9 @@ process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
 process.env.OPENAI_API_KEY = "no-key-in-tests";
 process.env.ANTHROPIC_BASE_URL = "http://127.0.0.1:9";
 process.env.ANTHROPIC_API_KEY = "no-key-in-tests";
+
+// The pytest suites the tests run (SWE and commit0 evaluations, environments) are a few tiny fixture projects that
+// need no plugin, but the environments see the host's site-packages, and a host with hypothesis and
+// pytest-benchmark installed loads them into every run: three times the CPU of the run itself. The product
+// leaves them on (a real project may need its plugins); the tests do not load them.
+process.env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";

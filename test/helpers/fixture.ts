@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
@@ -34,15 +34,27 @@ export class Fixture {
   readonly dir: string;
   private readonly tmpRoot: string;
 
-  constructor(opts: { bare?: boolean; dir?: string } = {}) {
+  /** `empty`: a directory without a repository, for Fixture.copyOf to fill. */
+  constructor(opts: { bare?: boolean; dir?: string; empty?: boolean } = {}) {
     this.tmpRoot = mkdtempSync(path.join(os.tmpdir(), "gitgood-fixture-"));
     this.dir = opts.dir ?? path.join(this.tmpRoot, "repo");
     mkdirSync(this.dir, { recursive: true });
+    if (opts.empty) return;
     this.git("init", "-q", "-b", "main", ...(opts.bare ? ["--bare"] : []));
-    this.git("config", "gc.auto", "0");
-    this.git("config", "commit.gpgsign", "false");
-    this.git("config", "core.autocrlf", "false");
-    this.git("config", "merge.conflictStyle", "merge");
+    // What four `git config` calls would write, at the cost of none.
+    appendFileSync(path.join(this.dir, ...(opts.bare ? [] : [".git"]), "config"), "[gc]\n\tauto = 0\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n[merge]\n\tconflictStyle = merge\n");
+  }
+
+  /**
+   * A repository of its own holding what `source` holds (objects, refs, index, work tree, config), its clock
+   * going on from the source's: for a test that changes a fixture a template built once gives it, at the cost
+   * of a file copy instead of the git processes that built the template. Links are copied as links.
+   */
+  static copyOf(source: Fixture): Fixture {
+    const copy = new Fixture({ empty: true });
+    cpSync(source.dir, copy.dir, { recursive: true, verbatimSymlinks: true });
+    copy.tick = source.tick;
+    return copy;
   }
 
   /** A scratch directory that is removed with the fixture. */

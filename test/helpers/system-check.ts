@@ -5,6 +5,9 @@ import path from "node:path";
 
 export default async function checkSystem(): Promise<void> {
   if (process.env.GITGOOD_SKIP_SYSTEM_TESTS === "1") return;
+  // pytest without the host's plugins, as the tests run it (test/helpers/cache-dir.ts): with them, its start-up alone
+  // can outlast the check's time limit on a loaded machine.
+  process.env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
   const modulePath: string = path.resolve(import.meta.dirname, "../../scripts/system-deps.js");
   const { systemProblem } = (await import(modulePath)) as { systemProblem: () => string | null };
   const problem = systemProblem();

@@ -10,7 +10,7 @@ import {
   restoreMemory,
 } from "../../src/memory/index.js";
 import type { Fixture } from "../helpers/fixture.js";
-import { memoryFixture, parents, porcelain, readIn } from "../helpers/memory.js";
+import { memoryFixture, memoryTemplate, parents, porcelain, readIn } from "../helpers/memory.js";
 
 const fixtures: Fixture[] = [];
 async function setup(opts: Parameters<typeof memoryFixture>[0] = {}) {
@@ -134,9 +134,8 @@ describe("branch", () => {
   });
 });
 
-async function twoBranches(setupOpts: Parameters<typeof memoryFixture>[0] = {}) {
-  const made = await setup(setupOpts);
-  const { fx, ws } = made;
+/** Memory on main and on a branch feat, each with its own commits (built once, copied for each test). */
+const withTwoBranches = memoryTemplate(async ({ fx, ws }) => {
   await branchMemory(ws, { name: "feat", purpose: "Add a counter file." });
   await logMemory(ws, { observation: "no counter yet" });
   fx.write({ "counter.txt": "5\n" });
@@ -146,6 +145,11 @@ async function twoBranches(setupOpts: Parameters<typeof memoryFixture>[0] = {}) 
   fx.checkout("main");
   fx.write({ "README.md": "# demo\nmore\n" });
   await commitMemory(ws, { contribution: "Extended README." });
+});
+
+async function twoBranches() {
+  const made = await withTwoBranches();
+  fixtures.push(made.fx);
   return made;
 }
 
