@@ -68,7 +68,6 @@ export function mineChains(
   /** Commits at the edge of a shallow clone: their history is cut. */
   shallowBoundary: ReadonlySet<string> = new Set(),
 ): ChainFinding[] {
-  const visited = new Set<string>();
   const seen = new Set<string>();
   const findings: ChainFinding[] = [];
   /** Findings on side lines, to be credited to a branch once all are known. */
@@ -115,6 +114,34 @@ export function mineChains(
     if (run.branch === null) unowned.push(finding);
   };
 
+  walkLines(graph, branches, summaries, shallowBoundary, close);
+  if (unowned.length > 0) {
+    const owners = firstContainingBranch(graph, branches, new Set(unowned.map((f) => f.scenario.newest_commit)));
+    for (const f of unowned) f.scenario.branch = owners.get(f.scenario.newest_commit) ?? "";
+  }
+  findings.sort(
+    (a, b) =>
+      a.time - b.time ||
+      byCodeUnits(a.scenario.oldest_commit, b.scenario.oldest_commit) ||
+      byCodeUnits(a.scenario.newest_commit, b.scenario.newest_commit) ||
+      byCodeUnits(a.scenario.file, b.scenario.file),
+  );
+  return findings;
+}
+
+
+/**
+ * Walks every line of history (branch tips in the given order, then non-first parents of merges) and
+ * hands each run to `close` as it ends: the runs mineChains judges, in the order it judges them.
+ */
+function walkLines(
+  graph: ReadonlyMap<string, CommitNode>,
+  branches: readonly Branch[],
+  summaries: ReadonlyMap<string, CommitSummary>,
+  shallowBoundary: ReadonlySet<string>,
+  close: (file: string, run: Run) => void,
+): void {
+  const visited = new Set<string>();
   const starts: LineStart[] = branches.map((b) => ({ oid: b.oid, branch: b.name }));
   for (const node of graph.values()) for (const p of node.parents.slice(1)) starts.push({ oid: p, branch: null });
 
@@ -173,18 +200,28 @@ export function mineChains(
     }
     closeAll();
   }
-  if (unowned.length > 0) {
-    const owners = firstContainingBranch(graph, branches, new Set(unowned.map((f) => f.scenario.newest_commit)));
-    for (const f of unowned) f.scenario.branch = owners.get(f.scenario.newest_commit) ?? "";
-  }
-  findings.sort(
-    (a, b) =>
-      a.time - b.time ||
-      byCodeUnits(a.scenario.oldest_commit, b.scenario.oldest_commit) ||
-      byCodeUnits(a.scenario.newest_commit, b.scenario.newest_commit) ||
-      byCodeUnits(a.scenario.file, b.scenario.file),
-  );
-  return findings;
+}
+
+/**
+ * The commits whose line counts decide something: those of every run long enough and short enough to
+ * be a chain, not cut, whose file the oldest commit does not add. Only their purity is left to judge,
+ * so only they need `git diff-tree --numstat`; every other drop is decided by the trees alone.
+ */
+export function chainCandidates(
+  graph: ReadonlyMap<string, CommitNode>,
+  branches: readonly Branch[],
+  summaries: ReadonlyMap<string, CommitSummary>,
+  opts: ChainMiningOptions,
+  shallowBoundary: ReadonlySet<string> = new Set(),
+): Set<string> {
+  const wanted = new Set<string>();
+  walkLines(graph, branches, summaries, shallowBoundary, (file, run) => {
+    const n = run.commits.length;
+    if (n < 2 || run.cutBy || n < opts.minChain || n > opts.maxChain) return;
+    if (summaries.get(at(run.commits, n - 1))?.plFiles.get(file)?.added) return;
+    for (const c of run.commits) wanted.add(c);
+  });
+  return wanted;
 }
 
 /**
