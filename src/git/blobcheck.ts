@@ -24,6 +24,9 @@ export class MissingBlobs {
   private readonly child;
   private current: string | null = null;
   private rest: Buffer | null = null;
+  /** Lines not yet written: written in large pieces, since each write costs a system call. */
+  private pending: string[] = [];
+  private pendingLength = 0;
 
   constructor(repo: Repo) {
     this.child = spawn("git", ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
@@ -44,14 +47,39 @@ export class MissingBlobs {
     this.done.catch(() => undefined);
   }
 
-  /** Asks about the blobs `commit` names (submodule commits and all-zero names left out by the caller). */
-  add(commit: string, blobs: readonly string[]): void {
-    if (blobs.length === 0) return;
-    this.child.stdin.write(`${commit}\n${blobs.join("\n")}\n`);
+  /**
+   * Asks about the blobs `commit` names (submodule commits and all-zero names left out by the caller).
+   * Resolves at once, or once git has taken what was written when too much waits for it (so what
+   * reads the commits slows down to git's pace rather than queueing their names here).
+   */
+  add(commit: string, blobs: readonly string[]): Promise<void> | undefined {
+    if (blobs.length === 0) return undefined;
+    const lines = `${commit}\n${blobs.join("\n")}\n`;
+    this.pending.push(lines);
+    this.pendingLength += lines.length;
+    return this.pendingLength >= 1 << 16 ? this.flush() : undefined;
+  }
+
+  private flush(): Promise<void> | undefined {
+    if (this.pending.length === 0) return undefined;
+    const more = this.child.stdin.write(this.pending.join(""));
+    this.pending = [];
+    this.pendingLength = 0;
+    if (more || this.child.exitCode !== null) return undefined;
+    return new Promise((resolve) => {
+      const go = (): void => {
+        this.child.stdin.off("drain", go);
+        this.child.off("close", go);
+        resolve();
+      };
+      this.child.stdin.on("drain", go);
+      this.child.once("close", go);
+    });
   }
 
   /** The commits that named a missing blob, once every answer is in. */
   async commits(): Promise<Set<string>> {
+    void this.flush();
     this.child.stdin.end();
     await this.done;
     return this.found;

@@ -5,19 +5,31 @@ import { byCodeUnits } from "./merges.js";
 import { chainDifficulty, roundedRatio, type DifficultyThresholds } from "./purity.js";
 import { at } from "../util/at.js";
 
-/** What chain mining needs to know of one non-merge commit's diff against its parent. */
+/**
+ * What chain mining needs to know of one non-merge commit's diff against its parent: kept for every
+ * commit that touches a file of a mined language, so it is kept small (interned paths, no map).
+ */
 export interface CommitSummary {
-  /** Changed lines (+ and -) over all files; binary files count 0. */
-  totalLines: number;
   /**
-   * Files of a mined language the commit adds or modifies, with their changed lines (a deletion or a
-   * type change ends a chain, so those are not listed).
+   * Files of a mined language the commit adds or modifies, each once (a deletion or a type change ends
+   * a chain, so those are not listed).
    */
-  plFiles: Map<string, { added: boolean; lines: number }>;
+  files: readonly string[];
+  /** Those of `files` the commit adds: mostly none. */
+  added: readonly string[];
+  /** Line counts: read only for the commits of runs that could be chains (chainCandidates). */
+  lines?: CommitLines;
+  /** Objects needed to diff this commit are missing (partial clone, damaged copy). */
+  unreadable?: boolean;
+}
+
+export interface CommitLines {
+  /** Changed lines (+ and -) over all files; binary files count 0. */
+  total: number;
+  /** Changed lines of each of `files`. */
+  perFile: Map<string, number>;
   /** Changed files not of a mined language. */
   otherFiles: string[];
-  /** Objects needed to diff this commit are missing (partial clone). */
-  unreadable?: boolean;
 }
 
 export interface ChainFinding {
@@ -84,16 +96,16 @@ export function mineChains(
     if (run.cutBy) return drops.chain(run.cutBy);
     if (commits.length < opts.minChain) return drops.chain("too_short");
     if (commits.length > opts.maxChain) return drops.chain("too_long");
-    if (summaries.get(oldest)?.plFiles.get(file)?.added) return drops.chain("file_added");
+    if (summaries.get(oldest)?.added.includes(file)) return drops.chain("file_added");
     let fileLines = 0;
     let allLines = 0;
     const others = new Set<string>();
     for (const c of commits) {
-      const s = summaries.get(c);
-      if (!s) continue;
-      fileLines += s.plFiles.get(file)?.lines ?? 0;
-      allLines += s.totalLines;
-      for (const o of s.otherFiles) others.add(o);
+      const lines = summaries.get(c)?.lines;
+      if (!lines) continue;
+      fileLines += lines.perFile.get(file) ?? 0;
+      allLines += lines.total;
+      for (const o of lines.otherFiles) others.add(o);
     }
     if (allLines === 0) return drops.chain("no_line_changes");
     const purity = roundedRatio(fileLines, allLines);
@@ -175,19 +187,19 @@ function walkLines(
       } else if (summary?.unreadable) {
         closeAll("missing_objects");
       } else {
-        const changed = summary?.plFiles;
+        const changed = summary?.files ?? [];
+        // Most commits change a few files; a list is then smaller and as fast as a set.
+        const set = changed.length > 8 ? new Set(changed) : null;
         for (const [file, run] of open) {
-          if (!changed?.has(file)) {
+          if (!(set ? set.has(file) : changed.includes(file))) {
             open.delete(file);
             close(file, run);
           }
         }
-        if (changed) {
-          for (const file of changed.keys()) {
-            const run = open.get(file);
-            if (run) run.commits.push(commit);
-            else if (mayOpen) open.set(file, { commits: [commit], branch: start.branch });
-          }
+        for (const file of changed) {
+          const run = open.get(file);
+          if (run) run.commits.push(commit);
+          else if (mayOpen) open.set(file, { commits: [commit], branch: start.branch });
         }
       }
       const first: string | undefined = node.parents[0];
@@ -218,7 +230,7 @@ export function chainCandidates(
   walkLines(graph, branches, summaries, shallowBoundary, (file, run) => {
     const n = run.commits.length;
     if (n < 2 || run.cutBy || n < opts.minChain || n > opts.maxChain) return;
-    if (summaries.get(at(run.commits, n - 1))?.plFiles.get(file)?.added) return;
+    if (summaries.get(at(run.commits, n - 1))?.added.includes(file)) return;
     for (const c of run.commits) wanted.add(c);
   });
   return wanted;

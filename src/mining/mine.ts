@@ -13,7 +13,7 @@ import { diffCommits, listBranches, readCommitGraph, type CommitNode } from "../
 import { MissingBlobs } from "../git/blobcheck.js";
 import { missingObjects } from "../git/objects.js";
 import { Repo } from "../git/repo.js";
-import { chainCandidates, mineChains, type ChainFinding, type CommitSummary } from "./chains.js";
+import { chainCandidates, mineChains, type ChainFinding, type CommitLines, type CommitSummary } from "./chains.js";
 import { DropCounter } from "./drops.js";
 import { evaluateFilters, type FilterResult } from "./filters.js";
 import { DEFAULT_LANGUAGES, LanguageSet } from "../dataset/languages.js";
@@ -137,12 +137,15 @@ function nonMergeCommits(graph: ReadonlyMap<string, CommitNode>): string[] {
   return out;
 }
 
-const ZERO_OID = /^0+$/;
+/** The all-zero name git gives the missing side of an added or deleted file (SHA-1 or SHA-256). */
+const ZERO_OIDS = new Set(["0".repeat(40), "0".repeat(64)]);
 /** A submodule entry names a commit of another repository: nothing of it is read here. */
 const GITLINK = "160000";
 
+const NONE: readonly string[] = Object.freeze([]);
+
 function unreadableSummary(): CommitSummary {
-  return { totalLines: 0, plFiles: new Map(), otherFiles: [], unreadable: true };
+  return { files: NONE, added: NONE, unreadable: true };
 }
 
 /** What chain mining needs of every non-merge commit, read in two passes. */
@@ -189,40 +192,48 @@ async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSumma
     }
     const blobs: string[] = [];
     for (const f of d.files) {
-      if (f.oldMode !== GITLINK && !ZERO_OID.test(f.oldOid)) blobs.push(f.oldOid);
-      if (f.newMode !== GITLINK && !ZERO_OID.test(f.newOid)) blobs.push(f.newOid);
+      if (f.oldMode !== GITLINK && !ZERO_OIDS.has(f.oldOid)) blobs.push(f.oldOid);
+      if (f.newMode !== GITLINK && !ZERO_OIDS.has(f.newOid)) blobs.push(f.newOid);
     }
     if (missing && blobs.some((b) => missing.has(b))) blocked.add(d.commit);
-    check?.add(d.commit, blobs);
-    const s: CommitSummary = { totalLines: 0, plFiles: new Map(), otherFiles: [] };
+    const taken = check?.add(d.commit, blobs);
+    if (taken) await taken;
+    let files: string[] | null = null;
+    let added: string[] | null = null;
     for (const f of d.files) {
-      if (!languages.has(f.path)) s.otherFiles.push(name(f.path));
-      else if (f.status === "A" || f.status === "M") s.plFiles.set(name(f.path), { added: f.status === "A", lines: 0 });
+      if ((f.status !== "A" && f.status !== "M") || !languages.has(f.path)) continue;
+      (files ??= []).push(name(f.path));
+      if (f.status === "A") (added ??= []).push(name(f.path));
     }
     // A commit that changes no file of a mined language ends every line's runs whether or not its
     // summary is kept, and no run holds it, so its summary is not kept.
-    if (s.plFiles.size > 0) summaries.set(d.commit, s);
+    if (files) summaries.set(d.commit, { files, added: added ?? NONE });
   }
   if (check) for (const c of await check.commits()) blocked.add(c);
   for (const c of blocked) summaries.set(c, unreadableSummary());
 
+  // Until no new candidate: one more round only when a count could not be read (runs through it change).
   const counted = new Set<string>();
-  for (;;) {
+  for (let changed = true; changed; ) {
+    changed = false;
     const wanted = [...p.candidates(summaries)].filter((c) => !counted.has(c));
-    if (wanted.length === 0) break;
     for (const c of wanted) counted.add(c);
     for await (const d of diffCommits(repo, wanted, { jobs, numstat: true, slots })) {
       if (d.unreadable) {
         summaries.set(d.commit, unreadableSummary());
+        changed = true;
         continue;
       }
       const s = summaries.get(d.commit);
       if (!s) continue;
+      const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: [] };
+      const mined = new Set(s.files);
       for (const f of d.files) {
-        s.totalLines += f.lines;
-        const pl = s.plFiles.get(f.path);
-        if (pl) pl.lines = f.lines;
+        lines.total += f.lines;
+        if (!languages.has(f.path)) lines.otherFiles.push(name(f.path));
+        else if (mined.has(f.path)) lines.perFile.set(f.path, f.lines);
       }
+      s.lines = lines;
     }
   }
   return summaries;
