@@ -24,6 +24,7 @@ import path from "node:path";
 import { Repo } from "../dist/git/repo.js";
 import { evaluatePatch } from "../dist/swe/evaluate.js";
 import { validateInstance } from "../dist/swe/validate.js";
+import { envsDir } from "../dist/testenv/cache.js";
 import { row } from "./rows.js";
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 4);
@@ -146,7 +147,7 @@ try {
   if (wrong.length > 0) throw new Error(`gold patches must resolve every instance; got ${wrong.join(", ")}`);
 
   // What the cold run spent building the environment, as its record says: reported apart.
-  const envsRoot = path.join(opts.cacheDir, "envs");
+  const envsRoot = envsDir(opts.cacheDir);
   const buildMs = readdirSync(envsRoot)
     .filter((d) => !d.startsWith("."))
     .map((d) => {
