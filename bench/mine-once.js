@@ -12,6 +12,8 @@ console.log(
   JSON.stringify({
     ms,
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    // CPU of the mining process itself (git's own is not in it): what gitgood adds to the git passes.
+    cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
     commits: s.commits,
     branches: s.branches,
     merges: s.samples.merge.total,

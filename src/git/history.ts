@@ -65,6 +65,9 @@ interface FileChange {
   path: string;
   /** Status letter from the raw diff: A, M, D, T (type change). */
   status: string;
+  /** File modes from the raw diff (`160000` is a submodule commit, not a blob of this repository). */
+  oldMode: string;
+  newMode: string;
   oldOid: string;
   newOid: string;
   /** Added plus deleted lines; 0 for binary files. */
@@ -160,6 +163,8 @@ async function* parseDiffTree(
       const change: FileChange = {
         path: token,
         status: (fields[4] ?? "M").charAt(0),
+        oldMode: (fields[0] ?? "").slice(1),
+        newMode: fields[1] ?? "",
         oldOid: fields[2] ?? "",
         newOid: fields[3] ?? "",
         lines: 0,

@@ -5,19 +5,31 @@ import { byCodeUnits } from "./merges.js";
 import { chainDifficulty, roundedRatio, type DifficultyThresholds } from "./purity.js";
 import { at } from "../util/at.js";
 
-/** What chain mining needs to know of one non-merge commit's diff against its parent. */
+/**
+ * What chain mining needs to know of one non-merge commit's diff against its parent: kept for every
+ * commit that touches a file of a mined language, so it is kept small (interned paths, no map).
+ */
 export interface CommitSummary {
-  /** Changed lines (+ and -) over all files; binary files count 0. */
-  totalLines: number;
   /**
-   * Files of a mined language the commit adds or modifies, with their changed lines (a deletion or a
-   * type change ends a chain, so those are not listed).
+   * Files of a mined language the commit adds or modifies, each once (a deletion or a type change ends
+   * a chain, so those are not listed).
    */
-  plFiles: Map<string, { added: boolean; lines: number }>;
+  files: readonly string[];
+  /** Those of `files` the commit adds: mostly none. */
+  added: readonly string[];
+  /** Line counts: read only for the commits of runs that could be chains (chainCandidates). */
+  lines?: CommitLines;
+  /** Objects needed to diff this commit are missing (partial clone, damaged copy). */
+  unreadable?: boolean;
+}
+
+export interface CommitLines {
+  /** Changed lines (+ and -) over all files; binary files count 0. */
+  total: number;
+  /** Changed lines of each of `files`. */
+  perFile: Map<string, number>;
   /** Changed files not of a mined language. */
   otherFiles: string[];
-  /** Objects needed to diff this commit are missing (partial clone). */
-  unreadable?: boolean;
 }
 
 export interface ChainFinding {
@@ -68,7 +80,6 @@ export function mineChains(
   /** Commits at the edge of a shallow clone: their history is cut. */
   shallowBoundary: ReadonlySet<string> = new Set(),
 ): ChainFinding[] {
-  const visited = new Set<string>();
   const seen = new Set<string>();
   const findings: ChainFinding[] = [];
   /** Findings on side lines, to be credited to a branch once all are known. */
@@ -85,16 +96,16 @@ export function mineChains(
     if (run.cutBy) return drops.chain(run.cutBy);
     if (commits.length < opts.minChain) return drops.chain("too_short");
     if (commits.length > opts.maxChain) return drops.chain("too_long");
-    if (summaries.get(oldest)?.plFiles.get(file)?.added) return drops.chain("file_added");
+    if (summaries.get(oldest)?.added.includes(file)) return drops.chain("file_added");
     let fileLines = 0;
     let allLines = 0;
     const others = new Set<string>();
     for (const c of commits) {
-      const s = summaries.get(c);
-      if (!s) continue;
-      fileLines += s.plFiles.get(file)?.lines ?? 0;
-      allLines += s.totalLines;
-      for (const o of s.otherFiles) others.add(o);
+      const lines = summaries.get(c)?.lines;
+      if (!lines) continue;
+      fileLines += lines.perFile.get(file) ?? 0;
+      allLines += lines.total;
+      for (const o of lines.otherFiles) others.add(o);
     }
     if (allLines === 0) return drops.chain("no_line_changes");
     const purity = roundedRatio(fileLines, allLines);
@@ -115,6 +126,34 @@ export function mineChains(
     if (run.branch === null) unowned.push(finding);
   };
 
+  walkLines(graph, branches, summaries, shallowBoundary, close);
+  if (unowned.length > 0) {
+    const owners = firstContainingBranch(graph, branches, new Set(unowned.map((f) => f.scenario.newest_commit)));
+    for (const f of unowned) f.scenario.branch = owners.get(f.scenario.newest_commit) ?? "";
+  }
+  findings.sort(
+    (a, b) =>
+      a.time - b.time ||
+      byCodeUnits(a.scenario.oldest_commit, b.scenario.oldest_commit) ||
+      byCodeUnits(a.scenario.newest_commit, b.scenario.newest_commit) ||
+      byCodeUnits(a.scenario.file, b.scenario.file),
+  );
+  return findings;
+}
+
+
+/**
+ * Walks every line of history (branch tips in the given order, then non-first parents of merges) and
+ * hands each run to `close` as it ends: the runs mineChains judges, in the order it judges them.
+ */
+function walkLines(
+  graph: ReadonlyMap<string, CommitNode>,
+  branches: readonly Branch[],
+  summaries: ReadonlyMap<string, CommitSummary>,
+  shallowBoundary: ReadonlySet<string>,
+  close: (file: string, run: Run) => void,
+): void {
+  const visited = new Set<string>();
   const starts: LineStart[] = branches.map((b) => ({ oid: b.oid, branch: b.name }));
   for (const node of graph.values()) for (const p of node.parents.slice(1)) starts.push({ oid: p, branch: null });
 
@@ -148,19 +187,19 @@ export function mineChains(
       } else if (summary?.unreadable) {
         closeAll("missing_objects");
       } else {
-        const changed = summary?.plFiles;
+        const changed = summary?.files ?? [];
+        // Most commits change a few files; a list is then smaller and as fast as a set.
+        const set = changed.length > 8 ? new Set(changed) : null;
         for (const [file, run] of open) {
-          if (!changed?.has(file)) {
+          if (!(set ? set.has(file) : changed.includes(file))) {
             open.delete(file);
             close(file, run);
           }
         }
-        if (changed) {
-          for (const file of changed.keys()) {
-            const run = open.get(file);
-            if (run) run.commits.push(commit);
-            else if (mayOpen) open.set(file, { commits: [commit], branch: start.branch });
-          }
+        for (const file of changed) {
+          const run = open.get(file);
+          if (run) run.commits.push(commit);
+          else if (mayOpen) open.set(file, { commits: [commit], branch: start.branch });
         }
       }
       const first: string | undefined = node.parents[0];
@@ -173,18 +212,28 @@ export function mineChains(
     }
     closeAll();
   }
-  if (unowned.length > 0) {
-    const owners = firstContainingBranch(graph, branches, new Set(unowned.map((f) => f.scenario.newest_commit)));
-    for (const f of unowned) f.scenario.branch = owners.get(f.scenario.newest_commit) ?? "";
-  }
-  findings.sort(
-    (a, b) =>
-      a.time - b.time ||
-      byCodeUnits(a.scenario.oldest_commit, b.scenario.oldest_commit) ||
-      byCodeUnits(a.scenario.newest_commit, b.scenario.newest_commit) ||
-      byCodeUnits(a.scenario.file, b.scenario.file),
-  );
-  return findings;
+}
+
+/**
+ * The commits whose line counts decide something: those of every run long enough and short enough to
+ * be a chain, not cut, whose file the oldest commit does not add. Only their purity is left to judge,
+ * so only they need `git diff-tree --numstat`; every other drop is decided by the trees alone.
+ */
+export function chainCandidates(
+  graph: ReadonlyMap<string, CommitNode>,
+  branches: readonly Branch[],
+  summaries: ReadonlyMap<string, CommitSummary>,
+  opts: ChainMiningOptions,
+  shallowBoundary: ReadonlySet<string> = new Set(),
+): Set<string> {
+  const wanted = new Set<string>();
+  walkLines(graph, branches, summaries, shallowBoundary, (file, run) => {
+    const n = run.commits.length;
+    if (n < 2 || run.cutBy || n < opts.minChain || n > opts.maxChain) return;
+    if (summaries.get(at(run.commits, n - 1))?.added.includes(file)) return;
+    for (const c of run.commits) wanted.add(c);
+  });
+  return wanted;
 }
 
 /**

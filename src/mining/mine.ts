@@ -10,9 +10,10 @@ import {
 } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { diffCommits, listBranches, readCommitGraph, type CommitNode } from "../git/history.js";
+import { MissingBlobs } from "../git/blobcheck.js";
 import { missingObjects } from "../git/objects.js";
 import { Repo } from "../git/repo.js";
-import { mineChains, type ChainFinding, type CommitSummary } from "./chains.js";
+import { chainCandidates, mineChains, type ChainFinding, type CommitLines, type CommitSummary } from "./chains.js";
 import { DropCounter } from "./drops.js";
 import { evaluateFilters, type FilterResult } from "./filters.js";
 import { DEFAULT_LANGUAGES, LanguageSet } from "../dataset/languages.js";
@@ -136,50 +137,104 @@ function nonMergeCommits(graph: ReadonlyMap<string, CommitNode>): string[] {
   return out;
 }
 
-async function summarizeCommits(
-  repo: Repo,
-  commits: string[],
-  languages: LanguageSet,
-  jobs: number,
-  slots: Slots,
-  tips: readonly string[],
-  progress: (done: number) => void,
-): Promise<Map<string, CommitSummary>> {
+/** The all-zero name git gives the missing side of an added or deleted file (SHA-1 or SHA-256). */
+const ZERO_OIDS = new Set(["0".repeat(40), "0".repeat(64)]);
+/** A submodule entry names a commit of another repository: nothing of it is read here. */
+const GITLINK = "160000";
+
+const NONE: readonly string[] = Object.freeze([]);
+
+function unreadableSummary(): CommitSummary {
+  return { files: NONE, added: NONE, unreadable: true };
+}
+
+/** What chain mining needs of every non-merge commit, read in two passes. */
+interface SummaryPass {
+  repo: Repo;
+  commits: string[];
+  languages: LanguageSet;
+  jobs: number;
+  slots: Slots;
+  tips: readonly string[];
+  /** Which commits could still make a chain, given the summaries so far (chains.ts). */
+  candidates: (summaries: ReadonlyMap<string, CommitSummary>) => Set<string>;
+  progress: (done: number) => void;
+}
+
+/**
+ * Summaries of the commits' diffs. The first pass reads trees only (`diff-tree --raw`, no blob is
+ * read): which files each commit adds, modifies or deletes, which is all the line structure of history
+ * needs. Line counts come from a second pass (`--numstat`, which reads both sides' blobs: the costly
+ * part) over the commits of runs that could become chains only, repeated if that pass finds one it
+ * cannot read (the runs through it change). A commit naming a blob the store lacks is unreadable, as
+ * if its diff had failed: found from the missing set of a partial clone, else by one `cat-file
+ * --batch-check` fed during the first pass.
+ */
+async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSummary>> {
+  const { repo, languages, jobs, slots } = p;
   const summaries = new Map<string, CommitSummary>();
   const intern = new Map<string, string>();
-  const name = (p: string): string => {
-    const known = intern.get(p);
+  const name = (path: string): string => {
+    const known = intern.get(path);
     if (known !== undefined) return known;
-    intern.set(p, p);
-    return p;
+    intern.set(path, path);
+    return path;
   };
-  let readable = commits;
-  if (repo.partial) {
-    // Find the commits whose blobs are here; only those can be diffed line by line.
-    const missing = await missingObjects(repo, tips);
-    const blocked = new Set<string>();
-    for await (const d of diffCommits(repo, commits, { jobs, numstat: false, slots })) {
-      if (d.files.some((f) => missing.has(f.oldOid) || missing.has(f.newOid))) blocked.add(d.commit);
-    }
-    for (const c of blocked) summaries.set(c, { totalLines: 0, plFiles: new Map(), otherFiles: [], unreadable: true });
-    readable = commits.filter((c) => !blocked.has(c));
-  }
-  let done = commits.length - readable.length;
-  for await (const d of diffCommits(repo, readable, { jobs, numstat: true, slots })) {
-    progress(++done);
+  const missing = repo.partial ? await missingObjects(repo, p.tips) : null;
+  const check = repo.partial ? null : new MissingBlobs(repo);
+  const blocked = new Set<string>();
+  let done = 0;
+  for await (const d of diffCommits(repo, p.commits, { jobs, numstat: false, slots })) {
+    p.progress(++done);
     if (d.unreadable) {
-      summaries.set(d.commit, { totalLines: 0, plFiles: new Map(), otherFiles: [], unreadable: true });
+      summaries.set(d.commit, unreadableSummary());
       continue;
     }
-    const s: CommitSummary = { totalLines: 0, plFiles: new Map(), otherFiles: [] };
+    const blobs: string[] = [];
     for (const f of d.files) {
-      s.totalLines += f.lines;
-      if (!languages.has(f.path)) s.otherFiles.push(name(f.path));
-      else if (f.status === "A" || f.status === "M") s.plFiles.set(name(f.path), { added: f.status === "A", lines: f.lines });
+      if (f.oldMode !== GITLINK && !ZERO_OIDS.has(f.oldOid)) blobs.push(f.oldOid);
+      if (f.newMode !== GITLINK && !ZERO_OIDS.has(f.newOid)) blobs.push(f.newOid);
+    }
+    if (missing && blobs.some((b) => missing.has(b))) blocked.add(d.commit);
+    const taken = check?.add(d.commit, blobs);
+    if (taken) await taken;
+    let files: string[] | null = null;
+    let added: string[] | null = null;
+    for (const f of d.files) {
+      if ((f.status !== "A" && f.status !== "M") || !languages.has(f.path)) continue;
+      (files ??= []).push(name(f.path));
+      if (f.status === "A") (added ??= []).push(name(f.path));
     }
     // A commit that changes no file of a mined language ends every line's runs whether or not its
     // summary is kept, and no run holds it, so its summary is not kept.
-    if (s.plFiles.size > 0) summaries.set(d.commit, s);
+    if (files) summaries.set(d.commit, { files, added: added ?? NONE });
+  }
+  if (check) for (const c of await check.commits()) blocked.add(c);
+  for (const c of blocked) summaries.set(c, unreadableSummary());
+
+  // Until no new candidate: one more round only when a count could not be read (runs through it change).
+  const counted = new Set<string>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    const wanted = [...p.candidates(summaries)].filter((c) => !counted.has(c));
+    for (const c of wanted) counted.add(c);
+    for await (const d of diffCommits(repo, wanted, { jobs, numstat: true, slots })) {
+      if (d.unreadable) {
+        summaries.set(d.commit, unreadableSummary());
+        changed = true;
+        continue;
+      }
+      const s = summaries.get(d.commit);
+      if (!s) continue;
+      const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: [] };
+      const mined = new Set(s.files);
+      for (const f of d.files) {
+        lines.total += f.lines;
+        if (!languages.has(f.path)) lines.otherFiles.push(name(f.path));
+        else if (mined.has(f.path)) lines.perFile.set(f.path, f.lines);
+      }
+      s.lines = lines;
+    }
   }
   return summaries;
 }
@@ -237,6 +292,7 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
 
   const tips = [...new Set(branches.map((b) => b.oid))];
   const graph = await readCommitGraph(repo, tips);
+  const shallowBoundary = readShallowBoundary(repo);
   summary.commits = graph.size;
   const drops = new DropCounter();
   const wantMerges = o.type === "all" || o.type === "merge";
@@ -257,16 +313,25 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
         })
       : [],
     wantChains
-      ? summarizeCommits(repo, commits, languages, o.jobs, slots, tips, (done) => {
-          progress.commits.done = done;
-          report();
+      ? summarizeCommits({
+          repo,
+          commits,
+          languages,
+          jobs: o.jobs,
+          slots,
+          tips,
+          candidates: (known) => chainCandidates(graph, branches, known, o, shallowBoundary),
+          progress: (done) => {
+            progress.commits.done = done;
+            report();
+          },
         })
       : null,
   ]);
   let chains: ChainFinding[] = [];
   if (summaries) {
     for (const s of summaries.values()) if (s.unreadable) summary.unreadable_commits++;
-    chains = mineChains(graph, branches, summaries, o, drops, readShallowBoundary(repo));
+    chains = mineChains(graph, branches, summaries, o, drops, shallowBoundary);
   }
   let merges = found;
   if (o.resolvableOnly) {

@@ -1,8 +1,9 @@
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { diffCommits, type CommitDiff } from "../../src/git/history.js";
 import { Repo } from "../../src/git/repo.js";
+import { mine } from "../../src/mining/mine.js";
 import { useFixtures } from "../helpers/fixture.js";
 
 const fixture = useFixtures((f) => {
@@ -45,5 +46,36 @@ describe("diffing a damaged copy", () => {
     expect(commits).toHaveLength(8);
     // One process to start with and one more after each commit git stopped on.
     expect(streams).toHaveBeenCalledTimes(4);
+  });
+});
+
+describe("mining a damaged copy", () => {
+  it("finds a commit whose blob is missing though no chain needs its line counts, without a diff-tree per commit", async () => {
+    const f = fixture();
+    f.commit("pause", { "README.md": "p\n" });
+    // This commit changes only README.md, so no run holds it, but it ends the run above it.
+    const lost = f.commit("readme lost", { "README.md": "lost\n" });
+    const run: string[] = [];
+    for (let i = 0; i < 3; i++) run.push(f.commit(`edit a.py #${i}`, { "a.py": `a\n${"x\n".repeat(i + 1)}` }));
+    const blob = f.git("rev-parse", `${lost}:README.md`);
+    rmSync(path.join(f.dir, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
+
+    const trace = path.join(f.scratch("trace"), "git.trace");
+    const before = process.env.GIT_TRACE;
+    process.env.GIT_TRACE = trace;
+    try {
+      const r = await mine(f.dir, { type: "file_commit_chain", name: "o/r", jobs: 1 });
+      // As when every diff is read: the commit cannot be read, and the run that ends on it may be cut.
+      expect(r.summary.unreadable_commits).toBe(1);
+      expect(r.samples).toEqual([]);
+      expect(r.summary.dropped.file_commit_chain.missing_objects).toBe(1);
+    } finally {
+      if (before === undefined) delete process.env.GIT_TRACE;
+      else process.env.GIT_TRACE = before;
+    }
+    // One pass over the trees, and none over line counts (the only run is cut): git never stopped on the commit.
+    const diffTrees = readFileSync(trace, "utf8").split("\n").filter((l) => /built-in: git diff-tree --stdin/.test(l));
+    expect(diffTrees).toHaveLength(1);
+    expect(run).toHaveLength(3);
   });
 });
