@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { verbs } from "../../src/cli/verbs.js";
 import { gitgood } from "../helpers/cli.js";
 import { buildMergeFixture } from "../helpers/scenarios.js";
 
@@ -104,8 +105,9 @@ describe("the README's gitgood commands", () => {
     const wrong: string[] = [];
     for (const args of commands) {
       const [verb = ""] = args;
+      // Help for a name that is no verb is the program's own, so the verb is looked up in the table.
       const verbHelp = await helpOf([verb]);
-      if (verbHelp.code !== 0) {
+      if (verbHelp.code !== 0 || !verbs().some((v) => v.name === verb)) {
         wrong.push(`gitgood ${args.join(" ")}: no verb ${verb}`);
         continue;
       }
@@ -113,7 +115,8 @@ describe("the README's gitgood commands", () => {
       const sub = args[1];
       const hasSub = /\nCommands:\n/.test(verbHelp.text) && sub !== undefined && !sub.startsWith("-");
       const help = hasSub ? await helpOf([verb, sub]) : verbHelp;
-      if (help.code !== 0) {
+      const listed = (name: string) => new RegExp(`\\nCommands:\\n[^]*^ {2}${name}\\b`, "m").test(verbHelp.text);
+      if (help.code !== 0 || (hasSub && !listed(sub))) {
         wrong.push(`gitgood ${args.join(" ")}: no subcommand ${sub ?? ""}`);
         continue;
       }
