@@ -127,7 +127,8 @@ describe("the README's gitgood commands", () => {
       }
     }
     expect(wrong).toEqual([]);
-  }, 120_000);
+    // Loading every verb's module in-process is most of the time (a few seconds on an idle machine).
+  }, 300_000);
 
   it("that run offline (mine, dataset stats, run --dry-run) run on a fixture as written", async () => {
     const cwd = fixture.scratch("readme");
