@@ -138,7 +138,18 @@ export { ResultRecordSchema, RESULTS_SCHEMA_VERSION, type ResultRecord } from ".
 
 // families: the registry, then each family's own API (GitGoodBench, SWE, COMMIT0)
 export { families, registerFamily, unregisterFamily } from "./families/registry.js";
-export { defineFamily, type FamilyDefinition, type ReportSection, type FamilyCli, type OutcomeBlock, type OutcomeInput } from "./families/definition.js";
+export {
+  defineFamily,
+  type FamilyDefinition,
+  type ReportSection,
+  type FamilyCli,
+  type OutcomeBlock,
+  type OutcomeInput,
+  type ParticipantTask,
+  type ParticipantWork,
+  type ParticipantTaskOptions,
+} from "./families/definition.js";
+export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO } from "./families/command-line.js";
 export * from "./families/public.js";
 
 // report

@@ -14,6 +14,7 @@ import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
 import { scenariosFor } from "../scenarios/registry.js";
+import { families, familyOfScenario } from "../families/registry.js";
 import { escapeControls } from "../util/escape.js";
 import { mapPool } from "../util/pool.js";
 import { assessmentSamples, confineToData, parseAssessment, type Assessment } from "./assessment.js";
@@ -56,8 +57,7 @@ async function checkWhere(a: Assessment): Promise<void> {
 
 /** One line of the log per finished instance. */
 function progressLine(r: ResultRecord, done: number, total: number): string {
-  const swe = r.scores.swe as { status?: unknown } | undefined;
-  const status = typeof swe?.status === "string" ? swe.status : r.verdict;
+  const status = familyOfScenario(r.scenario)?.a2aStatus?.(r) ?? r.verdict;
   const error = r.error ? ` (${r.error.code}: ${r.error.message})` : "";
   return escapeControls(`[${done}/${total}] ${r.sample_id} ${r.scenario}: ${status}${error}`);
 }
@@ -145,6 +145,9 @@ export class GreenExecutor implements AgentExecutor {
     events.status(TaskState.TASK_STATE_WORKING, `assessing ${a.role} (${a.url}) on ${total} instance(s) of ${samples.length} sample(s); run directory ${runDir}`);
     this.opts.log(`task ${ctx.taskId}: ${total} instance(s) for ${a.url}, run directory ${runDir}`);
     const finished: ResultRecord[] = [];
+    // What the families' scenarios take from the assessment's config (the SWE hints).
+    const settings: Record<string, unknown> = {};
+    for (const f of families()) Object.assign(settings, f.a2aSettings?.(a.config));
     const perSample = async (sample: Sample): Promise<void> => {
       if (cancelled.aborted) return;
       await runBenchmark({
@@ -157,8 +160,7 @@ export class GreenExecutor implements AgentExecutor {
         maxTurns: 1,
         judges,
         ...(this.opts.isolation ? { isolation: this.opts.isolation } : {}),
-        // SWE: the AgentBeats green sends the hints; `hints: false` leaves them out.
-        settings: { swe: { hints: a.config.hints ?? true } },
+        settings,
         onResult: (r) => {
           if (cancelled.aborted) return; // stopped by the cancel: not an instance that finished
           finished.push(r);

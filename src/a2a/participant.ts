@@ -7,10 +7,10 @@ import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { ChatMessage, ModelClient, ToolSpec } from "../model/types.js";
 import { defaultIsolation, type Isolation } from "../sandbox/isolation.js";
 import { scenarios } from "../scenarios/registry.js";
-import { DEFAULT_COMMAND_TIMEOUT } from "../swe/options.js";
 import { escapeControls } from "../util/escape.js";
 import { TaskEvents, requestText } from "./events.js";
-import { SweTask, isSweMessage, parseSweMessage, sweTaskText } from "./swe-task.js";
+import { families } from "../families/registry.js";
+import type { ParticipantTask } from "../families/definition.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -118,23 +118,23 @@ async function toolLoop(model: ModelClient, system: string, task: string, box: T
 export interface ParticipantOptions {
   model: ModelClient;
   maxTurns?: number;
-  /** How a SWE task's commands are isolated (default: namespaces where bubblewrap runs, else none). */
+  /** How a family's task (a SWE task) isolates its commands (default: namespaces where bubblewrap runs, else none). */
   isolation?: Isolation;
-  /** Most seconds one command of a SWE task runs. */
+  /** Most seconds one command of a family's task runs (default: the task's own). */
   commandTimeoutSeconds?: number;
-  /** The real path of the directory a SWE task's REPO_DIR must lie in (the CLI's `--shared-dir`); absent: anywhere. */
+  /** The real path of the directory a family's task must lie in (the CLI's `--shared-dir`); absent: anywhere. */
   sharedDir?: string;
-  /** Most bytes of files a REPO_DIR may hold. */
+  /** Most bytes of files a family's task may name. */
   maxRepoBytes?: number;
   log: (line: string) => void;
 }
 
 /**
- * gitgood's llm agent as an A2A participant (purple agent): a SWE task (`REPO_DIR:…`, the AgentBeats
- * convention) is worked in REPO_DIR with the SWE scenario's tools and answered with `<patch>…</patch>`,
- * the diff of what changed there; a malformed one fails. A GitGoodBench task names an MCP server (URL and
- * bearer token), which the model works through; the answer is its summary. A message with neither is
- * rejected with a line saying what is expected.
+ * gitgood's llm agent as an A2A participant (purple agent). A message in the shape of a family's
+ * participant task is worked as that task says (a SWE task, `REPO_DIR:…` by the AgentBeats convention,
+ * in REPO_DIR with the SWE tools, answered with `<patch>…</patch>`); a malformed one fails. A
+ * GitGoodBench task names an MCP server (URL and bearer token), which the model works through; the
+ * answer is its summary. A message of no shape it knows is rejected with a line saying what is expected.
  */
 export class ParticipantExecutor implements AgentExecutor {
   private readonly running = new Map<string, AbortController>();
@@ -148,13 +148,16 @@ export class ParticipantExecutor implements AgentExecutor {
     this.running.set(ctx.taskId, stop);
     try {
       const text = requestText(ctx);
-      if (isSweMessage(text)) {
-        await this.executeSwe(text, events, stop.signal);
+      const tasks = families().flatMap((f) => (f.participantTask ? [f.participantTask] : []));
+      const own = tasks.find((t) => t.matches(text));
+      if (own) {
+        await this.executeTask(own, text, events, stop.signal);
         return;
       }
       const endpoint = mcpEndpoint(ctx, text);
       if (!endpoint) {
-        events.end(TaskState.TASK_STATE_REJECTED, "this agent takes a SWE task (REPO_DIR:<path>, then Problem Statement:) or a GitGoodBench task with MCP_URL and MCP_TOKEN lines");
+        const shapes = [...tasks.map((t) => t.shape), "a GitGoodBench task with MCP_URL and MCP_TOKEN lines"];
+        events.end(TaskState.TASK_STATE_REJECTED, `this agent takes ${shapes.join(" or ")}`);
         return;
       }
       events.status(TaskState.TASK_STATE_WORKING, `working through ${endpoint.url}`);
@@ -180,24 +183,22 @@ export class ParticipantExecutor implements AgentExecutor {
     }
   }
 
-  /** A SWE task: the model works in REPO_DIR through the SWE tools; the answer is REPO_DIR's diff in <patch> tags. */
-  private async executeSwe(text: string, events: TaskEvents, signal: AbortSignal): Promise<void> {
-    const msg = parseSweMessage(text);
-    const task = await SweTask.open(msg, {
+  /** A family's task: the model works through the tools it opens with; the answer is the task's (SWE: REPO_DIR's diff in <patch> tags). */
+  private async executeTask(own: ParticipantTask, text: string, events: TaskEvents, signal: AbortSignal): Promise<void> {
+    const task = await own.open(text, {
       isolation: this.opts.isolation ?? defaultIsolation(),
-      commandTimeoutSeconds: this.opts.commandTimeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT,
+      ...(this.opts.commandTimeoutSeconds !== undefined ? { commandTimeoutSeconds: this.opts.commandTimeoutSeconds } : {}),
       ...(this.opts.sharedDir !== undefined ? { sharedDir: this.opts.sharedDir } : {}),
       ...(this.opts.maxRepoBytes !== undefined ? { maxRepoBytes: this.opts.maxRepoBytes } : {}),
     });
     try {
-      events.status(TaskState.TASK_STATE_WORKING, `working in ${task.workspace.workDir}`);
-      const prompt = scenarios().find((d) => d.patchTask === true)?.prompt;
-      await toolLoop(this.opts.model, systemPrompt(task.finishTool, prompt), sweTaskText(msg), task, this.opts.maxTurns ?? DEFAULT_PARTICIPANT_TURNS, signal);
+      events.status(TaskState.TASK_STATE_WORKING, `working in ${task.where}`);
+      await toolLoop(this.opts.model, systemPrompt(task.finishTool, task.prompt), task.text, task, this.opts.maxTurns ?? DEFAULT_PARTICIPANT_TURNS, signal);
       if (signal.aborted) {
         events.end(TaskState.TASK_STATE_CANCELED, "cancelled");
         return;
       }
-      events.end(TaskState.TASK_STATE_COMPLETED, await task.patchAnswer());
+      events.end(TaskState.TASK_STATE_COMPLETED, await task.answer());
     } finally {
       task.close();
     }

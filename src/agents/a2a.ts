@@ -39,8 +39,11 @@ interface A2aAgentOptions {
   pollSeconds?: number;
 }
 
-/** The AgentBeats convention for SWE tasks: the repository's path, the issue, and the hints when given. */
-export function sweMessage(repoDir: string, problem: string, hints: string | null): string {
+/**
+ * The message of a patch task (a scenario with `patchTask`), in the AgentBeats convention for SWE-bench
+ * tasks: the repository's path, the issue, and the hints when given.
+ */
+function patchTaskMessage(repoDir: string, problem: string, hints: string | null): string {
   const text = `REPO_DIR:${repoDir}\n\nProblem Statement:\n${problem.trimEnd()}`;
   return hints !== null && hints.trim() !== "" ? `${text}\n\nHints:\n${hints.trimEnd()}` : text;
 }
@@ -102,7 +105,7 @@ export class A2aAgent implements Agent {
     if (session.signal.aborted || this.opts.signal?.aborted) controller.abort();
     try {
       const client = await connectAgent(this.opts.url);
-      if (session.definition.patchTask === true) await this.runSwe(session, client, controller.signal);
+      if (session.definition.patchTask === true) await this.runPatchTask(session, client, controller.signal);
       else await this.runWithTools(session, client, controller.signal);
     } finally {
       session.signal.removeEventListener("abort", stop);
@@ -110,7 +113,7 @@ export class A2aAgent implements Agent {
     }
   }
 
-  private async runSwe(session: Session, client: Awaited<ReturnType<typeof connectAgent>>, signal: AbortSignal): Promise<void> {
+  private async runPatchTask(session: Session, client: Awaited<ReturnType<typeof connectAgent>>, signal: AbortSignal): Promise<void> {
     const data = session.context.data;
     const root = this.opts.sharedDir ?? (process.env[SHARED_DIR_ENV] || path.join(os.tmpdir(), "gitgood-a2a"));
     mkdirSync(root, { recursive: true });
@@ -120,12 +123,12 @@ export class A2aAgent implements Agent {
       const repoDir = path.join(holder, "repo");
       // Links are copied as links, never followed.
       cpSync(session.scenario.sandbox.workDir, repoDir, { recursive: true, verbatimSymlinks: true });
-      const text = sweMessage(repoDir, stringField(data, "problem_statement") ?? session.context.text, stringField(data, "hints_text"));
+      const text = patchTaskMessage(repoDir, stringField(data, "problem_statement") ?? session.context.text, stringField(data, "hints_text"));
       session.note("note", `sent to ${this.opts.url}:\n${text}`);
       const answer = await askAgent(client, [{ text }], this.askOptions(session, signal));
       session.note("note", `the participant answered (${answer.text.length} characters)`);
       const r = await session.call("finish", { reason: "the participant's answer over A2A", ...(answer.text === "" ? {} : { answer: answer.text }) });
-      if (!r.ok) throw new GitGoodError("INTERNAL", `finishing the SWE task with the participant's answer failed: ${r.output}`);
+      if (!r.ok) throw new GitGoodError("INTERNAL", `finishing the patch task with the participant's answer failed: ${r.output}`);
     } finally {
       remove();
     }

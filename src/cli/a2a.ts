@@ -9,6 +9,7 @@ import { agentCard, serveA2a, type A2aHandle } from "../a2a/server.js";
 import { DEFAULT_IDLE_SECONDS, DEFAULT_POLL_SECONDS } from "../agents/a2a-client.js";
 import { SHARED_DIR_ENV } from "../agents/a2a.js";
 import { GitGoodError } from "../errors.js";
+import { families } from "../families/registry.js";
 import { isLoopbackHost } from "../mcp/guard.js";
 import { requireTokenBeyondLoopback } from "../mcp/http.js";
 import { McpToolHost } from "../mcp/tool-host.js";
@@ -165,7 +166,7 @@ async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
       "or a GitGoodBench task through the MCP server its message names.",
     url: cardUrl ?? "http://placeholder.invalid",
     skills: [
-      { id: "swe-task", name: "SWE task", description: "Fixes an issue in the repository at REPO_DIR and answers with the patch.", tags: ["swe", "patch"] },
+      ...families().flatMap((f) => (f.participantTask ? [f.participantTask.skill] : [])),
       { id: "git-task", name: "Git task", description: "Resolves a merge conflict, cleans up a chain of commits, or commits changes in steps.", tags: ["git"] },
     ],
   });

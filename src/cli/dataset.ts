@@ -5,7 +5,9 @@ import { GitGoodError } from "../errors.js";
 import { DATASET_FORMATS, type DatasetFormat } from "../dataset/formats/rows.js";
 import { expandDatasetPaths, readDataset } from "../dataset/importer.js";
 import { DEFAULT_URL_PATTERN, checkUrlPattern, fetchRepositories, type ReposReport } from "../dataset/repos.js";
-import { sampleToJson, type Sample } from "../dataset/sample.js";
+import { SAMPLE_TYPES, sampleToJson, sampleTypeNames, type Sample } from "../dataset/sample.js";
+// The family registry registers the families' dataset readers (SWE-bench and commit0 instances) as it loads.
+import "../families/registry.js";
 import { PUBLISHED_SPLIT, splitSamples, type SplitResult } from "../dataset/split.js";
 import { formatStats, statsReport } from "../dataset/stats.js";
 import { escapeControls } from "../util/escape.js";
@@ -40,7 +42,10 @@ function importCommand(io: CliIO): Command {
       if (flags.output) writeOutputFile(flags.output, text);
       else io.stdout.write(text);
       const count = (type: string) => data.samples.filter((s) => s.sample_type === type).length;
-      const others = ["swe", "repo_completion"].filter((t) => count(t) > 0).map((t) => `, ${count(t)} ${t}`).join("");
+      const others = sampleTypeNames()
+        .filter((t) => !(SAMPLE_TYPES as readonly string[]).includes(t) && count(t) > 0)
+        .map((t) => `, ${count(t)} ${t}`)
+        .join("");
       const from = files.length === 1 ? "1 file" : `${files.length} files`;
       io.stderr.write(
         `imported ${data.samples.length} samples (${count("merge")} merge, ${count("file_commit_chain")} file_commit_chain${others}) from ${from} -> ${flags.output ?? "stdout"}\n`,

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { CliIO } from "./io.js";
-import { VERBS } from "./verbs.js";
+import { verbs } from "./verbs.js";
 import { TABLE_FILE } from "./built-help.js";
 
 /**
@@ -12,7 +12,7 @@ import { TABLE_FILE } from "./built-help.js";
 export async function renderHelpTable(): Promise<Record<string, string>> {
   const { buildProgram } = await import("./main.js");
   const table: Record<string, string> = {};
-  for (const verb of [{ name: "" }, ...VERBS]) {
+  for (const verb of [{ name: "" }, ...verbs()]) {
     let out = "";
     const io: CliIO = {
       stdout: { write: (s: string) => (out += s) },

@@ -4,12 +4,17 @@ import { exitCodeFor, isGitGoodError, type ErrorCode } from "../errors.js";
 import { escapeControls } from "../util/escape.js";
 import { HELP_WIDTH, readHelpTable } from "./built-help.js";
 import type { CliIO } from "./io.js";
-import { VERBS } from "./verbs.js";
+import { verbs } from "./verbs.js";
+import { familyTitles } from "../families/command-line.js";
 import { provideVerbs } from "./verb-source.js";
 import { at } from "../util/at.js";
 
-const DESCRIPTION =
-  "Measure and improve how well AI agents handle Git: GitGoodBench scenarios (MCR, IR, ICC), SWE-style tasks and commit0-style repository completion";
+/** `gitgood --help`'s first line: what gitgood does, and the families it does it for. */
+function description(): string {
+  const titles = familyTitles();
+  const listed = titles.length > 1 ? `${titles.slice(0, -1).join(", ")} and ${titles.at(-1) ?? ""}` : titles.join("");
+  return `Measure and improve how well AI agents handle Git: ${listed}`;
+}
 
 /** Every command of the tree writes to `io`, and throws instead of ending the process. */
 function configureTree(cmd: Command, io: CliIO): void {
@@ -35,7 +40,7 @@ export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
   const { Command, Help } = await import("commander");
   const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
   const program = new Command("gitgood")
-    .description(DESCRIPTION)
+    .description(description())
     .version(version)
     .showHelpAfterError("(run 'gitgood --help' for usage)")
     .hook("preAction", async () => {
@@ -43,15 +48,15 @@ export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
       await gitVersion();
     });
   provideVerbs(program, async (name) => {
-    const entry = VERBS.find((v) => v.name === name);
+    const entry = verbs().find((v) => v.name === name);
     return entry ? (await entry.load())(io) : undefined;
   });
-  const named = VERBS.find((v) => v.name === verb);
+  const named = verbs().find((v) => v.name === verb);
   if (named) {
     program.addCommand((await named.load())(io));
   } else {
-    const terms = new Map(VERBS.map((v) => [v.name, v.term]));
-    for (const v of VERBS) program.addCommand(new Command(v.name).description(v.summary));
+    const terms = new Map(verbs().map((v) => [v.name, v.term]));
+    for (const v of verbs()) program.addCommand(new Command(v.name).description(v.summary));
     // Commander's own help command keeps its term ("help [command]").
     const help = new Help();
     program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd.name()) ?? help.subcommandTerm(cmd) });
@@ -69,7 +74,7 @@ function tableHelp(args: readonly string[], io: CliIO): string | null {
   const isHelp = (flag: string | undefined) => flag === "--help" || flag === "-h";
   let key: string | null = null;
   if (args.length === 1 && isHelp(args[0])) key = "";
-  else if (args.length === 2 && isHelp(args[1]) && VERBS.some((v) => v.name === args[0])) key = at(args, 0);
+  else if (args.length === 2 && isHelp(args[1]) && verbs().some((v) => v.name === args[0])) key = at(args, 0);
   return key === null ? null : (readHelpTable()?.[key] ?? null);
 }
 
@@ -89,7 +94,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = { FAIL_UNDER: 3 };
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   // `help VERB` is `VERB --help`: the listing's placeholders for the verbs have no options to show.
-  const args = argv.length === 2 && argv[0] === "help" && VERBS.some((v) => v.name === argv[1]) ? [at(argv, 1), "--help"] : argv;
+  const args = argv.length === 2 && argv[0] === "help" && verbs().some((v) => v.name === argv[1]) ? [at(argv, 1), "--help"] : argv;
   try {
     const help = tableHelp(args, io);
     if (help !== null) {

@@ -3,13 +3,14 @@ import { sampleToJson, type SampleType } from "../dataset/sample.js";
 import { DROP_REASONS } from "../mining/drops.js";
 import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineProgress, type MineSummary } from "../mining/mine.js";
-import { mineSweFromFlags, addSweMineOptions, type SweMineFlags } from "./mine-swe.js";
+import type { FamilyMineType, MineMode } from "../families/command-line.js";
+import { mineSummary, mineTypeHelp } from "./mine-text.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
 import { intOption, keywordListOption, numberOption, type CliIO, type Sink } from "./io.js";
 
-interface MineFlags extends SweMineFlags {
-  type: SampleType | "swe" | "all";
+interface MineFlags {
+  type: SampleType | "all";
   name?: string;
   metadata?: string;
   languages: string[];
@@ -80,13 +81,16 @@ function progressLine(stderr: Sink): { update?: (p: MineProgress) => void; clear
   };
 }
 
-export function mineCommand(io: CliIO): Command {
+/** A family's mode of `gitgood mine --type`, loaded with the verb. */
+export type LoadedMineType = Pick<FamilyMineType, "type" | "what"> & { mode: MineMode };
+
+export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Command {
   const cmd = new Command("mine")
-    .description("mine GitGoodBench samples (merge conflicts, file-commit chains) or validated SWE-bench instances (--type swe) from a git repository")
+    .description(mineSummary(types))
     .argument("<repo>", "path to a git repository (work tree or bare)")
     .addOption(
-      new Option("--type <type>", "which samples to mine (all: merge and file_commit_chain; swe only when named)")
-        .choices(["merge", "file_commit_chain", "swe", "all"])
+      new Option("--type <type>", mineTypeHelp(types))
+        .choices(["merge", "file_commit_chain", ...types.map((t) => t.type), "all"])
         .default("all"),
     )
     .option("--name <owner/repo>", "repository name for ids and the name field (default: from the origin URL)")
@@ -107,10 +111,12 @@ export function mineCommand(io: CliIO): Command {
     .option("--resolvable-only", "keep only merge samples whose recorded merge replacing conflict regions can reproduce", false)
     .option("-o, --output <file>", "write samples to a file instead of stdout")
     .option("--json", "print the summary as JSON (on stderr)", false);
-  return addSweMineOptions(cmd).action(async (repoPath: string, flags: MineFlags, command: Command) => {
-      if (flags.type === "swe") {
+  const withModes = types.reduce((c, t) => t.mode.options(c), cmd);
+  return withModes.action(async (repoPath: string, flags: MineFlags, command: Command) => {
+      const family = types.find((t) => t.type === flags.type);
+      if (family) {
         const languages = command.getOptionValueSource("languages") === "default" ? undefined : flags.languages;
-        await mineSweFromFlags(repoPath, { ...flags, languages }, io);
+        await family.mode.run(repoPath, { ...flags, languages }, io);
         return;
       }
       const progress = progressLine(io.stderr);

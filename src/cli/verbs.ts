@@ -1,5 +1,7 @@
 import type { Command } from "commander";
+import { familyMineTypes, familyVerbs } from "../families/command-line.js";
 import type { CliIO } from "./io.js";
+import { mineSummary } from "./mine-text.js";
 
 /**
  * A verb of the CLI. `term` and `summary` are what `gitgood --help` lists (commander's own term for the
@@ -15,21 +17,20 @@ interface Verb {
 }
 
 /**
- * The verbs of the CLI, in the order `gitgood --help` lists them. Each is imported only when it is
- * called: a command agent starts `gitgood tool` once per tool call, and must not pay for the rest.
+ * The CLI's own verbs, in the order `gitgood --help` lists them; the families' verbs follow `mine`. Each is
+ * imported only when it is called: a command agent starts `gitgood tool` once per tool call, and must not
+ * pay for the rest.
  */
-export const VERBS: readonly Verb[] = [
+const CORE_VERBS: readonly Verb[] = [
   {
     name: "mine",
     term: "mine [options] <repo>",
-    summary: "mine GitGoodBench samples (merge conflicts, file-commit chains) or validated SWE-bench instances (--type swe) from a git repository",
-    load: async () => (await import("./mine.js")).mineCommand,
-  },
-  {
-    name: "skeleton",
-    term: "skeleton [options] <repo>",
-    summary: "make a commit0-style repository-completion task: stub every function body under --src, keep the skeleton under refs/gitgood/skeletons/, count the tests passing at the reference",
-    load: async () => (await import("./skeleton.js")).skeletonCommand,
+    summary: mineSummary(familyMineTypes()),
+    load: async () => {
+      const { mineCommand } = await import("./mine.js");
+      const types = await Promise.all(familyMineTypes().map(async (t) => ({ type: t.type, what: t.what, mode: await t.load() })));
+      return (io) => mineCommand(io, types);
+    },
   },
   {
     name: "dataset",
@@ -128,3 +129,12 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await import("./a2a.js")).a2aCommand,
   },
 ];
+
+/** Every verb, the families' (those registered since start-up included) after `mine`. */
+export function verbs(): readonly Verb[] {
+  const at = CORE_VERBS.findIndex((v) => v.name === "mine") + 1;
+  return [...CORE_VERBS.slice(0, at), ...familyVerbs(), ...CORE_VERBS.slice(at)];
+}
+
+/** The verbs at start-up: the CLI's own and the built-in families'. */
+export const VERBS: readonly Verb[] = verbs();

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { completionDifficulty } from "../dataset/commit0.js";
+import { completionDifficulty } from "./dataset.js";
 import { bareRepositoryFields, idPrefix, type RepoCompletionSample } from "../dataset/sample.js";
 import { GitGoodError, isGitGoodError } from "../errors.js";
 import { readCommit } from "../git/commits.js";

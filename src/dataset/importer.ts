@@ -4,8 +4,6 @@ import { GitGoodError } from "../errors.js";
 import { formatOf, readRows, type DatasetFormat } from "./formats/rows.js";
 import { normalizeRecord, recordId, SAMPLE_COLUMNS, type NormalizeResult } from "./normalize.js";
 import type { Sample } from "./sample.js";
-import { SWE_COLUMNS, isSweRecord, normalizeSweRecord } from "./swe.js";
-import { COMMIT0_COLUMNS, isCommit0Record, normalizeCommit0Record } from "./commit0.js";
 import { errnoCode } from "../util/errno.js";
 import { at } from "../util/at.js";
 
@@ -28,8 +26,8 @@ export interface Dataset {
 }
 
 /**
- * A reader of dataset rows in a layout of its own (SWE-bench or commit0 instances): a row it
- * `detects` is read with `normalize`, its columns are the known ones, and `id` names it in errors.
+ * A reader of dataset rows in a layout of its own (a family's instances): a row it `detects` is read
+ * with `normalize`, its columns are the known ones, and `id` names it in errors.
  */
 export interface RecordImporter {
   readonly name: string;
@@ -39,18 +37,16 @@ export interface RecordImporter {
   id(record: Record<string, unknown>): unknown;
 }
 
-const instanceId = (record: Record<string, unknown>): unknown => record.instance_id;
-
-/** The readers tried before the published layout, in order: a commit0 instance is a SWE-bench instance too. */
-const IMPORTERS: RecordImporter[] = [
-  { name: "commit0", columns: COMMIT0_COLUMNS, detects: isCommit0Record, normalize: normalizeCommit0Record, id: instanceId },
-  { name: "swe", columns: SWE_COLUMNS, detects: isSweRecord, normalize: normalizeSweRecord, id: instanceId },
-];
+/**
+ * The readers of layouts of their own, tried before the published layout: the families register theirs
+ * (the family registry, at load), the one registered last first.
+ */
+const IMPORTERS: RecordImporter[] = [];
 
 /** The published (and gitgood's own) layout, for rows no other reader takes. */
 const PUBLISHED: RecordImporter = { name: "published", columns: SAMPLE_COLUMNS, detects: () => true, normalize: normalizeRecord, id: (r) => r.id };
 
-/** Adds a reader (a plug-in family's layout), tried before the built-in ones. */
+/** Adds a reader (a family's layout), tried before the ones registered earlier. */
 export function registerImporter(importer: RecordImporter): void {
   if (IMPORTERS.some((i) => i.name === importer.name)) throw new GitGoodError("INTERNAL", `an importer named ${importer.name} is registered already`);
   IMPORTERS.unshift(importer);
@@ -66,8 +62,8 @@ export function unregisterImporter(name: string): void {
 const INDEX_COLUMN = /^(|Unnamed: 0|__index_level_\d+__|index)$/;
 
 /**
- * Reads dataset files (Parquet, CSV or JSONL, published or gitgood's own; SWE-bench instance files as
- * `swe` samples, commit0 instance files as `repo_completion` samples) into samples, in file order.
+ * Reads dataset files (Parquet, CSV or JSONL, published or gitgood's own, or a layout a family registered,
+ * such as SWE-bench instances) into samples, in file order.
  * Any malformed row stops the import with a one-line error naming the file and the row's id; an id
  * that appears twice (in one file or across files) is an error too.
  */

@@ -4,7 +4,7 @@ import { GitGoodError, toGitGoodError } from "../errors.js";
 import { cloneBare, fetchCommits, objectKinds, type ObjectKind } from "../git/clone.js";
 import { Repo } from "../git/repo.js";
 import { mapPool } from "../util/pool.js";
-import type { Sample } from "./sample.js";
+import { sampleCommits, type Sample } from "./sample.js";
 import { clonePath } from "./clones.js";
 
 export const DEFAULT_URL_PATTERN = "https://github.com/{name}.git";
@@ -68,28 +68,6 @@ export function checkUrlPattern(pattern: string): void {
 export function repositoryUrl(pattern: string, name: string): string {
   const [owner = "", repo = ""] = name.split("/");
   return pattern.replaceAll("{name}", name).replaceAll("{owner}", owner).replaceAll("{repo}", repo);
-}
-
-/** The commits a sample names, each with the field it comes from. */
-export function sampleCommits(s: Sample): { field: string; commit: string }[] {
-  if (s.sample_type === "merge") {
-    return [
-      { field: "merge_commit_hash", commit: s.scenario.merge_commit_hash },
-      { field: "parents[0]", commit: s.scenario.parents[0] },
-      { field: "parents[1]", commit: s.scenario.parents[1] },
-    ];
-  }
-  if (s.sample_type === "swe") return [{ field: "base_commit", commit: s.scenario.base_commit }];
-  if (s.sample_type === "repo_completion") {
-    return [
-      { field: "base_commit", commit: s.scenario.base_commit },
-      { field: "reference_commit", commit: s.scenario.reference_commit },
-    ];
-  }
-  return [
-    { field: "newest_commit", commit: s.scenario.newest_commit },
-    { field: "oldest_commit", commit: s.scenario.oldest_commit },
-  ];
 }
 
 /**

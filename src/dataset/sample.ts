@@ -134,8 +134,7 @@ const REGISTERED: SampleTypeDefinition[] = [];
 
 /** Adds a sample type; its `sample_type` must be new. Samples of it then read, validate and save as any other. */
 export function registerSampleType(definition: SampleTypeDefinition): void {
-  const taken = [...BUILT_IN_SAMPLES.map((s) => s.shape.sample_type.value), ...REGISTERED.map((d) => d.type)];
-  if (taken.includes(definition.type)) throw new GitGoodError("INTERNAL", `a sample type named ${definition.type} is registered already`);
+  if (sampleTypeNames().includes(definition.type)) throw new GitGoodError("INTERNAL", `a sample type named ${definition.type} is registered already`);
   REGISTERED.push(definition);
 }
 
@@ -143,6 +142,11 @@ export function registerSampleType(definition: SampleTypeDefinition): void {
 export function unregisterSampleType(type: string): void {
   const i = REGISTERED.findIndex((d) => d.type === type);
   if (i >= 0) REGISTERED.splice(i, 1);
+}
+
+/** The `sample_type` of every sample type: the built-in union's, then those registered, in order. */
+export function sampleTypeNames(): string[] {
+  return [...BUILT_IN_SAMPLES.map((s) => s.shape.sample_type.value), ...REGISTERED.map((d) => d.type)];
 }
 
 /** Fields every sample has, whatever its type (for registered types' schemas). */
@@ -249,4 +253,26 @@ export function idPrefix(name: string): string {
 
 export function sampleId(name: string, type: SampleType, index: number): string {
   return `${idPrefix(name)}_${type}_${String(index).padStart(4, "0")}`;
+}
+
+/** The commits a sample names, each with the field it comes from. */
+export function sampleCommits(s: Sample): { field: string; commit: string }[] {
+  if (s.sample_type === "merge") {
+    return [
+      { field: "merge_commit_hash", commit: s.scenario.merge_commit_hash },
+      { field: "parents[0]", commit: s.scenario.parents[0] },
+      { field: "parents[1]", commit: s.scenario.parents[1] },
+    ];
+  }
+  if (s.sample_type === "swe") return [{ field: "base_commit", commit: s.scenario.base_commit }];
+  if (s.sample_type === "repo_completion") {
+    return [
+      { field: "base_commit", commit: s.scenario.base_commit },
+      { field: "reference_commit", commit: s.scenario.reference_commit },
+    ];
+  }
+  return [
+    { field: "newest_commit", commit: s.scenario.newest_commit },
+    { field: "oldest_commit", commit: s.scenario.oldest_commit },
+  ];
 }

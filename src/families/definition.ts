@@ -6,8 +6,10 @@ import type { Trajectory } from "../runs/trajectory.js";
 import type { RecordImporter } from "../dataset/importer.js";
 import type { Sample, SampleTypeDefinition } from "../dataset/sample.js";
 import type { Isolation } from "../sandbox/isolation.js";
+import type { ToolSpec } from "../model/types.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
+import type { FamilyCommandLine } from "./command-line.js";
 
 /**
  * The report's family sections by key (`swe`, `commit0`): each family adds its own key and row type
@@ -166,6 +168,12 @@ export interface FamilyDefinition {
   readonly formats?: readonly ReportFormat[];
   /** The family's options, settings and run.json fields. */
   readonly cli?: FamilyCli;
+  /**
+   * What the family shows on the command line (its title, verbs, modes of `gitgood mine`). The built-in
+   * families' are listed in command-line.ts, which the CLI reads without loading the families;
+   * `registerFamily` adds a plug-in's.
+   */
+  readonly commandLine?: FamilyCommandLine;
   /** The agents the family adds (`--agent NAME`). */
   readonly agents?: readonly AgentKind[];
   /** Offered in A2A assessments (default true). */
@@ -175,8 +183,57 @@ export interface FamilyDefinition {
    * records of the family; without it the family's scenarios join the Result's per-scenario table.
    */
   a2aResult?(records: readonly ResultRecord[], agent: string, role: string): { lines: string[]; data: Record<string, unknown> };
+  /**
+   * The settings an A2A assessment gives the family's scenarios, from the assessment's `config` (SWE:
+   * the hints, which the AgentBeats green sends), keyed as `run`'s scenario settings are.
+   */
+  a2aSettings?(config: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  /** The word the green agent's progress line gives a finished attempt (SWE: its test status); default the verdict. */
+  a2aStatus?(record: ResultRecord): string | undefined;
+  /** A task the A2A participant takes in a message of the family's own shape (SWE-bench's REPO_DIR convention). */
+  readonly participantTask?: ParticipantTask;
   /** The family's own view of one attempt's outcome (conflicts, histories, tests), for the viewer and the HTML report. */
   outcomeView?(input: OutcomeInput): OutcomeBlock[];
+}
+
+/** What the participant gives a task it opens: how commands are jailed, and the limits its CLI sets. */
+export interface ParticipantTaskOptions {
+  isolation: Isolation;
+  /** Most seconds one command runs (default: the task's own). */
+  commandTimeoutSeconds?: number;
+  /** The real path of the directory the task's files must lie in (`a2a agent --shared-dir`); absent: anywhere. */
+  sharedDir?: string;
+  /** Most bytes of files the task may name. */
+  maxRepoBytes?: number;
+}
+
+/** An open participant task: the tools the model works through, and the answer when it is done. */
+export interface ParticipantWork {
+  readonly tools: ToolSpec[];
+  /** The tool that submits the work. */
+  readonly finishTool: string;
+  call(name: string, args: Record<string, unknown>): Promise<string>;
+  submitted(): boolean;
+  /** Where the work happens, for the task's status line. */
+  readonly where: string;
+  /** The user message the model gets. */
+  readonly text: string;
+  /** The scenario's prompt, after the participant's own system prompt. */
+  readonly prompt?: string;
+  /** The task's answer once the model is done (SWE: the patch in <patch> tags). */
+  answer(): Promise<string>;
+  close(): void;
+}
+
+/** A task of a family's own shape that gitgood's A2A participant takes (and its agent card lists). */
+export interface ParticipantTask {
+  /** The task as the participant's refusal names what it takes ("a SWE task (REPO_DIR:<path>, then Problem Statement:)"). */
+  readonly shape: string;
+  /** The agent card's skill for it. */
+  readonly skill: { id: string; name: string; description: string; tags: string[] };
+  /** Whether a message is this task (a malformed one of this shape included: `open` then fails in one line). */
+  matches(text: string): boolean;
+  open(text: string, opts: ParticipantTaskOptions): Promise<ParticipantWork>;
 }
 
 /**

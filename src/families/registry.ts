@@ -3,6 +3,7 @@ import { registerImporter, unregisterImporter } from "../dataset/importer.js";
 import { registerSampleType, unregisterSampleType } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { registerScenario, scenarios, unregisterScenario } from "../scenarios/registry.js";
+import { registerCommandLine, unregisterCommandLine } from "./command-line.js";
 import type { FamilyDefinition, ReportSection } from "./definition.js";
 import { COMMIT0_FAMILY } from "./commit0/index.js";
 import { GITGOODBENCH_FAMILY } from "./gitgoodbench/index.js";
@@ -29,12 +30,14 @@ for (const family of FAMILIES) {
 
 /**
  * Adds a family at run time (a plug-in, a test's toy family): its scenarios, agents, sample types and
- * readers are registered with it. Its name, and every name it brings, must be new.
+ * readers and its part of the command line are registered with it. Its name, and every name it brings,
+ * must be new.
  */
 export function registerFamily(family: FamilyDefinition): void {
   if (FAMILIES.some((f) => f.name.toLowerCase() === family.name.toLowerCase())) {
     throw new GitGoodError("INTERNAL", `a family named ${family.name} is registered already`);
   }
+  if (family.commandLine) registerCommandLine(family.commandLine);
   for (const scenario of family.scenarios) registerScenario(scenario);
   plugIn(family);
   FAMILIES.push(family);
@@ -49,6 +52,7 @@ export function unregisterFamily(name: string): void {
   for (const kind of family.agents ?? []) unregisterAgentKind(kind.name);
   for (const type of family.samples ?? []) unregisterSampleType(type.type);
   for (const importer of family.importers ?? []) unregisterImporter(importer.name);
+  if (family.commandLine) unregisterCommandLine(family.commandLine);
   FAMILIES.splice(i, 1);
 }
 

@@ -1,6 +1,6 @@
 import type { RepoLocator } from "../dataset/clones.js";
 import { repositoryPath } from "../dataset/clones.js";
-import { sampleCommits } from "../dataset/repos.js";
+import { sampleCommits } from "../dataset/sample.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { objectKinds } from "../git/clone.js";

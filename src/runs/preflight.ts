@@ -1,5 +1,5 @@
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
-import { sampleCommits } from "../dataset/repos.js";
+import { sampleCommits } from "../dataset/sample.js";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { objectKinds } from "../git/clone.js";

@@ -3,6 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stubbedFilesInOrder } from "../../src/commit0/order.js";
 import { readDataset } from "../../src/dataset/importer.js";
+// The families' dataset readers (SWE-bench and commit0 instances) are registered by the family registry.
+import "../../src/families/registry.js";
 import type { RepoCompletionSample } from "../../src/dataset/sample.js";
 import { gitgood } from "../helpers/cli.js";
 import { KIT, KIT_COMMIT0_SKELETON, KIT_COUNTED, KIT_ORDER, kitRepository } from "../helpers/commit0-kit.js";

@@ -4,6 +4,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readDataset } from "../../src/dataset/importer.js";
+// The families' dataset readers (SWE-bench and commit0 instances) are registered by the family registry.
+import "../../src/families/registry.js";
 import type { RepoCompletionSample } from "../../src/dataset/sample.js";
 import { gitgood } from "../helpers/cli.js";
 import { COUNTED, libraryRepository } from "../helpers/commit0.js";

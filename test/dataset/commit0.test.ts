@@ -4,6 +4,8 @@ import path from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, describe, expect, it } from "vitest";
 import { readDataset } from "../../src/dataset/importer.js";
+// The families' dataset readers (SWE-bench and commit0 instances) are registered by the family registry.
+import "../../src/families/registry.js";
 import { sampleToJson, type RepoCompletionSample } from "../../src/dataset/sample.js";
 import { gitgood } from "../helpers/cli.js";
 

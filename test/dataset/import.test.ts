@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readDataset } from "../../src/dataset/importer.js";
+// The families' dataset readers (SWE-bench and commit0 instances) are registered by the family registry.
+import "../../src/families/registry.js";
 import { formatPythonLiteral } from "../../src/dataset/pyliteral.js";
 import { sampleToJson } from "../../src/dataset/sample.js";
 import {

@@ -13,6 +13,10 @@ import { Workbench } from "../../src/mcp/workbench.js";
 import { runConfig } from "../../src/runs/config.js";
 import { RunStore } from "../../src/runs/store.js";
 import { scenarioNames } from "../../src/scenarios/registry.js";
+import { ParticipantExecutor } from "../../src/a2a/participant.js";
+import { agentCard, serveA2a } from "../../src/a2a/server.js";
+import { askAgent, connectAgent } from "../../src/agents/a2a-client.js";
+import { ScriptedModelClient } from "../../src/model/scripted.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
 import { TOY_FAMILY, toySample } from "../helpers/toy-family/index.js";
@@ -126,5 +130,38 @@ describe("a task family defined outside src/ (its own sample type, one registrat
     expect(finished.code, finished.stderr).toBe(0);
     // defineScenario's default: the final state as JSON.
     expect(finished.stdout).toContain('"answer": null');
+  });
+
+  it("adds its verb and its mode of gitgood mine to the command line, and they run", async () => {
+    // Help is wrapped to 80 columns: compare it with its runs of white space as one space.
+    const flat = (text: string) => text.replace(/\s+/g, " ");
+    const help = flat((await gitgood(["--help"])).stdout);
+    expect(help).toContain("handle Git: GitGoodBench scenarios (MCR, IR, ICC), SWE-style tasks, commit0-style repository completion and toy sums ");
+    expect(help).toContain(" toy-count <file> count the toy sums of a samples file ");
+    expect(help.indexOf("toy-count")).toBeGreaterThan(help.indexOf("skeleton"));
+    expect(await gitgood(["toy-count", samplesFile])).toEqual({ code: 0, stdout: "2 toy sum(s)\n", stderr: "" });
+    const mineHelp = flat((await gitgood(["mine", "--help"])).stdout);
+    expect(mineHelp).toContain("or toy sums (--type toy) from a git repository");
+    expect(mineHelp).toContain("--toy-a <n> toy: the first number");
+    const mined = await gitgood(["mine", fx.dir, "--type", "toy", "--name", "acme/toy", "--toy-a", "4", "--toy-b", "5"]);
+    expect(mined.code, mined.stderr).toBe(0);
+    expect(JSON.parse(mined.stdout)).toEqual(toySample("toy_sum_mined", "acme/toy", 4, 5));
+    expect(mined.stderr).toBe("mined 1 toy sum from acme/toy\n");
+  });
+
+  it("is a task gitgood's A2A participant takes, and named in its refusal", async () => {
+    const model = new ScriptedModelClient([{ tool_calls: [{ name: "submit_sum", arguments: { sum: 5 } }] }, "Five."]);
+    const card = agentCard({ name: "participant", description: "test", url: "http://127.0.0.1:1", skills: [] });
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
+    try {
+      card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
+      const client = await connectAgent(handle.url);
+      const ask = (text: string) => askAgent(client, [{ text }], { signal: new AbortController().signal, pollSeconds: 0.05 });
+      expect((await ask("TOY: 2 + 3")).text).toBe("sum=5");
+      expect(model.requests[0]?.messages.at(-1)?.content).toBe("What is 2 + 3?");
+      await expect(ask("hello")).rejects.toThrow(/this agent takes a SWE task \(REPO_DIR:<path>, then Problem Statement:\) or a toy sum \(TOY: A \+ B\) or a GitGoodBench task/);
+    } finally {
+      await handle.close();
+    }
   });
 });

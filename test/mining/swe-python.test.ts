@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { normalizeSweRecord } from "../../src/dataset/swe.js";
+import { normalizeSweRecord } from "../../src/swe/dataset.js";
 import type { SweSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
 import { instanceRecord } from "../../src/swe/mine/instance.js";

@@ -11,7 +11,7 @@ export {
 export { makeSkeleton, keptWhole, type SkeletonOptions, type SkeletonResult } from "../../commit0/skeleton.js";
 export { evaluateCompletion, countedTests, type Commit0Evaluation } from "../../commit0/evaluate.js";
 export type { Commit0Options } from "../../commit0/options.js";
-export { normalizeCommit0Record } from "../../dataset/commit0.js";
+export { normalizeCommit0Record } from "../../commit0/dataset.js";
 export { pythonFunctions, replaceFunctionBody, type PythonFunction } from "../../python/edit.js";
 export { commit0Table, type Commit0Table, type Commit0Row, type Commit0Mean } from "./report.js";
 export { Commit0Agent } from "./agents.js";

@@ -2,7 +2,7 @@
 export { SWE } from "../../scenarios/swe/index.js";
 export type { SweFinalState } from "../../scenarios/swe/state.js";
 export { SweSampleSchema, SweScenarioSchema, isSweSample, type SweSample, type SweScenario } from "../../dataset/sample.js";
-export { normalizeSweRecord, sweDifficulty } from "../../dataset/swe.js";
+export { normalizeSweRecord, sweDifficulty } from "../../swe/dataset.js";
 export { evaluatePatch, applyWithStrategies, APPLY_STRATEGIES, type SweEvaluation, type ApplyStrategy } from "../../swe/evaluate.js";
 export { validateInstance, type InstanceValidation } from "../../swe/validate.js";
 export { extractPatch, extractWithModel, patchFromAnswer, type ExtractedPatch } from "../../swe/extract.js";

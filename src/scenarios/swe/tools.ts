@@ -10,7 +10,7 @@ import { makeParents, searchText } from "../shared/project-files.js";
 /**
  * What the SWE tools work on: a workspace (the directory and how commands run there), the commands'
  * time limit, and the task's end. A SweScenario is one (its sandbox the workspace); so is the A2A
- * participant's REPO_DIR (src/a2a/swe-task.ts).
+ * participant's REPO_DIR (src/families/swe/a2a-task.ts).
  */
 export interface SweWork {
   readonly workspace: Workspace;

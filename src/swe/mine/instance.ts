@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { bareRepositoryFields, type SweSample } from "../../dataset/sample.js";
-import { sweDifficulty } from "../../dataset/swe.js";
+import { sweDifficulty } from "../dataset.js";
 import { mergedMessages, rootBlobs } from "../../git/changes.js";
 import { readCommit } from "../../git/commits.js";
 import { patchBetween } from "../../git/diff.js";

@@ -1,8 +1,11 @@
-import { Option } from "commander";
+import { Command, Option } from "commander";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import type { AgentKind } from "../../../src/agents/index.js";
 import { COMMON_SAMPLE_FIELDS, type Sample, type SampleTypeDefinition } from "../../../src/dataset/sample.js";
-import { defineFamily, type ReportFormat, type ReportSection } from "../../../src/families/definition.js";
+import type { FamilyCommandLine } from "../../../src/families/command-line.js";
+import { defineFamily, type ParticipantTask, type ReportFormat, type ReportSection } from "../../../src/families/definition.js";
 import type { ResultRecord } from "../../../src/runs/record.js";
 import { defineScenario, type ScenarioDefinition, type Strategy } from "../../../src/scenarios/definition.js";
 import { ScenarioBase, inNewSandbox } from "../../../src/scenarios/shared/base.js";
@@ -14,8 +17,9 @@ import { defineTool } from "../../../src/tools/tool.js";
 /**
  * A toy task family, defined entirely in the test suite: "what is a + b?", over a sample type of its own
  * (`toy_sum`). It brings its scenario, its report section, a CLI option with its scenario setting and
- * run.json field, an agent, a report format and an A2A Result part: the proof that a family is its own
- * folder plus one registration, with no file of src/ changed.
+ * run.json field, an agent, a report format, a verb and a mode of `gitgood mine`, an A2A participant task
+ * and Result part: the proof that a family is its own folder plus one registration, with no file of src/
+ * changed.
  */
 
 export const TOY_SAMPLE_TYPE = "toy_sum";
@@ -179,6 +183,72 @@ const ADDER: AgentKind = {
 
 const SAMPLES: SampleTypeDefinition = { type: TOY_SAMPLE_TYPE, schema: ToySumSampleSchema };
 
+/**
+ * The toy's part of the command line: `gitgood toy-count FILE` (its own verb) and `gitgood mine REPO
+ * --type toy --toy-a A --toy-b B` (its own mode of mine, writing one toy sample for the repository).
+ */
+const COMMAND_LINE: FamilyCommandLine = {
+  title: "toy sums",
+  verbs: [
+    {
+      name: "toy-count",
+      term: "toy-count <file>",
+      summary: "count the toy sums of a samples file",
+      load: async () => (io) =>
+        new Command("toy-count")
+          .description("count the toy sums of a samples file")
+          .argument("<file>", "a samples file (JSONL)")
+          .action((file: string) => {
+            const rows = readFileSync(file, "utf8").split("\n").filter((l) => l.includes(`"sample_type":"${TOY_SAMPLE_TYPE}"`));
+            io.stdout.write(`${rows.length} toy sum(s)\n`);
+          }),
+    },
+  ],
+  mineTypes: [
+    {
+      type: "toy",
+      what: "toy sums",
+      load: async () => ({
+        options: (cmd) => cmd.option("--toy-a <n>", "toy: the first number", "1").option("--toy-b <n>", "toy: the second number", "2"),
+        async run(repoPath, flags, io) {
+          const name = typeof flags.name === "string" ? flags.name : path.basename(repoPath);
+          io.stdout.write(`${JSON.stringify(toySample(`toy_sum_mined`, name, Number(flags.toyA), Number(flags.toyB)))}\n`);
+          io.stderr.write(`mined 1 toy sum from ${name}\n`);
+        },
+      }),
+    },
+  ],
+};
+
+/** `TOY: A + B` to the A2A participant: the model answers through `submit_sum`, and the answer is the sum. */
+const PARTICIPANT_TASK: ParticipantTask = {
+  shape: "a toy sum (TOY: A + B)",
+  skill: { id: "toy-sum", name: "Toy sum", description: "Adds two numbers.", tags: ["toy"] },
+  matches: (text) => text.startsWith("TOY:"),
+  async open(text) {
+    let answer: number | null = null;
+    return {
+      tools: [
+        {
+          type: "function",
+          function: { name: "submit_sum", description: "Submits the sum.", parameters: { type: "object", properties: { sum: { type: "integer" } }, required: ["sum"] } },
+        },
+      ],
+      finishTool: "submit_sum",
+      async call(_name, args) {
+        answer = Number(args.sum);
+        return `Recorded ${answer}.`;
+      },
+      submitted: () => answer !== null,
+      where: "memory",
+      text: `What is ${text.slice("TOY:".length).trim()}?`,
+      prompt: "Answer with submit_sum.",
+      answer: async () => `sum=${answer ?? "none"}`,
+      close: () => undefined,
+    };
+  },
+};
+
 export const TOY_FAMILY = defineFamily<{ toyHint: boolean }>({
   name: "TOYSUM",
   scenarios: [TOYSUM],
@@ -186,6 +256,8 @@ export const TOY_FAMILY = defineFamily<{ toyHint: boolean }>({
   report: SECTION,
   formats: [CSV],
   agents: [ADDER],
+  commandLine: COMMAND_LINE,
+  participantTask: PARTICIPANT_TASK,
   cli: {
     flags: z.object({ toyHint: z.boolean().default(false) }),
     options: (verb) => (verb === "run" || verb === "env" ? [new Option("--toy-hint", "TOYSUM: tell the agent to add").default(false)] : []),

@@ -1,18 +1,19 @@
 import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
-import { GitGoodError } from "../errors.js";
-import { lookupModel } from "../model/lookup.js";
-import { instanceRecord } from "../swe/mine/instance.js";
-import { mineSwe, type SweMineSummary } from "../swe/mine/mine.js";
-import { SWE_DROP_REASONS } from "../swe/mine/reasons.js";
-import type { P2pScope } from "../swe/mine/validate.js";
-import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../swe/options.js";
-import { escapeControls } from "../util/escape.js";
-import { writeOutputFile } from "../util/output.js";
-import { positiveIntOption, type CliIO } from "./io.js";
+import { GitGoodError } from "../../errors.js";
+import { lookupModel } from "../../model/lookup.js";
+import { instanceRecord } from "../../swe/mine/instance.js";
+import { mineSwe, type SweMineSummary } from "../../swe/mine/mine.js";
+import { SWE_DROP_REASONS } from "../../swe/mine/reasons.js";
+import type { P2pScope } from "../../swe/mine/validate.js";
+import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../../swe/options.js";
+import { escapeControls } from "../../util/escape.js";
+import { writeOutputFile } from "../../util/output.js";
+import { positiveIntOption } from "../../util/options.js";
+import type { CommandIO, MineMode } from "../command-line.js";
 
 /** The flags of `mine --type swe` (besides `--name`, `--languages`, `--jobs`, `-o` and `--json`, which mine shares). */
-export interface SweMineFlags {
+interface SweMineFlags {
   name?: string;
   languages?: string[];
   jobs: number;
@@ -36,7 +37,7 @@ export interface SweMineFlags {
 }
 
 /** Adds the options only `--type swe` reads. */
-export function addSweMineOptions(cmd: Command): Command {
+function addSweMineOptions(cmd: Command): Command {
   return cmd
     .option("--runs <n>", "swe: runs of each side; a test counts only with the same outcome in every run (the flake gate)", positiveIntOption("--runs"), 3)
     .addOption(new Option("--p2p <scope>", "swe: PASS_TO_PASS from the test files the change touches, or the whole suite (pytest)").choices(["touched", "full"]).default("touched"))
@@ -80,7 +81,7 @@ function formatSweSummary(s: SweMineSummary, to: string): string {
 }
 
 /** `gitgood mine REPO --type swe`: validated SWE-bench instances as JSONL, the funnel on stderr. */
-export async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io: CliIO): Promise<void> {
+async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io: CommandIO): Promise<void> {
   if (flags.envSpec !== undefined && !existsSync(flags.envSpec)) throw new GitGoodError("BAD_OPTION", `--env-spec ${flags.envSpec}: no such file`);
   if (flags.envSetup === "llm" && flags.model === undefined) throw new GitGoodError("BAD_OPTION", "--env-setup llm needs --model (the model that sets environments up)");
   const result = await mineSwe(repoPath, {
@@ -115,3 +116,9 @@ export async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io
   if (flags.envSpecOut) writeOutputFile(flags.envSpecOut, result.envSpecYaml);
   io.stderr.write(flags.json ? `${JSON.stringify(result.summary)}\n` : `${escapeControls(formatSweSummary(result.summary, flags.output ?? "stdout"))}\n`);
 }
+
+/** `gitgood mine --type swe`, as the SWE family's command line loads it. */
+export const SWE_MINE_MODE: MineMode = {
+  options: addSweMineOptions,
+  run: (repoPath, flags, io) => mineSweFromFlags(repoPath, flags as unknown as SweMineFlags, io),
+};

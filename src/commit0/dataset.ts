@@ -1,6 +1,7 @@
-import type { NormalizeResult } from "./normalize.js";
-import { parsePythonLiteral } from "./pyliteral.js";
-import { RepoCompletionSampleSchema, bareRepositoryFields, type Difficulty, type RepoCompletionSample } from "./sample.js";
+import type { RecordImporter } from "../dataset/importer.js";
+import type { NormalizeResult } from "../dataset/normalize.js";
+import { parsePythonLiteral } from "../dataset/pyliteral.js";
+import { RepoCompletionSampleSchema, bareRepositoryFields, type Difficulty, type RepoCompletionSample } from "../dataset/sample.js";
 
 /**
  * commit0's instance columns (`original_repo` names the upstream project), plus gitgood's own: the
@@ -118,3 +119,15 @@ export function normalizeCommit0Record(record: Record<string, unknown>): Normali
     throw err;
   }
 }
+
+/**
+ * The reader of commit0 instance rows, which the COMMIT0 family registers. A commit0 instance is a
+ * SWE-bench instance too: the family registry lists COMMIT0 after SWE, so this reader is tried first.
+ */
+export const COMMIT0_IMPORTER: RecordImporter = {
+  name: "commit0",
+  columns: COMMIT0_COLUMNS,
+  detects: isCommit0Record,
+  normalize: normalizeCommit0Record,
+  id: (record) => record.instance_id,
+};

@@ -1,17 +1,20 @@
 import { lstatSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { GitGoodError } from "../errors.js";
-import { splitPatch } from "../testenv/test-infra.js";
-import { worktreePatch, worktreeSnapshot } from "../git/apply.js";
-import type { ToolSpec } from "../model/types.js";
-import type { Isolation } from "../sandbox/isolation.js";
-import { directoryWorkspace, type Workspace } from "../sandbox/workspace.js";
-import { SWE_TOOLS, type SweWork } from "../scenarios/swe/tools.js";
-import { removeAtExit } from "../util/cleanup.js";
-import { at } from "../util/at.js";
+import { GitGoodError } from "../../errors.js";
+import { splitPatch } from "../../testenv/test-infra.js";
+import { worktreePatch, worktreeSnapshot } from "../../git/apply.js";
+import type { ToolSpec } from "../../model/types.js";
+import type { Isolation } from "../../sandbox/isolation.js";
+import { directoryWorkspace, type Workspace } from "../../sandbox/workspace.js";
+import { SWE_TOOLS, type SweWork } from "../../scenarios/swe/tools.js";
+import { removeAtExit } from "../../util/cleanup.js";
+import { at } from "../../util/at.js";
+import { DEFAULT_COMMAND_TIMEOUT } from "../../swe/options.js";
+import { SWE } from "../../scenarios/swe/index.js";
+import type { ParticipantTask } from "../definition.js";
 
-/** A SWE task as the AgentBeats convention sends it (src/agents/a2a.ts `sweMessage` writes it). */
+/** A SWE task as the AgentBeats convention sends it (src/agents/a2a.ts `patchTaskMessage` writes it). */
 interface SweMessage {
   repoDir: string;
   problem: string;
@@ -22,12 +25,12 @@ const SHAPE = "a SWE task is REPO_DIR:<absolute path>, a blank line, Problem Sta
 const HINTS = "\n\nHints:\n";
 
 /** Whether a message is meant as a SWE task (it starts with REPO_DIR:); `parseSweMessage` says whether it is a good one. */
-export function isSweMessage(text: string): boolean {
+function isSweMessage(text: string): boolean {
   return text.startsWith("REPO_DIR:");
 }
 
 /** Reads a SWE task message strictly: the directory must be absolute, and the issue must not be empty. */
-export function parseSweMessage(text: string): SweMessage {
+function parseSweMessage(text: string): SweMessage {
   const m = /^REPO_DIR:[ \t]*([^\n]*?)[ \t]*\n\nProblem Statement:\n([\s\S]*)$/.exec(text);
   if (!m) throw new GitGoodError("BAD_SWE_TASK", `malformed SWE task: ${SHAPE}`);
   const repoDir = at(m, 1);
@@ -54,7 +57,7 @@ function checkedRepoDir(dir: string): string {
 }
 
 /** The task as the model reads it: what to do, the issue, and the hints when given. */
-export function sweTaskText(msg: SweMessage): string {
+function sweTaskText(msg: SweMessage): string {
   const text = [
     "SWE task: the repository is the project root of your tools (list_files shows it).",
     "Fix the issue below by changing the repository's files; your work tree's changes are your answer.",
@@ -114,7 +117,7 @@ function checkSize(root: string, given: string, limit: number): void {
  * directory, and its state when the task starts is recorded in a git directory of gitgood's own (a git
  * work tree or a plain copy alike; its `.git` is never read), so the answer is exactly what changed since.
  */
-export class SweTask implements SweWork {
+class SweTask implements SweWork {
   readonly workspace: Workspace;
   readonly commandTimeoutSeconds: number;
   readonly tools: ToolSpec[] = SWE_TOOLS.functionTools();
@@ -178,3 +181,30 @@ export class SweTask implements SweWork {
     return `<patch>\n${Buffer.from(raw, "latin1").toString("utf8")}</patch>`;
   }
 }
+
+/** The SWE family's participant task: worked in REPO_DIR with the SWE tools, answered with its patch. */
+export const SWE_PARTICIPANT_TASK: ParticipantTask = {
+  shape: "a SWE task (REPO_DIR:<path>, then Problem Statement:)",
+  skill: { id: "swe-task", name: "SWE task", description: "Fixes an issue in the repository at REPO_DIR and answers with the patch.", tags: ["swe", "patch"] },
+  matches: isSweMessage,
+  async open(text, opts) {
+    const msg = parseSweMessage(text);
+    const task = await SweTask.open(msg, {
+      isolation: opts.isolation,
+      commandTimeoutSeconds: opts.commandTimeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT,
+      ...(opts.sharedDir !== undefined ? { sharedDir: opts.sharedDir } : {}),
+      ...(opts.maxRepoBytes !== undefined ? { maxRepoBytes: opts.maxRepoBytes } : {}),
+    });
+    return {
+      tools: task.tools,
+      finishTool: task.finishTool,
+      call: (name, args) => task.call(name, args),
+      submitted: () => task.submitted(),
+      where: task.workspace.workDir,
+      text: sweTaskText(msg),
+      prompt: SWE.prompt,
+      answer: () => task.patchAnswer(),
+      close: () => task.close(),
+    };
+  },
+};

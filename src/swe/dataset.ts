@@ -1,7 +1,8 @@
-import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS } from "./languages.js";
+import type { RecordImporter } from "../dataset/importer.js";
+import { LANGUAGE_DISPLAY, LANGUAGE_EXTENSIONS } from "../dataset/languages.js";
 import { changedLines, diffFiles } from "../util/unified-diff.js";
-import type { NormalizeResult } from "./normalize.js";
-import { SweSampleSchema, bareRepositoryFields, type Difficulty, type SweSample } from "./sample.js";
+import type { NormalizeResult } from "../dataset/normalize.js";
+import { SweSampleSchema, bareRepositoryFields, type Difficulty, type SweSample } from "../dataset/sample.js";
 
 /** The columns of a SWE-bench instance, in the published order (`difficulty`: SWE-bench Verified's annotation). */
 export const SWE_COLUMNS = [
@@ -136,3 +137,12 @@ export function normalizeSweRecord(record: Record<string, unknown>): NormalizeRe
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   }
 }
+
+/** The reader of SWE-bench instance rows, which the SWE family registers with the dataset readers. */
+export const SWE_IMPORTER: RecordImporter = {
+  name: "swe",
+  columns: SWE_COLUMNS,
+  detects: isSweRecord,
+  normalize: normalizeSweRecord,
+  id: (record) => record.instance_id,
+};

@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import { Command } from "commander";
-import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../commit0/options.js";
-import { makeSkeleton, SKELETON_STYLES, type SkeletonResult, type SkeletonStyle } from "../commit0/skeleton.js";
-import { sampleToJson } from "../dataset/sample.js";
-import { GitGoodError } from "../errors.js";
-import { escapeControls } from "../util/escape.js";
-import { writeOutputFile } from "../util/output.js";
-import { positiveIntOption, type CliIO } from "./io.js";
+import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../../commit0/options.js";
+import { makeSkeleton, SKELETON_STYLES, type SkeletonResult, type SkeletonStyle } from "../../commit0/skeleton.js";
+import { sampleToJson } from "../../dataset/sample.js";
+import { GitGoodError } from "../../errors.js";
+import { escapeControls } from "../../util/escape.js";
+import { writeOutputFile } from "../../util/output.js";
+import { positiveIntOption } from "../../util/options.js";
+import type { CommandIO } from "../command-line.js";
 
 interface SkeletonFlags {
   src: string;
@@ -34,7 +35,7 @@ function summary(r: SkeletonResult, to: string): string {
   ].join("\n");
 }
 
-export function skeletonCommand(io: CliIO): Command {
+export function skeletonCommand(io: CommandIO): Command {
   return new Command("skeleton")
     .description("make a commit0-style repository-completion task: stub every function body under --src, keep the skeleton under refs/gitgood/skeletons/, count the tests passing at the reference")
     .argument("<repo>", "path to a Python repository (work tree or bare; only a gitgood ref and objects are added)")
