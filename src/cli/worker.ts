@@ -10,7 +10,8 @@ import { queueKeys } from "../queue/keys.js";
 import { SharedConnectionLimit } from "../queue/limit.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
-import { modelOptionsOf, parseTicket, runTicket } from "../runs/ticket.js";
+import { WorkerProxies } from "../queue/proxies.js";
+import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { escapeControls } from "../util/escape.js";
 import { positiveIntOption, type CliIO } from "./io.js";
@@ -73,6 +74,8 @@ export function workerCommand(io: CliIO): Command {
         if (!limit) limits.set(max, (limit = new SharedConnectionLimit(redis, queueKeys(address).connections, max)));
         return limit;
       };
+      // External agents and CLI-agent presets reach their model through this worker's proxy, with this worker's keys.
+      const proxies = new WorkerProxies();
       const fetchClone = flags.clone ? cloner(flags.repos, flags.urlPattern) : null;
       const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
       const worker = await startWorker({
@@ -87,9 +90,11 @@ export function workerCommand(io: CliIO): Command {
           if (fetchClone) await fetchClone(ticket.sample);
           await checkClone(ticket.sample, where);
           // --max-connections holds across every worker of the queue, not per process.
-          const models = modelOptionsOf({ ...ticket.models, max_connections: null });
+          const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
           const max = ticket.models.max_connections;
-          return runTicket(ticket, { where, models: max === null ? models : { ...models, connections: sharedLimit(max) } });
+          const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
+          const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
+          return runTicket(ticket, { where, models, proxy });
         },
       });
       io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
@@ -100,6 +105,7 @@ export function workerCommand(io: CliIO): Command {
       });
       io.stderr.write(`gitgood worker ${worker.id}: stopping after the jobs it holds\n`);
       await worker.close();
+      await proxies.close();
       redis.disconnect();
     });
 }

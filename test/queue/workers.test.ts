@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../src/dataset/sample.js";
 import { RunQueue } from "../../src/queue/producer.js";
@@ -14,6 +15,10 @@ import type { Fixture } from "../helpers/fixture.js";
 import { processesWith } from "../helpers/processes.js";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis.js";
 import { buildRunFixture } from "../helpers/runs.js";
+import { fakeUpstream } from "../proxy/fake-upstream.js";
+
+/** The scripted external agent that asks its model through the worker's proxy. */
+const ASKS_PROXY = fileURLToPath(new URL("./agents/asks-proxy.mjs", import.meta.url));
 
 interface Proc {
   child: ChildProcess;
@@ -87,11 +92,14 @@ async function finished(p: Proc, what: string, ms = 90_000): Promise<number | nu
 }
 
 /** A worker of `queue` with a sandbox root of its own; resolves once it takes jobs. */
-async function worker(queue: string, opts: { repos?: string; sandboxes?: string; concurrency?: number; lockMs?: number } = {}): Promise<Proc> {
+async function worker(
+  queue: string,
+  opts: { repos?: string; sandboxes?: string; concurrency?: number; lockMs?: number; extra?: string[]; env?: Record<string, string> } = {},
+): Promise<Proc> {
   const lock = opts.lockMs !== undefined ? ["--lock-duration", String(opts.lockMs)] : [];
   const w = start(
-    ["worker", "--queue", redis.url, "--queue-name", queue, "--repos", opts.repos ?? repos, "--concurrency", String(opts.concurrency ?? 1), ...lock],
-    { GITGOOD_SANDBOX_ROOT: opts.sandboxes ?? fresh("sandboxes") },
+    ["worker", "--queue", redis.url, "--queue-name", queue, "--repos", opts.repos ?? repos, "--concurrency", String(opts.concurrency ?? 1), ...lock, ...(opts.extra ?? [])],
+    { GITGOOD_SANDBOX_ROOT: opts.sandboxes ?? fresh("sandboxes"), ...opts.env },
   );
   await until(() => w.stderr().includes("taking jobs"), "a worker to start");
   return w;
@@ -225,6 +233,38 @@ describe("gitgood run --queue with gitgood worker", () => {
     expect(broken.stderr()).toMatch(/^failed \S+: MISSING_COMMIT: this worker's clone of acme\/calc \(\S+\) lacks commit [0-9a-f]{40} of sample \S+$/m);
     expect(broken.stderr()).not.toMatch(/^done /m);
     expect(records(out).map((r) => [r.status, r.verdict])).toEqual(Array(2).fill(["success", "solved"]));
+  }, 150_000);
+
+  it("gives an external agent the worker's recording proxy: its model call is answered with the worker's key and its tokens recorded", async () => {
+    const userKey = "sk-worker-key-never-in-redis";
+    const upstream = await fakeUpstream(() => ({
+      events: [
+        { data: { choices: [{ index: 0, delta: { role: "assistant", content: "take theirs" }, finish_reason: "stop" }] } },
+        { data: { choices: [], usage: { prompt_tokens: 400, completion_tokens: 100 } } },
+      ],
+      done: true,
+    }));
+    try {
+      // The key is the worker's alone: the producer has none, so the ticket cannot carry one.
+      await worker("proxy", { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: userKey } });
+      const out = fresh("proxy");
+      const easy = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy");
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(ASKS_PROXY)}`;
+      const p = start(
+        ["run", samplesFile, "--repos", repos, "--ids", easy?.id ?? "", "--scenario", "MCR", "--agent", "command", "--command", command, "--allow-read", path.dirname(ASKS_PROXY),
+          "--price-in", "2", "--price-out", "8", "--out", out, "--queue", redis.url, "--queue-name", "proxy"],
+        { OPENAI_BASE_URL: "", OPENAI_API_KEY: "" },
+      );
+      expect(await finished(p, "the producer"), p.stderr()).toBe(0);
+      const [record] = records(out);
+      expect(record, JSON.stringify(record)).toMatchObject({ status: "success", tokens: { prompt: 400, completion: 100 }, cost_usd: (400 * 2 + 100 * 8) / 1e6 });
+      const events = (JSON.parse(readFileSync(path.join(out, String(record?.trajectory)), "utf8")) as { events: { type: string; text?: string }[] }).events;
+      expect(events.filter((e) => e.type === "model")).toHaveLength(1);
+      expect(events.some((e) => e.type === "note" && e.text?.includes("model: 200"))).toBe(true);
+      expect(upstream.seen.map((r) => r.headers.authorization)).toEqual([`Bearer ${userKey}`]);
+    } finally {
+      await upstream.close();
+    }
   }, 150_000);
 
   it("refuses a bad --queue, an unreachable Redis and a queue of another run in one line each, writing nothing", async () => {
