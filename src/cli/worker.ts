@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { Command } from "commander";
 import type { RepoLocator } from "../dataset/clones.js";
-import { DEFAULT_URL_PATTERN, fetchRepositories } from "../dataset/repos.js";
+import { DEFAULT_URL_PATTERN } from "../dataset/repos.js";
+import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
@@ -28,24 +29,6 @@ interface WorkerFlags {
   lockDuration: number;
 }
 
-/**
- * Clones (or fetches into) the cache the repository a sample needs, once per repository at a time: the
- * worker's jobs of one repository wait for the same clone.
- */
-function cloner(into: string, urlPattern: string): (sample: Parameters<typeof checkClone>[0]) => Promise<void> {
-  const busy = new Map<string, Promise<void>>();
-  return async (sample) => {
-    const before = busy.get(sample.name) ?? Promise.resolve();
-    const mine = before.then(async () => {
-      const report = await fetchRepositories([sample], { into, urlPattern, jobs: 1 });
-      const failed = report.repositories.find((r) => r.status === "failed");
-      if (failed) throw new GitGoodError("REPO_NOT_FOUND", `this worker could not clone ${sample.name}: ${failed.error ?? "clone failed"}`);
-    });
-    busy.set(sample.name, mine.catch(() => undefined));
-    await mine;
-  };
-}
-
 export function workerCommand(io: CliIO): Command {
   return new Command("worker")
     .description("take jobs of a 'gitgood run --queue' from Redis and run each in a local sandbox, from local clones (run on any number of machines)")
@@ -54,7 +37,7 @@ export function workerCommand(io: CliIO): Command {
     .option("-c, --concurrency <n>", "jobs at once", positiveIntOption("--concurrency"), 1)
     .requiredOption("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
     .option("--clone", "clone a repository missing from --repos (or fetch a missing commit) from its URL before its job runs", false)
-    .option("--url-pattern <pattern>", "with --clone: the remote of a sample's repository, {name} being owner/repo", DEFAULT_URL_PATTERN)
+    .option("--url-pattern <pattern>", "with --clone: the remote of a sample's repository, {name} being owner/repo (https, http, ssh, git, user@host:path, or file:///DIR/{name} for local repositories under DIR)", DEFAULT_URL_PATTERN)
     .option("--spill-dir <dir>", "a directory the producer can read too (a shared mount): trajectories over --spill-bytes compressed go there by path instead of into Redis")
     .option("--spill-bytes <n>", "the compressed size from which a trajectory is spilled", positiveIntOption("--spill-bytes"), DEFAULT_SPILL_BYTES)
     .option("--lock-duration <ms>", "how long a job stays this worker's without a sign of life; the jobs of a killed worker go back to the queue after it", positiveIntOption("--lock-duration"), DEFAULT_LOCK_MS)
@@ -64,6 +47,8 @@ export function workerCommand(io: CliIO): Command {
         throw new GitGoodError("NOT_FOUND", `--repos ${flags.repos} is not a directory`);
       }
       const where: RepoLocator = { repos: flags.repos };
+      // A --url-pattern that is not a plain remote is refused here, before the worker takes a job.
+      const fetchClone = flags.clone ? cloner(flags.repos, flags.urlPattern) : null;
       // What a worker killed before left behind: its sandboxes (their process is gone) are removed first.
       const swept = sweepStale(sandboxRoot());
       if (swept.length > 0) io.stderr.write(`swept ${swept.length} sandbox(es) left by a killed gitgood process\n`);
@@ -76,7 +61,6 @@ export function workerCommand(io: CliIO): Command {
       };
       // External agents and CLI-agent presets reach their model through this worker's proxy, with this worker's keys.
       const proxies = new WorkerProxies();
-      const fetchClone = flags.clone ? cloner(flags.repos, flags.urlPattern) : null;
       const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
       const worker = await startWorker({
         address,

@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitGoodError } from "../../src/errors.js";
+import { checkClonePattern, cloneUrlOf } from "../../src/queue/clone.js";
 import { connectionOptions } from "../../src/queue/connection.js";
 import { identityHash, jobIdOf, type JobData, type Settled } from "../../src/queue/jobs.js";
 import { SharedConnectionLimit } from "../../src/queue/limit.js";
@@ -80,6 +81,27 @@ describe("queue addresses", () => {
       expect(() => parseQueueAddress(bad), bad).toThrowError(/^--queue .* is not a Redis URL \(.*\); give redis:\/\/HOST:PORT\[\/DB\]$/);
     }
     expect(() => parseQueueAddress("redis://h:1", "a:b")).toThrowError(/--queue-name "a:b" is not a queue name/);
+  });
+});
+
+describe("a --clone worker's remotes", () => {
+  it("takes plain remotes and file:// under a directory; refuses remote helpers, bare paths and names that leave the directory", () => {
+    expect(checkClonePattern("https://github.com/{name}.git")).toBeNull();
+    expect(checkClonePattern("git@github.com:{owner}/{repo}.git")).toBeNull();
+    expect(checkClonePattern("file:///srv/mirrors/{owner}+{repo}/repo")).toBe("/srv/mirrors");
+    for (const [bad, why] of [
+      ["ext::sh -c touch% /tmp/x-{name}", "git remote helpers are not taken"],
+      ["fd::7,8/{name}", "git remote helpers are not taken"],
+      ["/srv/mirrors/{name}", "it is not a URL; a local directory is file:///DIR/{name}"],
+      ["--upload-pack=touch /tmp/x {name}", "it starts with '-'"],
+      ["ftp://h/{name}", "the scheme ftp is not taken"],
+    ]) {
+      expect(() => checkClonePattern(bad as string), bad).toThrowError(`--url-pattern ${bad} is not a remote a worker clones from (${why}); give https://, ssh://, git://, user@host:path or file:///DIR/{name}`);
+    }
+    const sample = samples[0] as (typeof samples)[number];
+    expect(cloneUrlOf("file:///srv/m/{name}", "/srv/m", sample)).toBe("file:///srv/m/acme/calc");
+    expect(() => cloneUrlOf("file:///srv/m/{name}", "/srv/m", { ...sample, name: "../etc" })).toThrowError(/names no owner\/repo: '\.\.\/etc'$/);
+    expect(() => cloneUrlOf("file:///srv/m/{name}", "/srv/m", { ...sample, name: "acme/.." })).toThrowError(/names no owner\/repo/);
   });
 });
 

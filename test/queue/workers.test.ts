@@ -126,18 +126,28 @@ function gatedCommand(gate: string, marker: string): string {
   return `sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done; : ${marker}'`;
 }
 
+let local: Promise<unknown[]> | null = null;
+/** The outcomes of the oracle on every sample through the local pool: run once, by the first test that needs them. */
+function localOutcomes(): Promise<unknown[]> {
+  local ??= (async () => {
+    const dir = fresh("local");
+    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", dir, "-j", "2"]);
+    expect(await finished(l, "the local run"), l.stderr()).toBe(0);
+    return outcomes(dir);
+  })();
+  return local;
+}
+
 describe("gitgood run --queue with gitgood worker", () => {
   it("gives the same records as the local pool, through two workers", async () => {
-    const local = fresh("local");
-    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", local, "-j", "2"]);
-    expect(await finished(l, "the local run"), l.stderr()).toBe(0);
+    const expected = await localOutcomes();
     const w1 = await worker("same");
     const w2 = await worker("same");
     const queued = fresh("queued");
     const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", queued, "--queue", redis.url, "--queue-name", "same"]);
     expect(await finished(p, "the queued run"), p.stderr()).toBe(0);
-    expect(outcomes(queued)).toEqual(outcomes(local));
-    expect(outcomes(local)).toHaveLength(4);
+    expect(outcomes(queued)).toEqual(expected);
+    expect(expected).toHaveLength(4);
     expect(records(queued).every((r) => existsSync(path.join(queued, String(r.trajectory))))).toBe(true);
     // Both workers took jobs (rates in `gitgood status`), and the queue is free for another run.
     const s = start(["status", queued, "--queue", redis.url, "--queue-name", "same", "--json"]);
@@ -265,6 +275,26 @@ describe("gitgood run --queue with gitgood worker", () => {
     } finally {
       await upstream.close();
     }
+  }, 150_000);
+
+  it("a --clone worker clones by the sample's repository URL into its cache and records what a local run does; one that cannot clone fails in one line", async () => {
+    const expected = await localOutcomes();
+    const cache = fresh("clone-cache");
+    // Broken first: it waits for jobs first, so it takes the first job, fails it in one line, and hands it over.
+    const broken = await worker("cloning", { repos: fresh("clone-none"), extra: ["--clone", "--url-pattern", `file://${root}/nowhere/{name}`] });
+    const cloning = await worker("cloning", { repos: cache, extra: ["--clone", "--url-pattern", `file://${repos}/{name}`] });
+    const out = fresh("cloned");
+    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, "--queue", redis.url, "--queue-name", "cloning"]);
+    expect(await finished(p, "the producer"), p.stderr()).toBe(0);
+    expect(outcomes(out)).toEqual(expected);
+    expect(broken.stderr()).toMatch(/^failed \S+: CLONE_FAILED: this worker could not clone acme\/calc from file:\/\/\S+\/nowhere\/acme\/calc: .+$/m);
+    expect(broken.stderr()).not.toMatch(/^done /m);
+    expect(cloning.stderr()).toMatch(/^done /m);
+    expect(existsSync(path.join(cache, "acme", "calc", "HEAD"))).toBe(true);
+    // A pattern that is not a plain remote is refused at the worker's start, in one line.
+    const ext = start(["worker", "--queue", redis.url, "--repos", cache, "--clone", "--url-pattern", "ext::sh -c touch% /tmp/pwned-{name}"]);
+    expect(await finished(ext, "the ext:: worker")).toBe(2);
+    expect(ext.stderr()).toMatch(/^gitgood: --url-pattern ext::sh -c touch% \/tmp\/pwned-\{name\} is not a remote a worker clones from \(git remote helpers are not taken\); .+\n$/);
   }, 150_000);
 
   it("refuses a bad --queue, an unreachable Redis and a queue of another run in one line each, writing nothing", async () => {
