@@ -165,7 +165,7 @@ export function runCommand(io: CliIO): Command {
     .option("--queue <url>", "run the jobs on 'gitgood worker's through this Redis (redis://HOST:PORT[/DB]) instead of here; re-run to add what is missing")
     .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME)
     .option("--spill-dir <dir>", "with --queue: where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from");
-  return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run", io).action(async (files: string[], flags: RunFlags, command: Command) => {
+  return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });
 }
