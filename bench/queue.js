@@ -158,6 +158,7 @@ async function main() {
     const localMs = await gitgood(["run", ...baseArgs, "-j", "1", "--out", path.join(tmp, "local")], env);
     log(`local pool: ${base.count} baseline jobs in ${(localMs / 1000).toFixed(1)} s`);
     let stop = await startWorkers(1, redis.url, "overhead", repos, env);
+    log("the overhead's worker started");
     const queueMs = await gitgood(["run", ...baseArgs, "--out", path.join(tmp, "queued"), "--queue", redis.url, "--queue-name", "overhead"], env);
     await stop();
     const localGap = median(gaps(path.join(tmp, "local")));
@@ -198,15 +199,18 @@ async function main() {
     await until(() => said.includes("waiting for workers"), "the producer to enqueue");
     producer.kill("SIGKILL");
     const waiting = (await used()) - empty;
+    log(`${few.count} jobs enqueued, the producer stopped`);
     stop = await startWorkers(1, redis.url, "bytes", repos, env);
     await until(async () => (await redis.client.zcard("bull:bytes:completed")) + (await redis.client.zcard("bull:bytes:failed")) >= few.count, "the worker to finish the jobs");
     await stop();
     const finished = (await used()) - empty;
+    log("the worker finished them");
     const ids = await redis.client.zrange("bull:bytes:completed", 0, -1);
     const hashes = await Promise.all(ids.map((id) => redis.client.call("MEMORY", "USAGE", `bull:bytes:${id}`, "SAMPLES", "0")));
     const perHash = median(hashes.map(Number));
     await gitgood(["collect", out, "--queue", redis.url, "--queue-name", "bytes"], env);
     const after = (await used()) - empty;
+    log("collected");
     console.log(
       `Redis bytes per job (${few.count} jobs): ${Math.round(waiting / few.count)} waiting, ${Math.round(finished / few.count)} finished with its result ` +
         `(MEMORY USAGE of a finished job's hash: median ${perHash} B); ${after} bytes left after collect`,

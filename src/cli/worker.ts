@@ -12,6 +12,7 @@ import { SharedConnectionLimit } from "../queue/limit.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
 import { WorkerProxies } from "../queue/proxies.js";
+import { withRunPacks } from "../runs/executor.js";
 import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { escapeControls } from "../util/escape.js";
@@ -62,33 +63,37 @@ export function workerCommand(io: CliIO): Command {
       // External agents and CLI-agent presets reach their model through this worker's proxy, with this worker's keys.
       const proxies = new WorkerProxies();
       const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
-      const worker = await startWorker({
-        address,
-        concurrency: flags.concurrency,
-        spillDir: flags.spillDir ?? null,
-        spillBytes: flags.spillBytes,
-        lockMs: flags.lockDuration,
-        log,
-        run: async (data) => {
-          const ticket = parseTicket(data.ticket);
-          if (fetchClone) await fetchClone(ticket.sample);
-          await checkClone(ticket.sample, where);
-          // --max-connections holds across every worker of the queue, not per process.
-          const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
-          const max = ticket.models.max_connections;
-          const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
-          const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
-          return runTicket(ticket, { where, models, proxy });
-        },
+      // One pack cache for the worker's life, as a local run has one for its pool: the packs of a starting
+      // point are built once for its scenarios and repeats, and sandboxes are removed in the background.
+      await withRunPacks(async (packs) => {
+        const worker = await startWorker({
+          address,
+          concurrency: flags.concurrency,
+          spillDir: flags.spillDir ?? null,
+          spillBytes: flags.spillBytes,
+          lockMs: flags.lockDuration,
+          log,
+          run: async (data) => {
+            const ticket = parseTicket(data.ticket);
+            if (fetchClone) await fetchClone(ticket.sample);
+            await checkClone(ticket.sample, where);
+            // --max-connections holds across every worker of the queue, not per process.
+            const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
+            const max = ticket.models.max_connections;
+            const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
+            const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
+            return runTicket(ticket, { where, models, proxy, packs });
+          },
+        });
+        io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
+        await new Promise<void>((resolve) => {
+          if (io.signal?.aborted) return resolve();
+          io.signal?.addEventListener("abort", () => resolve(), { once: true });
+          if (io.ownsProcess) for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
+        });
+        io.stderr.write(`gitgood worker ${worker.id}: stopping after the jobs it holds\n`);
+        await worker.close();
       });
-      io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
-      await new Promise<void>((resolve) => {
-        if (io.signal?.aborted) return resolve();
-        io.signal?.addEventListener("abort", () => resolve(), { once: true });
-        if (io.ownsProcess) for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
-      });
-      io.stderr.write(`gitgood worker ${worker.id}: stopping after the jobs it holds\n`);
-      await worker.close();
       await proxies.close();
       redis.disconnect();
     });
