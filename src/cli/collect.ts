@@ -11,6 +11,7 @@ import type { CliIO } from "./io.js";
 interface CollectFlags {
   queue: string;
   queueName: string;
+  spillDir?: string;
 }
 
 export function collectCommand(io: CliIO): Command {
@@ -19,10 +20,11 @@ export function collectCommand(io: CliIO): Command {
     .argument("<run-dir>", "the run directory 'gitgood run --queue' made")
     .requiredOption("--queue <url>", "the queue's Redis: redis://HOST:PORT[/DB]")
     .option("--queue-name <name>", "the queue's name on that server", DEFAULT_QUEUE_NAME)
+    .option("--spill-dir <dir>", "where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from")
     .action(async (dir: string, flags: CollectFlags) => {
       const address = parseQueueAddress(flags.queue, flags.queueName);
       const config = RunStore.readConfig(dir);
-      const queue = await RunQueue.open(address, queueIdentity(config.identity));
+      const queue = await RunQueue.open(address, queueIdentity(config.identity), { spillDir: flags.spillDir ?? null });
       const unlock = lockRunDir(dir);
       try {
         const writer = new RunWriter(RunStore.openExisting(dir));

@@ -99,7 +99,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     if (queueFlags.queue !== undefined) {
       // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
-      queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity));
+      queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { spillDir: queueFlags.spillDir ?? null });
       flagRun.executor = queueExecutorFor(queue, flags, prepared.agentOptions, client?.model, io);
     }
     const summary = await runFromFlags(flagRun, flags);
@@ -125,6 +125,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
 interface QueueFlags {
   queue?: string;
   queueName?: string;
+  spillDir?: string;
 }
 
 /**
@@ -162,7 +163,8 @@ export function runCommand(io: CliIO): Command {
     .option("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
     .option("--out <dir>", "run directory (default: runs/<samples>-<agent>); with several agents or models, the directory of their runs (default: runs/<samples>-matrix)")
     .option("--queue <url>", "run the jobs on 'gitgood worker's through this Redis (redis://HOST:PORT[/DB]) instead of here; re-run to add what is missing")
-    .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME);
+    .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME)
+    .option("--spill-dir <dir>", "with --queue: where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from");
   return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });

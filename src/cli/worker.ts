@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { Command } from "commander";
 import type { RepoLocator } from "../dataset/clones.js";
-import { DEFAULT_URL_PATTERN, fetchRepositories } from "../dataset/repos.js";
+import { DEFAULT_URL_PATTERN } from "../dataset/repos.js";
+import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
@@ -10,7 +11,9 @@ import { queueKeys } from "../queue/keys.js";
 import { SharedConnectionLimit } from "../queue/limit.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
-import { modelOptionsOf, parseTicket, runTicket } from "../runs/ticket.js";
+import { WorkerProxies } from "../queue/proxies.js";
+import { withRunPacks } from "../runs/executor.js";
+import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { escapeControls } from "../util/escape.js";
 import { positiveIntOption, type CliIO } from "./io.js";
@@ -27,24 +30,6 @@ interface WorkerFlags {
   lockDuration: number;
 }
 
-/**
- * Clones (or fetches into) the cache the repository a sample needs, once per repository at a time: the
- * worker's jobs of one repository wait for the same clone.
- */
-function cloner(into: string, urlPattern: string): (sample: Parameters<typeof checkClone>[0]) => Promise<void> {
-  const busy = new Map<string, Promise<void>>();
-  return async (sample) => {
-    const before = busy.get(sample.name) ?? Promise.resolve();
-    const mine = before.then(async () => {
-      const report = await fetchRepositories([sample], { into, urlPattern, jobs: 1 });
-      const failed = report.repositories.find((r) => r.status === "failed");
-      if (failed) throw new GitGoodError("REPO_NOT_FOUND", `this worker could not clone ${sample.name}: ${failed.error ?? "clone failed"}`);
-    });
-    busy.set(sample.name, mine.catch(() => undefined));
-    await mine;
-  };
-}
-
 export function workerCommand(io: CliIO): Command {
   return new Command("worker")
     .description("take jobs of a 'gitgood run --queue' from Redis and run each in a local sandbox, from local clones (run on any number of machines)")
@@ -53,7 +38,7 @@ export function workerCommand(io: CliIO): Command {
     .option("-c, --concurrency <n>", "jobs at once", positiveIntOption("--concurrency"), 1)
     .requiredOption("--repos <dir>", "directory of clones at DIR/owner/repo (as 'gitgood dataset repos' makes them)")
     .option("--clone", "clone a repository missing from --repos (or fetch a missing commit) from its URL before its job runs", false)
-    .option("--url-pattern <pattern>", "with --clone: the remote of a sample's repository, {name} being owner/repo", DEFAULT_URL_PATTERN)
+    .option("--url-pattern <pattern>", "with --clone: the remote of a sample's repository, {name} being owner/repo (https, http, ssh, git, user@host:path, or file:///DIR/{name} for local repositories under DIR)", DEFAULT_URL_PATTERN)
     .option("--spill-dir <dir>", "a directory the producer can read too (a shared mount): trajectories over --spill-bytes compressed go there by path instead of into Redis")
     .option("--spill-bytes <n>", "the compressed size from which a trajectory is spilled", positiveIntOption("--spill-bytes"), DEFAULT_SPILL_BYTES)
     .option("--lock-duration <ms>", "how long a job stays this worker's without a sign of life; the jobs of a killed worker go back to the queue after it", positiveIntOption("--lock-duration"), DEFAULT_LOCK_MS)
@@ -63,6 +48,8 @@ export function workerCommand(io: CliIO): Command {
         throw new GitGoodError("NOT_FOUND", `--repos ${flags.repos} is not a directory`);
       }
       const where: RepoLocator = { repos: flags.repos };
+      // A --url-pattern that is not a plain remote is refused here, before the worker takes a job.
+      const fetchClone = flags.clone ? cloner(flags.repos, flags.urlPattern) : null;
       // What a worker killed before left behind: its sandboxes (their process is gone) are removed first.
       const swept = sweepStale(sandboxRoot());
       if (swept.length > 0) io.stderr.write(`swept ${swept.length} sandbox(es) left by a killed gitgood process\n`);
@@ -73,33 +60,41 @@ export function workerCommand(io: CliIO): Command {
         if (!limit) limits.set(max, (limit = new SharedConnectionLimit(redis, queueKeys(address).connections, max)));
         return limit;
       };
-      const fetchClone = flags.clone ? cloner(flags.repos, flags.urlPattern) : null;
+      // External agents and CLI-agent presets reach their model through this worker's proxy, with this worker's keys.
+      const proxies = new WorkerProxies();
       const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
-      const worker = await startWorker({
-        address,
-        concurrency: flags.concurrency,
-        spillDir: flags.spillDir ?? null,
-        spillBytes: flags.spillBytes,
-        lockMs: flags.lockDuration,
-        log,
-        run: async (data) => {
-          const ticket = parseTicket(data.ticket);
-          if (fetchClone) await fetchClone(ticket.sample);
-          await checkClone(ticket.sample, where);
-          // --max-connections holds across every worker of the queue, not per process.
-          const models = modelOptionsOf({ ...ticket.models, max_connections: null });
-          const max = ticket.models.max_connections;
-          return runTicket(ticket, { where, models: max === null ? models : { ...models, connections: sharedLimit(max) } });
-        },
+      // One pack cache for the worker's life, as a local run has one for its pool: the packs of a starting
+      // point are built once for its scenarios and repeats, and sandboxes are removed in the background.
+      await withRunPacks(async (packs) => {
+        const worker = await startWorker({
+          address,
+          concurrency: flags.concurrency,
+          spillDir: flags.spillDir ?? null,
+          spillBytes: flags.spillBytes,
+          lockMs: flags.lockDuration,
+          log,
+          run: async (data) => {
+            const ticket = parseTicket(data.ticket);
+            if (fetchClone) await fetchClone(ticket.sample);
+            await checkClone(ticket.sample, where);
+            // --max-connections holds across every worker of the queue, not per process.
+            const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
+            const max = ticket.models.max_connections;
+            const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
+            const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
+            return runTicket(ticket, { where, models, proxy, packs });
+          },
+        });
+        io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
+        await new Promise<void>((resolve) => {
+          if (io.signal?.aborted) return resolve();
+          io.signal?.addEventListener("abort", () => resolve(), { once: true });
+          if (io.ownsProcess) for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
+        });
+        io.stderr.write(`gitgood worker ${worker.id}: stopping after the jobs it holds\n`);
+        await worker.close();
       });
-      io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
-      await new Promise<void>((resolve) => {
-        if (io.signal?.aborted) return resolve();
-        io.signal?.addEventListener("abort", () => resolve(), { once: true });
-        if (io.ownsProcess) for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
-      });
-      io.stderr.write(`gitgood worker ${worker.id}: stopping after the jobs it holds\n`);
-      await worker.close();
+      await proxies.close();
       redis.disconnect();
     });
 }

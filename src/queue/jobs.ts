@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { z } from "zod";
 import { GitGoodError } from "../errors.js";
 import { ResultRecordSchema, fileSafeName, type ResultRecord } from "../runs/record.js";
+import { readSpilled, spilledFile, writeSpilled } from "./spill.js";
 import { TrajectorySchema, type Trajectory } from "../runs/trajectory.js";
-import { writeOutputFile } from "../util/output.js";
 
 /** Compressed trajectories larger than this go to the spill directory by path instead of into Redis (bytes). */
 export const DEFAULT_SPILL_BYTES = 256 * 1024;
@@ -56,7 +54,8 @@ export const JobResultSchema = z.object({
   key: z.string(),
   worker: z.string(),
   record: ResultRecordSchema,
-  trajectory: z.union([z.object({ gzip: z.string() }), z.object({ path: z.string() })]),
+  /** The trajectory gzip-compressed (base64), or the name of the file it was spilled to in the spill directory. */
+  trajectory: z.union([z.object({ gzip: z.string() }).strict(), z.object({ spilled: z.string() }).strict()]),
 });
 export type JobResult = z.infer<typeof JobResultSchema>;
 
@@ -67,46 +66,36 @@ export interface Settled {
 
 /**
  * Packs a settled attempt for Redis: the trajectory gzip-compressed (base64), or, when that is larger
- * than `spillBytes` and a spill directory is given, written there and named by path.
+ * than `spillBytes` and a spill directory is given, written there and named by its file name.
  */
 export function packResult(settled: Settled, worker: string, spill: { dir: string | null; bytes: number }): JobResult {
   const gz = gzipSync(Buffer.from(JSON.stringify(settled.trajectory), "utf8"));
   const base = { key: settled.record.key, worker, record: settled.record };
   if (spill.dir !== null && gz.length > spill.bytes) {
-    mkdirSync(spill.dir, { recursive: true });
-    const file = path.resolve(spill.dir, `${fileSafeName(settled.record.key)}.${worker.replace(/[^A-Za-z0-9._-]/g, "_")}.json.gz`);
-    writeOutputFile(file, gz);
-    return { ...base, trajectory: { path: file } };
+    return { ...base, trajectory: { spilled: writeSpilled(spill.dir, settled.record.key, worker, gz) } };
   }
   return { ...base, trajectory: { gzip: gz.toString("base64") } };
 }
 
-/** Unpacks a worker's result; a damaged one (or a spilled file that is gone) is one line. Returns the spilled file to delete once written. */
-export function unpackResult(value: unknown): Settled & { spilled: string | null } {
+/**
+ * Unpacks a worker's result for job `key`: one of another job, a damaged one, or a spilled file the
+ * producer's spill directory (`spillDir`) does not hold as `spilledFile` requires, is BAD_RESULT in one
+ * line. Returns the spilled file to delete once written.
+ */
+export function unpackResult(value: unknown, key: string, spillDir: string | null): Settled & { spilled: string | null } {
   const parsed = JobResultSchema.safeParse(value);
-  if (!parsed.success) throw new GitGoodError("BAD_RUN", "a worker's result on the queue is not a gitgood job result");
+  if (!parsed.success) throw new GitGoodError("BAD_RESULT", `the result of ${key} on the queue is not a gitgood job result`);
   const r = parsed.data;
-  let gz: Buffer;
-  if ("path" in r.trajectory) {
-    if (!existsSync(r.trajectory.path)) {
-      throw new GitGoodError("NOT_FOUND", `the trajectory of ${r.key} was spilled to ${r.trajectory.path}, which this machine cannot read`);
-    }
-    gz = readFileSync(r.trajectory.path);
-  } else {
-    gz = Buffer.from(r.trajectory.gzip, "base64");
-  }
+  if (r.key !== key || r.record.key !== key) throw new GitGoodError("BAD_RESULT", `the result of ${key} on the queue is the record of another job (${r.record.key})`);
+  const spilled = "spilled" in r.trajectory ? spilledFile(spillDir, key, r.trajectory.spilled) : null;
+  const gz = spilled !== null ? readSpilled(spilled, key) : Buffer.from("gzip" in r.trajectory ? r.trajectory.gzip : "", "base64");
   let trajectory: unknown;
   try {
     trajectory = JSON.parse(gunzipSync(gz).toString("utf8"));
   } catch {
-    throw new GitGoodError("BAD_RUN", `the trajectory of ${r.key} on the queue is damaged`);
+    throw new GitGoodError("BAD_RESULT", `the trajectory of ${key} on the queue is damaged`);
   }
   const t = TrajectorySchema.safeParse(trajectory);
-  if (!t.success) throw new GitGoodError("BAD_RUN", `the trajectory of ${r.key} on the queue is not a gitgood trajectory`);
-  return { record: r.record, trajectory: t.data, spilled: "path" in r.trajectory ? r.trajectory.path : null };
-}
-
-/** Deletes a spilled trajectory once the run directory holds it. */
-export function removeSpilled(file: string | null): void {
-  if (file !== null) rmSync(file, { force: true });
+  if (!t.success) throw new GitGoodError("BAD_RESULT", `the trajectory of ${key} on the queue is not a gitgood trajectory`);
+  return { record: r.record, trajectory: t.data, spilled };
 }

@@ -3,7 +3,8 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { connectionOptions, connectRedis } from "./connection.js";
-import { JobDataSchema, identityHash, jobIdOf, removeSpilled, unpackResult, type JobData, type Settled } from "./jobs.js";
+import { JobDataSchema, identityHash, jobIdOf, unpackResult, type JobData, type Settled } from "./jobs.js";
+import { removeSpilled } from "./spill.js";
 import { queueKeys } from "./keys.js";
 import type { QueueAddress } from "./url.js";
 
@@ -55,13 +56,15 @@ export class RunQueue {
     private readonly queue: Queue,
     private readonly attempts: number,
     private readonly backoffMs: number,
+    private readonly spillDir: string | null,
   ) {}
 
   /**
    * Connects (an unreachable server is one line) and checks that the queue is free or holds this run.
-   * Nothing is written to Redis until `claim`.
+   * Nothing is written to Redis until `claim`. `spillDir` is where this machine sees the workers' spill
+   * directory (`--spill-dir`): the only place a spilled trajectory is read from (none: no result may spill).
    */
-  static async open(address: QueueAddress, identity: unknown, opts: { attempts?: number; backoffMs?: number } = {}): Promise<RunQueue> {
+  static async open(address: QueueAddress, identity: unknown, opts: { attempts?: number; backoffMs?: number; spillDir?: string | null } = {}): Promise<RunQueue> {
     const redis = await connectRedis(address);
     const run = identityHash(identity);
     try {
@@ -79,7 +82,7 @@ export class RunQueue {
     }
     const queue = new Queue(address.name, { connection: connectionOptions(address) });
     queue.on("error", () => undefined);
-    return new RunQueue(address, run, identity, redis, queue, opts.attempts ?? DEFAULT_ATTEMPTS, opts.backoffMs ?? DEFAULT_BACKOFF_MS);
+    return new RunQueue(address, run, identity, redis, queue, opts.attempts ?? DEFAULT_ATTEMPTS, opts.backoffMs ?? DEFAULT_BACKOFF_MS, opts.spillDir ?? null);
   }
 
   /** Marks the queue as this run's (again, after a Redis that lost it). */
@@ -126,11 +129,17 @@ export class RunQueue {
       const ours = finished.filter((j) => (j.data as { run?: unknown } | undefined)?.run === this.run);
       if (ours.length === 0) return taken;
       for (const job of ours) {
-        const data = JobDataSchema.parse(job.data);
+        const parsed = JobDataSchema.safeParse(job.data);
+        if (!parsed.success) {
+          // Not a job this producer enqueued (whoever writes to the queue's Redis put it there): dropped.
+          await job.remove();
+          continue;
+        }
+        const data = parsed.data;
         if ((await job.getState()) === "completed") {
           let settled: ReturnType<typeof unpackResult>;
           try {
-            settled = unpackResult(job.returnvalue);
+            settled = unpackResult(job.returnvalue, data.key, this.spillDir);
           } catch (err) {
             await sink.failed(data, toGitGoodError(err));
             await job.remove();

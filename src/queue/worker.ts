@@ -50,7 +50,7 @@ export interface RunningWorker {
 
 /**
  * A queue worker: takes jobs of whatever run the queue holds, runs each through `run`, and returns the
- * record with its trajectory compressed (or spilled by path) as the job's result. A failure of `run`
+ * record with its trajectory compressed (or spilled, by file name) as the job's result. A failure of `run`
  * itself (no clone, no commit, isolation that cannot run) fails the try: BullMQ retries it with backoff,
  * and the worker it failed on hands it back while other workers may take it.
  */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { agentProxied, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
-import type { RunProxy } from "../proxy/index.js";
+import { RECORD_MODEL_IO, type RecordModelIo, type RunProxy } from "../proxy/index.js";
 import type { ToolHost } from "../agents/a2a.js";
 import { ResponseCache } from "../model/cache.js";
 import { ConnectionLimit } from "../model/connections.js";
@@ -143,6 +143,18 @@ export interface TicketEnv {
   toolHost?: ToolHost | null;
   /** Packs shared by the tickets this process runs (default: a pack cache for this ticket alone). */
   packs?: PackCache;
+  /**
+   * This process's recording model proxy, which an external agent or CLI-agent preset reaches its model
+   * through (none: such an agent reaches no model). It holds the user's upstream keys from this process's
+   * own environment: a ticket never carries one.
+   */
+  proxy?: RunProxy | null;
+}
+
+/** What the trajectory keeps of an external agent's model requests (`--record-model-io` of the run, in the ticket's flags). */
+export function recordModelIoOf(ticket: JobTicket): RecordModelIo {
+  const mode = ticket.flags.recordModelIo;
+  return RECORD_MODEL_IO.find((m) => m === mode) ?? "digest";
 }
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
@@ -171,7 +183,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   const job: Job = { sample: ticket.sample, scenario, memory: ticket.memory, repeat: ticket.repeat, key: ticket.key };
   if (keyOf(job) !== ticket.key) throw new GitGoodError("BAD_TICKET", `the ticket's key ${ticket.key} is not its job's (${keyOf(job)})`);
   const models = env.models ?? modelOptionsOf(ticket.models);
-  const { agent } = agentFromSpec(ticket.agent, models, { toolHost: env.toolHost });
+  const { agent } = agentFromSpec(ticket.agent, models, { toolHost: env.toolHost, proxy: env.proxy ?? null });
   if (agent.name !== ticket.run.agent) {
     throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
   }

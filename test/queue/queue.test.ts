@@ -1,9 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Worker } from "bullmq";
 import { Redis } from "ioredis";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitGoodError } from "../../src/errors.js";
+import { checkClonePattern, cloneUrlOf } from "../../src/queue/clone.js";
 import { connectionOptions } from "../../src/queue/connection.js";
 import { identityHash, jobIdOf, type JobData, type Settled } from "../../src/queue/jobs.js";
 import { SharedConnectionLimit } from "../../src/queue/limit.js";
@@ -78,6 +81,27 @@ describe("queue addresses", () => {
       expect(() => parseQueueAddress(bad), bad).toThrowError(/^--queue .* is not a Redis URL \(.*\); give redis:\/\/HOST:PORT\[\/DB\]$/);
     }
     expect(() => parseQueueAddress("redis://h:1", "a:b")).toThrowError(/--queue-name "a:b" is not a queue name/);
+  });
+});
+
+describe("a --clone worker's remotes", () => {
+  it("takes plain remotes and file:// under a directory; refuses remote helpers, bare paths and names that leave the directory", () => {
+    expect(checkClonePattern("https://github.com/{name}.git")).toBeNull();
+    expect(checkClonePattern("git@github.com:{owner}/{repo}.git")).toBeNull();
+    expect(checkClonePattern("file:///srv/mirrors/{owner}+{repo}/repo")).toBe("/srv/mirrors");
+    for (const [bad, why] of [
+      ["ext::sh -c touch% /tmp/x-{name}", "git remote helpers are not taken"],
+      ["fd::7,8/{name}", "git remote helpers are not taken"],
+      ["/srv/mirrors/{name}", "it is not a URL; a local directory is file:///DIR/{name}"],
+      ["--upload-pack=touch /tmp/x {name}", "it starts with '-'"],
+      ["ftp://h/{name}", "the scheme ftp is not taken"],
+    ]) {
+      expect(() => checkClonePattern(bad as string), bad).toThrowError(`--url-pattern ${bad} is not a remote a worker clones from (${why}); give https://, ssh://, git://, user@host:path or file:///DIR/{name}`);
+    }
+    const sample = samples[0] as (typeof samples)[number];
+    expect(cloneUrlOf("file:///srv/m/{name}", "/srv/m", sample)).toBe("file:///srv/m/acme/calc");
+    expect(() => cloneUrlOf("file:///srv/m/{name}", "/srv/m", { ...sample, name: "../etc" })).toThrowError(/names no owner\/repo: '\.\.\/etc'$/);
+    expect(() => cloneUrlOf("file:///srv/m/{name}", "/srv/m", { ...sample, name: "acme/.." })).toThrowError(/names no owner\/repo/);
   });
 });
 
@@ -156,7 +180,7 @@ describe("the run's queue", () => {
   it("a trajectory over the size limit goes by path to the spill directory, not into Redis, and is removed once written", async () => {
     const a = address();
     const spill = path.join(scratch, "spill");
-    const q = await RunQueue.open(a, { agent: "oracle", test: "spill" });
+    const q = await RunQueue.open(a, { agent: "oracle", test: "spill" }, { spillDir: spill });
     await q.enqueue(jobs.slice(0, 2));
     const w = await startWorker({ address: a, spillDir: spill, spillBytes: 2000, run: async (d) => settledFor(d, d.key === jobs[0]?.key ? 2000 : 1) });
     const raw = new Redis(connectionOptions(a));
@@ -177,6 +201,55 @@ describe("the run's queue", () => {
     await w.close();
     await q.close();
     expect(existsSync(spill)).toBe(true);
+  });
+
+  it("takes a spilled trajectory only as a file of the job in its own spill directory: a link, a path or another job's name is one BAD_RESULT line", async () => {
+    const a = address();
+    const spill = path.join(scratch, "spill-hostile");
+    mkdirSync(spill);
+    // The canary outside the spill directory is a valid trajectory: read by mistake, it would be recorded.
+    const canary = path.join(scratch, "canary.json.gz");
+    const canaryBytes = gzipSync(JSON.stringify(settledFor({ run: "r", key: jobs[0]?.key ?? "", ticket: null }).trajectory));
+    writeFileSync(canary, canaryBytes);
+    const [k0, k1, k2, k3, k4] = jobs.map((j) => j.key) as [string, string, string, string, string];
+    symlinkSync(canary, path.join(spill, `${k0}.evil.json.gz`));
+    writeFileSync(path.join(spill, `${k3}.w.json.gz`), canaryBytes);
+    // What whoever writes to the queue's Redis may claim a worker spilled, by job: a link named for the job,
+    // a way out, another job's file, a path; and one honest name.
+    const forged: Record<string, string> = {
+      [k0]: `${k0}.evil.json.gz`,
+      [k1]: `../${path.basename(canary)}`,
+      [k2]: `${k3}.w.json.gz`,
+      [k3]: `${k3}.w.json.gz`,
+      [k4]: canary,
+    };
+    const victims = jobs.slice(0, 5);
+    const q = await RunQueue.open(a, { agent: "oracle", test: "hostile-spill" }, { spillDir: spill });
+    await q.enqueue(victims);
+    const liar = new Worker(
+      a.name,
+      async (job) => {
+        const data = job.data as JobData;
+        return { key: data.key, worker: "w", record: settledFor(data).record, trajectory: { spilled: forged[data.key] } };
+      },
+      { connection: connectionOptions(a) },
+    );
+    const sink = memorySink();
+    await q.drain(victims, sink);
+    await liar.close();
+    await q.close();
+    // Job 3 names a file of its own in the spill directory: taken, then removed.
+    expect(sink.written.map((s) => s.record.key)).toEqual([k3]);
+    expect(existsSync(path.join(spill, `${k3}.w.json.gz`))).toBe(false);
+    expect(sink.failures.map((f) => [f.key, f.error.code]).sort()).toEqual([k0, k1, k2, k4].map((k) => [k, "BAD_RESULT"]).sort());
+    const why = Object.fromEntries(sink.failures.map((f) => [f.key, f.error.message]));
+    expect(why[k0]).toMatch(/^the trajectory of \S+ was spilled as ".*\.evil\.json\.gz", which this producer does not take: it is a symbolic link$/);
+    expect(why[k1]).toMatch(/which this producer does not take: it is not a file name of that job \(\S+\.WORKER\.json\.gz\)$/);
+    expect(why[k2]).toMatch(/which this producer does not take: it is not a file name of that job/);
+    expect(why[k4]).toMatch(/which this producer does not take: it is not a file name of that job/);
+    // The canary is neither read into the run nor deleted.
+    expect(readFileSync(canary)).toEqual(canaryBytes);
+    expect(existsSync(path.join(spill, `${k0}.evil.json.gz`))).toBe(true);
   });
 });
 

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../src/dataset/sample.js";
 import { RunQueue } from "../../src/queue/producer.js";
@@ -14,6 +15,10 @@ import type { Fixture } from "../helpers/fixture.js";
 import { processesWith } from "../helpers/processes.js";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis.js";
 import { buildRunFixture } from "../helpers/runs.js";
+import { fakeUpstream } from "../proxy/fake-upstream.js";
+
+/** The scripted external agent that asks its model through the worker's proxy. */
+const ASKS_PROXY = fileURLToPath(new URL("./agents/asks-proxy.mjs", import.meta.url));
 
 interface Proc {
   child: ChildProcess;
@@ -87,11 +92,14 @@ async function finished(p: Proc, what: string, ms = 90_000): Promise<number | nu
 }
 
 /** A worker of `queue` with a sandbox root of its own; resolves once it takes jobs. */
-async function worker(queue: string, opts: { repos?: string; sandboxes?: string; concurrency?: number; lockMs?: number } = {}): Promise<Proc> {
+async function worker(
+  queue: string,
+  opts: { repos?: string; sandboxes?: string; concurrency?: number; lockMs?: number; extra?: string[]; env?: Record<string, string> } = {},
+): Promise<Proc> {
   const lock = opts.lockMs !== undefined ? ["--lock-duration", String(opts.lockMs)] : [];
   const w = start(
-    ["worker", "--queue", redis.url, "--queue-name", queue, "--repos", opts.repos ?? repos, "--concurrency", String(opts.concurrency ?? 1), ...lock],
-    { GITGOOD_SANDBOX_ROOT: opts.sandboxes ?? fresh("sandboxes") },
+    ["worker", "--queue", redis.url, "--queue-name", queue, "--repos", opts.repos ?? repos, "--concurrency", String(opts.concurrency ?? 1), ...lock, ...(opts.extra ?? [])],
+    { GITGOOD_SANDBOX_ROOT: opts.sandboxes ?? fresh("sandboxes"), ...opts.env },
   );
   await until(() => w.stderr().includes("taking jobs"), "a worker to start");
   return w;
@@ -118,18 +126,28 @@ function gatedCommand(gate: string, marker: string): string {
   return `sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done; : ${marker}'`;
 }
 
+let local: Promise<unknown[]> | null = null;
+/** The outcomes of the oracle on every sample through the local pool: run once, by the first test that needs them. */
+function localOutcomes(): Promise<unknown[]> {
+  local ??= (async () => {
+    const dir = fresh("local");
+    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", dir, "-j", "2"]);
+    expect(await finished(l, "the local run"), l.stderr()).toBe(0);
+    return outcomes(dir);
+  })();
+  return local;
+}
+
 describe("gitgood run --queue with gitgood worker", () => {
   it("gives the same records as the local pool, through two workers", async () => {
-    const local = fresh("local");
-    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", local, "-j", "2"]);
-    expect(await finished(l, "the local run"), l.stderr()).toBe(0);
+    const expected = await localOutcomes();
     const w1 = await worker("same");
     const w2 = await worker("same");
     const queued = fresh("queued");
     const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", queued, "--queue", redis.url, "--queue-name", "same"]);
     expect(await finished(p, "the queued run"), p.stderr()).toBe(0);
-    expect(outcomes(queued)).toEqual(outcomes(local));
-    expect(outcomes(local)).toHaveLength(4);
+    expect(outcomes(queued)).toEqual(expected);
+    expect(expected).toHaveLength(4);
     expect(records(queued).every((r) => existsSync(path.join(queued, String(r.trajectory))))).toBe(true);
     // Both workers took jobs (rates in `gitgood status`), and the queue is free for another run.
     const s = start(["status", queued, "--queue", redis.url, "--queue-name", "same", "--json"]);
@@ -225,6 +243,58 @@ describe("gitgood run --queue with gitgood worker", () => {
     expect(broken.stderr()).toMatch(/^failed \S+: MISSING_COMMIT: this worker's clone of acme\/calc \(\S+\) lacks commit [0-9a-f]{40} of sample \S+$/m);
     expect(broken.stderr()).not.toMatch(/^done /m);
     expect(records(out).map((r) => [r.status, r.verdict])).toEqual(Array(2).fill(["success", "solved"]));
+  }, 150_000);
+
+  it("gives an external agent the worker's recording proxy: its model call is answered with the worker's key and its tokens recorded", async () => {
+    const userKey = "sk-worker-key-never-in-redis";
+    const upstream = await fakeUpstream(() => ({
+      events: [
+        { data: { choices: [{ index: 0, delta: { role: "assistant", content: "take theirs" }, finish_reason: "stop" }] } },
+        { data: { choices: [], usage: { prompt_tokens: 400, completion_tokens: 100 } } },
+      ],
+      done: true,
+    }));
+    try {
+      // The key is the worker's alone: the producer has none, so the ticket cannot carry one.
+      await worker("proxy", { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: userKey } });
+      const out = fresh("proxy");
+      const easy = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy");
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(ASKS_PROXY)}`;
+      const p = start(
+        ["run", samplesFile, "--repos", repos, "--ids", easy?.id ?? "", "--scenario", "MCR", "--agent", "command", "--command", command, "--allow-read", path.dirname(ASKS_PROXY),
+          "--price-in", "2", "--price-out", "8", "--out", out, "--queue", redis.url, "--queue-name", "proxy"],
+        { OPENAI_BASE_URL: "", OPENAI_API_KEY: "" },
+      );
+      expect(await finished(p, "the producer"), p.stderr()).toBe(0);
+      const [record] = records(out);
+      expect(record, JSON.stringify(record)).toMatchObject({ status: "success", tokens: { prompt: 400, completion: 100 }, cost_usd: (400 * 2 + 100 * 8) / 1e6 });
+      const events = (JSON.parse(readFileSync(path.join(out, String(record?.trajectory)), "utf8")) as { events: { type: string; text?: string }[] }).events;
+      expect(events.filter((e) => e.type === "model")).toHaveLength(1);
+      expect(events.some((e) => e.type === "note" && e.text?.includes("model: 200"))).toBe(true);
+      expect(upstream.seen.map((r) => r.headers.authorization)).toEqual([`Bearer ${userKey}`]);
+    } finally {
+      await upstream.close();
+    }
+  }, 150_000);
+
+  it("a --clone worker clones by the sample's repository URL into its cache and records what a local run does; one that cannot clone fails in one line", async () => {
+    const expected = await localOutcomes();
+    const cache = fresh("clone-cache");
+    // Broken first: it waits for jobs first, so it takes the first job, fails it in one line, and hands it over.
+    const broken = await worker("cloning", { repos: fresh("clone-none"), extra: ["--clone", "--url-pattern", `file://${root}/nowhere/{name}`] });
+    const cloning = await worker("cloning", { repos: cache, extra: ["--clone", "--url-pattern", `file://${repos}/{name}`] });
+    const out = fresh("cloned");
+    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, "--queue", redis.url, "--queue-name", "cloning"]);
+    expect(await finished(p, "the producer"), p.stderr()).toBe(0);
+    expect(outcomes(out)).toEqual(expected);
+    expect(broken.stderr()).toMatch(/^failed \S+: CLONE_FAILED: this worker could not clone acme\/calc from file:\/\/\S+\/nowhere\/acme\/calc: .+$/m);
+    expect(broken.stderr()).not.toMatch(/^done /m);
+    expect(cloning.stderr()).toMatch(/^done /m);
+    expect(existsSync(path.join(cache, "acme", "calc", "HEAD"))).toBe(true);
+    // A pattern that is not a plain remote is refused at the worker's start, in one line.
+    const ext = start(["worker", "--queue", redis.url, "--repos", cache, "--clone", "--url-pattern", "ext::sh -c touch% /tmp/pwned-{name}"]);
+    expect(await finished(ext, "the ext:: worker")).toBe(2);
+    expect(ext.stderr()).toMatch(/^gitgood: --url-pattern ext::sh -c touch% \/tmp\/pwned-\{name\} is not a remote a worker clones from \(git remote helpers are not taken\); .+\n$/);
   }, 150_000);
 
   it("refuses a bad --queue, an unreachable Redis and a queue of another run in one line each, writing nothing", async () => {
