@@ -51,8 +51,9 @@ await page.click("#rows tbody tr:nth-child(1)");
 await page.waitForSelector("#attempt-title");
 const openMs = performance.now() - openStart;
 await sampleHeap();
-await page.fill("#search", "sample_0421");
-await page.waitForFunction(`/^1 of/.test(document.querySelector("#count")?.textContent ?? "")`);
+await page.fill("#search", "sample_04210");
+// A locator, not waitForFunction: the viewer's content security policy forbids evaluating strings.
+await page.locator("#count", { hasText: /^1 of/ }).waitFor();
 await page.click("nav button[data-tab=compare]");
 await sampleHeap();
 const overflow = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth");

@@ -2,6 +2,7 @@ import { lstatSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { splitPatch } from "../testenv/test-infra.js";
 import { worktreePatch, worktreeSnapshot } from "../git/apply.js";
 import type { ToolSpec } from "../model/types.js";
 import type { Isolation } from "../sandbox/isolation.js";
@@ -73,6 +74,11 @@ interface SweTaskOptions {
   sharedDir?: string;
   /** Most bytes of files REPO_DIR may hold: the task's snapshot copies them (default DEFAULT_MAX_REPO_BYTES). */
   maxRepoBytes?: number;
+}
+
+/** A file Python writes when it imports a module: a `__pycache__` directory's, or a `.pyc`/`.pyo` file. */
+function isByteCodeCache(file: string): boolean {
+  return file.split("/").includes("__pycache__") || /\.py[co]$/.test(file);
 }
 
 /** REPO_DIR's files may add up to this much by default (the snapshot copies them). */
@@ -161,11 +167,13 @@ export class SweTask implements SweWork {
   }
 
   /**
-   * The answer: REPO_DIR's diff against its state at the start (new and binary files included) as
+   * The answer: REPO_DIR's diff against its state at the start (new and binary files included, Python's
+   * byte-code caches left out: running the code writes them, and the evaluation drops them anyway) as
    * `<patch>…</patch>`; when nothing changed, the model's `finish` answer (which may hold a diff) if it gave one.
    */
   async patchAnswer(): Promise<string> {
-    const raw = await worktreePatch(this.workspace.workDir, path.join(this.scratch, "base.git", "objects"), this.base, path.join(this.scratch, "diff.git"));
+    const diff = await worktreePatch(this.workspace.workDir, path.join(this.scratch, "base.git", "objects"), this.base, path.join(this.scratch, "diff.git"));
+    const raw = splitPatch(diff, (file) => !isByteCodeCache(file)).kept;
     if (raw === "" && this.answer !== null && this.answer.trim() !== "") return this.answer;
     return `<patch>\n${Buffer.from(raw, "latin1").toString("utf8")}</patch>`;
   }

@@ -5,7 +5,14 @@ import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
 import { atifTrajectory } from "../export/atif.js";
 import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
+import { exportHarborTask } from "../export/harbor.js";
 import { inspectLog } from "../export/inspect.js";
+import { repositoryPath } from "../dataset/clones.js";
+import { Repo } from "../git/repo.js";
+import type { HistoryDepth } from "../git/store.js";
+import { loadSamples } from "../runs/from-flags.js";
+import { historyOption } from "../runs/flags.js";
+import { scenariosFor } from "../scenarios/registry.js";
 import { SFT_FORMATS, sftExport, type SftFormat } from "../export/sft.js";
 import { fileSafeName } from "../runs/record.js";
 import { scenarioNamed } from "../scenarios/registry.js";
@@ -109,9 +116,64 @@ function inspectCommand(io: CliIO): Command {
     });
 }
 
+interface HarborFlags {
+  repo?: string;
+  repos?: string;
+  ids?: string;
+  scenario?: string[];
+  history: HistoryDepth;
+}
+
+function harborCommand(io: CliIO): Command {
+  return new Command("harbor")
+    .description("write Harbor task directories (task.toml, instruction.md, environment/, tests/, solution/), one per sample and scenario")
+    .argument("<samples>", "samples file (gitgood JSONL or another dataset layout)")
+    .argument("<out>", "directory to write the task directories into")
+    .option("--repo <path>", "the repository the samples were mined from (only read)")
+    .option("--repos <dir>", "a directory of clones, OWNER/REPO each, for samples of several repositories")
+    .option("--ids <list>", "only these sample ids, comma-separated")
+    .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
+    .addOption(historyOption())
+    .action(async (samplesFile: string, out: string, flags: HarborFlags) => {
+      if (!flags.repo === !flags.repos) throw new GitGoodError("BAD_OPTION", "gitgood export harbor needs --repo PATH or --repos DIR (one of them)");
+      const where = flags.repo ? { repo: flags.repo } : { repos: flags.repos ?? "" };
+      const samples = await loadSamples([samplesFile], flags.ids?.split(",").map((s) => s.trim()).filter(Boolean));
+      const wanted = flags.scenario?.map((s) => scenarioNamed(s).name);
+      const repos = new Map<string, Repo>();
+      let written = 0;
+      let failed = 0;
+      try {
+        for (const sample of samples) {
+          for (const scenario of scenariosFor(sample).filter((d) => !wanted || wanted.includes(d.name))) {
+            try {
+              const dir = repositoryPath(where, sample);
+              let source = repos.get(dir);
+              if (!source) {
+                source = (await Repo.open(dir)).keepReader();
+                repos.set(dir, source);
+              }
+              const task = await exportHarborTask(sample, scenario, source, { out, history: flags.history, version: pkg.version });
+              io.stderr.write(`wrote ${task}\n`);
+              written++;
+            } catch (err) {
+              if (!(err instanceof GitGoodError)) throw err;
+              io.stderr.write(`${sample.id} ${scenario.name}: not exported: ${err.message}\n`);
+              failed++;
+            }
+          }
+        }
+      } finally {
+        for (const repo of repos.values()) void repo.close();
+      }
+      io.stderr.write(`${written} Harbor task(s) written under ${out}${failed > 0 ? `; ${failed} not exported` : ""}\n`);
+      if (written === 0) throw new GitGoodError("BAD_OPTION", "no Harbor task was written");
+    });
+}
+
 export function exportCommand(io: CliIO): Command {
   return new Command("export")
-    .description("take a run's attempts elsewhere: training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)")
+    .description("take tasks and runs elsewhere: Harbor task directories (harbor), training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)")
+    .addCommand(harborCommand(io))
     .addCommand(sftCommand(io))
     .addCommand(atifCommand(io))
     .addCommand(inspectCommand(io));

@@ -82,7 +82,7 @@ export const VERBS: readonly Verb[] = [
   {
     name: "export",
     term: "export",
-    summary: "take a run's attempts elsewhere: training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)",
+    summary: "take tasks and runs elsewhere: Harbor task directories (harbor), training data (sft), Harbor trajectories (atif), Inspect AI logs (inspect)",
     load: async () => (await import("./export.js")).exportCommand,
   },
   {

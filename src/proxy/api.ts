@@ -1,21 +1,26 @@
 import type { ChatMessage, ToolCall } from "../model/types.js";
+import { geminiMessages, geminiReplyOfJson, geminiReplyOfStream, geminiRoute, geminiTemperature } from "./gemini.js";
 
 /**
  * The model APIs the proxy passes through, each to an upstream of the same kind (no translation):
- * OpenAI chat completions, the OpenAI Responses API and the Anthropic Messages API.
+ * OpenAI chat completions, the OpenAI Responses API, the Anthropic Messages API and Gemini's generateContent
+ * (./gemini.ts).
  */
-export type ApiKind = "openai-chat" | "openai-responses" | "anthropic-messages";
-export const API_KINDS: readonly ApiKind[] = ["openai-chat", "openai-responses", "anthropic-messages"];
+export type ApiKind = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini-generate";
+export const API_KINDS: readonly ApiKind[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini-generate"];
 
-/** Which upstream a kind of request goes to: the OpenAI-style endpoint or the Anthropic one. */
-export type UpstreamFamily = "openai" | "anthropic";
+/** Which upstream a kind of request goes to: the OpenAI-style endpoint, the Anthropic one or the Gemini one. */
+export type UpstreamFamily = "openai" | "anthropic" | "gemini";
 
 export function familyOf(kind: ApiKind): UpstreamFamily {
-  return kind === "anthropic-messages" ? "anthropic" : "openai";
+  return kind === "anthropic-messages" ? "anthropic" : kind === "gemini-generate" ? "gemini" : "openai";
 }
 
-/** What a request path asks for: a model turn of one kind (recorded), or another call passed through unrecorded. */
-export type Route = { record: true; kind: ApiKind; path: string } | { record: false; family: UpstreamFamily; path: string };
+/**
+ * What a request path asks for: a model turn of one kind (recorded), or another call passed through
+ * unrecorded. A kind that names the model and the stream in the path (Gemini) gives them here.
+ */
+export type Route = { record: true; kind: ApiKind; path: string; model?: string; stream?: boolean } | { record: false; family: UpstreamFamily; path: string };
 
 /**
  * The route of a request path as agents send it: OpenAI clients put `/v1` in their base URL and Anthropic
@@ -27,6 +32,8 @@ export function routeOf(method: string, url: string): Route | null {
   const q = url.indexOf("?");
   const pathname = q >= 0 ? url.slice(0, q) : url;
   const query = q >= 0 ? url.slice(q) : "";
+  const gemini = geminiRoute(method, pathname.replace(/\/+$/, ""), query);
+  if (gemini) return gemini;
   const rest = pathname.replace(/\/+$/, "").replace(/^\/v1(?=\/)/, "");
   if (method === "POST" && rest === "/chat/completions") return { record: true, kind: "openai-chat", path: `/chat/completions${query}` };
   if (method === "POST" && rest === "/responses") return { record: true, kind: "openai-responses", path: `/responses${query}` };
@@ -102,6 +109,7 @@ export function replyOfJson(kind: ApiKind, body: unknown): TurnReply {
     return { message: assistant(str(m.content) ?? "", calls), usage: openaiUsage(obj(b.usage)), stop: str(choice.finish_reason) };
   }
   if (kind === "openai-responses") return responsesReply(b);
+  if (kind === "gemini-generate") return geminiReplyOfJson(body);
   const text: string[] = [];
   const calls: ToolCall[] = [];
   for (const block of arr(b.content).map(obj)) {
@@ -145,6 +153,7 @@ export function sseData(text: string): unknown[] {
 
 /** The reply of a streamed answer of `kind`, put together from its events. */
 export function replyOfStream(kind: ApiKind, raw: string): TurnReply {
+  if (kind === "gemini-generate") return geminiReplyOfStream(raw, sseData);
   const events = sseData(raw).map(obj).filter((e): e is Json => e !== null);
   if (kind === "openai-chat") {
     let content = "";
@@ -209,13 +218,16 @@ export function replyOfStream(kind: ApiKind, raw: string): TurnReply {
   return { message: assistant(text.join(""), calls), usage, stop };
 }
 
-/** The model a request body names, and whether it asks for a stream. */
-export function requestFacts(body: Json): { model: string; stream: boolean; temperature: number | null } {
+/** The model a request names, and whether it asks for a stream: from its body, or from its path where the route says (Gemini). */
+export function requestFacts(body: Json, route?: Route): { model: string; stream: boolean; temperature: number | null } {
+  const byPath = route?.record === true ? route : null;
+  if (byPath?.kind === "gemini-generate") return { model: byPath.model ?? "", stream: byPath.stream === true, temperature: geminiTemperature(body) };
   return { model: str(body.model) ?? "", stream: body.stream === true, temperature: typeof body.temperature === "number" ? body.temperature : null };
 }
 
 /** The conversation a request sends, as recorded: the messages (chat, Anthropic, with the system prompt) or the Responses API's input. */
 export function requestMessages(kind: ApiKind, body: Json): unknown[] {
+  if (kind === "gemini-generate") return geminiMessages(body);
   if (kind === "openai-responses") {
     const input = body.input;
     const head = typeof body.instructions === "string" ? [{ role: "system", content: body.instructions }] : [];

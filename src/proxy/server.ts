@@ -8,11 +8,12 @@ import { GitGoodError } from "../errors.js";
 import type { ResponseCache } from "../model/cache.js";
 import type { RequestLimit } from "../model/connections.js";
 import type { ChatMessage, Usage } from "../model/types.js";
+import { geminiQueryKey } from "./gemini.js";
 import { familyOf, replyOfJson, replyOfStream, requestFacts, requestMessages, routeOf, type ApiKind, type TurnReply, type UpstreamFamily } from "./api.js";
 
 /** The user's real endpoint of one API family, and the key it takes (the agent never sees it). */
 export interface Upstream {
-  /** OpenAI: the base URL with its `/v1` (as OPENAI_BASE_URL); Anthropic: without it (as ANTHROPIC_BASE_URL). */
+  /** OpenAI: the base URL with its `/v1` (as OPENAI_BASE_URL); Anthropic and Gemini: without it (as ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL). */
   baseURL: string;
   apiKey: string;
 }
@@ -68,8 +69,8 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "up
 function keyOf(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
-  const x = req.headers["x-api-key"];
-  return typeof x === "string" ? x.trim() : null;
+  const x = req.headers["x-api-key"] ?? req.headers["x-goog-api-key"];
+  return typeof x === "string" ? x.trim() : geminiQueryKey(req.url ?? "");
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {
@@ -104,13 +105,14 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
 function upstreamHeaders(req: IncomingMessage, family: UpstreamFamily, upstream: Upstream, length: number): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (HOP_BY_HOP.has(name) || name === "authorization" || name === "x-api-key" || name === "accept-encoding" || value === undefined) continue;
+    if (HOP_BY_HOP.has(name) || name === "authorization" || name === "x-api-key" || name === "x-goog-api-key" || name === "accept-encoding" || value === undefined) continue;
     out[name] = value;
   }
   // Uncompressed, so the proxy can read the usage fields.
   out["accept-encoding"] = "identity";
   out["content-length"] = length;
   if (family === "anthropic") out["x-api-key"] = upstream.apiKey;
+  else if (family === "gemini") out["x-goog-api-key"] = upstream.apiKey;
   else out.authorization = `Bearer ${upstream.apiKey}`;
   return out;
 }
@@ -294,7 +296,7 @@ export class ModelProxy {
     const upstream = this.opts.upstreams[family];
     if (!upstream) {
       req.resume();
-      const env = family === "anthropic" ? "ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY" : "OPENAI_BASE_URL and OPENAI_API_KEY";
+      const env = { openai: "OPENAI_BASE_URL and OPENAI_API_KEY", anthropic: "ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY", gemini: "GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY" }[family];
       sendError(res, 502, `no ${family} endpoint is configured for this run (set ${env})`);
       return;
     }
@@ -318,7 +320,7 @@ export class ModelProxy {
       sendError(res, 400, "the request body is not a JSON object");
       return;
     }
-    const facts = requestFacts(parsed);
+    const facts = requestFacts(parsed, route);
     if (route.kind === "openai-chat" && facts.stream && parsed.stream_options === undefined) {
       // Ask for the usage chunk at the end of the stream, which chat completions send only when asked.
       parsed = { ...parsed, stream_options: { include_usage: true } };

@@ -46,10 +46,12 @@ export function junitXml(report: Report, name: string): string {
     skipped: rows.filter((r) => r.status !== "error" && r.verdict === "unjudged").length,
     time: seconds(rows.reduce((s, r) => s + r.duration_ms, 0)),
   });
-  const attrs = (c: ReturnType<typeof count>) => `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${c.time}"`;
+  // The common JUnit schema (Jenkins' junit-10.xsd) has `skipped` on a suite, not on the whole document.
+  const attrs = (c: ReturnType<typeof count>, root = false) =>
+    `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}"${root ? "" : ` skipped="${c.skipped}"`} time="${c.time}"`;
   const suites = scenarios.map((scenario) => {
     const rows = report.samples.filter((s) => s.scenario === scenario);
     return `  <testsuite name="${xmlText(`${name}.${scenario}`)}" ${attrs(count(rows))}>\n${rows.map((r) => testCase(r, manyAgents)).join("\n")}\n  </testsuite>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlText(name)}" ${attrs(count(report.samples))}>\n${suites.join("\n")}${suites.length > 0 ? "\n" : ""}</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlText(name)}" ${attrs(count(report.samples), true)}>\n${suites.join("\n")}${suites.length > 0 ? "\n" : ""}</testsuites>\n`;
 }

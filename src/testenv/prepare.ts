@@ -70,6 +70,26 @@ function tail(text: string, lines = 20): string {
   return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
+/** Output that says a program could not reach the network (npm's, pip's, git's, curl's words for it). */
+const NETWORK_TROUBLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|getaddrinfo|Could not resolve host|Temporary failure in name resolution|Failed to establish a new connection|Network is unreachable|network connectivity/i;
+
+/**
+ * What a failed set-up step's message keeps of its output, on one line: the lines that name an error
+ * (npm's `ERR!`, `error`, `ERROR:`), else the last lines, at most 20 either way, joined with " | "; and,
+ * when the step ran without the network and its output looks like a network failure, a hint that the
+ * environment spec may need `network: true`.
+ */
+export function failureDetail(tailText: string, network: boolean): string {
+  const lines = tailText
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const errors = lines.filter((l) => /ERR!|error/i.test(l));
+  const kept = (errors.length > 0 ? errors : lines).slice(-20).filter((l, i, all) => i === 0 || l !== all[i - 1]);
+  const hint = !network && NETWORK_TROUBLE.test(tailText) ? " (hint: the set-up ran without the network; if it must download packages, set `network: true` for this repository in --env-spec)" : "";
+  return `${kept.join(" | ")}${hint}`;
+}
+
 function readRecord(dir: string, key: string): EnvRecord | null {
   const text = readRegularFile(path.join(dir, RECORD));
   if (text === null) return null;
@@ -217,7 +237,8 @@ async function step(ctx: BuildContext, build: string, cwd: string, argv: string[
   if (r.timedOut || r.code !== 0) {
     const why = r.timedOut ? `ran out of the set-up time (${ctx.spec.setupTimeout ?? ctx.timeoutSeconds}s)` : `exited with ${r.code === null ? `signal ${String(r.signal)}` : `code ${r.code}`}`;
     const end = tail(output);
-    throw new GitGoodError("ENV_BUILD_FAILED", `environment set-up for ${ctx.target.repo}: '${what}' ${why}${end ? `: ${end.split("\n").at(-1)?.trim()}` : ""}`, {
+    const detail = failureDetail(end, iso.network);
+    throw new GitGoodError("ENV_BUILD_FAILED", `environment set-up for ${ctx.target.repo}: '${what}' ${why}${detail ? `: ${detail}` : ""}`, {
       repo: ctx.target.repo,
       version: ctx.target.version,
       command: what,

@@ -148,13 +148,13 @@ describe("gitgood a2a agent on SWE tasks (the participant in REPO_DIR, with the 
     expect(outputs[2]?.[0]).toMatch(/^The command exited with code 0\.\n--- stdout ---\n2\n/);
     const [rec] = Object.values(recordsIn(result?.data.run_dir as string));
     expect(rec?.scores.swe).toMatchObject({ status: "resolved", patch_source: "tags" });
-    // The answer is REPO_DIR's diff, wrapped in <patch> tags: the fix and the byte-code cache the model's
-    // `python3 -c 'import calc'` wrote. The evaluated patch is the project's code of it, the gold fix itself
-    // (with full blob ids); the cache is the evaluation's own (Python may run it in place of the source), so it is dropped and recorded.
+    // The answer is REPO_DIR's diff, wrapped in <patch> tags: the fix, without the byte-code cache the model's
+    // `python3 -c 'import calc'` wrote (the participant leaves caches out). The evaluated patch is the gold fix
+    // itself (with full blob ids), and nothing of the answer was the evaluation's to drop.
     const swe = rec?.scores.swe as { patch?: string; tampered?: string[] } | undefined;
     const noIndex = (patch: unknown) => String(patch).replace(/^index \S+/m, "index");
     expect(noIndex(swe?.patch)).toBe(noIndex(task.gold));
-    expect(swe?.tampered).toEqual([expect.stringMatching(/^calc\/__pycache__\/__init__\.\S+\.pyc$/)]);
+    expect(swe?.tampered ?? []).toEqual([]);
   }, 240_000);
 
   it("a model that changes nothing is no_op", async () => {

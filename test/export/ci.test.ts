@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { csvField, CSV_COLUMNS } from "../../src/report/csv.js";
 import { gitgood } from "../helpers/cli.js";
 import { rec, writeRun } from "../report/records.js";
+import { junitValidator } from "./schemas.js";
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-ci-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -28,7 +30,13 @@ describe("report --junit", () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (n) => n === "testsuite" || n === "testcase" }).parse(xml);
     const root = doc.testsuites;
-    expect(root).toMatchObject({ tests: "5", failures: "2", errors: "1", skipped: "1" });
+    expect(root).toMatchObject({ tests: "5", failures: "2", errors: "1" });
+    // Valid against Jenkins' JUnit schema (kept as data), and the check can fail.
+    const validate = junitValidator();
+    expect(validate(xml)).toEqual([]);
+    expect(validate(xml.replace("<testsuites ", '<testsuites skipped="1" ').replace('time="1.500"', 'time="1.5s"').replace("<testcase ", "<testcase><surprise/></testcase><testcase "))).toHaveLength(3);
+    const suites = root.testsuite as Record<string, string>[];
+    expect(suites.reduce((n, s) => n + Number(s.skipped), 0)).toBe(1);
     const cases = root.testsuite.flatMap((s: { testcase: unknown[] }) => s.testcase) as Record<string, unknown>[];
     expect(cases).toHaveLength(5);
     const error = cases.find((c) => c.error) as { error: { type: string; message: string } };
@@ -45,6 +53,14 @@ describe("report --csv", () => {
     const r = await gitgood(["report", run, "--csv", file]);
     expect(r.code).toBe(0);
     const lines = readFileSync(file, "utf8").split("\r\n");
+    // Python's csv module, strict, reads it back (an independent RFC 4180 reader): every row has the header's fields.
+    const py = spawnSync("python3", ["-c", "import csv,json,sys\nrows=list(csv.reader(open(sys.argv[1],newline=''),strict=True))\nprint(json.dumps(rows))", file], { encoding: "utf8" });
+    expect(py.stderr).toBe("");
+    const rows = JSON.parse(py.stdout) as string[][];
+    expect(rows[0]).toEqual([...CSV_COLUMNS]);
+    expect(rows).toHaveLength(6);
+    expect(rows.every((r) => r.length === CSV_COLUMNS.length)).toBe(true);
+    expect(rows.some((r) => r.includes("'=HYPERLINK(\"x\")"))).toBe(true);
     expect(lines[0]).toBe(CSV_COLUMNS.join(","));
     expect(lines.filter(Boolean)).toHaveLength(6);
     expect(lines.find((l) => l.includes("HYPERLINK"))).toContain(`"'=HYPERLINK(""x"")"`);

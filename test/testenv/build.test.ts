@@ -48,8 +48,29 @@ describe("building an environment", () => {
     const e = err as GitGoodError;
     expect(e.code).toBe("ENV_BUILD_FAILED");
     expect(e.message).toMatch(/^environment set-up for acme\/fails: .* exited with code 3: the error line$/);
+    expect(e.message).not.toMatch(/network: true/);
     expect(e.data.log_tail).toMatch(/step one\n.*the error line|the error line\n.*step one/s);
     expect(readdirSync(path.join(cache.dir, "envs")).filter((n) => n.startsWith("acme_fails"))).toEqual([]);
+  });
+
+  it("an install that fails offline keeps npm's error lines, not its last line, and hints at `network: true`", async () => {
+    // A stand-in for `npm ci` without the network: its errors, then the line naming its log file.
+    const npm = [
+      "npm ERR! code ENOTFOUND",
+      "npm ERR! syscall getaddrinfo",
+      "npm ERR! network request to https://registry.npmjs.org/left-pad failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org",
+      "npm ERR! network This is a problem related to network connectivity.",
+      "",
+      "npm ERR! A complete log of this run can be found in: /root/.npm/_logs/debug-0.log",
+    ];
+    const spec = custom([`echo "added nothing"; printf '%s\\n' ${npm.map((l) => `'${l}'`).join(" ")} >&2; exit 1`]);
+    const err = (await prepareEnvironment({ sandbox: project.sandbox, target: { repo: "acme/offline", version: "1" }, spec, cacheDir: cache.dir, timeoutSeconds: 60 }).catch((e: unknown) => e)) as GitGoodError;
+    expect(err.code).toBe("ENV_BUILD_FAILED");
+    expect(err.message.split("\n")).toHaveLength(1);
+    expect(err.message).toContain("exited with code 1: npm ERR! code ENOTFOUND | npm ERR! syscall getaddrinfo | npm ERR! network request to https://registry.npmjs.org/left-pad failed");
+    const detail = err.message.slice(err.message.indexOf("exited with code 1: "));
+    expect(detail).not.toContain("added nothing");
+    expect(err.message).toMatch(/\(hint: the set-up ran without the network; .*`network: true`.*--env-spec\)$/);
   });
 
   it("a set-up that runs out of time is killed and fails the same way", async () => {

@@ -31,7 +31,7 @@ export interface AgentPreset {
   /** One line for `--help` and the README: what it is and which API it speaks. */
   readonly summary: string;
   /** The model API it speaks, which the run's proxy passes on to the user's endpoint of that kind. */
-  readonly api: "openai" | "anthropic";
+  readonly api: "openai" | "anthropic" | "gemini";
   /** Files written into the jail's home directory before it starts, by path relative to the home. */
   home(ctx: PresetContext): Record<string, string>;
   /** The shell command that runs it, started in the work tree. */

@@ -1,0 +1,163 @@
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
+import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
+import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
+import { gitgood } from "../helpers/cli.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
+import { useCacheDir } from "../helpers/envs.js";
+import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { pythonTask, type PythonTask } from "../helpers/swe.js";
+import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
+import type { ScriptStep } from "./presets-upstream.js";
+
+// The real Codex from npm (a Rust binary in its platform package), installed once as presets.test.ts does,
+// driven through the Responses API by a scripted fake on 127.0.0.1.
+process.env.GITGOOD_AGENTS_DIR ??= path.join(os.tmpdir(), "gitgood-test-agents");
+const USER_KEY = "sk-user-openai-key-never-shown";
+const USAGE = { input: 500, cached: 200, output: 60 };
+const codex = PRESETS.find((p) => p.name === "codex") as (typeof PRESETS)[number];
+
+type Json = Record<string, unknown>;
+
+/** The names of the functions a Responses request offers, those inside namespaces (MCP servers) with the namespace's prefix. */
+function offered(body: Json): Array<{ name: string; namespace: string | null }> {
+  const out: Array<{ name: string; namespace: string | null }> = [];
+  for (const t of (body.tools as Json[] | undefined) ?? []) {
+    if (t.type === "function") out.push({ name: String(t.name), namespace: null });
+    else if (t.type === "namespace") for (const inner of (t.tools as Json[] | undefined) ?? []) out.push({ name: String(inner.name), namespace: String(t.name) });
+  }
+  return out;
+}
+
+/** A Responses stream of one output item, ending in response.completed with the usage. */
+function responseStream(model: string, item: Json): UpstreamReply {
+  const usage = { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: USAGE.cached }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output };
+  const response = { id: "resp_1", object: "response", created_at: 0, status: "completed", model, output: [item], usage };
+  const e = (type: string, data: Json): { event: string; data: unknown } => ({ event: type, data: { type, ...data } });
+  return {
+    events: [
+      e("response.created", { response: { ...response, status: "in_progress", output: [], usage: null } }),
+      e("response.output_item.added", { output_index: 0, item }),
+      e("response.output_item.done", { output_index: 0, item }),
+      e("response.completed", { response }),
+    ],
+  };
+}
+
+/** A Responses endpoint that drives Codex through `script` (the step is the number of tool outputs so far), then says "Done.". */
+function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
+  return fakeUpstream((req: SeenRequest): UpstreamReply => {
+    if (req.method !== "POST") return { json: { object: "list", data: [] } };
+    const body = (req.body ?? {}) as Json;
+    const model = String(body.model ?? "m");
+    const done = ((body.input as Json[] | undefined) ?? []).filter((i) => i.type === "function_call_output").length;
+    const step = script[done];
+    const tool = step ? offered(body).find((t) => t.name === step.tool || t.name.endsWith(`__${step.tool}`)) : undefined;
+    if (step && tool) {
+      const call = { type: "function_call", id: `fc_${done}`, call_id: `call_${done}`, name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: JSON.stringify(step.args), status: "completed" };
+      return responseStream(model, call);
+    }
+    return responseStream(model, { type: "message", id: `msg_${done}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done.", annotations: [] }] });
+  });
+}
+
+let fx: Fixture;
+let easy: MergeSample;
+let dirs: ReturnType<typeof tempDirs>;
+let samplesFile: string;
+let swe: PythonTask;
+let sweFile: string;
+let cache: ReturnType<typeof useCacheDir>;
+
+beforeAll(async () => {
+  swe = pythonTask();
+  cache = useCacheDir();
+  let samples: Sample[];
+  ({ fx, samples } = await buildRunFixture());
+  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
+  dirs = tempDirs();
+  samplesFile = `${dirs.out}-samples.jsonl`;
+  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+  // As SWE-bench publishes instances: a JSON list.
+  sweFile = `${dirs.out}-swe.json`;
+  writeFileSync(sweFile, JSON.stringify([swe.sample().scenario]));
+  await installPackage(codex.package, codex.version);
+}, 600_000);
+afterAll(() => {
+  dirs.cleanup();
+  fx.remove();
+  swe?.fixture.remove();
+  cache?.cleanup();
+});
+
+type Event = { type: string; text?: string; tool?: string };
+
+describe("--agent codex (the real Codex from npm, driven by a scripted Responses API)", () => {
+  let upstream: FakeUpstream;
+  afterAll(() => upstream?.close());
+
+  it("resolves an MCR sample through gitgood's MCP tools in the jail; tokens, cache reads and model turns are recorded", async (ctx) => {
+    if (bwrapUnavailable()) ctx.skip();
+    upstream = await scriptedResponses([
+      { tool: "resolve_current_merge_conflict_with", args: { content: "io3 = 'topic'\n", reason: "take the merged branch's side" } },
+      { tool: "finish_scenario", args: {} },
+    ]);
+    const out = `${dirs.out}-codex-mcr`;
+    const r = await gitgood(
+      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp",
+        "--price-in", "2", "--price-out", "8", "--timeout", "300", "--out", out, "--json"],
+      { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } },
+    );
+    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const events = (record ? trajectoryOf(out, record).events : []) as Event[];
+    expect(r.code, `${r.stderr}\n${JSON.stringify(events.filter((e) => e.type === "note"))}`).toBe(0);
+    expect(record, JSON.stringify(events.filter((e) => e.type === "note"))).toMatchObject({ status: "success", solved: true, agent: `codex@${codex.version}` });
+    expect(events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual(["resolve_current_merge_conflict_with", "finish_scenario"]);
+    const turns = events.filter((e) => e.type === "model");
+    const viaProxy = upstream.seen.filter((s) => s.path === "/v1/responses");
+    expect(turns.length).toBe(3);
+    expect(viaProxy.length).toBe(turns.length);
+    expect(record?.tokens).toEqual({ prompt: USAGE.input * turns.length, completion: USAGE.output * turns.length });
+    expect(events.filter((e) => e.type === "note" && e.text?.includes(`tokens ${USAGE.input} in (cache read ${USAGE.cached}, written 0) / ${USAGE.output} out`)).length).toBe(turns.length);
+    expect(record?.cost_usd).toBeCloseTo(((USAGE.input * 2 + USAGE.output * 8) * turns.length) / 1e6, 9);
+    // Only gitgood's tools: no shell of its own with --tools mcp.
+    const names = offered(viaProxy[0]?.body as Json).map((t) => t.name);
+    expect(names.some((n) => n.endsWith("finish_scenario"))).toBe(true);
+    expect(names).not.toContain("exec_command");
+    expect(names).not.toContain("shell");
+    expect(events.some((e) => e.type === "note" && e.text?.startsWith("final message of codex") && e.text.includes("Done."))).toBe(true);
+    expect(upstream.seen.every((s) => s.headers.authorization === `Bearer ${USER_KEY}`)).toBe(true);
+    expect(JSON.stringify(events)).not.toContain(USER_KEY);
+  }, 300_000);
+});
+
+describe("--agent codex on a SWE-style task", () => {
+  let upstream: FakeUpstream;
+  afterAll(() => upstream?.close());
+
+  it("fixes the bug with its own shell in the jail (exec_command); the project's tests resolve it", async (ctx) => {
+    if (bwrapUnavailable()) ctx.skip();
+    upstream = await scriptedResponses([{ tool: "exec_command", args: { cmd: "sed -i '6s/a + b/a - b/' calc/__init__.py && git diff --stat" } }]);
+    const out = `${dirs.out}-codex-swe`;
+    const r = await gitgood(
+      ["run", sweFile, "--repo", swe.fixture.dir, "--agent", "codex", "--model", "gpt-test", "--timeout", "300", "--out", out, "--json"],
+      { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY, GITGOOD_CACHE_DIR: cache.dir } },
+    );
+    const record = Object.values(recordsIn(out))[0];
+    const events = (record ? trajectoryOf(out, record).events : []) as Event[];
+    const notes = JSON.stringify(events.filter((e) => e.type === "note"));
+    expect(r.code, `${r.stderr}\n${notes}`).toBe(0);
+    expect(record, notes).toMatchObject({ scenario: "SWE", status: "success", verdict: "solved", scores: { swe: { status: "resolved" } } });
+    const turns = events.filter((e) => e.type === "model");
+    expect(turns.length).toBe(2);
+    expect(record?.tokens).toEqual({ prompt: USAGE.input * 2, completion: USAGE.output * 2 });
+    // The command's output went back to the model.
+    const second = JSON.stringify(upstream.seen.filter((s) => s.path === "/v1/responses")[1]?.body);
+    expect(second).toContain("function_call_output");
+    expect(second).toMatch(/1 file changed/);
+  }, 300_000);
+});
