@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { constants, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { constants, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFile } from "node:fs/promises";
 import path from "node:path";
 import type { Repo } from "./repo.js";
 import type { PackSpec, StorePlan } from "./store.js";
@@ -34,15 +35,16 @@ async function writePack(source: Repo, spec: PackSpec, dir: string): Promise<Bui
   return { dir, name, bytes };
 }
 
-/** Copies packs into a repository's object store (a copy, never a link: the copy may be changed by its owner). */
-function copyPacks(packs: readonly BuiltPack[], gitDir: string): void {
+/**
+ * Copies packs into a repository's object store (a copy, never a link: the copy may be changed by its
+ * owner), on libuv's thread pool: a pack is megabytes, and parallel set-ups must not wait for each other's copies.
+ */
+async function copyPacks(packs: readonly BuiltPack[], gitDir: string): Promise<void> {
   const into = path.join(gitDir, "objects", "pack");
   mkdirSync(into, { recursive: true });
-  for (const p of packs) {
-    for (const ext of PACK_FILES) {
-      copyFileSync(path.join(p.dir, `${p.name}${ext}`), path.join(into, `${p.name}${ext}`), constants.COPYFILE_FICLONE);
-    }
-  }
+  await Promise.all(
+    packs.flatMap((p) => PACK_FILES.map((ext) => copyFile(path.join(p.dir, `${p.name}${ext}`), path.join(into, `${p.name}${ext}`), constants.COPYFILE_FICLONE))),
+  );
 }
 
 interface Entry {
@@ -114,7 +116,7 @@ export class PackCache {
     const taken: Entry[] = [];
     try {
       for (const spec of plan.packs) taken.push(await this.acquire(source, spec));
-      copyPacks(
+      await copyPacks(
         taken.map((e) => e.pack as BuiltPack),
         gitDir,
       );

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { GitGoodError } from "../errors.js";
+import { runOnThread } from "./threads.js";
 
 /** Environment every git process runs with: deterministic, non-interactive, no optional locks. */
 export function gitEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -55,27 +56,49 @@ function startGit(args: readonly string[], opts: SpawnOptions): ChildProcess {
   return child;
 }
 
+function notFound(): GitGoodError {
+  return new GitGoodError("GIT_NOT_FOUND", "git was not found on PATH; install git 2.38 or newer");
+}
+
 function waitExit(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve, reject) => {
     if (child.exitCode !== null) return resolve(child.exitCode);
     child.once("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT") {
-        reject(new GitGoodError("GIT_NOT_FOUND", "git was not found on PATH; install git 2.38 or newer"));
-      } else reject(err);
+      if (err.code === "ENOENT") reject(notFound());
+      else reject(err);
     });
     child.once("close", (code) => resolve(code));
   });
 }
 
-/** Runs git to completion and returns its output. Throws GIT_FAILED on an unexpected exit code. */
-export async function runGit(args: readonly string[], opts: SpawnOptions): Promise<RunResult> {
+/** Runs git to completion on this thread: its exit code (null when killed) and its output. */
+async function runHere(args: readonly string[], opts: SpawnOptions): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
   const child = startGit(args, opts);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout?.on("data", (b: Buffer) => out.push(b));
   child.stderr?.on("data", (b: Buffer) => err.push(b));
-  const code = (await waitExit(child)) ?? -1;
-  const result = { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") };
+  const code = await waitExit(child);
+  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+}
+
+/** Runs git to completion from a git thread (`useGitThreads`) when there are any, else on this thread. */
+async function runAnywhere(args: readonly string[], opts: SpawnOptions): Promise<{ code: number | null; stdout: Buffer; stderr: Buffer }> {
+  const threaded = runOnThread({ args, cwd: opts.cwd, env: gitEnv(opts.env), input: opts.input });
+  if (!threaded) return runHere(args, opts);
+  const r = await threaded;
+  if ("spawnError" in r) {
+    if (r.spawnError === "ENOENT") throw notFound();
+    throw new GitGoodError("GIT_FAILED", `git ${args[0] ?? ""} could not be started: ${r.spawnError}`, { args: [...args] });
+  }
+  return r;
+}
+
+/** Runs git to completion and returns its output. Throws GIT_FAILED on an unexpected exit code. */
+export async function runGit(args: readonly string[], opts: SpawnOptions): Promise<RunResult> {
+  const ran = await runAnywhere(args, opts);
+  const code = ran.code ?? -1;
+  const result = { code, stdout: ran.stdout, stderr: ran.stderr.toString("utf8") };
   const ok = opts.okCodes ?? [0];
   if (!ok.includes(code)) throw describeFailure(args, code, result.stderr);
   return result;

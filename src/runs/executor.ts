@@ -4,6 +4,7 @@ import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { PackCache } from "../git/packs.js";
 import type { RepoPool } from "../git/repo-pool.js";
+import { useGitThreads } from "../git/threads.js";
 import { Repo } from "../git/repo.js";
 import type { HistoryDepth } from "../git/store.js";
 import { StepLog } from "../memory/steps.js";
@@ -171,13 +172,25 @@ export async function withRunPacks<T>(work: (packs: PackCache) => Promise<T>): P
   }
 }
 
-/** This process's pool: `concurrency` jobs at a time, each in its own sandbox with its time limit. */
+/** Git threads a pool of `concurrency` attempts starts its git processes from: one per attempt, at most this many. */
+const MOST_GIT_THREADS = 8;
+
+/**
+ * This process's pool: `concurrency` jobs at a time, each in its own sandbox with its time limit. With
+ * more than one at a time, git processes are started from git threads (`useGitThreads`), so that no
+ * attempt waits on the event loop while another's process starts.
+ */
 export function localExecutor(ctx: JobContext, concurrency: number): Executor {
   return {
     execute: (jobs, settled) =>
       withRunPacks(async (packs) => {
-        const run = async (job: Job) => ({ job, result: await attemptJob(job, ctx, packs) });
-        for await (const { job, result } of mapPool(jobs, concurrency, run)) settled(result, job);
+        const threads = concurrency > 1 && jobs.length > 1 ? useGitThreads(Math.min(concurrency, MOST_GIT_THREADS)) : null;
+        try {
+          const run = async (job: Job) => ({ job, result: await attemptJob(job, ctx, packs) });
+          for await (const { job, result } of mapPool(jobs, concurrency, run)) settled(result, job);
+        } finally {
+          await threads?.();
+        }
       }),
   };
 }

@@ -30,7 +30,11 @@ export interface SandboxOptions {
   store: StorePlan;
   /** Where the store's packs are built once and copied from (without one, each is written into the store). */
   packs?: PackCache | null;
-  /** A full work tree (default), or one holding only the files the scenario writes (agents that only use tools). */
+  /**
+   * A full work tree (default), or one holding only the files the scenario writes (agents that only use
+   * tools). A `tools` sandbox that is not kept also writes the work tree's `.git` only when a program is
+   * about to run in it (`exec`), not after set-up and every tool call: nothing but gitgood reads it until then.
+   */
   workTree?: WorkTreeMode;
 }
 
@@ -64,13 +68,16 @@ function slug(label: string): string {
  * it as GIT_DIR and `work/` as GIT_WORK_TREE: a program in the work tree can write `work/.git` (config
  * with core.fsmonitor, hooks, a commondir, alternates, links in logs/ or objects/), and none of it is
  * ever read or written through by gitgood. `work/.git` is a copy gitgood refreshes after set-up and
- * after every tool call (`publish`), so the agent's own git sees the same history. One long-lived
+ * after every tool call (`publish`), so the agent's own git sees the same history; in a tool-only sandbox,
+ * which no agent reads, only before a program runs in it. One long-lived
  * `git cat-file --batch-command` (`Repo.keepReader`) answers gitgood's object and ref questions about the
  * sandbox for its whole life, and ends with it.
  */
 export class Sandbox {
   private removed = false;
   private chosenIsolation: Isolation | null = null;
+  /** gitgood's repository has moved since `.git` in the work tree was last written (on-demand views only). */
+  private viewStale = false;
 
   private constructor(
     readonly dir: string,
@@ -78,6 +85,8 @@ export class Sandbox {
     private readonly removeNow: () => void,
     /** gitgood's own git directory: every git process of gitgood's on this sandbox uses it. */
     readonly ownGitDir: string,
+    /** `.git` in the work tree is written only before a program runs here (`exec`), not after every change. */
+    private readonly viewOnDemand = false,
   ) {}
 
   /** Creates a sandbox with the store `opts.store` describes, read from `source`. Stale sandboxes of killed runs are swept first. */
@@ -96,7 +105,8 @@ export class Sandbox {
       const own = path.join(dir, PRIVATE, OWN_GIT);
       initOwnSandboxRepo(work, own, branch, workTree);
       await installStore(source, opts.store, own, opts.packs ?? null);
-      return new Sandbox(dir, (await openOwnSandboxRepo(work, own)).keepReader(), removeNow, own);
+      const onDemand = workTree === "tools" && opts.keep !== true;
+      return new Sandbox(dir, (await openOwnSandboxRepo(work, own)).keepReader(), removeNow, own, onDemand);
     } catch (err) {
       removeNow();
       throw err;
@@ -128,10 +138,22 @@ export class Sandbox {
   /**
    * Brings the work tree's `.git` up to date with gitgood's own git directory (a no-op without one):
    * see `publishGitView`. Returns what could not be written because the agent changed `.git` in a way
-   * gitgood does not write through (empty when the copy is complete).
+   * gitgood does not write through (empty when the copy is complete). A sandbox whose view is written on
+   * demand (a `tools` work tree) only notes that the view is behind; `exec` writes it before a program runs.
    */
   publish(): string[] {
     if (this.removed) return [];
+    if (this.viewOnDemand) {
+      this.viewStale = true;
+      return [];
+    }
+    return publishGitView(this.ownGitDir, this.workDir);
+  }
+
+  /** Writes the work tree's `.git` now, also where it is written on demand (see `publish`), for a program about to read it. */
+  writeView(): string[] {
+    if (this.removed) return [];
+    this.viewStale = false;
     return publishGitView(this.ownGitDir, this.workDir);
   }
 
@@ -178,6 +200,8 @@ export class Sandbox {
    */
   exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
     if (this.removed) return Promise.reject(new GitGoodError("NO_SANDBOX", "the sandbox is removed"));
+    // The program may read `.git`; what cannot be written (a view a program broke) shows in its own output.
+    if (this.viewStale) this.writeView();
     return execIn(execDir(this.workDir, opts.cwd), argv, opts, { work: this.workDir, isolation: this.isolation });
   }
 

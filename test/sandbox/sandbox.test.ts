@@ -8,6 +8,7 @@ import { currentOwner, OWNER_FILE, writeOwner } from "../../src/sandbox/owner.js
 import { Sandbox } from "../../src/sandbox/sandbox.js";
 import { staleReason, sweepStale } from "../../src/sandbox/sweep.js";
 import { locateSandbox } from "../../src/sandbox/locate.js";
+import { chooseIsolation } from "../../src/sandbox/isolation.js";
 import { openScenario, setupScenario, withScenario } from "../../src/scenarios/index.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { buildMergeFixture, snapshot, useSandboxRoot } from "../helpers/scenarios.js";
@@ -159,6 +160,40 @@ describe("sandbox", () => {
       expect(() => locateSandbox()).toThrow(/2 live scenarios/);
     } finally {
       s.close();
+    }
+  });
+});
+
+describe("the work tree's .git", () => {
+  it("is written at set-up and after every tool call with a full work tree; with a tool-only one, only before a program runs", async () => {
+    const full = await setupScenario(sample, fx.dir);
+    const tools = await setupScenario(sample, fx.dir, { workTree: "tools" });
+    try {
+      const head = (s: typeof full): string => readFileSync(path.join(s.sandbox.workDir, ".git", "HEAD"), "utf8");
+      const args = { relative_path_from_project_root: "app.py", reason: "test" };
+      expect(head(full)).toBe("ref: refs/heads/gitgood/mcr\n");
+      // Nothing but gitgood's tools reads a tool-only sandbox: its .git costs nothing until a program runs.
+      expect(existsSync(path.join(tools.sandbox.workDir, ".git"))).toBe(false);
+      await tools.callTool("view_file_at", args);
+      expect(existsSync(path.join(tools.sandbox.workDir, ".git"))).toBe(false);
+      for (const s of [full, tools]) {
+        s.sandbox.isolate(chooseIsolation({ mode: "none" }));
+        const seen = await s.sandbox.exec(["git", "log", "-1", "--format=%H"], {});
+        expect(String(seen.stdout).trim()).toBe(sample.scenario.parents[0]);
+      }
+      // Tool calls that move the repository (the last resolution commits the merge): the full view follows
+      // at once, the tool-only one at the next program.
+      const resolve = { content: "x\n", reason: "test" };
+      while (!full.isDone()) await full.callTool("resolve_current_merge_conflict_with", resolve);
+      while (!tools.isDone()) await tools.callTool("resolve_current_merge_conflict_with", resolve);
+      const branch = (s: typeof full): string => readFileSync(path.join(s.sandbox.workDir, ".git", "refs", "heads", "gitgood", "mcr"), "utf8").trim();
+      expect(branch(full)).not.toBe(sample.scenario.parents[0]);
+      expect(branch(tools)).toBe(sample.scenario.parents[0]);
+      const seen = await tools.sandbox.exec(["git", "log", "-1", "--format=%P"], {});
+      expect(String(seen.stdout).trim()).toBe(sample.scenario.parents.join(" "));
+    } finally {
+      full.close();
+      tools.close();
     }
   });
 });

@@ -91,6 +91,8 @@ const log = (s: LiveScenario, rev: string): string[] => words(git(s.sandbox.work
 async function start(sample: MergeSample | ChainSample, repo: string, opts: { scenario?: string; history?: HistoryDepth; workTree?: "full" | "tools" }) {
   const s = await setupScenario(sample, repo, opts);
   open.push(s);
+  // What a program run in the sandbox sees (a tool-only sandbox writes its .git only then).
+  s.sandbox.writeView();
   return s;
 }
 
