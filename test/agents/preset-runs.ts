@@ -23,7 +23,7 @@ export const USER_KEY = "sk-user-key-never-shown";
 
 export type Event = { type: string; text?: string; tool?: string; message?: { content?: unknown; tool_calls?: unknown[] } };
 
-/** The samples the real agents are run on: an easy MCR sample and a SWE instance (calc.sub adds instead of subtracting). */
+/** The samples the real agents are run on: the two MCR samples (the easy one is the one run) and a SWE instance (calc.sub adds instead of subtracting). */
 export interface PresetFixtures {
   mcr: { repo: string; samples: string; id: string };
   swe: { repo: string; samples: string; id: string };
@@ -40,7 +40,7 @@ export async function presetFixtures(): Promise<PresetFixtures> {
   const easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
   const dirs = tempDirs();
   const mcrFile = `${dirs.out}-samples.jsonl`;
-  writeFileSync(mcrFile, `${sampleToJson(easy)}\n`);
+  writeFileSync(mcrFile, samples.filter((s) => s.sample_type === "merge").map((s) => `${sampleToJson(s)}\n`).join(""));
   const task: PythonTask = pythonTask();
   // As SWE-bench publishes instances: a JSON list.
   const sweFile = `${dirs.out}-swe.json`;
