@@ -15,7 +15,7 @@ export const LAYERS = [
   "proxy", // the recording model proxy external agents talk to, and its forwarder into a jail
   "tools", // the Tool type and its adapters
   "sandbox", // answer-free sandboxes and isolation backends
-  "envs", // test environments for test-scored families
+  "testenv", // test environments for test-scored families
   "dataset", // sample schemas and importers
   "mining", // samples from history
   "scoring", // scorers

@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ESLint } from "eslint";
+import { layerProbe } from "./layer-probe.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const { LAYERS } = await import(path.join(root, "eslint.config.js"));
+const { LAYERS, errors } = await layerProbe(root);
 
 /** Every .ts file below a directory. */
 function sources(dir) {
@@ -34,23 +34,8 @@ function measured() {
   return LAYERS.map((f) => [f, [...(edges.get(f) ?? [])].sort((a, b) => LAYERS.indexOf(a) - LAYERS.indexOf(b))]);
 }
 
-const eslint = new ESLint({
-  cwd: root,
-  overrideConfig: {
-    languageOptions: { parserOptions: { projectService: false } },
-    rules: {
-      "@typescript-eslint/no-floating-promises": "off",
-      "@typescript-eslint/no-misused-promises": "off",
-      "@typescript-eslint/no-unnecessary-type-assertion": "off",
-      "@typescript-eslint/switch-exhaustiveness-check": "off",
-    },
-  },
-});
-
 async function probe(folder, target) {
-  const code = `import * as probe from "../${target}/x.js";\nexport const used = probe;\n`;
-  const [result] = await eslint.lintText(code, { filePath: path.join(root, "src", folder, "layer-probe.ts") });
-  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").length;
+  return (await errors(folder, `../${target}/x.js`)).length;
 }
 
 console.log("Imports between folders (measured):");

@@ -50,7 +50,7 @@ export {
   type Environment,
   type TestOutcome,
   type TestRun,
-} from "./envs/index.js";
+} from "./testenv/index.js";
 
 // dataset: the sample union (each family's own schemas are with the family, below)
 export {

@@ -4,7 +4,7 @@ export { Repo } from "./git/repo.js";
 export { PackCache } from "./git/packs.js";
 export type { WorkTreeMode } from "./git/shared-clone.js";
 export { cacheDir, inCacheScope } from "./model/cache.js";
-export { cacheRoot } from "./envs/index.js";
+export { cacheRoot } from "./testenv/index.js";
 export { parsePythonLiteral, formatPythonLiteral } from "./dataset/pyliteral.js";
 export { AgentSession, toolProvider, type ToolProvider } from "./runs/session.js";
 export { resultRecord } from "./runs/result.js";

@@ -3,7 +3,7 @@ import { failedSettled } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
 import { RunQueue } from "../queue/producer.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
-import { lockRunDir } from "../runs/lock.js";
+import { lockRunDir } from "../runs/run-lock.js";
 import { RunStore } from "../runs/store.js";
 import { RunWriter } from "../runs/writer.js";
 import type { CliIO } from "./io.js";

@@ -2,13 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { Command, Option } from "commander";
 import { parseDocument } from "yaml";
-import { parseEnvSpecs } from "../envs/spec-file.js";
-import type { EnvSpecFile } from "../envs/types.js";
+import { parseEnvSpecs } from "../testenv/spec-file.js";
+import type { EnvSpecFile } from "../testenv/types.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { ResolvedConfig } from "../runs/config.js";
 import type { Prices } from "../runs/result.js";
-import type { CliIO } from "./io.js";
-import { VERBS } from "./verbs.js";
+import { verbSourceOf } from "./verb-source.js";
 import { at } from "../util/at.js";
 
 /** The configuration file read from the working directory when no `--config FILE` is given. */
@@ -123,16 +122,16 @@ function readYaml(file: string): Record<string, unknown> {
   return value;
 }
 
-/** The commands of the configured verbs, for their options: `current` for its own verb, fresh ones for the others. */
-async function verbCommands(current: Command, verb: ConfigVerb, io: CliIO): Promise<Map<ConfigVerb, Command>> {
+/**
+ * The commands of the configured verbs, for their options: `current` for its own verb, fresh ones for the
+ * others, built by the program's verb source (main.ts gives it; see verb-source.ts).
+ */
+async function verbCommands(current: Command, verb: ConfigVerb): Promise<Map<ConfigVerb, Command>> {
   const out = new Map<ConfigVerb, Command>();
+  const source = verbSourceOf(current);
   for (const v of CONFIG_VERBS) {
-    if (v === verb) {
-      out.set(v, current);
-      continue;
-    }
-    const entry = VERBS.find((x) => x.name === v);
-    if (entry) out.set(v, (await entry.load())(io));
+    const cmd = v === verb ? current : await source?.(v);
+    if (cmd) out.set(v, cmd);
   }
   return out;
 }
@@ -146,10 +145,9 @@ async function readConfig(
   file: string,
   current: Command,
   verb: ConfigVerb,
-  io: CliIO,
 ): Promise<{ values: Map<Option, unknown>; prices: Record<string, Prices>; envs: EnvSpecFile | null }> {
   const raw = readYaml(file);
-  const commands = await verbCommands(current, verb, io);
+  const commands = await verbCommands(current, verb);
   const options = new Map([...commands].map(([v, cmd]) => [v, optionsByName(cmd)] as const));
   const perVerb = new Map<ConfigVerb, Map<Option, unknown>>(CONFIG_VERBS.map((v) => [v, new Map()]));
   let prices: Record<string, Prices> = {};
@@ -211,7 +209,7 @@ function envsFor(file: string, top: EnvSpecFile | null, section: EnvSpecFile | u
  * option the file names that no flag (nor environment variable) set. With no `--config`,
  * `gitgood.config.yaml` in the working directory is read when it is there.
  */
-export function withConfig(cmd: Command, verb: ConfigVerb, io: CliIO): Command {
+export function withConfig(cmd: Command, verb: ConfigVerb): Command {
   return cmd
     .option("--config <file>", `configuration file (YAML; default: ./${CONFIG_FILE} when it exists)`)
     .hook("preAction", async () => {
@@ -221,7 +219,7 @@ export function withConfig(cmd: Command, verb: ConfigVerb, io: CliIO): Command {
         loaded.set(cmd, { file: null, prices: {}, envs: null });
         return;
       }
-      const { values, prices, envs } = await readConfig(file, cmd, verb, io);
+      const { values, prices, envs } = await readConfig(file, cmd, verb);
       for (const [opt, value] of values) {
         const attribute = opt.attributeName();
         const source = cmd.getOptionValueSource(attribute);

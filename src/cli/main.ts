@@ -2,9 +2,10 @@ import type { Command } from "commander";
 import { createRequire } from "node:module";
 import { exitCodeFor, isGitGoodError, type ErrorCode } from "../errors.js";
 import { escapeControls } from "../util/escape.js";
-import { HELP_WIDTH, readHelpTable } from "./help-table.js";
+import { HELP_WIDTH, readHelpTable } from "./built-help.js";
 import type { CliIO } from "./io.js";
 import { VERBS } from "./verbs.js";
+import { provideVerbs } from "./verb-source.js";
 import { at } from "../util/at.js";
 
 const DESCRIPTION =
@@ -41,6 +42,10 @@ export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
       const { gitVersion } = await import("../git/version.js");
       await gitVersion();
     });
+  provideVerbs(program, async (name) => {
+    const entry = VERBS.find((v) => v.name === name);
+    return entry ? (await entry.load())(io) : undefined;
+  });
   const named = VERBS.find((v) => v.name === verb);
   if (named) {
     program.addCommand((await named.load())(io));

@@ -13,7 +13,7 @@ import { serveStdio } from "../mcp/stdio.js";
 import { generateToken, writeTokenFile } from "../mcp/token.js";
 import { Workbench, type WorkbenchSource } from "../mcp/workbench.js";
 import { runConfig } from "../runs/config.js";
-import { lockRunDir } from "../runs/lock.js";
+import { lockRunDir } from "../runs/run-lock.js";
 import { checkModels } from "../runs/preflight.js";
 import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";

@@ -101,7 +101,7 @@ export function reportCommand(io: CliIO): Command {
     if (option) cmd.addOption(option);
     for (const extra of format.options?.() ?? []) cmd.addOption(extra);
   }
-  return withConfig(cmd, "report", io).action((runDirs: string[], flags: ReportOptions) => {
+  return withConfig(cmd, "report").action((runDirs: string[], flags: ReportOptions) => {
     // A bench's --out holds its run in run/: the directory bench printed is taken, and labels the run.
     const dirs = runDirs.map(runDirOf);
     const labels = runLabels(runDirs);

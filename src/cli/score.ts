@@ -43,7 +43,7 @@ export function scoreCommand(io: CliIO): Command {
     .option("--price-in <usd>", "price per million prompt tokens of every judge (to record judge cost; default: the configuration's prices)", numberOption("--price-in", 0, 1e6))
     .option("--price-out <usd>", "price per million completion tokens of every judge", numberOption("--price-out", 0, 1e6))
     .option("--json", "print the report as JSON", false);
-  return withConfig(cmd, "score", io).action(async (runDir: string, flags: ScoreFlags, command: Command) => {
+  return withConfig(cmd, "score").action(async (runDir: string, flags: ScoreFlags, command: Command) => {
     if (flags.repo && flags.repos) throw new GitGoodError("BAD_OPTION", "give at most one of --repo and --repos");
     const where: RepoLocator | undefined = flags.repo ? { repo: flags.repo } : flags.repos ? { repos: flags.repos } : undefined;
     const models = modelOptions(flags);

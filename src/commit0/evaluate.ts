@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { RepoCompletionSample } from "../dataset/sample.js";
-import { applyAgentChange, cacheRoot, infrastructureAt, isPassing, outcomeOf, splitPatch, type TestInfrastructure } from "../envs/index.js";
-import type { TestRun } from "../envs/types.js";
+import { applyAgentChange, cacheRoot, infrastructureAt, isPassing, outcomeOf, splitPatch, type TestInfrastructure } from "../testenv/index.js";
+import type { TestRun } from "../testenv/types.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { applyPatch, checkoutDetached } from "../git/apply.js";
 import { requireCommits } from "../git/commits.js";
@@ -125,7 +125,7 @@ async function referenceTests(source: Repo, task: RepoCompletionSample["scenario
 /**
  * commit0's evaluation of a completion: in a fresh sandbox at the skeleton commit the change (a patch
  * against it) is applied without its changes to the evaluation's files (tests, test configuration,
- * start-up hooks: src/envs/test-infra.ts), which are recorded as `tampered`; those files are put as the
+ * start-up hooks: src/testenv/test-infra.ts), which are recorded as `tampered`; those files are put as the
  * reference has them; the whole suite runs in the task's environment, its results read from gitgood's
  * own channel; and the counted tests that pass (passed or xfail; a missing one failed) are counted. A
  * failure of the pipeline itself (the environment, the reference run) is recorded as `error`, never

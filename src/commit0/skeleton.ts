@@ -8,7 +8,7 @@ import { Repo } from "../git/repo.js";
 import { SKELETON_REF_PREFIX, commitReplacing, setGitgoodRef, treeFiles, validRefPart } from "../git/skeleton.js";
 import { readBlob } from "../git/trees.js";
 import { nameFromRemoteUrl } from "../mining/repository.js";
-import { COMMIT0_SKELETON_SCRIPT, parseCommit0Skeletons, type Commit0StyleFile } from "../python/commit0-style.js";
+import { COMMIT0_SKELETON_SCRIPT, parseCommit0Skeletons, type Commit0StyleFile } from "./skeleton-style.js";
 import { stubPythonSource } from "../python/stubs.js";
 import { execIn } from "../sandbox/exec.js";
 import { referenceRun } from "./evaluate.js";

@@ -1,6 +1,6 @@
 import type { RepoCompletionSample } from "../dataset/sample.js";
-import { declaredTestDependencies, instanceSetupCommands, isPassing, isTestFileName, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../envs/index.js";
-import type { EnvSpec, EnvTarget, Environment, TestRun } from "../envs/types.js";
+import { declaredTestDependencies, instanceSetupCommands, isPassing, isTestFileName, loadEnvSpecFile, prepareEnvironment, resolveEnvSpec, runTests } from "../testenv/index.js";
+import type { EnvSpec, EnvTarget, Environment, TestRun } from "../testenv/types.js";
 import type { Repo } from "../git/repo.js";
 import { listFiles } from "../git/trees.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
@@ -48,7 +48,7 @@ export function passingTests(run: TestRun): string[] {
   return [...run.outcomes].filter(([, o]) => isPassing(o)).map(([id]) => id).sort();
 }
 
-export { isTestFileName } from "../envs/index.js";
+export { isTestFileName } from "../testenv/index.js";
 
 /** The test files of a tree below `testDir` (the whole tree when it is empty), in git's order. */
 export async function testFilesAt(repo: Repo, rev: string, testDir: string): Promise<string[]> {

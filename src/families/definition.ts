@@ -6,7 +6,7 @@ import type { Trajectory } from "../runs/trajectory.js";
 import type { RecordImporter } from "../dataset/importer.js";
 import type { Sample, SampleTypeDefinition } from "../dataset/sample.js";
 import type { Isolation } from "../sandbox/isolation.js";
-import type { EnvSpecFile } from "../envs/types.js";
+import type { EnvSpecFile } from "../testenv/types.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 
 /**

@@ -1,5 +1,5 @@
 import { GitGoodError } from "../errors.js";
-import { withLock } from "./lock.js";
+import { withLock } from "./memory-lock.js";
 import type { MemoryWorkspace } from "./memory-workspace.js";
 
 /** Name of the lock file in the git directory; every operation that writes memory holds it. */

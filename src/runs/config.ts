@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
-import type { EnvSpecFile } from "../envs/types.js";
+import type { EnvSpecFile } from "../testenv/types.js";
 import { imageOf, type Isolation } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";

@@ -13,7 +13,7 @@ import { escapeControls } from "../util/escape.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
-import { lockRunDir } from "./lock.js";
+import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
 import type { Prices } from "./result.js";
 import { runBenchmark, type RunOptions, type RunSummary } from "./runner.js";

@@ -15,8 +15,8 @@ import {
   resolveEnvSpec,
   runTests,
   setupEnvironmentWithLlm,
-} from "../envs/index.js";
-import type { EnvSpec, EnvSpecFile, EnvTarget, Environment, TestRun } from "../envs/types.js";
+} from "../testenv/index.js";
+import type { EnvSpec, EnvSpecFile, EnvTarget, Environment, TestRun } from "../testenv/types.js";
 import { GitGoodError, isGitGoodError, toGitGoodError } from "../errors.js";
 import { GIT_APPLY_STRATEGIES, applyPatch, checkoutDetached, resetPaths } from "../git/apply.js";
 import type { Repo } from "../git/repo.js";
@@ -241,7 +241,7 @@ function patchText(patch: Buffer): string {
  * Evaluates a patch on an instance as the SWE-bench harness does (grading v5), without its green agent's
  * defects: in a fresh sandbox at `base_commit` the agent's change to the project's code is applied by the
  * first strategy that takes it (the tree reset between tries); its changes to the evaluation's files
- * (test files, test configuration, start-up hooks: src/envs/test-infra.ts) are dropped and recorded as
+ * (test files, test configuration, start-up hooks: src/testenv/test-infra.ts) are dropped and recorded as
  * `tampered`; the files `test_patch` touches are reset and `test_patch` applied; the test files it touches
  * run in the instance's environment, their results read from gitgood's own channel; FAIL_TO_PASS and
  * PASS_TO_PASS are looked up (missing = failed; a skipped PASS_TO_PASS test is kept; an empty list counts

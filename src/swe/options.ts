@@ -1,4 +1,4 @@
-import type { EnvSpecFile } from "../envs/types.js";
+import type { EnvSpecFile } from "../testenv/types.js";
 import { GitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
 import type { Isolation } from "../sandbox/isolation.js";

@@ -1,4 +1,4 @@
-import type { LogFormat, TestRun } from "../envs/types.js";
+import type { LogFormat, TestRun } from "../testenv/types.js";
 
 /** Lines that show a runner started its suite, per log format. */
 const RAN: Partial<Record<LogFormat, RegExp>> = {

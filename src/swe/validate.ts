@@ -4,7 +4,7 @@ import path from "node:path";
 import type { SweSample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import type { ErrorCode } from "../errors/codes.js";
-import { cacheRoot } from "../envs/index.js";
+import { cacheRoot } from "../testenv/index.js";
 import type { Repo } from "../git/repo.js";
 import { writeOutputFile } from "../util/output.js";
 import { evaluatePatch, userSpecOf, type SweEvaluation } from "./evaluate.js";

@@ -1,37 +1,18 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
-// The lint configuration is plain JavaScript; the list of layers is read from it as data.
-const configPath: string = path.join(root, "eslint.config.js");
-const { LAYERS } = (await import(configPath)) as { LAYERS: string[] };
+// The probe is plain JavaScript, shared with scripts/layers.js; the layers are read from eslint.config.js as data.
+const probePath: string = path.join(root, "scripts", "layer-probe.js");
+const { layerProbe } = (await import(probePath)) as {
+  layerProbe(root: string): Promise<{ LAYERS: string[]; errors(folder: string, importPath: string): Promise<string[]> }>;
+};
+const { LAYERS, errors: layerErrors } = await layerProbe(root);
 const folders = readdirSync(path.join(root, "src"), { withFileTypes: true })
   .filter((e) => e.isDirectory())
   .map((e) => e.name)
   .sort();
-
-// The probe is linted as text at a path that does not exist, so the type-aware rules (which need the file in the
-// TypeScript project) are turned off for it; the layer rules need no types.
-const eslint = new ESLint({
-  cwd: root,
-  overrideConfig: {
-    languageOptions: { parserOptions: { projectService: false } },
-    rules: {
-      "@typescript-eslint/no-floating-promises": "off",
-      "@typescript-eslint/no-misused-promises": "off",
-      "@typescript-eslint/no-unnecessary-type-assertion": "off",
-      "@typescript-eslint/switch-exhaustiveness-check": "off",
-    },
-  },
-});
-
-async function layerErrors(folder: string, importPath: string): Promise<string[]> {
-  const code = `import * as probe from "${importPath}";\nexport const used = probe;\n`;
-  const [result] = await eslint.lintText(code, { filePath: path.join(root, "src", folder, "layer-probe.ts") });
-  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
-}
 
 describe("the layers of src/", () => {
   it("lists every folder of src/ exactly once", () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RUN_LOCK_FILE } from "../../src/runs/lock.js";
+import { RUN_LOCK_FILE } from "../../src/runs/run-lock.js";
 import { removeAtExit } from "../../src/util/cleanup.js";
 import { gitgood, setEnv } from "../helpers/cli.js";
 import { completion, deadEndpoint, fakeOpenAI } from "../helpers/fake-openai.js";

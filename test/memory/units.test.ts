@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { escapeText, nextSummary, parseCommitLog, renderEntry, renderHeader } from "../../src/memory/entries.js";
-import { withLock } from "../../src/memory/lock.js";
+import { withLock } from "../../src/memory/memory-lock.js";
 import { factsFromFiles, refreshMetadata, segmentText } from "../../src/memory/metadata.js";
 import { tagConflicts } from "../../src/memory/resolve.js";
 import { appendItems, renderRoadmap, sectionText } from "../../src/memory/roadmap.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeSweRecord } from "../../src/dataset/swe.js";
 import type { SweSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
-import { instanceRecord } from "../../src/mining/swe/instance.js";
+import { instanceRecord } from "../../src/swe/mine/instance.js";
 import { mineSwe, type SweMineResult } from "../../src/swe/mine/mine.js";
 import { evaluatePatch } from "../../src/swe/evaluate.js";
 import { validateInstance } from "../../src/swe/validate.js";

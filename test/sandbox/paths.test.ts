@@ -220,7 +220,7 @@ describe("work-tree access without following links", () => {
 
 describe("tool call lock", () => {
   it("refuses a second holder while the first lives, and takes over a dead holder's lock", async () => {
-    const { acquireLock } = await import("../../src/sandbox/lock.js");
+    const { acquireLock } = await import("../../src/sandbox/call-lock.js");
     const { spawnSync, spawn } = await import("node:child_process");
     const lock = path.join(tmp, "call.lock");
     const release = acquireLock(lock);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { outcomeOf, parseDjangoLog, parsePytestLog } from "../../src/envs/index.js";
-import type { TestOutcome, TestRun } from "../../src/envs/types.js";
+import { outcomeOf, parseDjangoLog, parsePytestLog } from "../../src/testenv/index.js";
+import type { TestOutcome, TestRun } from "../../src/testenv/types.js";
 import { sweRows } from "../../src/families/swe/report.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { insideRepository, tally } from "../../src/swe/evaluate.js";

@@ -3,8 +3,8 @@ import { COMPILE_TIMEOUT, DEFAULT_RELATED_TESTS, DEFAULT_TEST_TIMEOUT, commit0Op
 import { stubbedFilesInOrder, type StubbedFile } from "../../commit0/order.js";
 import { completionEnvironment, relatedTestFiles, runSuite, suiteFlags, testFilesAt } from "../../commit0/tests.js";
 import type { RepoCompletionSample } from "../../dataset/sample.js";
-import { execInEnvironment, runTests } from "../../envs/index.js";
-import type { Environment, TestRun } from "../../envs/types.js";
+import { execInEnvironment, runTests } from "../../testenv/index.js";
+import type { Environment, TestRun } from "../../testenv/types.js";
 import { GitGoodError } from "../../errors.js";
 import { worktreePatch } from "../../git/apply.js";
 import { changedFiles, commitAll, resetHard } from "../../git/checkpoint.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { trimTestOutput } from "../../commit0/tests.js";
-import { TEST_OUTCOMES } from "../../envs/index.js";
+import { TEST_OUTCOMES } from "../../testenv/index.js";
 import { GitGoodError } from "../../errors.js";
 import { pythonFunctions, replaceFunctionBody } from "../../python/edit.js";
 import { checkRelativePath, entryKind, readProjectFile, writeProjectFile } from "../../sandbox/paths.js";

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
 import { SampleSchema, type Sample } from "../../dataset/sample.js";
-import { acquireLock } from "../../sandbox/lock.js";
+import { acquireLock } from "../../sandbox/call-lock.js";
 import { Repo } from "../../git/repo.js";
 import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";

@@ -1,18 +1,18 @@
 import os from "node:os";
 import { stringify as stringifyYaml } from "yaml";
-import { specToYaml, type EnvSpec } from "../../envs/index.js";
+import { specToYaml, type EnvSpec } from "../../testenv/index.js";
 import { GitGoodError, toGitGoodError } from "../../errors.js";
 import { listBranches, readCommitGraph } from "../../git/history.js";
 import { Repo } from "../../git/repo.js";
 import type { ModelClient } from "../../model/types.js";
 import type { SweOptions } from "../options.js";
 import { repositoryName } from "../../mining/repository.js";
-import { findCandidates, type SweCandidate } from "../../mining/swe/candidates.js";
-import { DESCRIBE_PROMPT_VERSION, describeWithModel } from "../../mining/swe/describe.js";
-import { draftInstance, type MinedInstance } from "../../mining/swe/instance.js";
-import { countReasons, INFRASTRUCTURE_REASONS, type SweDropReason, type SweReject } from "../../mining/swe/reasons.js";
+import { findCandidates, type SweCandidate } from "./candidates.js";
+import { DESCRIBE_PROMPT_VERSION, describeWithModel } from "./describe.js";
+import { draftInstance, type MinedInstance } from "./instance.js";
+import { countReasons, INFRASTRUCTURE_REASONS, type SweDropReason, type SweReject } from "./reasons.js";
 import { VerdictStore } from "./verdicts.js";
-import { SWE_LANGUAGES } from "../../mining/swe/test-files.js";
+import { SWE_LANGUAGES } from "./test-files.js";
 import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
 import { at } from "../../util/at.js";
 

@@ -1,5 +1,5 @@
 import type { SweSample } from "../../dataset/sample.js";
-import { isPassing, runTests, type EnvSpec, type Environment, type TestRun } from "../../envs/index.js";
+import { isPassing, runTests, type EnvSpec, type Environment, type TestRun } from "../../testenv/index.js";
 import { toGitGoodError } from "../../errors.js";
 import { applyPatch, resetPaths } from "../../git/apply.js";
 import { diffPaths } from "../../util/unified-diff.js";
@@ -7,7 +7,7 @@ import type { Repo } from "../../git/repo.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { environmentFor, sandboxAt, testFilesOf } from "../evaluate.js";
 import { DEFAULT_TEST_TIMEOUT, type SweOptions } from "../options.js";
-import type { SweDropReason } from "../../mining/swe/reasons.js";
+import type { SweDropReason } from "./reasons.js";
 import { at } from "../../util/at.js";
 
 /** Which tests a validation runs: those of the files the test change touches, or the whole suite too. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SweSample } from "../../dataset/sample.js";
-import { cacheRoot } from "../../envs/index.js";
+import { cacheRoot } from "../../testenv/index.js";
 import { userSpecOf } from "../evaluate.js";
 import { writeOutputFile } from "../../util/output.js";
 import type { ValidateOptions, Verdict } from "./validate.js";

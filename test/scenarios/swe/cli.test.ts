@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PYTEST_COMMAND } from "../../../src/envs/defaults.js";
+import { PYTEST_COMMAND } from "../../../src/testenv/defaults.js";
 import type { ResultRecord } from "../../../src/runs/record.js";
 import { gitgood } from "../../helpers/cli.js";
 import { useCacheDir } from "../../helpers/envs.js";

@@ -141,7 +141,7 @@ function pluginOutcomes(channel: Buffer, fromLog: Map<string, TestOutcome>): { o
  * Runs the tests of `testFiles` (repository-relative) with `env` in the sandbox's work tree, isolated
  * (the environment and the interpreter readable, only the work tree writable), time- and
  * output-limited. A pytest command's outcomes come from gitgood's own plug-in over an inherited pipe,
- * checked against the log (src/envs/pytest-results.ts); tampering it reports voids them. Other runners'
+ * checked against the log (src/testenv/pytest-results.ts); tampering it reports voids them. Other runners'
  * come from the JUnit XML the run wrote, completed by the spec's log parser (which alone serves when no
  * JUnit file was written, a collection error say). A run that runs out of
  * time is killed with its whole process group: `timedOut`, and no outcome (every test is missing).

@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveEnvSpec } from "../../src/envs/defaults.js";
-import { prepareEnvironment } from "../../src/envs/prepare.js";
-import { runTests } from "../../src/envs/run-tests.js";
-import { userSpecFor } from "../../src/envs/spec-file.js";
-import type { EnvSpec } from "../../src/envs/types.js";
+import { resolveEnvSpec } from "../../src/testenv/defaults.js";
+import { prepareEnvironment } from "../../src/testenv/prepare.js";
+import { runTests } from "../../src/testenv/run-tests.js";
+import { userSpecFor } from "../../src/testenv/spec-file.js";
+import type { EnvSpec } from "../../src/testenv/types.js";
 import { GitGoodError } from "../../src/errors.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { projectSandbox, useCacheDir } from "../helpers/envs.js";

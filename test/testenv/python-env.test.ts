@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveEnvSpec } from "../../src/envs/defaults.js";
-import { prepareEnvironment } from "../../src/envs/prepare.js";
-import { runTests } from "../../src/envs/run-tests.js";
-import { outcomeOf } from "../../src/envs/outcomes.js";
-import type { EnvSpec, Environment } from "../../src/envs/types.js";
+import { resolveEnvSpec } from "../../src/testenv/defaults.js";
+import { prepareEnvironment } from "../../src/testenv/prepare.js";
+import { runTests } from "../../src/testenv/run-tests.js";
+import { outcomeOf } from "../../src/testenv/outcomes.js";
+import type { EnvSpec, Environment } from "../../src/testenv/types.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { projectSandbox, pythonProject, useCacheDir } from "../helpers/envs.js";

@@ -1,10 +1,10 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveEnvSpec } from "../../src/envs/defaults.js";
-import { prepareEnvironment } from "../../src/envs/prepare.js";
-import { runTests } from "../../src/envs/run-tests.js";
-import type { EnvSpec, Environment } from "../../src/envs/types.js";
+import { resolveEnvSpec } from "../../src/testenv/defaults.js";
+import { prepareEnvironment } from "../../src/testenv/prepare.js";
+import { runTests } from "../../src/testenv/run-tests.js";
+import type { EnvSpec, Environment } from "../../src/testenv/types.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { nodeProject, projectSandbox, useCacheDir } from "../helpers/envs.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scriptRunnerFlags } from "../../src/envs/defaults.js";
+import { scriptRunnerFlags } from "../../src/testenv/defaults.js";
 
 describe("the runner flags a Node project's test script chooses", () => {
   it("keeps the project and configuration a script picks, and nothing else", () => {

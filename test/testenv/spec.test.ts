@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveEnvSpec } from "../../src/envs/defaults.js";
-import { testArguments } from "../../src/envs/run-tests.js";
-import { envSpecYaml, loadEnvSpecFile, parseEnvSpecs } from "../../src/envs/spec-file.js";
+import { resolveEnvSpec } from "../../src/testenv/defaults.js";
+import { testArguments } from "../../src/testenv/run-tests.js";
+import { envSpecYaml, loadEnvSpecFile, parseEnvSpecs } from "../../src/testenv/spec-file.js";
 import { GitGoodError } from "../../src/errors.js";
 import { writeFiles } from "../helpers/envs.js";
 

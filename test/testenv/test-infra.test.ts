@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testInfrastructure } from "../../src/envs/test-infra.js";
+import { testInfrastructure } from "../../src/testenv/test-infra.js";
 
 describe("the files an evaluation owns", () => {
   const infra = testInfrastructure();

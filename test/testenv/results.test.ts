@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outcomesFromJUnit, parseJUnitXml } from "../../src/envs/junit.js";
-import { parseDjangoLog, parseJestLog, parsePytestLog, parseSympyLog } from "../../src/envs/logs.js";
-import { mergeOutcomes, outcomeOf } from "../../src/envs/outcomes.js";
-import { isPassing, type TestOutcome } from "../../src/envs/types.js";
+import { outcomesFromJUnit, parseJUnitXml } from "../../src/testenv/junit.js";
+import { parseDjangoLog, parseJestLog, parsePytestLog, parseSympyLog } from "../../src/testenv/logs.js";
+import { mergeOutcomes, outcomeOf } from "../../src/testenv/outcomes.js";
+import { isPassing, type TestOutcome } from "../../src/testenv/types.js";
 import { DJANGO_LOG, GRADLE_XML, JEST_LOG, SUREFIRE_XML, SYMPY_LOG, VITEST_XML, nodeProject, pythonProject, writeFiles } from "../helpers/envs.js";
 
 let scratch: string;

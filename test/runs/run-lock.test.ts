@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { sampleToJson, type Sample } from "../../src/dataset/sample.js";
-import { RUN_LOCK_FILE } from "../../src/runs/lock.js";
+import { RUN_LOCK_FILE } from "../../src/runs/run-lock.js";
 import { BIN, captureSink, gitgood, setEnv } from "../helpers/cli.js";
 import { completion, fakeOpenAI } from "../helpers/fake-openai.js";
 import type { Fixture } from "../helpers/fixture.js";
