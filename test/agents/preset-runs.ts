@@ -34,9 +34,7 @@ export interface PresetFixtures {
 }
 
 export async function presetFixtures(): Promise<PresetFixtures> {
-  let fx: Fixture;
-  let samples: Sample[];
-  ({ fx, samples } = await buildRunFixture());
+  const { fx, samples }: { fx: Fixture; samples: Sample[] } = await buildRunFixture();
   const easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
   const dirs = tempDirs();
   const mcrFile = `${dirs.out}-samples.jsonl`;
