@@ -45,8 +45,9 @@ export function anthropicBaseURL(baseURL?: string): string {
  * is sent as Messages: system messages as the system prompt, tool calls as `tool_use` blocks and tool results
  * as `tool_result` blocks of a user turn. The system prompt, the tools and the conversation so far are marked
  * for the prompt cache, so an agent's growing conversation is read from the cache turn after turn; the usage
- * counts every prompt token, and says how many were read from or written to the cache. Retries are
- * gitgood's own (the SDK retries nothing), so an aborted request stops at once.
+ * counts every prompt token, and says how many were read from or written to the cache. Answers are streamed
+ * and put together by the SDK, so a long answer never waits idle on one response. Retries are gitgood's own
+ * (the SDK retries nothing), so an aborted request stops at once.
  */
 export class AnthropicClient implements ModelClient {
   /** The name as a user gives it, `anthropic/MODEL` (records, prices and messages use it; the API is sent MODEL). */
@@ -89,7 +90,9 @@ export class AnthropicClient implements ModelClient {
     signal: AbortSignal | undefined,
     maxRetries: number,
   ): Promise<Anthropic.Message> {
-    return withRetries(api, this.model, (own) => client.messages.create(body, own ? { signal: own } : {}), signal, maxRetries);
+    // Streamed, so a long answer keeps the connection busy (no idle time-out before its end); the final
+    // message holds the whole answer and the usage as the last event gives it.
+    return withRetries(api, this.model, (own) => client.messages.stream(body, own ? { signal: own } : {}).finalMessage(), signal, maxRetries);
   }
 }
 

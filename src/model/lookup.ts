@@ -16,6 +16,20 @@ export { endpointOf, type ModelOptions } from "./options.js";
  * they can be (keyed by the provider's endpoint), and only requests that go to the endpoint take one of
  * `connections`.
  */
+/**
+ * The endpoint a model name's requests go to as the user set it (`anthropic/…`: ANTHROPIC_BASE_URL; the
+ * OpenAI providers: OPENAI_BASE_URL), for run.json; null when the provider's default is used, or the name is
+ * no model's.
+ */
+export function modelEndpoint(name: string, opts: ModelOptions = {}): string | null {
+  try {
+    const { provider } = resolveProvider(name.trim(), DEFAULT_PROVIDER);
+    return provider.configuredEndpoint(opts);
+  } catch {
+    return null;
+  }
+}
+
 export function lookupModel(name: string, opts: ModelOptions = {}): ModelClient {
   const trimmed = name.trim();
   if (trimmed === "") throw new GitGoodError("BAD_OPTION", "a model name is empty: give one such as gpt-4o-mini");

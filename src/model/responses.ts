@@ -7,7 +7,8 @@ import { CHECK_PROMPT, checkEndpoint, withRetries } from "./retry.js";
 import { promptCacheUsage, type ChatMessage, type ModelClient, type ModelReply, type ModelRequest, type ToolCall } from "./types.js";
 
 type Sdk = typeof import("openai");
-type Body = OpenAI.Responses.ResponseCreateParamsNonStreaming;
+/** A Responses request as sent (streamed: the client asks for the answer as events). */
+type Body = Omit<OpenAI.Responses.ResponseCreateParams, "stream">;
 
 let sdk: Promise<Sdk> | null = null;
 
@@ -21,7 +22,8 @@ function loadSdk(): Promise<Sdk> {
  * A client of the OpenAI Responses API (`POST {base}/responses`), with the same endpoint and key settings
  * as the chat-completions client (OPENAI_BASE_URL, OPENAI_API_KEY). Each request sends the whole
  * conversation (nothing is stored on the server: `store: false`): system messages as the instructions,
- * tool calls and results as `function_call` and `function_call_output` items. Retries are gitgood's own.
+ * tool calls and results as `function_call` and `function_call_output` items. Answers are streamed, so a
+ * long one never waits idle on one response. Retries are gitgood's own.
  */
 export class OpenAIResponsesClient implements ModelClient {
   /** The name as a user gives it, `openai-responses/MODEL` (records, prices and messages use it; the API is sent MODEL). */
@@ -57,7 +59,8 @@ export class OpenAIResponsesClient implements ModelClient {
   }
 
   private send(api: Sdk, client: OpenAI, body: Body, signal: AbortSignal | undefined, maxRetries: number): Promise<OpenAI.Responses.Response> {
-    return withRetries(api, this.model, (own) => client.responses.create(body, own ? { signal: own } : {}), signal, maxRetries);
+    // Streamed (see AnthropicClient): the final response is the one the `response.completed` event carries, with its usage.
+    return withRetries(api, this.model, (own) => client.responses.stream(body, own ? { signal: own } : {}).finalResponse(), signal, maxRetries);
   }
 }
 

@@ -148,10 +148,21 @@ function exchange(target: URL, headers: http.OutgoingHttpHeaders, body: Buffer, 
       res.writeHead(answer.statusCode ?? 502, headersOut);
       const parts: Buffer[] = [];
       let kept = 0;
+      let corked = false;
+      const uncork = (): void => {
+        corked = false;
+        res.uncork();
+      };
       answer.on("data", (b: Buffer) => {
         if (kept < MAX_KEPT) {
           parts.push(b);
           kept += b.length;
+        }
+        // The pieces that arrive together (a stream's events, read at once) go out together, in one write.
+        if (!corked) {
+          corked = true;
+          res.cork();
+          process.nextTick(uncork);
         }
         res.write(b);
       });

@@ -6,7 +6,7 @@ import { readDataset } from "../dataset/importer.js";
 import { DIFFICULTIES, type Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import type { ModelOptions } from "../model/lookup.js";
+import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
@@ -112,7 +112,7 @@ function modelInfo(name: string | undefined, flags: Partial<ModelFlags> = {}): M
   if (!name) return null;
   return {
     name,
-    endpoint: process.env.OPENAI_BASE_URL || null,
+    endpoint: modelEndpoint(name),
     temperature: flags.temperature ?? null,
     ...(flags.maxTokens !== undefined ? { max_tokens: flags.maxTokens } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),

@@ -1,6 +1,6 @@
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 
-/** One step of a scripted agent: a call of a tool (found by the end of its name among the tools the agent offers). */
+/** One step of a scripted agent: a call of a tool (found among the tools the agent offers by its name in any case, or by the end of its name). */
 export interface ScriptStep {
   tool: string;
   args: Record<string, unknown>;
@@ -62,7 +62,7 @@ export function scriptedUpstream(script: ScriptStep[]): Promise<FakeUpstream> {
     const model = String(body.model ?? "m");
     const names = toolNames(body);
     const step = names.length > 0 ? script[resultsIn(body)] : undefined;
-    const name = step ? (names.find((n) => n === step.tool || n.endsWith(`__${step.tool}`) || n.endsWith(`_${step.tool}`)) ?? step.tool) : null;
+    const name = step ? (names.find((n) => n.toLowerCase() === step.tool.toLowerCase() || n.endsWith(`__${step.tool}`) || n.endsWith(`_${step.tool}`)) ?? step.tool) : null;
     const anthropic = req.path.includes("/messages");
     const text = names.length > 0 ? "Done." : "A title";
     if (anthropic) {

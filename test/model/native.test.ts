@@ -60,6 +60,7 @@ describe("the anthropic provider (Messages API)", () => {
       expect(`${sent?.headers["x-api-key"] ?? ""} ${sent?.headers.authorization ?? ""}`).toContain("sk-ant-test");
       expect(sent?.body).toMatchObject({
         model: "claude-test",
+        stream: true,
         max_tokens: 300,
         temperature: 0,
         system: [{ type: "text", text: "You resolve merges.", cache_control: { type: "ephemeral" } }],
@@ -159,6 +160,7 @@ describe("the openai-responses provider (Responses API)", () => {
       expect(sent?.headers.authorization).toBe("Bearer sk-test");
       expect(sent?.body).toMatchObject({
         model: "gpt-test",
+        stream: true,
         store: false,
         instructions: "You resolve merges.",
         max_output_tokens: 200,
@@ -193,6 +195,25 @@ describe("the openai-responses provider (Responses API)", () => {
   });
 });
 
+describe("the native providers stream", () => {
+  it.for([
+    ["anthropic/claude-test", "", anthropicMessage({ text: "a long answer" }, { input: 30, output: 4000, cacheRead: 10 }), { prompt_tokens: 40, completion_tokens: 4000, cache_read_tokens: 10 }],
+    ["openai-responses/gpt-test", "/v1", responsesReply({ text: "a long answer" }, { input: 30, output: 4000 }), { prompt_tokens: 30, completion_tokens: 4000 }],
+  ] as const)("%s: an answer still coming after the client's time limit is taken whole, its tokens from the final usage", async ([name, v1, body, usage]) => {
+    // The answer's first event comes at once and the rest 2.5 s later: a whole (unstreamed) answer would
+    // come after the client's 1 s limit, and time out.
+    const server = await fakeUpstream([{ body, writingMs: 2500 }]);
+    try {
+      const reply = await lookupModel(name, { baseURL: `${server.url}${v1}`, apiKey: "k", maxRetries: 0, timeoutMs: 1000 }).complete(request());
+      expect(reply.message).toEqual({ role: "assistant", content: "a long answer" });
+      expect(reply.usage).toEqual(usage);
+      expect(server.taken).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("gitgood run with native providers", () => {
   let fx: Fixture;
   let samples: Sample[];
@@ -217,6 +238,9 @@ describe("gitgood run with native providers", () => {
       const first = path.join(fx.scratch("run"), "first");
       const r = await gitgood(args(first), { env });
       expect(r.code, r.stderr).toBe(0);
+      // run.json names the endpoint of the agent's provider: ANTHROPIC_BASE_URL, not OPENAI_BASE_URL.
+      const run = JSON.parse(readFileSync(path.join(first, "run.json"), "utf8")) as { identity: { model: { name: string; endpoint: string | null } } };
+      expect(run.identity.model).toMatchObject({ name: "anthropic/claude-run", endpoint: agentUpstream.url });
       const [record] = readFileSync(path.join(first, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultRecord);
       const agentCalls = agentUpstream.taken.filter((t) => t.path === "/v1/messages" && !isCheck(t)).length;
       const judgeCalls = judgeUpstream.taken.filter((t) => !isCheck(t)).length;

@@ -69,18 +69,20 @@ describe("model providers", () => {
       description: "test provider",
       create: (model) => new ScriptedModelClient(["from a"], model),
       cacheEndpoint: () => "echo-a:",
+      configuredEndpoint: () => null,
     });
     registerProvider({
       name: "echo-b",
       description: "test provider",
       create: (model) => new ScriptedModelClient(["from b"], model),
       cacheEndpoint: () => "echo-b:",
+      configuredEndpoint: () => null,
     });
     expect((await lookupModel("echo-a/m", { cache }).complete(ask())).message.content).toBe("from a");
     expect((await lookupModel("echo-b/m", { cache }).complete(ask())).message.content).toBe("from b");
     // A second client of the first provider (whose script would fail) is answered from the cache.
     expect((await lookupModel("echo-a/m", { cache }).complete(ask())).usage.cached).toBe(true);
-    expect(() => registerProvider({ name: "echo-a", description: "", create: () => new ScriptedModelClient([]), cacheEndpoint: () => null })).toThrow(/already registered/);
+    expect(() => registerProvider({ name: "echo-a", description: "", create: () => new ScriptedModelClient([]), cacheEndpoint: () => null, configuredEndpoint: () => null })).toThrow(/already registered/);
   });
 });
 

@@ -42,7 +42,8 @@ export const opencode: AgentPreset = {
   },
   command(ctx) {
     const bin = path.join(ctx.installDir, "node_modules", binaryPackage(), "bin", "opencode");
-    return `${shellQuote(bin)} run ${ctx.prompt}`;
+    // --title names the session, so no title is asked of the model; its warnings and errors go to stderr.
+    return `${shellQuote(bin)} run --title gitgood --print-logs --log-level WARN ${ctx.prompt}`;
   },
   env: () => ({
     OPENCODE_DISABLE_MODELS_FETCH: "1",

@@ -7,4 +7,5 @@ export const anthropicProvider: ModelProvider = {
   description: "the Anthropic Messages API (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY): anthropic/claude-sonnet-4-5",
   create: (model, opts) => new AnthropicClient({ model, baseURL: opts.baseURL, apiKey: opts.apiKey, maxRetries: opts.maxRetries, timeoutMs: opts.timeoutMs }),
   cacheEndpoint: (_model, opts) => `${anthropicBaseURL(opts.baseURL)}/v1/messages`,
+  configuredEndpoint: (opts) => opts.baseURL || process.env.ANTHROPIC_BASE_URL || null,
 };

@@ -9,4 +9,5 @@ export const openaiProvider: ModelProvider = {
   create: (model, opts) =>
     new OpenAIChatClient({ model, baseURL: opts.baseURL, apiKey: opts.apiKey, maxRetries: opts.maxRetries, timeoutMs: opts.timeoutMs }),
   cacheEndpoint: (_model, opts) => endpointOf(opts.baseURL),
+  configuredEndpoint: (opts) => opts.baseURL || process.env.OPENAI_BASE_URL || null,
 };

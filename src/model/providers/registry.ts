@@ -18,6 +18,8 @@ export interface ModelProvider {
    * answers); null: this provider's answers are not cached.
    */
   cacheEndpoint(model: string, opts: ModelOptions): string | null;
+  /** The base URL the user set for it (the options' or its variable, such as ANTHROPIC_BASE_URL), as run.json records it; null: its default, or none. */
+  configuredEndpoint(opts: ModelOptions): string | null;
 }
 
 const providers = new Map<string, ModelProvider>();

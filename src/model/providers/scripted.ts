@@ -51,4 +51,5 @@ export const scriptedProvider: ModelProvider = {
     };
   },
   cacheEndpoint: () => null,
+  configuredEndpoint: () => null,
 };

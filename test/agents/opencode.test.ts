@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackage } from "../../src/agents/presets/index.js";
+import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
+import { MCR_SCRIPT, preset, presetFixtures, runPreset, SWE_SCRIPT, USER_KEY, type PresetFixtures, type PresetRun } from "./preset-runs.js";
+import { scriptedUpstream, USAGE } from "./presets-upstream.js";
+
+// The real opencode from npm (its Linux binary), driven by a scripted OpenAI-compatible model on 127.0.0.1.
+let fx: PresetFixtures;
+const opencode = preset("opencode");
+beforeAll(async () => {
+  fx = await presetFixtures();
+  await installPackage(opencode.package, opencode.version);
+}, 900_000);
+afterAll(() => fx?.cleanup());
+
+const noBwrap = bwrapUnavailable();
+
+/** What every real-agent run must show: the agent's turns are model turns, each counted, each sent with the user's key only. */
+function expectRecorded(run: PresetRun, seen: Array<{ path: string; headers: Record<string, unknown> }>): void {
+  const turns = run.events.filter((e) => e.type === "model");
+  expect(turns.length).toBeGreaterThanOrEqual(2);
+  expect(run.record?.tokens).toEqual({ prompt: USAGE.input * turns.length, completion: USAGE.output * turns.length });
+  expect(run.record?.cost_usd).toBeCloseTo((USAGE.input * 3 + USAGE.output * 15) * turns.length / 1e6, 9);
+  const calls = seen.filter((s) => s.path.endsWith("/chat/completions"));
+  // No title request: the preset names the session itself.
+  expect(calls.length).toBe(turns.length);
+  expect(calls.every((s) => s.headers.authorization === `Bearer ${USER_KEY}`)).toBe(true);
+  expect(JSON.stringify(run.events)).not.toContain(USER_KEY);
+  expect(run.events.some((e) => e.type === "note" && e.text?.startsWith(`final message of opencode@${opencode.version}`) && e.text.includes("Done."))).toBe(true);
+}
+
+describe(`--agent opencode (opencode-ai ${opencode.version} from npm, driven by a scripted model)`, () => {
+  it("resolves a SWE instance by editing the work tree with its own shell tool, in the jail", async (ctx) => {
+    if (noBwrap) ctx.skip();
+    const upstream = await scriptedUpstream(SWE_SCRIPT);
+    try {
+      const run = await runPreset(fx, "swe", ["--agent", "opencode", "--model", "openai/test-model", "--tools", "shell", "--price-in", "3", "--price-out", "15"],
+        { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY }, "opencode-swe");
+      expect(run.cli.code, run.why).toBe(0);
+      expect(run.record, run.why).toMatchObject({ status: "success", verdict: "solved", agent: `opencode@${opencode.version}`, scores: { swe: { status: "resolved" } } });
+      expectRecorded(run, upstream.seen);
+    } finally {
+      await upstream.close();
+    }
+  }, 900_000);
+
+  it("resolves an MCR sample through gitgood's tools over MCP, in the jail", async (ctx) => {
+    if (noBwrap) ctx.skip();
+    const upstream = await scriptedUpstream(MCR_SCRIPT);
+    try {
+      const run = await runPreset(fx, "mcr", ["--agent", "opencode", "--model", "openai/test-model", "--tools", "mcp", "--price-in", "3", "--price-out", "15"],
+        { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY }, "opencode-mcr");
+      expect(run.cli.code, run.why).toBe(0);
+      expect(run.record, run.why).toMatchObject({ status: "success", solved: true, agent: `opencode@${opencode.version}` });
+      expect(run.events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual(["resolve_current_merge_conflict_with", "finish_scenario"]);
+      expectRecorded(run, upstream.seen);
+    } finally {
+      await upstream.close();
+    }
+  }, 900_000);
+});
