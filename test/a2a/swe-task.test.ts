@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SweTask } from "../../src/a2a/swe-task.js";
+import { SWE_PARTICIPANT_TASK } from "../../src/families/swe/a2a-task.js";
 import { chooseIsolation } from "../../src/sandbox/isolation.js";
 import { pythonTask } from "../helpers/swe.js";
 
@@ -13,13 +13,13 @@ describe("the A2A participant's SWE answer", () => {
     const repoDir = task.fixture.scratch("repo-dir");
     mkdirSync(path.join(repoDir, "calc"));
     writeFileSync(path.join(repoDir, "calc", "__init__.py"), "def sub(a, b):\n    return a + b\n");
-    const work = await SweTask.open({ repoDir, problem: "sub adds", hints: null }, { isolation: chooseIsolation({ mode: "none" }), commandTimeoutSeconds: 10 });
+    const work = await SWE_PARTICIPANT_TASK.open(`REPO_DIR: ${repoDir}\n\nProblem Statement:\nsub adds`, { isolation: chooseIsolation({ mode: "none" }), commandTimeoutSeconds: 10 });
     try {
       writeFileSync(path.join(repoDir, "calc", "__init__.py"), "def sub(a, b):\n    return a - b\n");
       mkdirSync(path.join(repoDir, "calc", "__pycache__"));
       writeFileSync(path.join(repoDir, "calc", "__pycache__", "__init__.cpython-311.pyc"), Buffer.from([0xa7, 0x0d, 0x0d, 0x0a, 0, 1, 2, 255]));
       writeFileSync(path.join(repoDir, "stale.pyc"), Buffer.from([0xa7, 0x0d, 0, 0]));
-      const answer = await work.patchAnswer();
+      const answer = await work.answer();
       expect(answer).toMatch(/^<patch>\ndiff --git a\/calc\/__init__\.py b\/calc\/__init__\.py\n/);
       expect(answer).toContain("+    return a - b\n");
       expect(answer).not.toMatch(/__pycache__|\.pyc/);
