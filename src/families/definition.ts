@@ -10,6 +10,7 @@ import type { ToolSpec } from "../model/types.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import type { FamilyCommandLine } from "./command-line.js";
+import type { HarborTask } from "./harbor-kit.js";
 
 /**
  * The report's family sections by key (`swe`, `commit0`): each family adds its own key and row type
@@ -194,6 +195,8 @@ export interface FamilyDefinition {
   readonly participantTask?: ParticipantTask;
   /** The family's own view of one attempt's outcome (conflicts, histories, tests), for the viewer and the HTML report. */
   outcomeView?(input: OutcomeInput): OutcomeBlock[];
+  /** How the family's scenarios become Harbor task directories (`gitgood export harbor`). */
+  readonly harborTasks?: readonly HarborTask[];
 }
 
 /** What the participant gives a task it opens: how commands are jailed, and the limits its CLI sets. */

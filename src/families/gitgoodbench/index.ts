@@ -4,6 +4,7 @@ import { MCR } from "../../scenarios/mcr/index.js";
 import { defineFamily } from "../definition.js";
 import { gitgoodbenchOutcome } from "./outcome-view.js";
 import { GITGOODBENCH_COMMAND_LINE } from "./command-line.js";
+import { GITGOODBENCH_HARBOR_TASKS } from "./harbor-tasks.js";
 
 /** GitGoodBench: interactive rebase, iterative committing and merge conflict resolution, in the paper's table. */
 export const GITGOODBENCH_FAMILY = defineFamily({
@@ -11,4 +12,5 @@ export const GITGOODBENCH_FAMILY = defineFamily({
   commandLine: GITGOODBENCH_COMMAND_LINE,
   scenarios: [IR, ICC, MCR],
   outcomeView: gitgoodbenchOutcome,
+  harborTasks: GITGOODBENCH_HARBOR_TASKS,
 });

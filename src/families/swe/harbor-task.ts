@@ -1,0 +1,99 @@
+import { isSweSample } from "../../dataset/sample.js";
+import { GitGoodError } from "../../errors.js";
+import { SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+
+/**
+ * SWE: the evaluation's test files put back (the base's version of every file the test patch touches),
+ * the test patch applied, pytest run on the files the test lists name, and the verdict: solved when
+ * every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or XFAIL; a test missing from the log failed).
+ */
+const SWE_TEST_SH = `${TEST_PRELUDE}
+base=$(cat "$here/base")
+export PYTHONDONTWRITEBYTECODE=1
+while IFS= read -r -d '' f; do
+  if g cat-file -e "$base:$f" 2>/dev/null; then g checkout -q "$base" -- "$f"; else rm -rf -- "$f"; fi
+done < "$here/test-files"
+g apply --binary "$here/test.patch" || { echo "the test patch does not apply"; reward 0; }
+xargs -0 python3 -m pytest -rA -p no:cacheprovider < "$here/run-files" > "$logs/verifier/pytest.log" 2>&1
+tail -n 40 "$logs/verifier/pytest.log"
+reward "$(python3 "$here/verdict.py" "$logs/verifier/pytest.log" "$here/tests.json")"
+`;
+
+/** SWE's recorded outcome: the gold patch. */
+const SWE_SOLVE_SH = `${SOLVE_PRELUDE}
+git apply --binary "$here/gold.patch"
+`;
+
+/** tests/verdict.py: reads pytest's -rA summary lines and prints 1 when every listed test passed, else 0. */
+const SWE_VERDICT_PY = `import json
+import re
+import sys
+
+status = {}
+with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
+    for line in log:
+        m = re.match(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\\S+)", line)
+        if m:
+            status[m.group(2)] = m.group(1)
+with open(sys.argv[2], encoding="utf-8") as f:
+    lists = json.load(f)
+wanted = lists["FAIL_TO_PASS"] + lists["PASS_TO_PASS"]
+passed = [t for t in wanted if status.get(t) in ("PASSED", "XFAIL")]
+for name in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+    tests = lists[name]
+    ok = sum(1 for t in tests if status.get(t) in ("PASSED", "XFAIL"))
+    print(f"{name}: {ok}/{len(tests)}", file=sys.stderr)
+print(1 if len(passed) == len(wanted) else 0)
+`;
+
+/** The files a patch touches (its `diff --git a/X b/Y` lines, both sides), in order of appearance. */
+function patchFiles(patch: string): string[] {
+  const out = new Set<string>();
+  for (const m of patch.matchAll(/^diff --git a\/(\S+) b\/(\S+)$/gm)) {
+    if (m[1]) out.add(m[1]);
+    if (m[2]) out.add(m[2]);
+  }
+  return [...out];
+}
+
+/** SWE's Harbor task: the test patch applied after the agent, pytest, every FAIL_TO_PASS and PASS_TO_PASS test passing. */
+export const SWE_HARBOR_TASK: HarborTask = {
+  accepts: (s) => s.definition.patchTask === true && isSweSample(s.sample),
+  async build({ sample }) {
+    if (!isSweSample(sample)) throw new GitGoodError("INTERNAL", "not a patch-task sample");
+    const task = sample.scenario;
+    if (sample.programming_language !== null && sample.programming_language.toLowerCase() !== "python") {
+      throw new GitGoodError("BAD_SAMPLE", `a Harbor task runs its tests with pytest; ${sample.id} is ${sample.programming_language}`);
+    }
+    const testFiles = patchFiles(task.test_patch);
+    const named = [...task.FAIL_TO_PASS, ...task.PASS_TO_PASS].map((t) => t.split("::")[0] ?? t);
+    const run = [...new Set([...named, ...testFiles.filter((f) => /(^|\/)test_[^/]*\.py$|_test\.py$/.test(f))])].filter((f) => f !== "").sort();
+    return {
+      instruction: [
+        "# Resolve an issue",
+        "",
+        `The repository in \`${TASK_REPO}\` is ${task.repo} at \`${task.base_commit}\`. Change its code so that the issue below is`,
+        "resolved. The tests that decide it are added after you finish; changes to test files are replaced by the",
+        "evaluation's.",
+        "",
+        "## Issue",
+        "",
+        task.problem_statement.trimEnd(),
+        "",
+      ].join("\n"),
+      tests: {
+        "test.sh": script(SWE_TEST_SH),
+        "verdict.py": text(SWE_VERDICT_PY),
+        base: text(`${task.base_commit}\n`),
+        "test.patch": text(task.test_patch),
+        "test-files": nulList([...new Set([...testFiles, ...named])].filter((f) => f !== "").sort()),
+        "run-files": nulList(run),
+        "tests.json": text(`${JSON.stringify({ FAIL_TO_PASS: task.FAIL_TO_PASS, PASS_TO_PASS: task.PASS_TO_PASS }, null, 1)}\n`),
+      },
+      solution: { "solve.sh": script(SWE_SOLVE_SH), "gold.patch": text(task.patch) },
+      packages: ["python3", "python3-pip", "python3-pytest"],
+      setup: ["if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --break-system-packages --no-deps -e . ; fi"],
+      notes: { scoring: "every FAIL_TO_PASS and PASS_TO_PASS test passes (pytest, after the test patch)" },
+    };
+  },
+};
