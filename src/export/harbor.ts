@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
@@ -9,6 +9,7 @@ import type { HistoryDepth } from "../git/store.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import { withScenario } from "../scenarios/index.js";
 import type { LiveScenario } from "../scenarios/types.js";
+import { checkRelativePath, entryKind, makeProjectParents, readProjectFile, readProjectLink, writeProjectFile, writeProjectLink } from "../sandbox/paths.js";
 import { harborParts, type HarborParts, type TaskFile } from "./harbor-tasks.js";
 import { START_SH, TASK_REPO } from "./harbor-scripts.js";
 import { tomlDocument } from "./harbor-toml.js";
@@ -37,26 +38,30 @@ export function harborTaskName(sample: Sample, scenario: string): string {
   return name === "" ? `task-${scenario.toLowerCase()}` : name;
 }
 
+/**
+ * Writes a task file at `rel` under `root` through the sandbox's path door: no '..', no link among its
+ * directories (a link written earlier from a hostile tree can never carry a later file outside), and an
+ * existing link at the place is replaced, never followed.
+ */
 function writeTaskFile(root: string, rel: string, file: TaskFile): void {
-  const target = path.join(root, rel);
-  if (!path.resolve(target).startsWith(path.resolve(root) + path.sep)) throw new GitGoodError("BAD_SAMPLE", `a task file would land outside its directory: ${rel}`);
-  mkdirSync(path.dirname(target), { recursive: true });
+  mkdirSync(root, { recursive: true });
+  const p = checkRelativePath(root, rel);
+  makeProjectParents(root, p);
   if ("link" in file) {
-    symlinkSync(file.link, target);
+    writeProjectLink(root, p, Buffer.from(file.link, "utf8"));
     return;
   }
-  writeFileSync(target, file.data);
-  chmodSync(target, file.mode ?? 0o644);
+  writeProjectFile(root, p, Buffer.isBuffer(file.data) ? file.data : Buffer.from(file.data, "utf8"), file.mode ?? 0o644);
 }
 
-/** Copies a file of the work tree as it is: a link as a link (never followed), a file with its mode. */
-function copyWorkFile(from: string, to: string): void {
-  const st = lstatSync(from);
-  mkdirSync(path.dirname(to), { recursive: true });
-  if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
-  else if (st.isFile()) {
-    copyFileSync(from, to);
-    chmodSync(to, st.mode & 0o111 ? 0o755 : 0o644);
+/** Copies a file of the work tree as it is (a link as a link, never followed; a file with its mode), read through the path door too. */
+function copyWorkFile(workDir: string, rel: string, root: string): void {
+  const p = checkRelativePath(workDir, rel);
+  const kind = entryKind(workDir, p);
+  if (kind === "link") writeTaskFile(root, rel, { link: readProjectLink(workDir, p).toString("utf8") });
+  else if (kind === "file") {
+    const executable = (lstatSync(path.join(workDir, rel)).mode & 0o111) !== 0;
+    writeTaskFile(root, rel, { data: readProjectFile(workDir, p), mode: executable ? 0o755 : 0o644 });
   }
 }
 
@@ -79,7 +84,7 @@ async function writeStart(scenario: LiveScenario, dir: string): Promise<void> {
   }
   const delta = await workTreeDelta(sandbox.repo);
   mkdirSync(path.join(dir, "work"), { recursive: true });
-  for (const rel of delta.changed) copyWorkFile(path.join(sandbox.workDir, rel), path.join(dir, "work", rel));
+  for (const rel of delta.changed) copyWorkFile(sandbox.workDir, rel, path.join(dir, "work"));
   writeFileSync(path.join(dir, "deleted"), delta.deleted.map((p) => `${p}\0`).join(""));
   writeTaskFile(dir, "start.sh", { data: START_SH, mode: 0o755 });
 }
