@@ -68,6 +68,7 @@ export function workerCommand(io: CliIO): Command {
       // Each repository is opened once for the worker's life, with its long-lived reader, as a local run
       // opens its sources once: not a probe and a git process per object read in every job.
       const sources = new RepoPool();
+      const found = new Set<string>();
       // One pack cache for the worker's life, as a local run has one for its pool: the packs of a starting
       // point are built once for its scenarios and repeats, and sandboxes are removed in the background.
       // Several jobs at once start their git processes from git threads, as the local pool's do.
@@ -83,7 +84,7 @@ export function workerCommand(io: CliIO): Command {
           run: async (data) => {
             const ticket = parseTicket(data.ticket);
             if (fetchClone) await fetchClone(ticket.sample);
-            await checkClone(ticket.sample, where, (dir) => sources.get(dir));
+            await checkClone(ticket.sample, where, (dir) => sources.get(dir), found);
             // --max-connections holds across every worker of the queue, not per process.
             const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
             const max = ticket.models.max_connections;
