@@ -126,23 +126,33 @@ function gatedCommand(gate: string, marker: string): string {
   return `sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done; : ${marker}'`;
 }
 
-let local: Promise<unknown[]> | null = null;
-/** The outcomes of the oracle on every sample through the local pool: run once, by the first test that needs them. */
-function localOutcomes(): Promise<unknown[]> {
+/** The git commands a process (and the git processes it started) ran, from the GIT_TRACE file it was given. */
+function gitCommands(trace: string): string[] {
+  if (!existsSync(trace)) return [];
+  return readFileSync(trace, "utf8")
+    .split("\n")
+    .flatMap((l) => /trace: (?:built-in|exec): git (\S+)/.exec(l)?.slice(1, 2) ?? []);
+}
+
+let local: Promise<{ outcomes: unknown[]; git: string[] }> | null = null;
+/** The oracle on every sample through the local pool (its outcomes and git commands): run once, by the first test that needs them. */
+function localRun(): Promise<{ outcomes: unknown[]; git: string[] }> {
   local ??= (async () => {
     const dir = fresh("local");
-    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", dir, "-j", "2"]);
+    const trace = fresh("local-trace");
+    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", dir, "-j", "2"], { GIT_TRACE: trace });
     expect(await finished(l, "the local run"), l.stderr()).toBe(0);
-    return outcomes(dir);
+    return { outcomes: outcomes(dir), git: gitCommands(trace) };
   })();
   return local;
 }
 
 describe("gitgood run --queue with gitgood worker", () => {
-  it("gives the same records as the local pool, through two workers", async () => {
-    const expected = await localOutcomes();
-    const w1 = await worker("same");
-    const w2 = await worker("same");
+  it("gives the same records as the local pool, through two workers that start no more git processes than it", async () => {
+    const { outcomes: expected, git: localGit } = await localRun();
+    const traces = [fresh("trace-w1"), fresh("trace-w2")];
+    const w1 = await worker("same", { env: { GIT_TRACE: traces[0] as string } });
+    const w2 = await worker("same", { env: { GIT_TRACE: traces[1] as string } });
     const queued = fresh("queued");
     const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", queued, "--queue", redis.url, "--queue-name", "same"]);
     expect(await finished(p, "the queued run"), p.stderr()).toBe(0);
@@ -158,6 +168,13 @@ describe("gitgood run --queue with gitgood worker", () => {
     expect(status).toMatchObject({ run: null, recorded: 4, waiting: 0 });
     expect(status.workers.reduce((a, w) => a + w.done, 0)).toBe(4);
     expect(w1.stderr() + w2.stderr()).toMatch(/done .*\.MCR success solved/);
+    // Each worker opens the repository once for its life, as the local run does, and reads objects through
+    // that handle's one reader: no probe of the repository, nor a git process per object read, per job.
+    const workerGit = traces.map(gitCommands);
+    for (const git of workerGit) expect(git.filter((c) => c === "rev-parse").length, git.join(" ")).toBeLessThanOrEqual(1);
+    expect(localGit.filter((c) => c === "rev-parse")).toHaveLength(1);
+    // Beside the local run's git processes, a worker starts only its own reader of the repository.
+    expect(workerGit.flat().length, `${workerGit.flat().join(" ")}\nlocal: ${localGit.join(" ")}`).toBeLessThanOrEqual(localGit.length + 2 * 3);
   }, 150_000);
 
   it("loses nothing when a worker holding jobs is killed: another runs them, each is recorded once, and its sandboxes are swept on its next start", async () => {
@@ -288,7 +305,7 @@ describe("gitgood run --queue with gitgood worker", () => {
   }, 150_000);
 
   it("a --clone worker clones by the sample's repository URL into its cache and records what a local run does; one that cannot clone fails in one line", async () => {
-    const expected = await localOutcomes();
+    const { outcomes: expected } = await localRun();
     const cache = fresh("clone-cache");
     // Broken first: it waits for jobs first, so it takes the first job, fails it in one line, and hands it over.
     const broken = await worker("cloning", { repos: fresh("clone-none"), extra: ["--clone", "--url-pattern", `file://${root}/nowhere/{name}`] });
