@@ -354,9 +354,12 @@ describe("gitgood run --queue with gitgood worker", () => {
     await other.claim();
     await other.close();
     cases.push([["--queue", redis.url, "--queue-name", "taken"], 2, /^gitgood: the queue taken at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first\n$/]);
-    for (const [extra, code, message] of cases) {
+    // The three producers run at once: each is refused on its own.
+    const runs = cases.map(([extra, code, message]) => {
       const out = fresh("refused");
-      const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, ...extra]);
+      return { extra, code, message, out, p: start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, ...extra]) };
+    });
+    for (const { extra, code, message, out, p } of runs) {
       expect(await finished(p, extra.join(" ")), p.stderr()).toBe(code);
       expect(p.stderr()).toMatch(message);
       expect(existsSync(out)).toBe(false);
