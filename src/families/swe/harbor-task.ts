@@ -1,19 +1,21 @@
 import { isSweSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
-import { SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+import { diffPaths } from "../../util/unified-diff.js";
+import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
 
 /**
- * SWE: the evaluation's test files put back (the base's version of every file the test patch touches),
- * the test patch applied, pytest run on the files the test lists name, and the verdict: solved when
- * every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or XFAIL; a test missing from the log failed).
+ * SWE, as gitgood's evaluation: the evaluation's files (test files, pytest's configuration and hooks,
+ * start-up hooks, byte code: owned.py) put back as the base has them, the test patch applied, pytest run on
+ * the test files, and the verdict: solved when every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or
+ * XFAIL; a test missing from the log failed).
  */
-const SWE_TEST_SH = `${TEST_PRELUDE}
+const SWE_TEST_SH = `${TEST_PRELUDE}${RESTORE_EVALUATION_FILES}
 base=$(cat "$here/base")
 export PYTHONDONTWRITEBYTECODE=1
-while IFS= read -r -d '' f; do
-  if g cat-file -e "$base:$f" 2>/dev/null; then g checkout -q "$base" -- "$f"; else rm -rf -- "$f"; fi
-done < "$here/test-files"
-g apply --binary "$here/test.patch" || { echo "the test patch does not apply"; reward 0; }
+restore_evaluation_files "$base" || { echo "the evaluation's files could not be put back"; reward 0; }
+if [ -s "$here/test.patch" ]; then
+  g apply --binary "$here/test.patch" || { echo "the test patch does not apply"; reward 0; }
+fi
 xargs -0 python3 -m pytest -rA -p no:cacheprovider < "$here/run-files" > "$logs/verifier/pytest.log" 2>&1
 tail -n 40 "$logs/verifier/pytest.log"
 reward "$(python3 "$here/verdict.py" "$logs/verifier/pytest.log" "$here/tests.json")"
@@ -59,7 +61,7 @@ function patchFiles(patch: string): string[] {
 /** SWE's Harbor task: the test patch applied after the agent, pytest, every FAIL_TO_PASS and PASS_TO_PASS test passing. */
 export const SWE_HARBOR_TASK: HarborTask = {
   accepts: (s) => s.definition.patchTask === true && isSweSample(s.sample),
-  async build({ sample }) {
+  async build({ sample, scenario }) {
     if (!isSweSample(sample)) throw new GitGoodError("INTERNAL", "not a patch-task sample");
     const task = sample.scenario;
     if (sample.programming_language !== null && sample.programming_language.toLowerCase() !== "python") {
@@ -86,7 +88,7 @@ export const SWE_HARBOR_TASK: HarborTask = {
         "verdict.py": text(SWE_VERDICT_PY),
         base: text(`${task.base_commit}\n`),
         "test.patch": text(task.test_patch),
-        "test-files": nulList([...new Set([...testFiles, ...named])].filter((f) => f !== "").sort()),
+        ...(await evaluationFiles(scenario.sandbox.repo, task.base_commit, diffPaths(task.test_patch))),
         "run-files": nulList(run),
         "tests.json": text(`${JSON.stringify({ FAIL_TO_PASS: task.FAIL_TO_PASS, PASS_TO_PASS: task.PASS_TO_PASS }, null, 1)}\n`),
       },
