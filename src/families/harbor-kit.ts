@@ -60,6 +60,9 @@ g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@"; }
 # Harbor reads the reward from /logs/verifier/reward.txt: one number.
 reward() { printf '%s\\n' "$1" > "$logs/verifier/reward.txt"; echo "reward: $1"; exit 0; }
 cd "$repo" || reward 0
+# The repository's own settings may not move git elsewhere: its work tree and git directory are these, and no
+# replace ref stands in for the commits the checks read.
+export GIT_DIR="$repo/.git" GIT_WORK_TREE="$repo" GIT_NO_REPLACE_OBJECTS=1
 `;
 
 export const SOLVE_PRELUDE = `#!/bin/bash
