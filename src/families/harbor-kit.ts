@@ -147,3 +147,27 @@ export async function evaluationFiles(repo: Repo, rev: string, datasetFiles: rea
   const rules = infrastructureRules(datasetFiles, await pluginModulesAt(repo, rev));
   return { "owned.py": text(OWNED_PY), "evaluation-files.json": text(`${JSON.stringify(rules, null, 1)}\n`) };
 }
+
+/**
+ * Python for the verdict scripts: `summary_lines(log)` gives the lines of pytest's "short test summary
+ * info" section, the only part of the log the verdict reads: what the code under test prints (captured
+ * output shown with a failure, or text written at exit, after pytest's last line) is not read. A log
+ * with more than one such section was written to by someone else: the run is void (`None`).
+ */
+export const SUMMARY_LINES_PY = `def summary_lines(path):
+    sections, current = [], None
+    with open(path, encoding="utf-8", errors="replace") as log:
+        for raw in log:
+            line = raw.rstrip("\\n")
+            if re.match(r"^=+ short test summary info =+$", line):
+                current = []
+                sections.append(current)
+            elif current is not None and re.match(r"^=+ .* =+$", line):
+                current = None
+            elif current is not None:
+                current.append(line)
+    if len(sections) > 1:
+        print("the test log holds more than one summary: something besides pytest wrote it; the run is void", file=sys.stderr)
+        return None
+    return sections[0] if sections else []
+`;

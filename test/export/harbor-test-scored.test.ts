@@ -137,6 +137,20 @@ describe("export harbor: SWE's verifier drops the answer's test configuration, a
     });
   }
 
+  it("reads pytest's summary alone: PASSED lines the code under test prints at exit, with or without a summary header of its own, win nothing", () => {
+    const forged = ["tests/test_sub.py::test_sub", "tests/test_sub.py::test_sub_negative"].map((id) => `PASSED ${id}`).join("\\n");
+    for (const header of ["", "=========================== short test summary info ============================\\n"]) {
+      const repo = startRepo(sweTask, scratch);
+      const code = readFileSync(path.join(repo, "calc", "__init__.py"), "utf8");
+      writeFileSync(path.join(repo, "calc", "__init__.py"), `import atexit\nimport sys\natexit.register(lambda: sys.stdout.write("${header}${forged}\\n"))\n${code}`);
+      const r = runScript(sweTask, "tests/test.sh", repo, scratch);
+      const log = readFileSync(path.join(r.logs, "verifier", "pytest.log"), "utf8");
+      // The forgery is in the log, after pytest's last line: a verdict reading every line would say 1.
+      expect(log.trimEnd().split("\n").slice(-2)).toEqual(forged.split("\\n"));
+      expect(r.reward, r.output).toBe("0\n");
+    }
+  });
+
   it("refuses a non-Python instance in one line: its tests are not pytest's", async () => {
     const sample: SweSample = { ...swe.sample({}, "acme__calc-js"), programming_language: "JavaScript" };
     const err = (await exportHarborTask(sample, SWE, await Repo.open(swe.fixture.dir), { out, version: "test" }).catch((e: unknown) => e)) as Error;

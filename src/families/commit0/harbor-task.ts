@@ -4,7 +4,7 @@ import { requireCommits } from "../../git/commits.js";
 import { patchBetween } from "../../git/diff.js";
 import { Commit0Scenario } from "../../scenarios/commit0/scenario.js";
 import { instanceSetupCommands, pluginModulesAt, splitPatch, testInfrastructure } from "../../testenv/index.js";
-import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
 
 /**
  * COMMIT0, as gitgood's evaluation (src/commit0/evaluate.ts): the evaluation's files (tests, pytest's
@@ -40,18 +40,19 @@ const PASS_RATE_PY = `import json
 import re
 import sys
 
+
+${SUMMARY_LINES_PY}
 passing = set()
-with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-    for line in log:
-        m = re.match(r"^(PASSED|XFAIL) (.+?)\\s*$", line)
-        if not m:
-            continue
-        rest = m.group(2)
-        passing.add(rest)
-        at = rest.find(" - ")
-        while at >= 0:
-            passing.add(rest[:at])
-            at = rest.find(" - ", at + 1)
+for line in summary_lines(sys.argv[1]) or []:
+    m = re.match(r"^(PASSED|XFAIL) (.+?)\\s*$", line)
+    if not m:
+        continue
+    rest = m.group(2)
+    passing.add(rest)
+    at = rest.find(" - ")
+    while at >= 0:
+        passing.add(rest[:at])
+        at = rest.find(" - ", at + 1)
 with open(sys.argv[2], encoding="utf-8") as f:
     counted = json.load(f)
 failed = [t for t in counted if t not in passing]

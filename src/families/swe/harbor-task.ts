@@ -1,7 +1,7 @@
 import { isSweSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
 import { diffPaths } from "../../util/unified-diff.js";
-import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
 
 /**
  * SWE, as gitgood's evaluation: the evaluation's files (test files, pytest's configuration and hooks,
@@ -31,12 +31,14 @@ const SWE_VERDICT_PY = `import json
 import re
 import sys
 
+
+${SUMMARY_LINES_PY}
+lines = summary_lines(sys.argv[1])
 status = {}
-with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-    for line in log:
-        m = re.match(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\\S+)", line)
-        if m:
-            status[m.group(2)] = m.group(1)
+for line in lines or []:
+    m = re.match(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\\S+)", line)
+    if m:
+        status[m.group(2)] = m.group(1)
 with open(sys.argv[2], encoding="utf-8") as f:
     lists = json.load(f)
 wanted = lists["FAIL_TO_PASS"] + lists["PASS_TO_PASS"]
@@ -45,7 +47,7 @@ for name in ("FAIL_TO_PASS", "PASS_TO_PASS"):
     tests = lists[name]
     ok = sum(1 for t in tests if status.get(t) in ("PASSED", "XFAIL"))
     print(f"{name}: {ok}/{len(tests)}", file=sys.stderr)
-print(1 if len(passed) == len(wanted) else 0)
+print(1 if lines is not None and len(passed) == len(wanted) else 0)
 `;
 
 /** The files a patch touches (its `diff --git a/X b/Y` lines, both sides), in order of appearance. */
