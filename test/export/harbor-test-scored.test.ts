@@ -109,6 +109,16 @@ describe("export harbor: COMMIT0", () => {
     expect(readFileSync(path.join(completionTask, "instruction.md"), "utf8")).toContain("shapes/area.py");
   });
 
+  it("writes task.toml with the fields of the tasks test/export/harbor.test.ts checks against Harbor's schema, and says which reward", () => {
+    const read = spawnSync("python3", ["-c", "import tomllib,json,sys\nprint(json.dumps([tomllib.load(open(f,'rb')) for f in sys.argv[1:]]))", ...[completionTask, sweTask].map((t) => path.join(t, "task.toml"))], { encoding: "utf8" });
+    expect(read.stderr).toBe("");
+    const [commit0, swe] = JSON.parse(read.stdout) as Record<string, Record<string, unknown>>[];
+    const shape = (doc: Record<string, Record<string, unknown>>) => Object.entries(doc).map(([k, v]) => (typeof v === "object" && k !== "metadata" ? `${k}: ${Object.keys(v).sort().join(",")}` : k));
+    expect(shape(commit0!)).toEqual(shape(swe!));
+    expect(commit0!.metadata).toMatchObject({ scenario: "COMMIT0", reward: "pass fraction" });
+    expect(commit0!.task).toMatchObject({ name: `gitgood/${path.basename(completionTask)}` });
+  });
+
   it("a conftest.py added to tests/ that forces every test to pass scores no more than the skeleton (and 1 with the defence off)", () => {
     const repo = startRepo(completionTask, scratch);
     writeFileSync(path.join(repo, "tests", "conftest.py"), FORCE_PASS);
