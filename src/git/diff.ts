@@ -21,9 +21,31 @@ const DIFF_OPTIONS: readonly string[] = [
 /** Options of a patch `git apply` can take back byte for byte (binary files included). */
 const PATCH_OPTIONS: readonly string[] = [...DIFF_OPTIONS, "--binary", "--full-index"];
 
+/**
+ * Patches of commits already read, per repository handle: a commit's patch is fixed by its id (the commit
+ * and its first parent never change), so a patch asked for again (an IR agent's `show_changes_in` after the
+ * context showed every commit's) starts no process. At most PATCH_MEMO_CHARS per handle are kept.
+ */
+const patchMemo = new WeakMap<Repo, { byOid: Map<string, string>; chars: number }>();
+const PATCH_MEMO_CHARS = 8 * 1024 * 1024;
+
+function rememberPatch(repo: Repo, oid: string, patch: string): void {
+  let memo = patchMemo.get(repo);
+  if (!memo) patchMemo.set(repo, (memo = { byOid: new Map(), chars: 0 }));
+  if (memo.byOid.has(oid) || memo.chars + patch.length > PATCH_MEMO_CHARS) return;
+  memo.byOid.set(oid, patch);
+  memo.chars += patch.length;
+}
+
+const FULL_OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
 /** The patch a commit introduces, against its first parent. */
 export async function commitDiff(repo: Repo, oid: string): Promise<string> {
-  return repo.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
+  const known = patchMemo.get(repo)?.byOid.get(oid);
+  if (known !== undefined) return known;
+  const patch = await repo.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
+  if (FULL_OID.test(oid)) rememberPatch(repo, oid, patch);
+  return patch;
 }
 
 /**
@@ -32,9 +54,10 @@ export async function commitDiff(repo: Repo, oid: string): Promise<string> {
  * object id (each starts with a space, a sign, `@`, `\\` or a header word), so the ids cut the output.
  */
 export async function commitDiffs(repo: Repo, oids: readonly string[]): Promise<string[]> {
-  const unique = [...new Set(oids)];
-  if (unique.length === 0) return [];
-  if (!unique.every((o) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+  const memo = patchMemo.get(repo)?.byOid;
+  const unique = [...new Set(oids)].filter((o) => !memo?.has(o));
+  if (unique.length === 0) return oids.map((o) => memo?.get(o) as string);
+  if (!unique.every((o) => FULL_OID.test(o))) return Promise.all(oids.map((o) => commitDiff(repo, o)));
   const out = await repo.text(["diff-tree", "--stdin", "--always", "-p", "--root", ...DIFF_OPTIONS], { input: unique.map((o) => `${o}\n`).join("") });
   const byOid = new Map<string, string>();
   let offset = 0;
@@ -49,7 +72,8 @@ export async function commitDiffs(repo: Repo, oids: readonly string[]): Promise<
     byOid.set(oid, out.slice(start, end));
     offset = end;
   }
-  return oids.map((o) => byOid.get(o) as string);
+  for (const [oid, patch] of byOid) rememberPatch(repo, oid, patch);
+  return oids.map((o) => byOid.get(o) ?? (memo?.get(o) as string));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { GitGoodError } from "../errors.js";
 import type { Repo } from "./repo.js";
 
 /** A sparse-checkout pattern that matches exactly `file` (a path from the repository root). */
@@ -37,6 +38,15 @@ type UnwrittenEntry =
   /** A symbolic link in the index: `path` is the link itself or the parent directory that is one. */
   | { kind: "link"; path: string; target: string };
 
+/** A blob's bytes: through the repository's long-lived reader when it has one, else by `git cat-file blob`. */
+async function blobBytes(repo: Repo, oid: string): Promise<Buffer> {
+  const reader = repo.reader;
+  if (!reader) return (await repo.run(["cat-file", "blob", oid])).stdout;
+  const obj = await reader.read(oid);
+  if (obj?.type !== "blob") throw new GitGoodError("GIT_FAILED", `the index names blob ${oid}, which the repository does not hold`, { oid });
+  return obj.content;
+}
+
 /**
  * What the index holds at `file` when the work tree leaves it out (skip-worktree): the staged bytes,
  * or that it is a directory of such files. Null when the index has nothing there that the work tree
@@ -52,13 +62,10 @@ export async function unwrittenEntry(repo: Repo, file: string): Promise<Unwritte
     if (!m || m[1] !== "S") continue;
     const [, , mode, oid, name] = m as unknown as [string, string, string, string, string];
     if (mode === "120000" && (name === file || parents.includes(name))) {
-      const target = (await repo.run(["cat-file", "blob", oid])).stdout.toString("utf8");
+      const target = (await blobBytes(repo, oid)).toString("utf8");
       return { kind: "link", path: name, target };
     }
-    if (name === file) {
-      const blob = await repo.run(["cat-file", "blob", oid]);
-      return { kind: "file", bytes: blob.stdout };
-    }
+    if (name === file) return { kind: "file", bytes: await blobBytes(repo, oid) };
     if (name.startsWith(`${file}/`)) directory = true;
   }
   return directory ? { kind: "directory" } : null;

@@ -101,6 +101,8 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     const setup = { history: ctx.history, workTree: ctx.agent.workTree ?? "full", packs, settings: ctx.settings };
     const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
     attempt.live = live;
+    // No other process opens an attempt's sandbox: its tool calls skip the lock file and the saved state.
+    live.sandbox.holdAlone();
     if (ctx.isolation) live.sandbox.isolate(ctx.isolation);
     attempt.context = await live.initialContext();
     let extra: ToolProvider | null = null;

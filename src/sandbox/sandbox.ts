@@ -78,6 +78,7 @@ export class Sandbox {
   private chosenIsolation: Isolation | null = null;
   /** gitgood's repository has moved since `.git` in the work tree was last written (on-demand views only). */
   private viewStale = false;
+  private heldAlone = false;
 
   private constructor(
     readonly dir: string,
@@ -161,6 +162,20 @@ export class Sandbox {
   publishFresh(): void {
     const problems = this.publish();
     if (problems.length > 0) throw new GitGoodError("INTERNAL", `the sandbox's .git could not be written: ${problems[0]}`);
+  }
+
+  /**
+   * Declares that only this process will ever work in the sandbox (a run's attempt: it is not kept, and
+   * no other process is told where it is). Its tool calls then need no lock file between processes and
+   * no saved state for a later process to carry on from (see `ScenarioBase.callTool`).
+   */
+  holdAlone(): void {
+    this.heldAlone = true;
+  }
+
+  /** Whether `holdAlone` was called: no other process opens this sandbox. */
+  get isHeldAlone(): boolean {
+    return this.heldAlone;
   }
 
   /** Marks a kept sandbox as fully set up: from now on only `remove()` or the keep limit removes it. */

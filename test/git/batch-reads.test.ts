@@ -34,12 +34,25 @@ describe("reading several commits with one git process", () => {
   });
 
   it("commitDiffs gives commitDiff's bytes for each commit (root, empty, merge, a line holding an id), from one process", async () => {
-    const one = await Promise.all(oids.map((o) => commitDiff(repo, o)));
+    const one = await Promise.all(oids.map(async (o) => commitDiff(await Repo.open(fx.dir), o)));
     expect(one[1]).toBe("");
     expect(one[2]).toContain(`+${oids[0] as string}\n`);
-    const { result, processes } = await countGitProcesses(() => commitDiffs(repo, oids));
+    const fresh = await Repo.open(fx.dir);
+    const { result, processes } = await countGitProcesses(() => commitDiffs(fresh, oids));
     expect(result).toEqual(one);
     expect(processes).toBe(1);
+  });
+
+  it("a patch read once is given again by the same handle without a process, by commitDiff and commitDiffs alike", async () => {
+    const handle = await Repo.open(fx.dir);
+    const first = await commitDiffs(handle, oids.slice(0, 3));
+    const again = await countGitProcesses(async () => [await commitDiff(handle, oids[2] as string), ...(await commitDiffs(handle, oids.slice(0, 3)))]);
+    expect(again.result).toEqual([first[2], ...first]);
+    expect(again.processes).toBe(0);
+    // Only the commits not read yet are asked for, in one process.
+    const more = await countGitProcesses(() => commitDiffs(handle, oids));
+    expect(more.processes).toBe(1);
+    expect(more.result).toEqual(await commitDiffs(await Repo.open(fx.dir), oids));
   });
 
   it("a missing commit is still named by MISSING_COMMIT", async () => {

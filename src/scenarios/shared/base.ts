@@ -123,14 +123,17 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     if (this.sandbox.isRemoved) throw new GitGoodError("NO_SANDBOX", "the scenario is closed");
     if (this.busy) throw new GitGoodError("BUSY", "another tool call is still running; call tools one at a time");
     this.busy = true;
-    const release = acquireLock(this.sandbox.privatePath("call.lock"));
+    // Between processes (`gitgood tool` calls on a kept sandbox) a lock file orders the calls and the
+    // saved state carries each one's result to the next; a sandbox this process holds alone needs neither.
+    const shared = !this.sandbox.isHeldAlone;
+    const release = shared ? acquireLock(this.sandbox.privatePath("call.lock")) : null;
     try {
       const result = await this.tools.call(this, name, args);
-      this.save();
+      if (shared) this.save();
       const problems = this.sandbox.publish();
       return { ...result, output: result.output + viewNote(problems), done: this.isDone() };
     } finally {
-      release();
+      release?.();
       this.busy = false;
     }
   }
