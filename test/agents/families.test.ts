@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
+import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
+import {
+  COMMIT0_COMMAND,
+  ICC_SCRIPT,
+  irScript,
+  preset,
+  presetFixtures,
+  runPreset,
+  shellStep,
+  SWE_COMMAND,
+  TEST_MODEL,
+  upstreamEnv,
+  USER_KEY,
+  type Family,
+  type PresetFixtures,
+  type PresetRun,
+} from "./preset-runs.js";
+import { scriptedUpstream, USAGE, type ScriptStep } from "./presets-upstream.js";
+
+// The real agents from npm on the families other files do not run them on: IR and ICC through gitgood's
+// tools over MCP, COMMIT0 by editing the work tree with the agent's own shell. Real agents start slowly,
+// so each family is covered by one preset here; GITGOOD_PRESET_MATRIX=1 runs every preset on every family
+// (the table in the README's "Plugging in an agent" comes from it).
+
+type Case = { agent: string; scenario: "ir" | "icc" | "commit0" | "swe"; tools: string };
+const CHEAP: Case[] = [
+  { agent: "claude-code", scenario: "ir", tools: "mcp" },
+  { agent: "claude-code", scenario: "commit0", tools: "shell" },
+  { agent: "opencode", scenario: "icc", tools: "mcp" },
+];
+const MATRIX: Case[] = PRESETS.flatMap((p) => [
+  { agent: p.name, scenario: "ir" as const, tools: "mcp" },
+  { agent: p.name, scenario: "icc" as const, tools: "mcp" },
+  { agent: p.name, scenario: "commit0" as const, tools: "shell" },
+  { agent: p.name, scenario: "swe" as const, tools: "shell" },
+]);
+const cases = process.env.GITGOOD_PRESET_MATRIX === "1" ? MATRIX : CHEAP;
+
+let fx: PresetFixtures;
+beforeAll(async () => {
+  fx = await presetFixtures({ commit0: cases.some((c) => c.scenario === "commit0") });
+  for (const name of new Set(cases.map((c) => c.agent))) await installPackage(preset(name).package, preset(name).version);
+}, 900_000);
+afterAll(() => fx?.cleanup());
+
+function script(c: Case): ScriptStep[] {
+  if (c.scenario === "ir") return irScript(fx.chain.commits);
+  if (c.scenario === "icc") return ICC_SCRIPT;
+  return [shellStep(c.agent, c.scenario === "commit0" ? COMMIT0_COMMAND : SWE_COMMAND)];
+}
+
+type History = { commits: Array<{ message: string }> };
+
+const FAMILY: Record<Case["scenario"], Family> = { ir: "chain", icc: "chain", commit0: "commit0", swe: "swe" };
+
+/** The agent's turns are model turns, each counted and priced, each sent upstream with the user's key only. */
+function expectRecorded(run: PresetRun, agent: string): void {
+  const turns = run.events.filter((e) => e.type === "model");
+  expect(turns.length, run.why).toBeGreaterThanOrEqual(2);
+  expect(run.record?.tokens).toEqual({ prompt: USAGE.input * turns.length, completion: USAGE.output * turns.length });
+  expect(run.record?.cost_usd).toBeCloseTo(((USAGE.input * 3 + USAGE.output * 15) * turns.length) / 1e6, 9);
+  expect(JSON.stringify(run.events)).not.toContain(USER_KEY);
+  expect(run.events.some((e) => e.type === "note" && e.text?.startsWith(`final message of ${agent}@`) && e.text.includes("Done.")), run.why).toBe(true);
+}
+
+describe("preset agents on IR, ICC and COMMIT0 (real agents from npm, driven by a scripted model)", () => {
+  for (const c of cases) {
+    it(`${c.agent} on ${c.scenario.toUpperCase()} (--tools ${c.tools})`, async (ctx) => {
+      if (bwrapUnavailable()) ctx.skip();
+      const upstream = await scriptedUpstream(script(c));
+      try {
+        const args = ["--agent", c.agent, "--model", TEST_MODEL[c.agent] as string, "--tools", c.tools, "--scenario", c.scenario, "--price-in", "3", "--price-out", "15"];
+        const run = await runPreset(fx, FAMILY[c.scenario], args, upstreamEnv(c.agent, upstream.origin), `${c.agent}-${c.scenario}`);
+        expect(run.cli.code, run.why).toBe(0);
+        expect(run.record, run.why).toMatchObject({ status: "success", scenario: c.scenario.toUpperCase(), agent: `${c.agent}@${preset(c.agent).version}` });
+        const calls = run.events.filter((e) => e.type === "tool_call").map((e) => e.tool);
+        if (c.scenario === "ir") {
+          // The rebase git made: the fix-up folded in, so one commit fewer than the chain.
+          expect(calls).toEqual(["update_rebase_todo_list", "execute_rebase"]);
+          expect(run.final, run.why).toMatchObject({ done: true, pending: null });
+          expect((run.final as History).commits.map((h) => h.message.split("\n")[0])).toEqual(["Add sub()", "Add mul()", "Add div()"]);
+        } else if (c.scenario === "icc") {
+          expect(calls).toEqual(["commit_remaining_changes"]);
+          expect(run.final, run.why).toMatchObject({ done: true, pending: null });
+          expect((run.final as History).commits.map((h) => h.message.trim())).toEqual(["Add sub, mul and div"]);
+        } else if (c.scenario === "commit0") {
+          expect(run.record?.scores, run.why).toMatchObject({ commit0: { passed: 11, total: 11 } });
+        } else {
+          expect(run.record, run.why).toMatchObject({ verdict: "solved", scores: { swe: { status: "resolved" } } });
+        }
+        expectRecorded(run, c.agent);
+      } finally {
+        await upstream.close();
+      }
+    }, 900_000);
+  }
+});
