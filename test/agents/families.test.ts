@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import {
-  COMMIT0_COMMAND,
+  commit0Script,
   ICC_SCRIPT,
   irScript,
   preset,
@@ -17,7 +17,8 @@ import {
   type PresetFixtures,
   type PresetRun,
 } from "./preset-runs.js";
-import { scriptedUpstream, USAGE, type ScriptStep } from "./presets-upstream.js";
+import type { SeenRequest } from "../proxy/fake-upstream.js";
+import { modelsAsked, scriptedUpstream, USAGE, type ScriptStep } from "./presets-upstream.js";
 
 // The real agents from npm on the families other files do not run them on: IR and ICC through gitgood's
 // tools over MCP, COMMIT0 by editing the work tree with the agent's own shell. Real agents start slowly,
@@ -36,7 +37,9 @@ const MATRIX: Case[] = PRESETS.flatMap((p) => [
   { agent: p.name, scenario: "commit0" as const, tools: "shell" },
   { agent: p.name, scenario: "swe" as const, tools: "shell" },
 ]);
-const cases = process.env.GITGOOD_PRESET_MATRIX === "1" ? MATRIX : CHEAP;
+// GITGOOD_PRESET_MATRIX=1 (every case) or a list of AGENT:SCENARIO (gemini-cli:commit0,codex:ir).
+const chosen = process.env.GITGOOD_PRESET_MATRIX;
+const cases = !chosen ? CHEAP : chosen === "1" ? MATRIX : MATRIX.filter((c) => chosen.split(",").includes(`${c.agent}:${c.scenario}`));
 
 let fx: PresetFixtures;
 beforeAll(async () => {
@@ -48,7 +51,7 @@ afterAll(() => fx?.cleanup());
 function script(c: Case): ScriptStep[] {
   if (c.scenario === "ir") return irScript(fx.chain.commits);
   if (c.scenario === "icc") return ICC_SCRIPT;
-  return [shellStep(c.agent, c.scenario === "commit0" ? COMMIT0_COMMAND : SWE_COMMAND)];
+  return c.scenario === "commit0" ? commit0Script(c.agent) : [shellStep(c.agent, SWE_COMMAND)];
 }
 
 type History = { commits: Array<{ message: string }> };
@@ -56,12 +59,14 @@ type History = { commits: Array<{ message: string }> };
 const FAMILY: Record<Case["scenario"], Family> = { ir: "chain", icc: "chain", commit0: "commit0", swe: "swe" };
 
 /** The agent's turns are model turns, each counted and priced, each sent upstream with the user's key only. */
-function expectRecorded(run: PresetRun, agent: string): void {
+function expectRecorded(run: PresetRun, agent: string, seen: SeenRequest[]): void {
   const turns = run.events.filter((e) => e.type === "model");
   expect(turns.length, run.why).toBeGreaterThanOrEqual(2);
   expect(run.record?.tokens).toEqual({ prompt: USAGE.input * turns.length, completion: USAGE.output * turns.length });
   expect(run.record?.cost_usd).toBeCloseTo(((USAGE.input * 3 + USAGE.output * 15) * turns.length) / 1e6, 9);
   expect(JSON.stringify(run.events)).not.toContain(USER_KEY);
+  // Every request asked for the model of --model (Claude Code asks others of its own unless told).
+  expect(new Set(modelsAsked(seen))).toEqual(new Set([(TEST_MODEL[agent] as string).replace(/^[a-z-]+\//, "")]));
   expect(run.events.some((e) => e.type === "note" && e.text?.startsWith(`final message of ${agent}@`) && e.text.includes("Done.")), run.why).toBe(true);
 }
 
@@ -90,7 +95,7 @@ describe("preset agents on IR, ICC and COMMIT0 (real agents from npm, driven by 
         } else {
           expect(run.record, run.why).toMatchObject({ verdict: "solved", scores: { swe: { status: "resolved" } } });
         }
-        expectRecorded(run, c.agent);
+        expectRecorded(run, c.agent, upstream.seen);
       } finally {
         await upstream.close();
       }

@@ -118,7 +118,6 @@ describe("--agent gemini-cli (the real gemini-cli from npm, driven by a scripted
     // Only gitgood's tools and gemini-cli's readers: no shell or editing of its own with --tools mcp, nothing that needs the network.
     const names = declared(viaProxy.find((s) => declared(s.body as Json).length > 0)?.body as Json);
     expect(names).toContain("mcp_gitgood_finish_scenario");
-    console.log("GEMINI OFFERS", names.join(","));
     for (const own of ["run_shell_command", "replace", "write_file", "web_fetch", "google_web_search"]) expect(names).not.toContain(own);
     // Both calls were refused: no shell ran, and io.py is the merge's resolution (the tree was compared above), not the written text.
     const sent = viaProxy.slice(1).map((s) => JSON.stringify(s.body)).join("\n");

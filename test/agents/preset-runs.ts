@@ -102,13 +102,13 @@ export const SWE_SCRIPT: ScriptStep[] = [
 export function irScript(commits: number): ScriptStep[] {
   const items = Array.from({ length: commits }, (_, i) => ({ commit_index: i, command: i === 2 ? "fixup" : "pick" }));
   return [
-    { tool: "update_rebase_todo_list", args: { rebase_todo_list_items: items } },
-    { tool: "execute_rebase", args: {} },
+    { tool: "update_rebase_todo_list", args: { rebase_todo_list_items: items, reason: "fold the typo fix into the commit it fixes" } },
+    { tool: "execute_rebase", args: { reason: "run the plan" } },
   ];
 }
 
 /** The ICC script: every change in one commit. */
-export const ICC_SCRIPT: ScriptStep[] = [{ tool: "commit_remaining_changes", args: { commit_message: "Add sub, mul and div" } }];
+export const ICC_SCRIPT: ScriptStep[] = [{ tool: "commit_remaining_changes", args: { commit_message: "Add sub, mul and div", reason: "one change" } }];
 
 /** Each preset's own shell tool, as its model calls it. */
 const SHELL_TOOL: Record<string, (command: string) => ScriptStep> = {
@@ -123,10 +123,17 @@ export function shellStep(name: string, command: string): ScriptStep {
   return (SHELL_TOOL[name] as (command: string) => ScriptStep)(command);
 }
 
-/** The COMMIT0 script's command: the shell writes the four stubbed modules of the shapes library back whole. */
-export const COMMIT0_COMMAND = ["shapes/vectors.py", "shapes/units.py", "shapes/convert.py", "shapes/area.py"]
-  .map((file) => `cat > ${file} <<'GITGOOD_EOF'\n${LIBRARY[file] as string}GITGOOD_EOF`)
-  .join("\n");
+const STUBBED = ["shapes/vectors.py", "shapes/units.py", "shapes/convert.py", "shapes/area.py"];
+
+/**
+ * The COMMIT0 script: the four stubbed modules of the shapes library written back whole, by one shell
+ * command (heredocs), or for gemini-cli by its write_file tool: gemini-cli's shell tool refuses that command
+ * ("Command injection detected: command substitution syntax"), its own check misreading the Python text.
+ */
+export function commit0Script(name: string): ScriptStep[] {
+  if (name === "gemini-cli") return STUBBED.map((file) => ({ tool: "write_file", args: { file_path: file, content: LIBRARY[file] as string } }));
+  return [shellStep(name, STUBBED.map((file) => `cat > ${file} <<'GITGOOD_EOF'\n${LIBRARY[file] as string}GITGOOD_EOF`).join("\n"))];
+}
 
 /** The SWE fix as a shell command. */
 export const SWE_COMMAND = "sed -i '/def sub/{n;s/a + b/a - b/}' calc/__init__.py";

@@ -86,6 +86,13 @@ export function offeredNames(seen: SeenRequest[]): string[][] {
   return seen.filter((s) => s.method === "POST").map((s) => offered((s.body ?? {}) as Json).map((t) => t.name)).filter((n) => n.length > 0);
 }
 
+/** The model each model request asked for (in the body, or in a Gemini path). */
+export function modelsAsked(seen: SeenRequest[]): string[] {
+  return seen
+    .filter((s) => s.method === "POST")
+    .map((s) => String(((s.body ?? {}) as Json).model ?? /\/models\/([^:/]+):/.exec(s.path)?.[1] ?? ""));
+}
+
 /** The text of every model request after the first: what the agent sent back of its tool calls' results. */
 export function sentBack(seen: SeenRequest[]): string {
   return seen.slice(1).map((s) => JSON.stringify(s.body)).join("\n");
