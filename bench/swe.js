@@ -172,10 +172,12 @@ try {
   // The interpreter itself, not a version manager's shim in front of it (the environment runs it directly too).
   const python = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
   // pytest exits non-zero where a test fails (the base tree's FAIL_TO_PASS test): that is its answer, not an error.
+  // Without the host's plugins, as an evaluation runs it (its environment asks for none here): with them, the
+  // floor paid for importing hypothesis and pytest-benchmark on every run, which the evaluation does not.
   const pytest = (wt, files) =>
     spawnSync(python, ["-m", "pytest", "-rA", "-p", "no:cacheprovider", `--junitxml=${path.join(wt, "junit.xml")}`, ...files], {
       cwd: wt,
-      env: process.env,
+      env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
       stdio: "ignore",
     });
   const runFloor = () => timed(async () => {

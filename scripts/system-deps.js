@@ -4,7 +4,8 @@ import { spawnSync } from "node:child_process";
 
 /** True when `cmd args…` runs and exits 0 within 20 s. */
 function runs(cmd, args) {
-  const r = spawnSync(cmd, args, { stdio: "ignore", timeout: 20_000 });
+  // Generous: on a loaded machine Python alone can take many seconds to start; the limit only catches a hang.
+  const r = spawnSync(cmd, args, { stdio: "ignore", timeout: 120_000 });
   return r.status === 0;
 }
 

@@ -29,7 +29,7 @@ export interface ExecOptions {
   /**
    * The program acts for an agent (the agent's own program, or a command it asked for): of the host's
    * variables it gets only the allow-list and what the user passes with `--pass-env` (never the host's keys),
-   * then `env`.
+   * then `env`. Every isolated program (one given a place) is treated so, whatever this says.
    */
   agent?: boolean;
 }
@@ -188,7 +188,10 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
   const [file] = argv;
   if (!file) return Promise.reject(new GitGoodError("BAD_ARGUMENTS", "exec needs a program to run"));
   const env: NodeJS.ProcessEnv = { ...process.env };
-  const changes = opts.agent ? agentEnvironment(process.env, place?.isolation.passEnv ?? [], opts.env ?? {}) : (opts.env ?? {});
+  // Whatever runs isolated is a repository's or an agent's code (a test run, an environment's set-up, an agent's
+  // command): it gets the allow-list and what the user passes, never the host's keys, which it could print into a log.
+  const scrub = opts.agent === true || place !== undefined;
+  const changes = scrub ? agentEnvironment(process.env, place?.isolation.passEnv ?? [], opts.env ?? {}) : (opts.env ?? {});
   for (const [k, v] of Object.entries(changes)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

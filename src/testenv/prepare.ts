@@ -17,9 +17,11 @@ import type { Isolation } from "../sandbox/isolation.js";
 import { readRegularFile } from "../util/files.js";
 import { cacheRoot, envKey, envsDir, takeBuildLock } from "./cache.js";
 import { findInterpreter, type Interpreter } from "./interpreter.js";
+import { parsePluginScan, pluginScanArgv } from "./pytest-plugins.js";
 import type { EnvSpec, EnvTarget, Environment, PrepareOptions } from "./types.js";
 
-export const ENV_SCHEMA_VERSION = 1;
+/** 2: the record lists the pytest plugins the environment asks for (environments of 1 are built again). */
+export const ENV_SCHEMA_VERSION = 2;
 /** The record a finished cache entry holds; an entry without it is not finished. */
 const RECORD = "environment.json";
 /** `$GITGOOD_ENV` inside an entry. */
@@ -41,6 +43,8 @@ interface EnvRecord {
   interpreter: { executable: string; version: string; read_paths: string[] } | null;
   built_at: string;
   setup_seconds: number;
+  /** Entry-point names of the pytest plugins test runs load (src/testenv/pytest-plugins.ts). */
+  pytest_plugins: string[];
 }
 
 /** `$GITGOOD_ENV`, `$GITGOOD_JUNIT`, `$GITGOOD_RESULTS` (and `${…}`) in a spec's variable values, replaced by their values. */
@@ -95,7 +99,7 @@ function readRecord(dir: string, key: string): EnvRecord | null {
   if (text === null) return null;
   try {
     const r = JSON.parse(text) as EnvRecord;
-    return r.schema_version === ENV_SCHEMA_VERSION && r.key === key ? r : null;
+    return r.schema_version === ENV_SCHEMA_VERSION && r.key === key && Array.isArray(r.pytest_plugins) && r.pytest_plugins.every((n) => typeof n === "string") ? r : null;
   } catch {
     return null;
   }
@@ -148,8 +152,9 @@ function sweepBuilds(dir: string, key: string): void {
   }
 }
 
-function environmentOf(dir: string, key: string, spec: EnvSpec, target: EnvTarget, interpreter: Interpreter | null, reused: boolean): Environment {
+function environmentOf(dir: string, record: EnvRecord, interpreter: Interpreter | null, reused: boolean): Environment {
   const envDir = path.join(dir, ENV);
+  const { key, spec, target } = record;
   return {
     key,
     spec,
@@ -158,6 +163,7 @@ function environmentOf(dir: string, key: string, spec: EnvSpec, target: EnvTarge
     envDir,
     readPaths: [dir, ...(interpreter?.readPaths ?? [])],
     vars: envVars(spec, envDir),
+    pytestPlugins: record.pytest_plugins,
     reused,
   };
 }
@@ -177,21 +183,24 @@ export async function prepareEnvironment(opts: PrepareOptions): Promise<Environm
   const key = envKey(target, spec, interpreter ? `${interpreter.executable} ${interpreter.version}` : null);
   const root = envsDir(opts.cacheDir ?? cacheRoot());
   const dir = path.join(root, key);
-  if (readRecord(dir, key)) return environmentOf(dir, key, spec, target, interpreter, true);
+  const cached = readRecord(dir, key);
+  if (cached) return environmentOf(dir, { ...cached, spec, target }, interpreter, true);
 
   mkdirSync(root, { recursive: true });
   const seconds = spec.setupTimeout ?? opts.timeoutSeconds;
   const release = await takeBuildLock(path.join(root, `${key}.lock`), seconds, opts.signal);
   try {
-    if (readRecord(dir, key)) return environmentOf(dir, key, spec, target, interpreter, true);
+    const built = readRecord(dir, key);
+    if (built) return environmentOf(dir, { ...built, spec, target }, interpreter, true);
     sweepBuilds(root, key);
     rmSync(dir, { recursive: true, force: true });
     const build = mkdtempSync(path.join(root, `.build-${key}-`));
+    let record: EnvRecord;
     try {
       const started = Date.now();
-      await buildIn(build, { ...opts, interpreter, deadline: started + seconds * 1000, log });
+      const plugins = await buildIn(build, { ...opts, interpreter, deadline: started + seconds * 1000, log });
       if (spec.kind === "python") relocateVenv(path.join(build, ENV, "venv"), build, dir);
-      const record: EnvRecord = {
+      record = {
         schema_version: ENV_SCHEMA_VERSION,
         key,
         target,
@@ -199,6 +208,7 @@ export async function prepareEnvironment(opts: PrepareOptions): Promise<Environm
         interpreter: interpreter ? { executable: interpreter.executable, version: interpreter.version, read_paths: interpreter.readPaths } : null,
         built_at: new Date().toISOString(),
         setup_seconds: Math.round((Date.now() - started) / 100) / 10,
+        pytest_plugins: plugins,
       };
       writeFileSync(path.join(build, RECORD), `${JSON.stringify(record, null, 2)}\n`);
       renameSync(build, dir);
@@ -207,7 +217,7 @@ export async function prepareEnvironment(opts: PrepareOptions): Promise<Environm
       rmSync(build, { recursive: true, force: true });
       throw err;
     }
-    return environmentOf(dir, key, spec, target, interpreter, false);
+    return environmentOf(dir, record, interpreter, false);
   } finally {
     release();
   }
@@ -250,7 +260,8 @@ async function step(ctx: BuildContext, build: string, cwd: string, argv: string[
   return r;
 }
 
-async function buildIn(build: string, ctx: BuildContext): Promise<void> {
+/** Builds the environment in `build`; the pytest plugins it asks for (none for a project that is not Python). */
+async function buildIn(build: string, ctx: BuildContext): Promise<string[]> {
   const { spec, sandbox } = ctx;
   const envDir = path.join(build, ENV);
   const project = path.join(build, PROJECT);
@@ -263,8 +274,10 @@ async function buildIn(build: string, ctx: BuildContext): Promise<void> {
   }
   const commands = [...spec.setup, ...(spec.kind === "python" && spec.editable ? [EDITABLE] : [])];
   for (const command of commands) await step(ctx, build, project, ["sh", "-c", command], command);
+  const plugins = spec.kind === "python" && ctx.interpreter ? parsePluginScan((await step(ctx, build, project, pluginScanArgv(commands), "(list the pytest plugins the environment asks for)")).stdout.toString("utf8")) : [];
   if (spec.kind === "node" && existsSync(path.join(project, "node_modules"))) {
     renameSync(path.join(project, "node_modules"), path.join(envDir, "node_modules"));
   }
   rmSync(project, { recursive: true, force: true });
+  return plugins;
 }

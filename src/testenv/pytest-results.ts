@@ -59,6 +59,11 @@ def _take_channel():
 
 _FD = _take_channel()
 _CWD = _getcwd()
+# gitgood started this run with plugin autoloading off and names the plugins to load instead; neither
+# variable reaches what the tests start (a test running pytest again gets pytest's own defaults).
+_PLUGINS = os.environ.pop("GITGOOD_PYTEST_PLUGINS", None)
+if _PLUGINS is not None:
+    os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
 
 
 def _field(text):
@@ -151,6 +156,28 @@ def _in_work_tree(filename):
 
 def _main(config):
     return bool(_CONFIG) and config is _CONFIG[0]
+
+
+def pytest_addhooks(pluginmanager):
+    # Called as soon as this plugin is registered (PYTEST_PLUGINS), before the command line is parsed:
+    # the named plugins load as autoloading would have loaded them, under their entry-point names (so
+    # "-p no:NAME" still blocks one), their modules marked for assertion rewriting.
+    global _PLUGINS
+    names, _PLUGINS = _PLUGINS, None
+    wanted = set(n for n in (names or "").split(",") if n)
+    if not wanted:
+        return
+    from importlib import metadata
+    rewrite = getattr(pluginmanager, "rewrite_hook", None)
+    for dist in list(metadata.distributions()):
+        for ep in dist.entry_points:
+            if ep.group == "pytest11" and ep.name in wanted and rewrite is not None:
+                try:
+                    rewrite.mark_rewrite(ep.value.split(":")[0].strip())
+                except Exception:
+                    pass
+    for name in sorted(wanted):
+        pluginmanager.load_setuptools_entrypoints("pytest11", name=name)
 
 
 def pytest_configure(config):

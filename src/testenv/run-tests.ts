@@ -168,6 +168,11 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
     if (plugin) {
       execEnv.PYTEST_PLUGINS = [execEnv.PYTEST_PLUGINS, PLUGIN_MODULE].filter((p) => p !== undefined && p !== "").join(",");
       execEnv.GITGOOD_RESULTS_FD = "3";
+      // The host's plugins stay out unless the spec says how pytest should load them (src/testenv/pytest-plugins.ts).
+      if (!("PYTEST_DISABLE_PLUGIN_AUTOLOAD" in spec.env)) {
+        execEnv.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
+        execEnv.GITGOOD_PYTEST_PLUGINS = env.pytestPlugins.join(",");
+      }
     }
     const place = { work, isolation: withReadPaths(sandbox.isolation, [...env.readPaths, ...(plugin ? [plugin] : [])]) };
     const seconds = spec.testTimeout ?? opts.timeoutSeconds;

@@ -109,6 +109,11 @@ export interface Environment {
   readonly readPaths: readonly string[];
   /** Variables every test run gets (PATH with the environment's programs first, VIRTUAL_ENV, …). */
   readonly vars: Readonly<Record<string, string>>;
+  /**
+   * Entry-point names of the pytest plugins a test run loads: those the environment asks for (installed in
+   * it, or named by its set-up, and what they require), never the rest of what the host has installed.
+   */
+  readonly pytestPlugins: readonly string[];
   /** True when this came from the cache, false when this call built it. */
   readonly reused: boolean;
 }

@@ -16,8 +16,7 @@ process.env.OPENAI_API_KEY = "no-key-in-tests";
 process.env.ANTHROPIC_BASE_URL = "http://127.0.0.1:9";
 process.env.ANTHROPIC_API_KEY = "no-key-in-tests";
 
-// The pytest suites the tests run (SWE and commit0 evaluations, environments) are a few tiny fixture projects that
-// need no plugin, but the environments see the host's site-packages, and a host with hypothesis and
-// pytest-benchmark installed loads them into every run: three times the CPU of the run itself. The product
-// leaves them on (a real project may need its plugins); the tests do not load them.
+// The tests that run pytest directly (JUnit and log parsing, the system check) need no plugin of the host's; the
+// host's hypothesis and pytest-benchmark would triple their CPU. Evaluations never see this variable (isolated
+// programs get a scrubbed environment) and load only their environment's plugins (src/testenv/pytest-plugins.ts).
 process.env.PYTEST_DISABLE_PLUGIN_AUTOLOAD = "1";
