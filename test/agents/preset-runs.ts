@@ -94,9 +94,7 @@ export const MCR_SCRIPT: ScriptStep[] = [
 ];
 
 /** The SWE script: one edit of the work tree with the agent's own shell tool (its `bash`), which fixes calc.sub. */
-export const SWE_SCRIPT: ScriptStep[] = [
-  { tool: "bash", args: { command: "sed -i '/def sub/{n;s/a + b/a - b/}' calc/__init__.py", description: "Make sub subtract" } },
-];
+export const SWE_SCRIPT: ScriptStep[] = [{ tool: "bash", args: { command: "sed -i '/def sub/{n;s/a + b/a - b/}' calc/__init__.py", description: "Make sub subtract" } }];
 
 /** The IR script: fold the typo fix-up (the third commit) into the commit before, then run the rebase. */
 export function irScript(commits: number): ScriptStep[] {
@@ -135,8 +133,8 @@ export function commit0Script(name: string): ScriptStep[] {
   return [shellStep(name, STUBBED.map((file) => `cat > ${file} <<'GITGOOD_EOF'\n${LIBRARY[file] as string}GITGOOD_EOF`).join("\n"))];
 }
 
-/** The SWE fix as a shell command. */
-export const SWE_COMMAND = "sed -i '/def sub/{n;s/a + b/a - b/}' calc/__init__.py";
+/** The SWE fix as a shell command (SWE_SCRIPT's). */
+export const SWE_COMMAND = (SWE_SCRIPT[0] as ScriptStep).args.command as string;
 
 /** Variables pointing a run's proxy at `origin` (a fake upstream) for a preset's API, with the user's key. */
 export function upstreamEnv(name: string, origin: string): Record<string, string> {
