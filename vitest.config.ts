@@ -6,8 +6,9 @@ const ci = Boolean(process.env.CI);
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Limits that catch a hang, not a speed check: on two loaded cores a real-git test can take several times its idle time.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: "forks",
     // Most tests wait on child processes (git, pytest, a jail, a real agent), so three workers keep two cores busy:
     // the whole suite took 16:20 with two and 14:47 with three on an idle 2-core machine (1089 tests).

@@ -6,12 +6,14 @@
 // process, so its peak memory is its own; it runs with --jobs 1 against a one-core floor and with
 // --jobs 2 against a two-core floor (the same raw git passes split over two processes at once).
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { row } from "./rows.js";
+import { Repo } from "../dist/git/repo.js";
+import { MissingTrees } from "../dist/git/treediff.js";
 
 const args = process.argv.slice(2);
 const valueOf = (flag, fallback) => {
@@ -42,35 +44,56 @@ if (!args.includes("--no-synthetic")) {
 }
 for (const dir of given) repos.push({ label: "given", dir });
 
+/** CPU milliseconds of the processes this one has started and waited for (Linux: /proc/self/stat). */
+function childrenCpuMs() {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+  // After the name: state is field 3, so cutime (16) and cstime (17) are at 13 and 14; in clock ticks of 10 ms.
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+const UNREADABLE_TREE = /unable to read tree ([0-9a-f]{40}(?:[0-9a-f]{24})?)/;
+
 /**
  * Runs one raw git pass over `commits` (fed on stdin) and drains its output; resolves with the elapsed
- * milliseconds. Where git stops on a commit it cannot read (missing objects), it goes on after the last
- * commit whose header it printed, as the miner does, so a damaged copy has a floor too.
+ * milliseconds. Where git stops on a commit it cannot read, it goes on as the miner does: a missing
+ * tree is replaced by the empty tree in a private git dir (MissingTrees, `-t` added for diff-tree) and
+ * git starts again at that commit; any other stop skips the commit after the last header printed.
  */
-function timedPass(repo, gitArgs, commits) {
+function timedPass(repo, gitArgs, commits, missing) {
   const t = performance.now();
   const once = (rest) =>
     new Promise((resolve, reject) => {
-      const child = spawn("git", gitArgs, { cwd: repo, stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } });
+      const diff = gitArgs[0] === "diff-tree";
+      const args = diff && missing.trees.size > 0 ? [...gitArgs, "-t"] : gitArgs;
+      const env = diff ? missing.env() : { ...process.env, LC_ALL: "C" };
+      const child = spawn("git", args, { cwd: repo, stdio: ["pipe", "pipe", "pipe"], env });
       let last = null;
       let tail = "";
+      let err = "";
       child.stdout.on("data", (chunk) => {
         const text = tail + chunk.toString("latin1");
         for (const m of text.matchAll(/(?:^|[\n\0])@?([0-9a-f]{40})(?=[\n\0])/g)) last = m[1];
         tail = text.slice(-64);
       });
+      child.stderr.on("data", (chunk) => (err += chunk.toString("latin1")));
       child.on("error", reject);
-      child.on("close", (code) => resolve({ code, last }));
+      child.on("close", (code) => resolve({ code, last, err }));
       child.stdin.on("error", () => {});
       child.stdin.end(rest.map((c) => `${c}\n`).join(""));
     });
   return (async () => {
     let rest = commits;
     while (rest.length > 0) {
-      const { code, last } = await once(rest);
+      const { code, last, err } = await once(rest);
       if (code === 0) break;
-      // Skip the commit after the last header (a missing tree) and go on; one process per stop.
       const at = last === null ? -1 : rest.indexOf(last);
+      const tree = UNREADABLE_TREE.exec(err)?.[1];
+      const suspect = rest[at + 1];
+      if (gitArgs[0] === "diff-tree" && tree && suspect && (await missing.add(tree, suspect))) {
+        rest = rest.slice(at + 1);
+        continue;
+      }
+      // Skip the commit after the last header and go on; one process per stop.
       rest = rest.slice(at + 2);
     }
     return performance.now() - t;
@@ -92,17 +115,27 @@ function commitLists(repo) {
 /** Every other item of `xs`, from `start`. */
 const half = (xs, start) => xs.filter((_, i) => i % 2 === start);
 
+/** Runs a floor and measures its wall time and the CPU of its git processes. */
+async function measured(floor) {
+  const cpu = childrenCpuMs();
+  const ms = await floor();
+  return { ms, cpuMs: childrenCpuMs() - cpu };
+}
+
 /** The one-core floor: the re-merge pass, then the diff pass. */
-async function floorOne(repo, lists) {
-  return (await timedPass(repo, REMERGE, lists.merges)) + (await timedPass(repo, NUMSTAT, lists.others));
+async function floorOne(repo, lists, missing) {
+  return measured(async () => (await timedPass(repo, REMERGE, lists.merges, missing)) + (await timedPass(repo, NUMSTAT, lists.others, missing)));
 }
 
 /** The two-core floor: the same passes split over two processes at once, each with half of both lists. */
-async function floorTwo(repo, lists) {
-  const lane = async (start) => (await timedPass(repo, REMERGE, half(lists.merges, start))) + (await timedPass(repo, NUMSTAT, half(lists.others, start)));
-  const t = performance.now();
-  await Promise.all([lane(0), lane(1)]);
-  return performance.now() - t;
+async function floorTwo(repo, lists, missing) {
+  const lane = async (start) =>
+    (await timedPass(repo, REMERGE, half(lists.merges, start), missing)) + (await timedPass(repo, NUMSTAT, half(lists.others, start), missing));
+  return measured(async () => {
+    const t = performance.now();
+    await Promise.all([lane(0), lane(1)]);
+    return performance.now() - t;
+  });
 }
 
 /** One mining run in a child process. */
@@ -121,6 +154,7 @@ const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 let worst = 0;
 for (const { label, dir } of repos) {
   const lists = commitLists(dir);
+  const missing = new MissingTrees(await Repo.open(dir));
   const f1 = [];
   const f2 = [];
   const one = [];
@@ -128,24 +162,30 @@ for (const { label, dir } of repos) {
   let last;
   // Each command is paired with its floor and the pairs alternate, so the machine's load hits both.
   for (let i = 0; i < runs; i++) {
-    f1.push(await floorOne(dir, lists));
+    f1.push(await floorOne(dir, lists, missing));
     one.push(mineOnce(dir, 1));
-    f2.push(await floorTwo(dir, lists));
+    f2.push(await floorTwo(dir, lists, missing));
     last = mineOnce(dir, 2);
     two.push(last);
   }
-  const floor1 = median(f1);
-  const floor2 = median(f2);
+  missing.close();
+  const floor1 = median(f1.map((f) => f.ms));
+  const floor2 = median(f2.map((f) => f.ms));
   const m1 = median(one.map((r) => r.ms));
   const m2 = median(two.map((r) => r.ms));
+  const cpu = (rs) => median(rs.map((r) => r.cpuMs + r.gitCpuMs));
   const rss = Math.max(...one.map((r) => r.maxRssMb), ...two.map((r) => r.maxRssMb));
   worst = Math.max(worst, m1 / floor1 / 1.5, m2 / floor2 / 1.2);
-  console.log(`\n${label}: ${dir} (${last.commits} commits, ${last.branches} branches)`);
+  const load = os.loadavg()[0].toFixed(1);
+  console.log(`\n${label}: ${dir} (${last.commits} commits, ${last.branches} branches; load average ${load})`);
   console.log(`  samples: ${last.merges} merge, ${last.chains} file_commit_chain${last.unreadable ? `, ${last.unreadable} unreadable commits` : ""}`);
-  console.log(`  one-core floor (re-merge pass, then diff pass):  median ${secs(floor1)} over ${runs} runs`);
+  console.log(`  one-core floor (re-merge pass, then diff pass):  median ${secs(floor1)} over ${runs} runs, git CPU ${secs(median(f1.map((f) => f.cpuMs)))}`);
   console.log(`  gitgood mine --jobs 1:                           median ${secs(m1)}  ratio ${(m1 / floor1).toFixed(2)} (goal <= 1.5)`);
-  console.log(`  two-core floor (both passes split over 2 procs): median ${secs(floor2)}`);
+  console.log(`  two-core floor (both passes split over 2 procs): median ${secs(floor2)}, git CPU ${secs(median(f2.map((f) => f.cpuMs)))}`);
   console.log(`  gitgood mine --jobs 2:                           median ${secs(m2)}  ratio ${(m2 / floor2).toFixed(2)} (goal <= 1.2)`);
+  console.log(
+    `  CPU of a mining run (node + git): --jobs 1 ${secs(cpu(one))} (node ${secs(median(one.map((r) => r.cpuMs)))}), --jobs 2 ${secs(cpu(two))} (node ${secs(median(two.map((r) => r.cpuMs)))})`,
+  );
   console.log(`  peak memory of a mining process: ${rss} MB (goal <= 300)`);
   const name = `${label === "given" ? path.basename(dir) : label}, ${last.commits} commits`;
   row(`mining --jobs 1 / one-core floor (${name})`, "<= 1.5", `${(m1 / floor1).toFixed(2)}x`, m1 / floor1 <= 1.5);

@@ -2,6 +2,8 @@ import { existsSync, statSync } from "node:fs";
 import { Command } from "commander";
 import type { RepoLocator } from "../dataset/clones.js";
 import { DEFAULT_URL_PATTERN } from "../dataset/repos.js";
+import { RepoPool } from "../git/repo-pool.js";
+import { useGitThreads } from "../git/threads.js";
 import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
@@ -63,8 +65,14 @@ export function workerCommand(io: CliIO): Command {
       // External agents and CLI-agent presets reach their model through this worker's proxy, with this worker's keys.
       const proxies = new WorkerProxies();
       const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
+      // Each repository is opened once for the worker's life, with its long-lived reader, as a local run
+      // opens its sources once: not a probe and a git process per object read in every job.
+      const sources = new RepoPool();
+      const found = new Set<string>();
       // One pack cache for the worker's life, as a local run has one for its pool: the packs of a starting
       // point are built once for its scenarios and repeats, and sandboxes are removed in the background.
+      // Several jobs at once start their git processes from git threads, as the local pool's do.
+      const threads = flags.concurrency > 1 ? useGitThreads(Math.min(flags.concurrency, 8)) : null;
       await withRunPacks(async (packs) => {
         const worker = await startWorker({
           address,
@@ -76,13 +84,13 @@ export function workerCommand(io: CliIO): Command {
           run: async (data) => {
             const ticket = parseTicket(data.ticket);
             if (fetchClone) await fetchClone(ticket.sample);
-            await checkClone(ticket.sample, where);
+            await checkClone(ticket.sample, where, (dir) => sources.get(dir), found);
             // --max-connections holds across every worker of the queue, not per process.
             const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
             const max = ticket.models.max_connections;
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
             const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
-            return runTicket(ticket, { where, models, proxy, packs });
+            return runTicket(ticket, { where, models, proxy, packs, sources });
           },
         });
         io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
@@ -94,7 +102,9 @@ export function workerCommand(io: CliIO): Command {
         io.stderr.write(`gitgood worker ${worker.id}: stopping after the jobs it holds\n`);
         await worker.close();
       });
+      await threads?.();
       await proxies.close();
+      await sources.close();
       redis.disconnect();
     });
 }

@@ -1,6 +1,7 @@
 import type { Sample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
 import type { LiveScenario } from "../scenarios/types.js";
+import { infrastructureRules, pluginModulesAt } from "../testenv/index.js";
 
 /*
  * What a family's Harbor tasks are made of (`gitgood export harbor`): the parts of a task directory and the
@@ -59,6 +60,9 @@ g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@"; }
 # Harbor reads the reward from /logs/verifier/reward.txt: one number.
 reward() { printf '%s\\n' "$1" > "$logs/verifier/reward.txt"; echo "reward: $1"; exit 0; }
 cd "$repo" || reward 0
+# The repository's own settings may not move git elsewhere: its work tree and git directory are these, and no
+# replace ref stands in for the commits the checks read.
+export GIT_DIR="$repo/.git" GIT_WORK_TREE="$repo" GIT_NO_REPLACE_OBJECTS=1
 `;
 
 export const SOLVE_PRELUDE = `#!/bin/bash
@@ -69,3 +73,101 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_EDITOR=: GIT_MERGE_
 cd "$repo"
 `;
 
+
+/**
+ * tests/owned.py: reads NUL-separated repository paths on stdin and writes back, NUL-separated, those that
+ * are the evaluation's by the rules in the JSON file named by its argument (gitgood's own rules of
+ * src/testenv/test-infra.ts, as data: test files, pytest's configuration and hooks, start-up hooks, byte
+ * code, the dataset's test files and the plug-ins the configuration names).
+ */
+const OWNED_PY = `import json
+import re
+import sys
+
+rules = json.load(open(sys.argv[1], encoding="utf-8"))
+config = set(rules["configFiles"])
+test_dirs = set(rules["testDirs"])
+runner = re.compile(rules["runnerConfig"])
+files = set(rules["files"])
+
+
+def owns(path):
+    p = re.sub(r"/{2,}", "/", re.sub(r"^(\\./)+", "", path))
+    parts = p.split("/")
+    name = parts[-1]
+    if name in config or runner.search(name) or name.endswith(".pth") or name.startswith(rules["pluginModule"]):
+        return True
+    if "__pycache__" in parts or re.search(r"\\.py[co]$", name):
+        return True
+    if any(d in test_dirs for d in parts[:-1]):
+        return True
+    if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+        return True
+    if p in files or any(p.startswith(d) for d in rules["dirs"]):
+        return True
+    return any(p.startswith(m) if m.endswith("/") else p == m for m in rules["pluginPaths"])
+
+
+paths = sorted(set(p for p in sys.stdin.buffer.read().split(b"\\0") if p))
+for raw in paths:
+    if owns(raw.decode("utf-8", "surrogateescape")):
+        sys.stdout.buffer.write(raw + b"\\0")
+`;
+
+/**
+ * The shell function test.sh calls before a test-scored verdict, as gitgood's evaluation drops an agent's
+ * changes to the evaluation's files: every file the agent changed, added or deleted since commit "$1"
+ * (read with an index of the script's own, so the agent's index flags hide nothing; ignored files too)
+ * that owned.py says is the evaluation's is put back as "$1" has it, or removed when "$1" has none.
+ */
+export const RESTORE_EVALUATION_FILES = `
+restore_evaluation_files() {
+  local idx list f
+  idx=$(mktemp) && list=$(mktemp) || return 1
+  GIT_INDEX_FILE=$idx g read-tree "$1" || return 1
+  GIT_INDEX_FILE=$idx g update-index -q --refresh >/dev/null 2>&1
+  { GIT_INDEX_FILE=$idx g diff --no-renames --name-only -z && GIT_INDEX_FILE=$idx g ls-files -z --others; } \\
+    | python3 "$here/owned.py" "$here/evaluation-files.json" > "$list" || return 1
+  while IFS= read -r -d '' f; do
+    echo "the evaluation's version put back: $f"
+    rm -rf -- "$f"
+    if GIT_INDEX_FILE=$idx GIT_LITERAL_PATHSPECS=1 g ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
+      GIT_INDEX_FILE=$idx GIT_LITERAL_PATHSPECS=1 g checkout-index -f -- "$f" || return 1
+    fi
+  done < "$list"
+  rm -f "$idx" "$list"
+}
+`;
+
+/**
+ * The tests/ files that say which files are the evaluation's in a project at `rev`: owned.py and its
+ * rules (gitgood's, with the dataset's own test files and the plug-ins the configuration at `rev` names).
+ */
+export async function evaluationFiles(repo: Repo, rev: string, datasetFiles: readonly string[]): Promise<Record<string, TaskFile>> {
+  const rules = infrastructureRules(datasetFiles, await pluginModulesAt(repo, rev));
+  return { "owned.py": text(OWNED_PY), "evaluation-files.json": text(`${JSON.stringify(rules, null, 1)}\n`) };
+}
+
+/**
+ * Python for the verdict scripts: `summary_lines(log)` gives the lines of pytest's "short test summary
+ * info" section, the only part of the log the verdict reads: what the code under test prints (captured
+ * output shown with a failure, or text written at exit, after pytest's last line) is not read. A log
+ * with more than one such section was written to by someone else: the run is void (`None`).
+ */
+export const SUMMARY_LINES_PY = `def summary_lines(path):
+    sections, current = [], None
+    with open(path, encoding="utf-8", errors="replace") as log:
+        for raw in log:
+            line = raw.rstrip("\\n")
+            if re.match(r"^=+ short test summary info =+$", line):
+                current = []
+                sections.append(current)
+            elif current is not None and re.match(r"^=+ .* =+$", line):
+                current = None
+            elif current is not None:
+                current.append(line)
+    if len(sections) > 1:
+        print("the test log holds more than one summary: something besides pytest wrote it; the run is void", file=sys.stderr)
+        return None
+    return sections[0] if sections else []
+`;

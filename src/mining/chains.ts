@@ -89,10 +89,11 @@ export function mineChains(
     const commits = run.commits;
     const oldest = at(commits, commits.length - 1);
     const newest = at(commits, 0);
+    // A single change is not a chain candidate, and it is not remembered: most runs are single changes.
+    if (commits.length < 2) return;
     const key = `${oldest}\0${newest}\0${file}`;
     if (seen.has(key)) return;
     seen.add(key);
-    if (commits.length < 2) return; // a single change is not a chain candidate
     if (run.cutBy) return drops.chain(run.cutBy);
     if (commits.length < opts.minChain) return drops.chain("too_short");
     if (commits.length > opts.maxChain) return drops.chain("too_long");

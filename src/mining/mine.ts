@@ -9,8 +9,9 @@ import {
   type SampleType,
 } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
-import { diffCommits, listBranches, readCommitGraph, type CommitNode } from "../git/history.js";
+import { listBranches, readCommitGraph, type CommitNode } from "../git/history.js";
 import { MissingBlobs } from "../git/blobcheck.js";
+import { diffBatches, MissingTrees } from "../git/treediff.js";
 import { missingObjects } from "../git/objects.js";
 import { Repo } from "../git/repo.js";
 import { chainCandidates, mineChains, type ChainFinding, type CommitLines, type CommitSummary } from "./chains.js";
@@ -168,7 +169,8 @@ interface SummaryPass {
  * part) over the commits of runs that could become chains only, repeated if that pass finds one it
  * cannot read (the runs through it change). A commit naming a blob the store lacks is unreadable, as
  * if its diff had failed: found from the missing set of a partial clone, else by one `cat-file
- * --batch-check` fed during the first pass.
+ * --batch-check` fed during the first pass. A missing tree costs one more diff process, however many
+ * commits need it (MissingTrees).
  */
 async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSummary>> {
   const { repo, languages, jobs, slots } = p;
@@ -182,59 +184,69 @@ async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSumma
   };
   const missing = repo.partial ? await missingObjects(repo, p.tips) : null;
   const check = repo.partial ? null : new MissingBlobs(repo);
+  const trees = new MissingTrees(repo);
   const blocked = new Set<string>();
   let done = 0;
-  for await (const d of diffCommits(repo, p.commits, { jobs, numstat: false, slots })) {
-    p.progress(++done);
-    if (d.unreadable) {
-      summaries.set(d.commit, unreadableSummary());
-      continue;
+  try {
+    for await (const batch of diffBatches(repo, p.commits, { jobs, numstat: false, slots, missing: trees })) {
+      for (const d of batch) {
+        if (d.unreadable) {
+          summaries.set(d.commit, unreadableSummary());
+          continue;
+        }
+        const blobs: string[] = [];
+        for (const f of d.files) {
+          if (f.oldMode !== GITLINK && !ZERO_OIDS.has(f.oldOid)) blobs.push(f.oldOid);
+          if (f.newMode !== GITLINK && !ZERO_OIDS.has(f.newOid)) blobs.push(f.newOid);
+        }
+        if (missing && blobs.some((b) => missing.has(b))) blocked.add(d.commit);
+        const taken = check?.add(d.commit, blobs);
+        if (taken) await taken;
+        let files: string[] | null = null;
+        let added: string[] | null = null;
+        for (const f of d.files) {
+          if ((f.status !== "A" && f.status !== "M") || !languages.has(f.path)) continue;
+          (files ??= []).push(name(f.path));
+          if (f.status === "A") (added ??= []).push(name(f.path));
+        }
+        // A commit that changes no file of a mined language ends every line's runs whether or not its
+        // summary is kept, and no run holds it, so its summary is not kept.
+        if (files) summaries.set(d.commit, { files, added: added ?? NONE });
+      }
+      done += batch.length;
+      p.progress(done);
     }
-    const blobs: string[] = [];
-    for (const f of d.files) {
-      if (f.oldMode !== GITLINK && !ZERO_OIDS.has(f.oldOid)) blobs.push(f.oldOid);
-      if (f.newMode !== GITLINK && !ZERO_OIDS.has(f.newOid)) blobs.push(f.newOid);
-    }
-    if (missing && blobs.some((b) => missing.has(b))) blocked.add(d.commit);
-    const taken = check?.add(d.commit, blobs);
-    if (taken) await taken;
-    let files: string[] | null = null;
-    let added: string[] | null = null;
-    for (const f of d.files) {
-      if ((f.status !== "A" && f.status !== "M") || !languages.has(f.path)) continue;
-      (files ??= []).push(name(f.path));
-      if (f.status === "A") (added ??= []).push(name(f.path));
-    }
-    // A commit that changes no file of a mined language ends every line's runs whether or not its
-    // summary is kept, and no run holds it, so its summary is not kept.
-    if (files) summaries.set(d.commit, { files, added: added ?? NONE });
-  }
-  if (check) for (const c of await check.commits()) blocked.add(c);
-  for (const c of blocked) summaries.set(c, unreadableSummary());
+    if (check) for (const c of await check.commits()) blocked.add(c);
+    for (const c of blocked) summaries.set(c, unreadableSummary());
 
-  // Until no new candidate: one more round only when a count could not be read (runs through it change).
-  const counted = new Set<string>();
-  for (let changed = true; changed; ) {
-    changed = false;
-    const wanted = [...p.candidates(summaries)].filter((c) => !counted.has(c));
-    for (const c of wanted) counted.add(c);
-    for await (const d of diffCommits(repo, wanted, { jobs, numstat: true, slots })) {
-      if (d.unreadable) {
-        summaries.set(d.commit, unreadableSummary());
-        changed = true;
-        continue;
+    // Until no new candidate: one more round only when a count could not be read (runs through it change).
+    const counted = new Set<string>();
+    for (let changed = true; changed; ) {
+      changed = false;
+      const wanted = [...p.candidates(summaries)].filter((c) => !counted.has(c));
+      for (const c of wanted) counted.add(c);
+      for await (const batch of diffBatches(repo, wanted, { jobs, numstat: true, slots, missing: trees })) {
+        for (const d of batch) {
+          if (d.unreadable) {
+            summaries.set(d.commit, unreadableSummary());
+            changed = true;
+            continue;
+          }
+          const s = summaries.get(d.commit);
+          if (!s) continue;
+          const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: [] };
+          const mined = new Set(s.files);
+          for (const f of d.files) {
+            lines.total += f.lines;
+            if (!languages.has(f.path)) lines.otherFiles.push(name(f.path));
+            else if (mined.has(f.path)) lines.perFile.set(f.path, f.lines);
+          }
+          s.lines = lines;
+        }
       }
-      const s = summaries.get(d.commit);
-      if (!s) continue;
-      const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: [] };
-      const mined = new Set(s.files);
-      for (const f of d.files) {
-        lines.total += f.lines;
-        if (!languages.has(f.path)) lines.otherFiles.push(name(f.path));
-        else if (mined.has(f.path)) lines.perFile.set(f.path, f.lines);
-      }
-      s.lines = lines;
     }
+  } finally {
+    trees.close();
   }
   return summaries;
 }

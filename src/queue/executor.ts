@@ -64,19 +64,27 @@ export function queueExecutor(queue: RunQueue, ticketOf: (job: Job) => JobTicket
 /**
  * A worker's check of its own clone before it runs a job: the repository is there and holds every commit
  * the sample names. Either failing is this worker's problem, not the job's (another worker's clone may
- * have it): the error is thrown, and the job is retried elsewhere.
+ * have it): the error is thrown, and the job is retried elsewhere. `open` gives the repository (a
+ * worker's pool of open repositories, whose reader answers without a process per question). A commit
+ * found once is not looked up again (`known`, shared by the checks of one worker): a clone loses none.
  */
-export async function checkClone(sample: Sample, where: RepoLocator): Promise<void> {
+export async function checkClone(
+  sample: Sample,
+  where: RepoLocator,
+  open: (dir: string) => Promise<Repo> = (dir) => Repo.open(dir),
+  known: Set<string> = new Set(),
+): Promise<void> {
+  const dir = repositoryPath(where, sample);
   const commits = sampleCommits(sample)
     .map((c) => c.commit)
-    .filter((c) => typeof c === "string" && c !== "");
+    .filter((c) => typeof c === "string" && c !== "" && !known.has(`${dir}\0${c}`));
   if (commits.length === 0) return;
-  const dir = repositoryPath(where, sample);
-  const repo = await Repo.open(dir).catch(() => null);
+  const repo = await open(dir).catch(() => null);
   if (!repo) throw new GitGoodError("REPO_NOT_FOUND", `this worker has no clone of ${sample.name} at ${dir}`, { repository: dir });
   const kinds = await objectKinds(repo, commits);
   const missing = commits.find((c) => kinds.get(c) !== "commit");
   if (missing !== undefined) {
     throw new GitGoodError("MISSING_COMMIT", `this worker's clone of ${sample.name} (${dir}) lacks commit ${missing} of sample ${sample.id}`, { repository: dir, commit: missing });
   }
+  for (const c of commits) known.add(`${dir}\0${c}`);
 }

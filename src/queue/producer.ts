@@ -1,4 +1,4 @@
-import { Queue, type Job } from "bullmq";
+import { Queue, QueueEvents, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { GitGoodError, toGitGoodError } from "../errors.js";
@@ -37,9 +37,6 @@ export interface EnqueueResult {
   /** Jobs that were on the queue already (a producer that ran before). */
   present: number;
 }
-
-/** Waits `ms`. */
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A run's side of a BullMQ queue: it enqueues the run's jobs under ids made of the run's identity and
@@ -125,64 +122,97 @@ export class RunQueue {
   async collect(sink: Sink): Promise<string[]> {
     const taken: string[] = [];
     for (;;) {
-      const finished = (await this.queue.getJobs(["completed", "failed"], 0, 199, true)) as Job[];
-      const ours = finished.filter((j) => (j.data as { run?: unknown } | undefined)?.run === this.run);
-      if (ours.length === 0) return taken;
-      for (const job of ours) {
-        const parsed = JobDataSchema.safeParse(job.data);
-        if (!parsed.success) {
-          // Not a job this producer enqueued (whoever writes to the queue's Redis put it there): dropped.
-          await job.remove();
-          continue;
+      let found = 0;
+      for (const state of ["completed", "failed"] as const) {
+        const finished = (await this.queue.getJobs([state], 0, 199, true)) as Job[];
+        const ours = finished.filter((j) => (j.data as { run?: unknown } | undefined)?.run === this.run);
+        found += ours.length;
+        for (const job of ours) {
+          const key = await this.take(job, state, sink);
+          if (key !== null) taken.push(key);
         }
-        const data = parsed.data;
-        if ((await job.getState()) === "completed") {
-          let settled: ReturnType<typeof unpackResult>;
-          try {
-            settled = unpackResult(job.returnvalue, data.key, this.spillDir);
-          } catch (err) {
-            await sink.failed(data, toGitGoodError(err));
-            await job.remove();
-            taken.push(data.key);
-            continue;
-          }
-          sink.write(settled);
-          removeSpilled(settled.spilled);
-        } else {
-          const reason = job.failedReason?.split("\n")[0] ?? "the workers failed it";
-          await sink.failed(data, new GitGoodError("WORKER_FAILED", `every try on the workers failed: ${reason}`, { tries: job.attemptsMade }));
-        }
-        await job.remove();
-        taken.push(data.key);
-        sink.onWritten?.(data.key);
       }
+      if (found === 0) return taken;
     }
   }
 
+  /** Writes one finished job through the sink and removes it from the queue; returns its key (null: not a job of this producer's). */
+  private async take(job: Job, state: "completed" | "failed", sink: Sink): Promise<string | null> {
+    const parsed = JobDataSchema.safeParse(job.data);
+    if (!parsed.success) {
+      // Not a job this producer enqueued (whoever writes to the queue's Redis put it there): dropped.
+      await job.remove();
+      return null;
+    }
+    const data = parsed.data;
+    if (state === "completed") {
+      let settled: ReturnType<typeof unpackResult> | null = null;
+      try {
+        settled = unpackResult(job.returnvalue, data.key, this.spillDir);
+      } catch (err) {
+        await sink.failed(data, toGitGoodError(err));
+      }
+      if (settled !== null) {
+        sink.write(settled);
+        removeSpilled(settled.spilled);
+      }
+    } else {
+      const reason = job.failedReason?.split("\n")[0] ?? "the workers failed it";
+      await sink.failed(data, new GitGoodError("WORKER_FAILED", `every try on the workers failed: ${reason}`, { tries: job.attemptsMade }));
+    }
+    await job.remove();
+    sink.onWritten?.(data.key);
+    return data.key;
+  }
+
   /**
-   * Waits until every job in `jobs` is written, taking finished jobs off the queue as they come. Jobs the
-   * queue lost (a Redis restarted without persistence) are enqueued again. `poll` is the longest wait
-   * between looks (ms).
+   * Waits until every job in `jobs` is written, taking finished jobs off the queue as they come: the
+   * queue's events (a job completed or failed) wake it at once, and it also looks every `poll` ms at
+   * most, since events are not kept over a restarted Redis. Jobs the queue lost (a Redis restarted
+   * without persistence) are enqueued again.
    */
   async drain(jobs: readonly QueuedJob[], sink: Sink, opts: { poll?: number; signal?: AbortSignal } = {}): Promise<void> {
     const outstanding = new Map(jobs.map((j) => [j.key, j]));
-    const longest = opts.poll ?? 500;
-    let wait = 20;
-    let lastCheck = Date.now();
-    while (outstanding.size > 0) {
-      if (opts.signal?.aborted) throw new GitGoodError("ABORTED", "stopped while waiting for the queue's workers");
-      const taken = await this.collect(sink);
-      for (const key of taken) outstanding.delete(key);
-      if (taken.length > 0) {
-        wait = 20;
-        continue;
+    const longest = opts.poll ?? 1000;
+    let wake: (() => void) | null = null;
+    let finishedSince = false;
+    const events = new QueueEvents(this.address.name, { connection: connectionOptions(this.address) });
+    events.on("error", () => undefined);
+    const finished = (): void => {
+      finishedSince = true;
+      wake?.();
+    };
+    events.on("completed", finished);
+    events.on("failed", finished);
+    try {
+      // From here on no finish goes unheard: one before this point is found by the first look.
+      await events.waitUntilReady();
+      let lastCheck = Date.now();
+      while (outstanding.size > 0) {
+        if (opts.signal?.aborted) throw new GitGoodError("ABORTED", "stopped while waiting for the queue's workers");
+        finishedSince = false;
+        const taken = await this.collect(sink);
+        for (const key of taken) outstanding.delete(key);
+        if (outstanding.size === 0) break;
+        if (Date.now() - lastCheck > 2000) {
+          lastCheck = Date.now();
+          await this.restoreLost([...outstanding.values()]);
+        }
+        if (finishedSince) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, longest);
+          opts.signal?.addEventListener("abort", done, { once: true });
+          wake = done;
+          function done(): void {
+            clearTimeout(timer);
+            opts.signal?.removeEventListener("abort", done);
+            wake = null;
+            resolve();
+          }
+        });
       }
-      if (Date.now() - lastCheck > 2000) {
-        lastCheck = Date.now();
-        await this.restoreLost([...outstanding.values()]);
-      }
-      await pause(wait);
-      wait = Math.min(longest, wait * 2);
+    } finally {
+      await events.close().catch(() => undefined);
     }
   }
 

@@ -78,6 +78,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     return live.some((name) => name !== id && !avoid.includes(name));
   };
 
+  /** The last write of this worker's line in the worker table, which closing waits for. */
+  let table: Promise<unknown> = Promise.resolve();
   const processor = async (job: Job, token?: string): Promise<JobResult> => {
     const data = JobDataSchema.parse(job.data);
     const avoid = data.avoid ?? [];
@@ -99,7 +101,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const result = packResult(settled, id, spill);
     entry.done++;
     entry.last = Date.now();
-    await redis.hset(keys.workers, id, JSON.stringify(entry));
+    // The worker table is for `gitgood status`: the job's result does not wait for it.
+    table = redis.hset(keys.workers, id, JSON.stringify(entry)).catch(() => undefined);
     log(`done ${data.key} ${settled.record.status} ${settled.record.verdict}`);
     return result;
   };
@@ -119,6 +122,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     close: async () => {
       await worker.close();
       await queue.close().catch(() => undefined);
+      await table;
       redis.disconnect();
     },
   };

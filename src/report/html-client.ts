@@ -56,6 +56,7 @@ svg text{font:11px system-ui,sans-serif;fill:#1d232b}
 button.more{margin:6px 0}
 #detail{min-width:0}
 .fam-good{color:#0a7a32}.fam-bad{color:#a0331c}.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(0,1fr));gap:8px}.cols>div{min-width:0}
+td.id{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;overflow-wrap:normal;word-break:normal}
 .w-run{width:13%}.w-sample{width:30%}.w-scen{width:11%}.w-verdict{width:15%}
 .cell-solved{background:#d7f2df}.cell-unsolved{background:#f8ded8}.cell-error{background:#efd8f4}.cell-unjudged{background:#f6f0c8}.cell-none{background:#fff}
 `;
@@ -120,6 +121,8 @@ const pct = (v) => (v === null || v === undefined ? "–" : v.toFixed(2) + "%");
 const money = (v) => (v === null || v === undefined ? "–" : "$" + v.toFixed(v < 1 ? 4 : 2));
 const secs = (ms) => (ms / 1000).toFixed(1) + " s";
 const verdictSpan = (v) => el("span", { class: "v-" + v }, v);
+/* A sample id on one line, cut with an ellipsis where the column ends; the whole id in its title. */
+const idCell = (text) => el("td", { class: "id", title: text }, text);
 function table(head, rows, numeric) {
   const num = new Set(numeric || []);
   return el("table", {}, el("thead", {}, el("tr", {}, head.map((h, i) => el("th", { class: num.has(i) ? "num" : null }, h)))),
@@ -175,9 +178,12 @@ function costPlot() {
     const t = r.summary.totals.find((x) => x.scenario === "total");
     const cost = r.summary.cost_usd;
     return { i, label: r.label, x: cost ?? r.summary.tokens.prompt + r.summary.tokens.completion, usd: cost !== null, y: t && t.solve_rate !== null ? t.solve_rate : null };
-  }).filter((p) => p.y !== null);
+  });
+  const left = pts.filter((p) => p.y === null).map((p) => p.label);
+  pts.splice(0, pts.length, ...pts.filter((p) => p.y !== null));
   const usd = pts.every((p) => p.usd);
   axes(g, 50, 24, 400, 220, usd ? "cost (US$)" : "tokens (no prices)", "solve rate");
+  unjudgedNote(g, left);
   const xmax = Math.max(1e-9, ...pts.map((p) => p.x));
   for (const p of pts) {
     const cx = 50 + (350 * p.x) / xmax, cy = 220 - (196 * p.y) / 100;
@@ -186,6 +192,12 @@ function costPlot() {
   }
   g.append(svg("text", { x: 400, y: 236, "text-anchor": "end" }, usd ? money(xmax) : String(xmax)));
   return el("div", { class: "plot" }, g);
+}
+/* Names what a plot leaves out because no judge ran on it (the summary gives it no solve rate either). */
+function unjudgedNote(g, labels) {
+  if (labels.length === 0) return;
+  const text = "unjudged, not plotted: " + labels.join(", ");
+  g.append(svg("text", { x: 56, y: 32, fill: "#7a6a00", class: "unjudged-note" }, text.length > 60 ? text.slice(0, 59) + "…" : text, svg("title", {}, text)));
 }
 function passAtKPlot() {
   const g = frame("pass@k (runs with repeats)", 420, 260);
@@ -205,14 +217,19 @@ function passAtKPlot() {
 }
 function difficultyPlot() {
   const groups = [];
+  const left = [];
   index.runs.forEach((r, i) => {
-    for (const d of r.summary.by_difficulty) if (d.solve_rate !== null) groups.push({ i, key: d.scenario + " " + d.difficulty, v: d.solve_rate, label: r.label });
+    for (const d of r.summary.by_difficulty) {
+      if (d.solve_rate !== null) groups.push({ i, key: d.scenario + " " + d.difficulty, v: d.solve_rate, label: r.label });
+      else if (d.unjudged > 0) left.push(r.label + " " + d.scenario + " " + d.difficulty);
+    }
   });
   const keys = [...new Set(groups.map((x) => x.key))];
   const w = Math.max(420, 60 + keys.length * (14 * index.runs.length + 16));
   const g = frame("Solve rate per difficulty", Math.min(w, 900), 260);
   const x1 = Math.min(w, 900) - 20;
   axes(g, 50, 24, x1, 220, "scenario and difficulty", "solve rate");
+  unjudgedNote(g, left);
   const slot = (x1 - 60) / Math.max(1, keys.length), bw = Math.max(3, (slot - 8) / Math.max(1, index.runs.length));
   keys.forEach((k, ki) => {
     for (const b of groups.filter((x) => x.key === k)) {
@@ -258,7 +275,7 @@ function renderList() {
   const body = el("tbody");
   for (const r of rows.slice(0, shown)) {
     const tr = el("tr", { "data-key": r.key, "data-run": r.run, class: selected && selected.run === r.run && selected.key === r.key ? "sel" : null, onclick: () => openAttempt(r.run, r.key) },
-      multi ? el("td", {}, index.runs[r.run].label) : null, el("td", {}, r.sample_id + (r.repeat ? " #" + r.repeat : ""), r.agent.endsWith("+memory") ? " +memory" : ""), el("td", {}, r.scenario), el("td", {}, verdictSpan(r.verdict), r.error ? el("div", { class: "muted" }, r.error) : null),
+      multi ? el("td", {}, index.runs[r.run].label) : null, idCell(r.sample_id + (r.repeat ? " #" + r.repeat : "") + (r.agent.endsWith("+memory") ? " +memory" : "")), el("td", {}, r.scenario), el("td", {}, verdictSpan(r.verdict), r.error ? el("div", { class: "muted" }, r.error) : null),
       el("td", { class: "num" }, r.turns), el("td", { class: "num" }, money(r.cost_usd)), el("td", { class: "num" }, secs(r.duration_ms)));
     body.append(tr);
   }
@@ -338,11 +355,19 @@ function renderCompare() {
   s.replaceChildren();
   if (index.runs.length < 2) { s.append(el("p", { class: "muted" }, "Give two or more run directories to compare them.")); return; }
   const scen = [...new Set(index.rows.map((r) => r.scenario))].sort();
-  s.append(el("h2", {}, "Solve rate per scenario"), table(["scenario", ...index.runs.map((r) => r.label), "Δ last − first"], scen.map((sc) => {
-    const rates = index.runs.map((_, i) => { const rs = index.rows.filter((r) => r.run === i && r.scenario === sc); return rs.length ? (100 * rs.filter((r) => r.verdict === "solved").length) / rs.length : null; });
-    const d = rates[0] !== null && rates[rates.length - 1] !== null ? rates[rates.length - 1] - rates[0] : null;
-    return [sc, ...rates.map((x) => (x === null ? "–" : x.toFixed(1) + "%")), d === null ? "–" : (d >= 0 ? "+" : "") + d.toFixed(1)];
-  })));
+  // As the summary counts them: a run × scenario with unjudged attempts (no judge ran) has no solve rate and no delta.
+  const rateTable = table(["scenario", ...index.runs.map((r) => r.label), "Δ last − first"], scen.map((sc) => {
+    const rates = index.runs.map((_, i) => {
+      const rs = index.rows.filter((r) => r.run === i && r.scenario === sc);
+      const unjudged = rs.filter((r) => r.verdict === "unjudged").length;
+      return rs.length === 0 ? null : unjudged > 0 ? { unjudged } : { rate: (100 * rs.filter((r) => r.verdict === "solved").length) / rs.length };
+    });
+    const first = rates[0], last = rates[rates.length - 1];
+    const d = first && last && first.rate !== undefined && last.rate !== undefined ? last.rate - first.rate : null;
+    return [sc, ...rates.map((x) => (x === null ? "–" : x.unjudged ? "unjudged (" + x.unjudged + ")" : x.rate.toFixed(1) + "%")), d === null ? "–" : (d >= 0 ? "+" : "") + d.toFixed(1)];
+  }));
+  rateTable.id = "rates";
+  s.append(el("h2", {}, "Solve rate per scenario"), rateTable);
   const runOpts = (v) => index.runs.map((r, i) => el("option", { value: String(i), selected: v === String(i) }, r.label));
   s.append(el("div", { class: "controls" },
     el("label", {}, el("input", { type: "checkbox", id: "differs", checked: cmp.differs, onchange: (e) => { cmp.differs = e.target.checked; renderCompare(); } }), " only samples the runs disagree on "),
@@ -355,20 +380,22 @@ function renderCompare() {
     const id = r.sample_id + "\u0000" + r.scenario + "\u0000" + (r.agent.endsWith("+memory") ? "+memory" : "");
     if (!cells.has(id)) cells.set(id, { sample: r.sample_id, scenario: r.scenario, variant: r.agent.endsWith("+memory") ? " +memory" : "", runs: new Map() });
     const c = cells.get(id).runs;
-    const v = c.get(r.run) || { n: 0, solved: 0, verdicts: new Set(), key: r.key };
-    v.n++; if (r.verdict === "solved") v.solved++; v.verdicts.add(r.verdict);
+    const v = c.get(r.run) || { n: 0, solved: 0, unjudged: 0, verdicts: new Set(), key: r.key };
+    v.n++; if (r.verdict === "solved") v.solved++; if (r.verdict === "unjudged") v.unjudged++; v.verdicts.add(r.verdict);
     c.set(r.run, v);
   }
   let list = [...cells.values()].filter((c) => !cmp.scenario || c.scenario === cmp.scenario);
-  const outcome = (v) => (!v ? "none" : v.n > 1 ? v.solved + "/" + v.n : [...v.verdicts][0]);
+  // Repeats: solved of judged attempts, the unjudged ones named apart (never counted as unsolved).
+  const outcome = (v) => (!v ? "none" : v.n === 1 ? [...v.verdicts][0] : v.unjudged === v.n ? "unjudged ×" + v.n : v.solved + "/" + (v.n - v.unjudged) + (v.unjudged ? " + " + v.unjudged + " unjudged" : ""));
   if (cmp.differs) list = list.filter((c) => index.runs.every((_, i) => c.runs.has(i)) && new Set(index.runs.map((_, i) => outcome(c.runs.get(i)))).size > 1);
-  if (cmp.only) list = list.filter((c) => (c.runs.get(Number(cmp.a))?.solved ?? 0) > 0 && (c.runs.get(Number(cmp.b))?.solved ?? 0) === 0);
+  // "Not solved in B" asks for a verdict: an attempt of B that no judge looked at does not say it.
+  if (cmp.only) list = list.filter((c) => { const b = c.runs.get(Number(cmp.b)); return (c.runs.get(Number(cmp.a))?.solved ?? 0) > 0 && (!b || (b.solved === 0 && b.unjudged === 0)); });
   const head = el("tr", {}, el("th", { class: "w-sample" }, "sample"), el("th", {}, "scenario"), index.runs.map((r) => el("th", {}, r.label)));
-  const body = el("tbody", {}, list.slice(0, 1000).map((c) => el("tr", {}, el("td", {}, c.sample + c.variant), el("td", {}, c.scenario), index.runs.map((_, i) => {
+  const body = el("tbody", {}, list.slice(0, 1000).map((c) => el("tr", {}, idCell(c.sample + c.variant), el("td", {}, c.scenario), index.runs.map((_, i) => {
     const v = c.runs.get(i);
     if (!v) return el("td", { class: "cell-none muted" }, "—");
-    const word = v.n > 1 ? v.solved + "/" + v.n : [...v.verdicts][0];
-    const cls = v.solved > 0 ? "solved" : v.verdicts.has("error") ? "error" : v.verdicts.has("unjudged") ? "unjudged" : "unsolved";
+    const word = outcome(v);
+    const cls = v.solved > 0 ? "solved" : v.verdicts.has("error") ? "error" : v.unjudged > 0 ? "unjudged" : "unsolved";
     return el("td", { class: "cell-" + cls, "data-verdict": cls }, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showTab("samples"); openAttempt(i, v.key); } }, word));
   }))));
   s.append(el("p", { class: "muted", id: "cmp-count" }, list.length + " sample(s)" + (list.length > 1000 ? ", the first 1000 shown" : "")), el("table", { id: "matrix" }, el("thead", {}, head), body));

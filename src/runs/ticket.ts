@@ -10,6 +10,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import { SampleSchema } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import type { PackCache } from "../git/packs.js";
+import type { RepoPool } from "../git/repo-pool.js";
 import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
 import { RunConfigSchema, type ModelSettings, type RunConfig } from "./config.js";
@@ -143,6 +144,8 @@ export interface TicketEnv {
   toolHost?: ToolHost | null;
   /** Packs shared by the tickets this process runs (default: a pack cache for this ticket alone). */
   packs?: PackCache;
+  /** Repositories kept open over the tickets this process runs, each with its reader (default: opened per ticket). */
+  sources?: RepoPool;
   /**
    * This process's recording model proxy, which an external agent or CLI-agent preset reaches its model
    * through (none: such an agent reaches no model). It holds the user's upstream keys from this process's
@@ -207,6 +210,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
     settings,
     isolation,
     scoring,
+    sources: env.sources,
   };
   return env.packs ? attemptJob(job, ctx, env.packs) : withRunPacks((packs) => attemptJob(job, ctx, packs));
 }

@@ -1,5 +1,6 @@
 import { readBlob, listFiles } from "../git/trees.js";
 import { resetPaths, worktreePatch } from "../git/apply.js";
+import type { Repo } from "../git/repo.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { diffPaths } from "../util/unified-diff.js";
 import { pluginModulesNamed, splitPatch, testInfrastructure, type TestInfrastructure } from "./test-infra.js";
@@ -7,18 +8,23 @@ import { pluginModulesNamed, splitPatch, testInfrastructure, type TestInfrastruc
 /** Config files whose text may name pytest plug-ins. */
 const NAMING = /(^|\/)(conftest\.py|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/;
 
+/** The plug-in modules the configuration files of `rev` name (`-p NAME`, `pytest_plugins`), sorted. */
+export async function pluginModulesAt(repo: Repo, rev: string): Promise<string[]> {
+  const files = (await listFiles(repo, rev)).filter((f) => NAMING.test(f));
+  const modules = new Set<string>();
+  for (const f of files) {
+    const blob = await readBlob(repo, rev, f);
+    if (blob && blob.length < 1 << 20) for (const m of pluginModulesNamed(blob.toString("utf8"))) modules.add(m);
+  }
+  return [...modules].sort();
+}
+
 /**
  * The evaluation's files in a fresh sandbox at `rev` (before any change of the agent's): the general
  * rules of `testInfrastructure`, the dataset's own test files, and the plug-ins its configuration names.
  */
 export async function infrastructureAt(sandbox: Sandbox, rev: string, datasetFiles: readonly string[]): Promise<TestInfrastructure> {
-  const files = (await listFiles(sandbox.repo, rev)).filter((f) => NAMING.test(f));
-  const modules = new Set<string>();
-  for (const f of files) {
-    const blob = await readBlob(sandbox.repo, rev, f);
-    if (blob && blob.length < 1 << 20) for (const m of pluginModulesNamed(blob.toString("utf8"))) modules.add(m);
-  }
-  return testInfrastructure(datasetFiles, [...modules]);
+  return testInfrastructure(datasetFiles, await pluginModulesAt(sandbox.repo, rev));
 }
 
 /** What was applied of an agent's change, and what of it was dropped. */

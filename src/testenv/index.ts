@@ -11,6 +11,6 @@ export { instanceSetupCommands, declaredTestDependencies } from "./instance-setu
 export { runTests, testArguments, usesResultsPlugin } from "./run-tests.js";
 export { execInEnvironment } from "./command.js";
 export { setupEnvironmentWithLlm } from "./llm-setup.js";
-export { testInfrastructure, pluginModulesNamed, splitPatch, isTestFileName, type TestInfrastructure, type SplitPatch } from "./test-infra.js";
-export { applyAgentChange, infrastructureAt, type AppliedChange } from "./fresh-tree.js";
+export { testInfrastructure, infrastructureRules, pluginModulesNamed, splitPatch, isTestFileName, type TestInfrastructure, type InfrastructureRules, type SplitPatch } from "./test-infra.js";
+export { applyAgentChange, infrastructureAt, pluginModulesAt, type AppliedChange } from "./fresh-tree.js";
 export { pluginSource, readPluginReport, PLUGIN_MODULE, type PluginReport } from "./pytest-results.js";

@@ -66,14 +66,43 @@ function normal(file: string): string {
 }
 
 /**
+ * The rules of `testInfrastructure` as data, so that a verifier outside gitgood (a Harbor task's
+ * test.sh) can apply the very same ones: the general names and patterns, and a project's own files,
+ * directories (with a trailing `/`) and plug-in module paths (a trailing `/` is a package).
+ */
+export interface InfrastructureRules {
+  configFiles: string[];
+  testDirs: string[];
+  /** A regular expression (JavaScript's and Python's syntax alike) over a file's name. */
+  runnerConfig: string;
+  /** The name prefix of gitgood's own results plug-in. */
+  pluginModule: string;
+  files: string[];
+  dirs: string[];
+  pluginPaths: string[];
+}
+
+/** The rules for a project: the general ones, the files and directories the dataset names, and the plug-in modules its configuration names. */
+export function infrastructureRules(ownedFiles: readonly string[] = [], pluginModules: readonly string[] = []): InfrastructureRules {
+  return {
+    configFiles: [...CONFIG_FILES].sort(),
+    testDirs: [...TEST_DIRS].sort(),
+    runnerConfig: RUNNER_CONFIG.source,
+    pluginModule: PLUGIN_MODULE,
+    files: [...new Set(ownedFiles.map(normal).filter((f) => f !== "" && !f.endsWith("/")))].sort(),
+    dirs: [...new Set(ownedFiles.map(normal).filter((f) => f !== "").map((f) => (f.endsWith("/") ? f : `${f}/`)))].sort(),
+    pluginPaths: [...new Set(pluginModules.flatMap(modulePrefixes))].sort(),
+  };
+}
+
+/**
  * The evaluation's files for a project: the general rules above, plus the files and directories the
  * dataset names (`ownedFiles`, a directory given with a trailing `/` or as a prefix of paths below it)
  * and the plug-in modules its configuration names.
  */
 export function testInfrastructure(ownedFiles: readonly string[] = [], pluginModules: readonly string[] = []): TestInfrastructure {
-  const files = new Set(ownedFiles.map(normal).filter((f) => f !== "" && !f.endsWith("/")));
-  const dirs = ownedFiles.map(normal).filter((f) => f !== "").map((f) => (f.endsWith("/") ? f : `${f}/`));
-  const prefixes = pluginModules.flatMap(modulePrefixes);
+  const rules = infrastructureRules(ownedFiles, pluginModules);
+  const files = new Set(rules.files);
   return {
     owns(file: string): boolean {
       const p = normal(file);
@@ -83,8 +112,8 @@ export function testInfrastructure(ownedFiles: readonly string[] = [], pluginMod
       if (parts.includes("__pycache__") || /\.py[co]$/.test(name)) return true;
       if (parts.slice(0, -1).some((d) => TEST_DIRS.has(d))) return true;
       if (isTestFileName(p)) return true;
-      if (files.has(p) || dirs.some((d) => p.startsWith(d))) return true;
-      return prefixes.some((pre) => (pre.endsWith("/") ? p.startsWith(pre) : p === pre));
+      if (files.has(p) || rules.dirs.some((d) => p.startsWith(d))) return true;
+      return rules.pluginPaths.some((pre) => (pre.endsWith("/") ? p.startsWith(pre) : p === pre));
     },
   };
 }

@@ -1,29 +1,49 @@
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
 import { mine } from "../../src/mining/mine.js";
-import { Fixture, useFixtures } from "../helpers/fixture.js";
+import { Fixture } from "../helpers/fixture.js";
 import { numstat } from "../helpers/oracle.js";
 
-const fixture = useFixtures((f) => {
-  f.commit("base", { "a.py": Fixture.lines("a", 30), "b.py": Fixture.lines("b", 30), "README.md": "hello\n" });
-  // Files added in `base` would otherwise extend every run down to their addition.
-  f.commit("separator", { "README.md": "hello again\n" });
+/** The history every test starts from, built once: each test gets a copy (a file copy, no git process). */
+let template: Fixture | null = null;
+const made: Fixture[] = [];
+afterEach(() => {
+  for (const f of made.splice(0)) f.remove();
 });
+afterAll(() => template?.remove());
+
+function fixture(): Fixture {
+  if (!template) {
+    template = new Fixture();
+    template.commit("base", { "a.py": Fixture.lines("a", 30), "b.py": Fixture.lines("b", 30), "README.md": "hello\n" });
+    // Files added in `base` would otherwise extend every run down to their addition.
+    template.commit("separator", { "README.md": "hello again\n" });
+  }
+  const f = Fixture.copyOf(template);
+  made.push(f);
+  return f;
+}
 
 async function chains(f: Fixture, opts: Parameters<typeof mine>[1] = {}) {
   const r = await mine(f.dir, { type: "file_commit_chain", name: "acme/widgets", ...opts });
   return { samples: r.samples as ChainSample[], summary: r.summary };
 }
 
-/** Commits `n` changes to `file`, each appending a distinct line; returns the hashes, oldest first. */
+/**
+ * Commits `n` changes to `file`, each appending a distinct line; returns the hashes, oldest first. The
+ * file is read from the work tree, which holds what HEAD does after every commit.
+ */
 function touch(f: Fixture, file: string, n: number, extra: Record<string, string> = {}): string[] {
   const out: string[] = [];
+  const full = path.join(f.dir, file);
+  let head = f.head();
   for (let i = 0; i < n; i++) {
-    const prev = f.tryGit("show", `HEAD:${file}`);
-    const content = (prev.code === 0 ? prev.stdout + "\n" : "") + `change ${out.length} of ${file} ${f.head().slice(0, 6)}\n`;
-    out.push(f.commit(`edit ${file} #${i}`, { [file]: content, ...extra }));
+    const prev = existsSync(full) ? readFileSync(full, "utf8").trimEnd() + "\n" : "";
+    const content = prev + `change ${out.length} of ${file} ${head.slice(0, 6)}\n`;
+    head = f.commit(`edit ${file} #${i}`, { [file]: content, ...extra });
+    out.push(head);
   }
   return out;
 }

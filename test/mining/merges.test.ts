@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sampleToJson, type MergeSample } from "../../src/dataset/sample.js";
@@ -10,6 +10,11 @@ import { Fixture, useFixtures } from "../helpers/fixture.js";
 import { realMergeConflicts } from "../helpers/oracle.js";
 
 const fixture = useFixtures();
+
+/** What HEAD holds of `file`, as `git show` prints it, read from the work tree (which holds the same after every commit and checkout). */
+function committed(f: Fixture, file: string): string {
+  return readFileSync(path.join(f.dir, file), "utf8").trimEnd() + "\n";
+}
 
 /** Replaces the given 0-based lines of `text`. */
 function edit(text: string, changes: Record<number, string>): string {
@@ -29,7 +34,7 @@ function conflictingMerge(
   theirs: Record<string, Record<number, string>>,
   resolution: Record<string, string> = {},
 ): string {
-  const read = (file: string) => f.git("show", `HEAD:${file}`) + "\n";
+  const read = (file: string) => committed(f, file);
   f.checkout(branch, true);
   f.commit(`${branch} work`, Object.fromEntries(Object.entries(theirs).map(([p, c]) => [p, edit(read(p), c)])));
   f.checkout("main");
@@ -51,7 +56,7 @@ function mergeWithExtra(
   theirs: Record<string, Record<number, string>>,
   extra: Record<string, (current: string) => string>,
 ): string {
-  const read = (file: string) => f.git("show", `HEAD:${file}`) + "\n";
+  const read = (file: string) => committed(f, file);
   f.checkout(branch, true);
   f.commit(`${branch} work`, Object.fromEntries(Object.entries(theirs).map(([p, c]) => [p, edit(read(p), c)])));
   f.checkout("main");
@@ -88,7 +93,7 @@ describe("merge mining", () => {
       { "z.py": { 1: "t" }, "b.py": { 2: "t" } },
     );
     f.checkout("clean", true);
-    f.commit("clean side", { "b.py": edit(f.git("show", "HEAD:b.py") + "\n", { 15: "side" }) });
+    f.commit("clean side", { "b.py": edit(committed(f, "b.py"), { 15: "side" }) });
     f.checkout("main");
     f.merge("clean");
 
@@ -208,7 +213,7 @@ describe("merge mining", () => {
     f.checkout("del", true);
     f.commit("delete b", { "b.py": null });
     f.checkout("main");
-    f.commit("modify b", { "b.py": edit(f.git("show", "HEAD:b.py") + "\n", { 1: "changed" }) });
+    f.commit("modify b", { "b.py": edit(committed(f, "b.py"), { 1: "changed" }) });
     f.merge("del", { "b.py": "resolved\n" });
     const { samples, summary } = await mergeSamples(f);
     expect(samples).toEqual([]);
@@ -219,13 +224,13 @@ describe("merge mining", () => {
     const f = fixture();
     base(f);
     f.checkout("side", true);
-    f.commit("side", { "a.py": edit(f.git("show", "HEAD:a.py") + "\n", { 3: "side" }), "b.py": null });
+    f.commit("side", { "a.py": edit(committed(f, "a.py"), { 3: "side" }), "b.py": null });
     f.checkout("main");
     f.commit("main", {
-      "a.py": edit(f.git("show", "HEAD:a.py") + "\n", { 3: "main" }),
-      "b.py": edit(f.git("show", "HEAD:b.py") + "\n", { 1: "changed" }),
+      "a.py": edit(committed(f, "a.py"), { 3: "main" }),
+      "b.py": edit(committed(f, "b.py"), { 1: "changed" }),
     });
-    const merge = f.merge("side", { "a.py": edit(f.git("show", "HEAD:a.py") + "\n", { 3: "both" }), "b.py": null });
+    const merge = f.merge("side", { "a.py": edit(committed(f, "a.py"), { 3: "both" }), "b.py": null });
     expect(realMergeConflicts(f, merge)).toEqual({ files: ["a.py", "b.py"], regions: [1, 0] });
     const { samples, summary } = await mergeSamples(f);
     expect(samples.map((s) => s.scenario)).toEqual([

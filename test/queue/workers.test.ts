@@ -26,7 +26,11 @@ interface Proc {
   exited: Promise<number | null>;
 }
 
+/** The key the model proxy's upstream expects: the workers' own, never the producer's, never in Redis. */
+const USER_KEY = "sk-worker-key-never-in-redis";
+
 let redis: TestRedis;
+let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
 let fx: Fixture;
 let samples: Sample[];
 let root: string;
@@ -43,16 +47,31 @@ beforeAll(async () => {
   repos = path.join(root, "repos");
   mkdirSync(path.join(repos, "acme"), { recursive: true });
   fx.git("clone", "-q", "--bare", fx.dir, path.join(repos, "acme", "calc"));
+  upstream = await fakeUpstream(() => ({
+    events: [
+      { data: { choices: [{ index: 0, delta: { role: "assistant", content: "take theirs" }, finish_reason: "stop" }] } },
+      { data: { choices: [], usage: { prompt_tokens: 400, completion_tokens: 100 } } },
+    ],
+    done: true,
+  }));
 }, 150_000);
+
+/** Processes the next afterEach stops; the shared workers stay until afterAll. */
+let shared: Proc[] = [];
 
 afterEach(async () => {
   for (const p of running.splice(0)) {
+    if (shared.includes(p)) continue;
     p.child.kill("SIGKILL");
     await p.exited;
   }
+  running.push(...shared);
 });
 
 afterAll(async () => {
+  for (const p of shared) p.child.kill("SIGKILL");
+  await Promise.all(shared.map((p) => p.exited));
+  await upstream?.close();
   await redis?.stop();
   fx?.remove();
   rmSync(root, { recursive: true, force: true });
@@ -126,31 +145,62 @@ function gatedCommand(gate: string, marker: string): string {
   return `sh -c 'while [ ! -e ${gate} ]; do sleep 0.05; done; : ${marker}'`;
 }
 
-let local: Promise<unknown[]> | null = null;
-/** The outcomes of the oracle on every sample through the local pool: run once, by the first test that needs them. */
-function localOutcomes(): Promise<unknown[]> {
+/** The git commands a process (and the git processes it started) ran, from the GIT_TRACE file it was given. */
+function gitCommands(trace: string): string[] {
+  if (!existsSync(trace)) return [];
+  return readFileSync(trace, "utf8")
+    .split("\n")
+    .flatMap((l) => /trace: (?:built-in|exec): git (\S+)/.exec(l)?.slice(1, 2) ?? []);
+}
+
+let pair: Promise<{ workers: Proc[]; traces: string[] }> | null = null;
+/**
+ * Two workers of the queue SHARED, kept for every test of the file that needs plain workers: each with the
+ * fake upstream as its model endpoint and the user's key (the proxy's test), and a GIT_TRACE file of its own.
+ */
+const SHARED = "shared";
+function sharedWorkers(): Promise<{ workers: Proc[]; traces: string[] }> {
+  pair ??= (async () => {
+    const traces = [fresh("trace-w1"), fresh("trace-w2")];
+    const workers: Proc[] = [];
+    for (const trace of traces) {
+      workers.push(await worker(SHARED, { env: { GIT_TRACE: trace, OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } }));
+    }
+    shared = workers;
+    return { workers, traces };
+  })();
+  return pair;
+}
+
+let local: Promise<{ outcomes: unknown[]; git: string[] }> | null = null;
+/** The oracle on every sample through the local pool (its outcomes and git commands): run once, by the first test that needs them. */
+function localRun(): Promise<{ outcomes: unknown[]; git: string[] }> {
   local ??= (async () => {
     const dir = fresh("local");
-    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", dir, "-j", "2"]);
+    const trace = fresh("local-trace");
+    const l = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", dir, "-j", "2"], { GIT_TRACE: trace });
     expect(await finished(l, "the local run"), l.stderr()).toBe(0);
-    return outcomes(dir);
+    return { outcomes: outcomes(dir), git: gitCommands(trace) };
   })();
   return local;
 }
 
 describe("gitgood run --queue with gitgood worker", () => {
-  it("gives the same records as the local pool, through two workers", async () => {
-    const expected = await localOutcomes();
-    const w1 = await worker("same");
-    const w2 = await worker("same");
+  it("gives the same records as the local pool, through two workers that start no more git processes than it", async () => {
+    const { outcomes: expected, git: localGit } = await localRun();
+    const {
+      workers: [w1, w2],
+      traces,
+    } = await sharedWorkers();
+    if (!w1 || !w2) throw new Error("two shared workers");
     const queued = fresh("queued");
-    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", queued, "--queue", redis.url, "--queue-name", "same"]);
+    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", queued, "--queue", redis.url, "--queue-name", SHARED]);
     expect(await finished(p, "the queued run"), p.stderr()).toBe(0);
     expect(outcomes(queued)).toEqual(expected);
     expect(expected).toHaveLength(4);
     expect(records(queued).every((r) => existsSync(path.join(queued, String(r.trajectory))))).toBe(true);
     // Both workers took jobs (rates in `gitgood status`), and the queue is free for another run.
-    const s = start(["status", queued, "--queue", redis.url, "--queue-name", "same", "--json"]);
+    const s = start(["status", queued, "--queue", redis.url, "--queue-name", SHARED, "--json"]);
     let out = "";
     s.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
     expect(await finished(s, "status")).toBe(0);
@@ -158,6 +208,15 @@ describe("gitgood run --queue with gitgood worker", () => {
     expect(status).toMatchObject({ run: null, recorded: 4, waiting: 0 });
     expect(status.workers.reduce((a, w) => a + w.done, 0)).toBe(4);
     expect(w1.stderr() + w2.stderr()).toMatch(/done .*\.MCR success solved/);
+    // Each worker opens the repository once for its life, as the local run does (a probe of one or two
+    // rev-parse), and reads objects through that handle's one reader: not a probe and a git process per
+    // object read in every job.
+    const workerGit = traces.map(gitCommands);
+    const probes = (git: string[]): number => git.filter((c) => c === "rev-parse").length;
+    expect(probes(localGit)).toBeGreaterThan(0);
+    for (const git of workerGit) expect(probes(git), git.join(" ")).toBeLessThanOrEqual(probes(localGit));
+    // Beside the local run's git processes, each worker starts only its own: the probe, the config read, its reader.
+    expect(workerGit.flat().length, `${workerGit.flat().join(" ")}\nlocal: ${localGit.join(" ")}`).toBeLessThanOrEqual(localGit.length + 2 * (probes(localGit) + 3));
   }, 150_000);
 
   it("loses nothing when a worker holding jobs is killed: another runs them, each is recorded once, and its sandboxes are swept on its next start", async () => {
@@ -240,65 +299,44 @@ describe("gitgood run --queue with gitgood worker", () => {
     expect(final.slice(0, 1)).toEqual(kept);
   }, 150_000);
 
-  it("a worker whose clone lacks the commits fails its jobs as infrastructure errors in one line, and another worker runs them", async () => {
+  it("gives an external agent the worker's recording proxy: its model call is answered with the worker's key and its tokens recorded", async () => {
+    // The key is the workers' alone: the producer has none, so the ticket cannot carry one.
+    await sharedWorkers();
+    const out = fresh("proxy");
+    const easy = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy");
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(ASKS_PROXY)}`;
+    const before = upstream.seen.length;
+    const p = start(
+      ["run", samplesFile, "--repos", repos, "--ids", easy?.id ?? "", "--scenario", "MCR", "--agent", "command", "--command", command, "--allow-read", path.dirname(ASKS_PROXY),
+        "--price-in", "2", "--price-out", "8", "--out", out, "--queue", redis.url, "--queue-name", SHARED],
+      { OPENAI_BASE_URL: "", OPENAI_API_KEY: "" },
+    );
+    expect(await finished(p, "the producer"), p.stderr()).toBe(0);
+    const [record] = records(out);
+    expect(record, JSON.stringify(record)).toMatchObject({ status: "success", tokens: { prompt: 400, completion: 100 }, cost_usd: (400 * 2 + 100 * 8) / 1e6 });
+    const events = (JSON.parse(readFileSync(path.join(out, String(record?.trajectory)), "utf8")) as { events: { type: string; text?: string }[] }).events;
+    expect(events.filter((e) => e.type === "model")).toHaveLength(1);
+    expect(events.some((e) => e.type === "note" && e.text?.includes("model: 200"))).toBe(true);
+    expect(upstream.seen.slice(before).map((r) => r.headers.authorization)).toEqual([`Bearer ${USER_KEY}`]);
+  }, 150_000);
+
+  it("a worker whose clone lacks the commits, or that cannot clone, fails its jobs as infrastructure errors in one line; a --clone worker runs them from its own clone as a local run does", async () => {
+    const { outcomes: expected } = await localRun();
     const empty = fresh("empty-repos");
     mkdirSync(path.join(empty, "acme"), { recursive: true });
     fx.git("init", "-q", "--bare", path.join(empty, "acme", "calc"));
-    // The broken worker starts first: it waits for jobs first, so the first job goes to it.
-    const broken = await worker("clone", { repos: empty });
-    await worker("clone");
-    const out = fresh("clone");
-    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--scenario", "MCR", "--out", out, "--queue", redis.url, "--queue-name", "clone"]);
-    expect(await finished(p, "the producer"), p.stderr()).toBe(0);
-    expect(broken.stderr()).toMatch(/^failed \S+: MISSING_COMMIT: this worker's clone of acme\/calc \(\S+\) lacks commit [0-9a-f]{40} of sample \S+$/m);
-    expect(broken.stderr()).not.toMatch(/^done /m);
-    expect(records(out).map((r) => [r.status, r.verdict])).toEqual(Array(2).fill(["success", "solved"]));
-  }, 150_000);
-
-  it("gives an external agent the worker's recording proxy: its model call is answered with the worker's key and its tokens recorded", async () => {
-    const userKey = "sk-worker-key-never-in-redis";
-    const upstream = await fakeUpstream(() => ({
-      events: [
-        { data: { choices: [{ index: 0, delta: { role: "assistant", content: "take theirs" }, finish_reason: "stop" }] } },
-        { data: { choices: [], usage: { prompt_tokens: 400, completion_tokens: 100 } } },
-      ],
-      done: true,
-    }));
-    try {
-      // The key is the worker's alone: the producer has none, so the ticket cannot carry one.
-      await worker("proxy", { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: userKey } });
-      const out = fresh("proxy");
-      const easy = samples.find((s) => s.sample_type === "merge" && s.difficulty === "easy");
-      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(ASKS_PROXY)}`;
-      const p = start(
-        ["run", samplesFile, "--repos", repos, "--ids", easy?.id ?? "", "--scenario", "MCR", "--agent", "command", "--command", command, "--allow-read", path.dirname(ASKS_PROXY),
-          "--price-in", "2", "--price-out", "8", "--out", out, "--queue", redis.url, "--queue-name", "proxy"],
-        { OPENAI_BASE_URL: "", OPENAI_API_KEY: "" },
-      );
-      expect(await finished(p, "the producer"), p.stderr()).toBe(0);
-      const [record] = records(out);
-      expect(record, JSON.stringify(record)).toMatchObject({ status: "success", tokens: { prompt: 400, completion: 100 }, cost_usd: (400 * 2 + 100 * 8) / 1e6 });
-      const events = (JSON.parse(readFileSync(path.join(out, String(record?.trajectory)), "utf8")) as { events: { type: string; text?: string }[] }).events;
-      expect(events.filter((e) => e.type === "model")).toHaveLength(1);
-      expect(events.some((e) => e.type === "note" && e.text?.includes("model: 200"))).toBe(true);
-      expect(upstream.seen.map((r) => r.headers.authorization)).toEqual([`Bearer ${userKey}`]);
-    } finally {
-      await upstream.close();
-    }
-  }, 150_000);
-
-  it("a --clone worker clones by the sample's repository URL into its cache and records what a local run does; one that cannot clone fails in one line", async () => {
-    const expected = await localOutcomes();
     const cache = fresh("clone-cache");
-    // Broken first: it waits for jobs first, so it takes the first job, fails it in one line, and hands it over.
-    const broken = await worker("cloning", { repos: fresh("clone-none"), extra: ["--clone", "--url-pattern", `file://${root}/nowhere/{name}`] });
-    const cloning = await worker("cloning", { repos: cache, extra: ["--clone", "--url-pattern", `file://${repos}/{name}`] });
+    // The broken workers start first: they wait for jobs first, so the first two jobs go to them.
+    const lacking = await worker("broken", { repos: empty });
+    const unclonable = await worker("broken", { repos: fresh("clone-none"), extra: ["--clone", "--url-pattern", `file://${root}/nowhere/{name}`] });
+    const cloning = await worker("broken", { repos: cache, extra: ["--clone", "--url-pattern", `file://${repos}/{name}`] });
     const out = fresh("cloned");
-    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, "--queue", redis.url, "--queue-name", "cloning"]);
+    const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, "--queue", redis.url, "--queue-name", "broken"]);
     expect(await finished(p, "the producer"), p.stderr()).toBe(0);
     expect(outcomes(out)).toEqual(expected);
-    expect(broken.stderr()).toMatch(/^failed \S+: CLONE_FAILED: this worker could not clone acme\/calc from file:\/\/\S+\/nowhere\/acme\/calc: .+$/m);
-    expect(broken.stderr()).not.toMatch(/^done /m);
+    expect(lacking.stderr()).toMatch(/^failed \S+: MISSING_COMMIT: this worker's clone of acme\/calc \(\S+\) lacks commit [0-9a-f]{40} of sample \S+$/m);
+    expect(unclonable.stderr()).toMatch(/^failed \S+: CLONE_FAILED: this worker could not clone acme\/calc from file:\/\/\S+\/nowhere\/acme\/calc: .+$/m);
+    for (const broken of [lacking, unclonable]) expect(broken.stderr()).not.toMatch(/^done /m);
     expect(cloning.stderr()).toMatch(/^done /m);
     expect(existsSync(path.join(cache, "acme", "calc", "HEAD"))).toBe(true);
     // A pattern that is not a plain remote is refused at the worker's start, in one line.
@@ -316,9 +354,12 @@ describe("gitgood run --queue with gitgood worker", () => {
     await other.claim();
     await other.close();
     cases.push([["--queue", redis.url, "--queue-name", "taken"], 2, /^gitgood: the queue taken at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first\n$/]);
-    for (const [extra, code, message] of cases) {
+    // The three producers run at once: each is refused on its own.
+    const runs = cases.map(([extra, code, message]) => {
       const out = fresh("refused");
-      const p = start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, ...extra]);
+      return { extra, code, message, out, p: start(["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", out, ...extra]) };
+    });
+    for (const { extra, code, message, out, p } of runs) {
       expect(await finished(p, extra.join(" ")), p.stderr()).toBe(code);
       expect(p.stderr()).toMatch(message);
       expect(existsSync(out)).toBe(false);

@@ -112,6 +112,19 @@ describe.skipIf(noBrowser)("gitgood view in a real browser", () => {
     await page.screenshot({ path: path.join(shots, "3-compare.png"), fullPage: true });
   });
 
+  it("counts unjudged attempts as unjudged, never as 0% solves: the rates, their delta and the plots", async () => {
+    const oracle = readRun(ex.oracleRun).records;
+    const unjudgedIr = oracle.filter((r) => r.scenario === "IR" && r.verdict === "unjudged").length;
+    expect(unjudgedIr).toBeGreaterThan(0);
+    await page.uncheck("#only");
+    const irRow = (await page.evaluate(`Array.from(document.querySelectorAll("#rates tbody tr")).map((tr) => Array.from(tr.cells).map((td) => td.textContent)).find((r) => r[0] === "IR")`)) as string[];
+    // scenario, llm (no IR attempt), oracle, delta
+    expect(irRow).toEqual(["IR", "–", `unjudged (${unjudgedIr})`, "–"]);
+    expect(await page.locator("#matrix tbody td[data-verdict=unjudged]").first().textContent()).toBe("unjudged");
+    await page.click("nav button[data-tab=summary]");
+    expect(await page.locator("#summary .unjudged-note").first().textContent()).toMatch(/^unjudged, not plotted: .*oracle/);
+  });
+
   it("follows a run as it writes: a new result appears without reloading", async () => {
     await page.click("nav button[data-tab=samples]");
     const before = (await visibleRows()).length;
@@ -119,6 +132,21 @@ describe.skipIf(noBrowser)("gitgood view in a real browser", () => {
     const copy = { ...JSON.parse(line), key: "late_arrival.MCR", sample_id: "late_arrival", trajectory: null };
     appendFileSync(path.join(ex.llmRun, RESULTS_FILE), `${JSON.stringify(copy)}\n`);
     await expect.poll(async () => (await visibleRows()).length, { timeout: 20_000 }).toBe(before + 1);
+  });
+
+  it("keeps a long sample id on one line, cut with an ellipsis, the whole id in its title", async () => {
+    await page.click("nav button[data-tab=samples]");
+    const long = `${"very_long_owner_name_".repeat(8)}merge_0001`;
+    const line = readFileSync(path.join(ex.llmRun, RESULTS_FILE), "utf8").trimEnd().split("\n")[0]!;
+    appendFileSync(path.join(ex.llmRun, RESULTS_FILE), `${JSON.stringify({ ...JSON.parse(line), key: `${long}.MCR`, sample_id: long, trajectory: null })}\n`);
+    const cell = page.locator(`#rows tr[data-key="${long}.MCR"] td.id`);
+    await cell.waitFor({ timeout: 20_000 });
+    expect(await cell.getAttribute("title")).toBe(long);
+    // Cut rather than wrapped: the text is wider than the cell, and the cut is drawn as an ellipsis.
+    const [scroll, client, overflow] = (await page.evaluate(`(() => { const td = document.querySelector('#rows tr[data-key="${long}.MCR"] td.id'); return [td.scrollWidth, td.clientWidth, getComputedStyle(td).textOverflow]; })()`)) as [number, number, string];
+    expect(scroll).toBeGreaterThan(client);
+    expect(overflow).toBe("ellipsis");
+    await noHorizontalScroll();
   });
 
   it("answers nothing without the token, to a foreign Host, or to a write", async () => {

@@ -1,19 +1,21 @@
 import { isSweSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
-import { SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+import { diffPaths } from "../../util/unified-diff.js";
+import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
 
 /**
- * SWE: the evaluation's test files put back (the base's version of every file the test patch touches),
- * the test patch applied, pytest run on the files the test lists name, and the verdict: solved when
- * every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or XFAIL; a test missing from the log failed).
+ * SWE, as gitgood's evaluation: the evaluation's files (test files, pytest's configuration and hooks,
+ * start-up hooks, byte code: owned.py) put back as the base has them, the test patch applied, pytest run on
+ * the test files, and the verdict: solved when every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or
+ * XFAIL; a test missing from the log failed).
  */
-const SWE_TEST_SH = `${TEST_PRELUDE}
+const SWE_TEST_SH = `${TEST_PRELUDE}${RESTORE_EVALUATION_FILES}
 base=$(cat "$here/base")
 export PYTHONDONTWRITEBYTECODE=1
-while IFS= read -r -d '' f; do
-  if g cat-file -e "$base:$f" 2>/dev/null; then g checkout -q "$base" -- "$f"; else rm -rf -- "$f"; fi
-done < "$here/test-files"
-g apply --binary "$here/test.patch" || { echo "the test patch does not apply"; reward 0; }
+restore_evaluation_files "$base" || { echo "the evaluation's files could not be put back"; reward 0; }
+if [ -s "$here/test.patch" ]; then
+  g apply --binary "$here/test.patch" || { echo "the test patch does not apply"; reward 0; }
+fi
 xargs -0 python3 -m pytest -rA -p no:cacheprovider < "$here/run-files" > "$logs/verifier/pytest.log" 2>&1
 tail -n 40 "$logs/verifier/pytest.log"
 reward "$(python3 "$here/verdict.py" "$logs/verifier/pytest.log" "$here/tests.json")"
@@ -29,12 +31,14 @@ const SWE_VERDICT_PY = `import json
 import re
 import sys
 
+
+${SUMMARY_LINES_PY}
+lines = summary_lines(sys.argv[1])
 status = {}
-with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-    for line in log:
-        m = re.match(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\\S+)", line)
-        if m:
-            status[m.group(2)] = m.group(1)
+for line in lines or []:
+    m = re.match(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED) (\\S+)", line)
+    if m:
+        status[m.group(2)] = m.group(1)
 with open(sys.argv[2], encoding="utf-8") as f:
     lists = json.load(f)
 wanted = lists["FAIL_TO_PASS"] + lists["PASS_TO_PASS"]
@@ -43,7 +47,7 @@ for name in ("FAIL_TO_PASS", "PASS_TO_PASS"):
     tests = lists[name]
     ok = sum(1 for t in tests if status.get(t) in ("PASSED", "XFAIL"))
     print(f"{name}: {ok}/{len(tests)}", file=sys.stderr)
-print(1 if len(passed) == len(wanted) else 0)
+print(1 if lines is not None and len(passed) == len(wanted) else 0)
 `;
 
 /** The files a patch touches (its `diff --git a/X b/Y` lines, both sides), in order of appearance. */
@@ -59,7 +63,7 @@ function patchFiles(patch: string): string[] {
 /** SWE's Harbor task: the test patch applied after the agent, pytest, every FAIL_TO_PASS and PASS_TO_PASS test passing. */
 export const SWE_HARBOR_TASK: HarborTask = {
   accepts: (s) => s.definition.patchTask === true && isSweSample(s.sample),
-  async build({ sample }) {
+  async build({ sample, scenario }) {
     if (!isSweSample(sample)) throw new GitGoodError("INTERNAL", "not a patch-task sample");
     const task = sample.scenario;
     if (sample.programming_language !== null && sample.programming_language.toLowerCase() !== "python") {
@@ -86,7 +90,7 @@ export const SWE_HARBOR_TASK: HarborTask = {
         "verdict.py": text(SWE_VERDICT_PY),
         base: text(`${task.base_commit}\n`),
         "test.patch": text(task.test_patch),
-        "test-files": nulList([...new Set([...testFiles, ...named])].filter((f) => f !== "").sort()),
+        ...(await evaluationFiles(scenario.sandbox.repo, task.base_commit, diffPaths(task.test_patch))),
         "run-files": nulList(run),
         "tests.json": text(`${JSON.stringify({ FAIL_TO_PASS: task.FAIL_TO_PASS, PASS_TO_PASS: task.PASS_TO_PASS }, null, 1)}\n`),
       },
