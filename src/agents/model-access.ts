@@ -19,13 +19,16 @@ export interface ModelAccess {
   attempt: ProxyAttempt;
 }
 
-/** The variables that point an agent program at the proxy. */
+/** The variables that point an agent program at the proxy, under the names each API's own SDKs and CLIs read. */
 function proxyEnv(url: string, key: string): Record<string, string> {
   return {
     OPENAI_BASE_URL: `${url}/v1`,
     OPENAI_API_KEY: key,
     ANTHROPIC_BASE_URL: url,
     ANTHROPIC_API_KEY: key,
+    // Google's Gen AI SDKs and gemini-cli: the base URL without a version (they add /v1beta/models/…).
+    GOOGLE_GEMINI_BASE_URL: url,
+    GEMINI_API_KEY: key,
     GITGOOD_MODEL_URL: url,
     GITGOOD_MODEL_KEY: key,
     NO_PROXY: "127.0.0.1,localhost",

@@ -23,12 +23,18 @@ const codex = PRESETS.find((p) => p.name === "codex") as (typeof PRESETS)[number
 
 type Json = Record<string, unknown>;
 
-/** The names of the functions a Responses request offers, those inside namespaces (MCP servers) with the namespace's prefix. */
+/** A shell command whose output (PROBE_OUTPUT) is not in its text: seen in a tool result only if a shell ran it. */
+const SHELL_PROBE = "echo shell-ran-$((6 * 7))";
+const PROBE_OUTPUT = "shell-ran-42";
+
+/** The tools a Responses request offers, the functions inside namespaces (MCP servers) with their namespace. */
 function offered(body: Json): Array<{ name: string; namespace: string | null }> {
   const out: Array<{ name: string; namespace: string | null }> = [];
   for (const t of (body.tools as Json[] | undefined) ?? []) {
     if (t.type === "function") out.push({ name: String(t.name), namespace: null });
     else if (t.type === "namespace") for (const inner of (t.tools as Json[] | undefined) ?? []) out.push({ name: String(inner.name), namespace: String(t.name) });
+    // A built-in tool (local_shell, web_search) or a free-form one (apply_patch): by its name, else its type.
+    else out.push({ name: String(t.name ?? t.type), namespace: null });
   }
   return out;
 }
@@ -56,7 +62,8 @@ function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
     const model = String(body.model ?? "m");
     const done = ((body.input as Json[] | undefined) ?? []).filter((i) => i.type === "function_call_output").length;
     const step = script[done];
-    const tool = step ? offered(body).find((t) => t.name === step.tool || t.name.endsWith(`__${step.tool}`)) : undefined;
+    // A step whose tool the agent does not offer is called all the same, as a model may: the agent must refuse it.
+    const tool = step ? (offered(body).find((t) => t.name === step.tool || t.name.endsWith(`__${step.tool}`)) ?? { name: step.tool, namespace: null }) : undefined;
     if (step && tool) {
       const call = { type: "function_call", id: `fc_${done}`, call_id: `call_${done}`, name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: JSON.stringify(step.args), status: "completed" };
       return responseStream(model, call);
@@ -100,9 +107,12 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
   let upstream: FakeUpstream;
   afterAll(() => upstream?.close());
 
-  it("resolves an MCR sample through gitgood's MCP tools in the jail; tokens, cache reads and model turns are recorded", async (ctx) => {
+  it("resolves an MCR sample through gitgood's MCP tools in the jail, refusing its own shell (--tools mcp); tokens, cache reads and model turns are recorded", async (ctx) => {
     if (bwrapUnavailable()) ctx.skip();
     upstream = await scriptedResponses([
+      // The model asks for Codex's own shell first, which --tools mcp turned off: it must not run.
+      { tool: "exec_command", args: { cmd: SHELL_PROBE } },
+      { tool: "shell", args: { command: ["sh", "-c", SHELL_PROBE] } },
       { tool: "resolve_current_merge_conflict_with", args: { content: "io3 = 'topic'\n", reason: "take the merged branch's side" } },
       { tool: "finish_scenario", args: {} },
     ]);
@@ -119,7 +129,7 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
     expect(events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual(["resolve_current_merge_conflict_with", "finish_scenario"]);
     const turns = events.filter((e) => e.type === "model");
     const viaProxy = upstream.seen.filter((s) => s.path === "/v1/responses");
-    expect(turns.length).toBe(3);
+    expect(turns.length).toBe(5);
     expect(viaProxy.length).toBe(turns.length);
     expect(record?.tokens).toEqual({ prompt: USAGE.input * turns.length, completion: USAGE.output * turns.length });
     expect(events.filter((e) => e.type === "note" && e.text?.includes(`tokens ${USAGE.input} in (cache read ${USAGE.cached}, written 0) / ${USAGE.output} out`)).length).toBe(turns.length);
@@ -127,8 +137,11 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
     // Only gitgood's tools: no shell of its own with --tools mcp.
     const names = offered(viaProxy[0]?.body as Json).map((t) => t.name);
     expect(names.some((n) => n.endsWith("finish_scenario"))).toBe(true);
-    expect(names).not.toContain("exec_command");
-    expect(names).not.toContain("shell");
+    for (const own of ["exec_command", "shell", "apply_patch", "write_stdin", "local_shell"]) expect(names).not.toContain(own);
+    // Both calls of its shell were refused, and nothing ran.
+    const sent = viaProxy.slice(1).map((s) => JSON.stringify(s.body)).join("\n");
+    expect(sent).toContain("function_call_output");
+    expect(sent).not.toContain(PROBE_OUTPUT);
     expect(events.some((e) => e.type === "note" && e.text?.startsWith("final message of codex") && e.text.includes("Done."))).toBe(true);
     expect(upstream.seen.every((s) => s.headers.authorization === `Bearer ${USER_KEY}`)).toBe(true);
     expect(JSON.stringify(events)).not.toContain(USER_KEY);

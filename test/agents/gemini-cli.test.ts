@@ -21,6 +21,10 @@ const gemini = PRESETS.find((p) => p.name === "gemini-cli") as (typeof PRESETS)[
 
 type Json = Record<string, unknown>;
 
+/** A shell command whose output (PROBE_OUTPUT) is not in its text: seen in a tool result only if a shell ran it. */
+const SHELL_PROBE = "echo shell-ran-$((6 * 7))";
+const PROBE_OUTPUT = "shell-ran-42";
+
 function declared(body: Json): string[] {
   return ((body.tools as Json[] | undefined) ?? []).flatMap((t) => ((t.functionDeclarations as Json[] | undefined) ?? []).map((f) => String(f.name)));
 }
@@ -50,7 +54,8 @@ function scriptedGemini(script: ScriptStep[]): Promise<FakeUpstream> {
     const body = (req.body ?? {}) as Json;
     const names = declared(body);
     const step = names.length > 0 ? script[responsesIn(body)] : undefined;
-    const name = step ? names.find((n) => n === step.tool || n.endsWith(`_${step.tool}`)) : undefined;
+    // A step whose tool the agent does not offer is called all the same, as a model may: the agent must refuse it.
+    const name = step ? (names.find((n) => n === step.tool || n.endsWith(`_${step.tool}`)) ?? step.tool) : undefined;
     if (step && name) return reply(req, { functionCall: { name, args: step.args } });
     const wantsJson = (body.generationConfig as Json | undefined)?.responseMimeType === "application/json";
     return reply(req, { text: wantsJson ? JSON.stringify({ next_speaker: "user", reasoning: "The task is done." }) : "Done." });
@@ -82,9 +87,12 @@ describe("--agent gemini-cli (the real gemini-cli from npm, driven by a scripted
   let upstream: FakeUpstream;
   afterAll(() => upstream?.close());
 
-  it("resolves an MCR sample through gitgood's MCP tools in the jail; tokens (thinking included) and model turns are recorded", async (ctx) => {
+  it("resolves an MCR sample through gitgood's MCP tools in the jail, refusing its own shell and editing (--tools mcp); tokens (thinking included) and model turns are recorded", async (ctx) => {
     if (bwrapUnavailable()) ctx.skip();
     upstream = await scriptedGemini([
+      // The model asks for gemini-cli's own shell and file writing first, which --tools mcp turned off: neither may act.
+      { tool: "run_shell_command", args: { command: SHELL_PROBE, description: "probe" } },
+      { tool: "write_file", args: { file_path: "io.py", content: "written by write_file\n" } },
       { tool: "resolve_current_merge_conflict_with", args: { content: "io3 = 'topic'\n", reason: "take the merged branch's side" } },
       { tool: "finish_scenario", args: {} },
     ]);
@@ -111,6 +119,10 @@ describe("--agent gemini-cli (the real gemini-cli from npm, driven by a scripted
     const names = declared(viaProxy.find((s) => declared(s.body as Json).length > 0)?.body as Json);
     expect(names).toContain("mcp_gitgood_finish_scenario");
     for (const own of ["run_shell_command", "replace", "write_file", "web_fetch", "google_web_search"]) expect(names).not.toContain(own);
+    // Both calls were refused: no shell ran, and io.py is the merge's resolution (the tree was compared above), not the written text.
+    const sent = viaProxy.slice(1).map((s) => JSON.stringify(s.body)).join("\n");
+    expect(sent).toContain("run_shell_command");
+    expect(sent).not.toContain(PROBE_OUTPUT);
     expect(events.some((e) => e.type === "note" && e.text?.startsWith("final message of gemini-cli") && e.text.includes("Done."))).toBe(true);
     expect(upstream.seen.every((s) => s.headers["x-goog-api-key"] === USER_KEY)).toBe(true);
     expect(JSON.stringify(events)).not.toContain(USER_KEY);

@@ -13,6 +13,7 @@ import { fakeUpstream, type FakeUpstream } from "./fake-upstream.js";
 
 // The agent is a node script; it runs through the built CLI (npm run build first).
 const AGENT = path.join(path.dirname(fileURLToPath(import.meta.url)), "agents", "asks-model.mjs");
+const GEMINI_AGENT = path.join(path.dirname(AGENT), "asks-gemini.mjs");
 const USER_KEY = "sk-user-key-never-shown";
 
 let fx: Fixture;
@@ -28,13 +29,18 @@ beforeAll(async () => {
   dirs = tempDirs();
   samplesFile = `${dirs.out}-samples.jsonl`;
   writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-  upstream = await fakeUpstream(() => ({
-    events: [
-      { data: { choices: [{ index: 0, delta: { role: "assistant", content: "take theirs" }, finish_reason: "stop" }] } },
-      { data: { choices: [], usage: { prompt_tokens: 400, completion_tokens: 100 } } },
-    ],
-    done: true,
-  }));
+  const gemini = { candidates: [{ content: { role: "model", parts: [{ text: "take ours" }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 300, candidatesTokenCount: 20, totalTokenCount: 320 } };
+  upstream = await fakeUpstream((req) =>
+    req.path.includes(":generateContent")
+      ? { json: gemini }
+      : {
+          events: [
+            { data: { choices: [{ index: 0, delta: { role: "assistant", content: "take theirs" }, finish_reason: "stop" }] } },
+            { data: { choices: [], usage: { prompt_tokens: 400, completion_tokens: 100 } } },
+          ],
+          done: true,
+        },
+  );
 });
 afterAll(async () => {
   await upstream.close();
@@ -76,5 +82,27 @@ describe("an external agent's model calls through the run's proxy", () => {
     } else {
       expect(output).toContain("upstream: reached 200");
     }
+  });
+
+  it("reach the proxy through the Gemini API with GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY, in the jail", async (ctx) => {
+    if (noBwrap) ctx.skip();
+    const out = `${dirs.out}-gemini`;
+    const command = `${shellQuote(process.execPath)} ${shellQuote(GEMINI_AGENT)}`;
+    const r = await gitgood(
+      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", command, "--allow-read", path.dirname(GEMINI_AGENT),
+        "--price-in", "2", "--price-out", "8", "--timeout", "40", "--out", out, "--json"],
+      { env: { GOOGLE_GEMINI_BASE_URL: upstream.origin, GEMINI_API_KEY: USER_KEY } },
+    );
+    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const events = trajectoryOf(out, record).events as Array<{ type: string; text?: string }>;
+    expect(r.code, `${r.stderr}\n${JSON.stringify(events)}`).toBe(0);
+    expect(record).toMatchObject({ status: "success", tokens: { prompt: 300, completion: 20 }, cost_usd: (300 * 2 + 20 * 8) / 1e6 });
+    expect(events.filter((e) => e.type === "model").length).toBe(1);
+    const output = events.find((e) => e.type === "note" && e.text?.startsWith("command exited with code 0"))?.text ?? "";
+    expect(output).toContain("gemini: 200 take ours");
+    expect(output).toMatch(/key: gitgood-[0-9a-f]{48}\n/);
+    const viaProxy = upstream.seen.filter((s) => s.path.includes(":generateContent"));
+    expect(viaProxy.length).toBe(1);
+    expect(viaProxy[0]?.headers["x-goog-api-key"]).toBe(USER_KEY);
   });
 });

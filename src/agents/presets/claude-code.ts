@@ -29,7 +29,14 @@ export const claudeCode: AgentPreset = {
     if (ctx.mcpConfigFile) args.push("--strict-mcp-config", "--mcp-config", ctx.mcpConfigFile);
     return `${[ctx.node, cli, "-p"].map(shellQuote).join(" ")} ${ctx.prompt} ${args.map(shellQuote).join(" ")}`;
   },
-  env: () => ({
+  // Claude Code asks other models than --model on its own (a small one to vet each Bash command and to name
+  // things, sub-agents): every one of them is the attempt's model, which the user's endpoint serves.
+  env: (ctx) => ({
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: ctx.model,
+    ANTHROPIC_DEFAULT_SONNET_MODEL: ctx.model,
+    ANTHROPIC_DEFAULT_OPUS_MODEL: ctx.model,
+    ANTHROPIC_SMALL_FAST_MODEL: ctx.model,
+    CLAUDE_CODE_SUBAGENT_MODEL: ctx.model,
     IS_SANDBOX: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_AUTOUPDATER: "1",
