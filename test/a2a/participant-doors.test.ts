@@ -15,9 +15,16 @@ let shared: string;
 let outside: string;
 let handle: A2aHandle;
 let model: ScriptedModelClient;
+let tmp: string;
+const savedTmp = process.env.TMPDIR;
 
 beforeAll(async () => {
   scratch = mkdtempSync(path.join(os.tmpdir(), "gitgood-participant-"));
+  // The participant's copies go to a temporary directory of this file's own, so other test files running at
+  // the same time cannot change the count this file checks.
+  tmp = path.join(scratch, "tmp");
+  mkdirSync(tmp);
+  process.env.TMPDIR = tmp;
   shared = path.join(scratch, "shared");
   outside = path.join(scratch, "home");
   mkdirSync(path.join(shared, "small"), { recursive: true });
@@ -34,6 +41,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await handle.close();
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -43,12 +52,12 @@ async function ask(text: string): Promise<string> {
 
 describe("a2a agent: REPO_DIR", () => {
   it("must lie under --shared-dir (links resolved), and must not be larger than the limit; nothing is copied otherwise", async () => {
-    const tmpBefore = readdirSync(os.tmpdir()).filter((n) => n.startsWith("gitgood-a2a-swe-")).length;
+    const tmpBefore = readdirSync(tmp).length;
     await expect(ask(`REPO_DIR:${outside}\n\nProblem Statement:\nfix it`)).rejects.toThrow(`REPO_DIR ${outside} is not under this agent's shared directory ${shared}`);
     await expect(ask(`REPO_DIR:${path.join(shared, "..", "home")}\n\nProblem Statement:\nfix it`)).rejects.toThrow(/is not under this agent's shared directory/);
     await expect(ask(`REPO_DIR:${path.join(shared, "big")}\n\nProblem Statement:\nfix it`)).rejects.toThrow(/holds more than 1 MB of files, above this agent's limit \(--max-repo-mb\)/);
     expect(model.requests).toHaveLength(0);
-    expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith("gitgood-a2a-swe-")).length).toBe(tmpBefore);
+    expect(readdirSync(tmp)).toHaveLength(tmpBefore);
   }, 60_000);
 
   it("the CLI will not serve without a shared directory", async () => {

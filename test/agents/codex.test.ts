@@ -12,6 +12,7 @@ import { useCacheDir } from "../helpers/envs.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
+import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
 import type { ScriptStep } from "./presets-upstream.js";
 
 // The real Codex from npm (a Rust binary in its platform package), installed once as presets.test.ts does,
@@ -23,9 +24,6 @@ const codex = PRESETS.find((p) => p.name === "codex") as (typeof PRESETS)[number
 
 type Json = Record<string, unknown>;
 
-/** A shell command whose output (PROBE_OUTPUT) is not in its text: seen in a tool result only if a shell ran it. */
-const SHELL_PROBE = "echo shell-ran-$((6 * 7))";
-const PROBE_OUTPUT = "shell-ran-42";
 
 /** The tools a Responses request offers, the functions inside namespaces (MCP servers) with their namespace. */
 function offered(body: Json): Array<{ name: string; namespace: string | null }> {

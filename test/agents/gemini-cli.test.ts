@@ -10,6 +10,7 @@ import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
+import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
 import type { ScriptStep } from "./presets-upstream.js";
 
 // The real gemini-cli from npm (one bundled JavaScript file), installed once as presets.test.ts does, driven
@@ -21,9 +22,6 @@ const gemini = PRESETS.find((p) => p.name === "gemini-cli") as (typeof PRESETS)[
 
 type Json = Record<string, unknown>;
 
-/** A shell command whose output (PROBE_OUTPUT) is not in its text: seen in a tool result only if a shell ran it. */
-const SHELL_PROBE = "echo shell-ran-$((6 * 7))";
-const PROBE_OUTPUT = "shell-ran-42";
 
 function declared(body: Json): string[] {
   return ((body.tools as Json[] | undefined) ?? []).flatMap((t) => ((t.functionDeclarations as Json[] | undefined) ?? []).map((f) => String(f.name)));

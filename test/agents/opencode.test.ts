@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage } from "../../src/agents/presets/index.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
-import { MCR_SCRIPT, preset, presetFixtures, runPreset, SWE_SCRIPT, USER_KEY, type PresetFixtures, type PresetRun } from "./preset-runs.js";
-import { scriptedUpstream, USAGE } from "./presets-upstream.js";
+import { MCR_SCRIPT, preset, presetFixtures, PROBE_OUTPUT, runPreset, SHELL_PROBE, shellStep, SWE_SCRIPT, USER_KEY, type PresetFixtures, type PresetRun } from "./preset-runs.js";
+import { offeredNames, scriptedUpstream, sentBack, USAGE } from "./presets-upstream.js";
 
 // The real opencode from npm (its Linux binary), driven by a scripted OpenAI-compatible model on 127.0.0.1.
 let fx: PresetFixtures;
@@ -44,9 +44,10 @@ describe(`--agent opencode (opencode-ai ${opencode.version} from npm, driven by 
     }
   }, 900_000);
 
-  it("resolves an MCR sample through gitgood's tools over MCP, in the jail", async (ctx) => {
+  it("resolves an MCR sample through gitgood's tools over MCP, in the jail, refusing its own shell (--tools mcp)", async (ctx) => {
     if (noBwrap) ctx.skip();
-    const upstream = await scriptedUpstream(MCR_SCRIPT);
+    // The model asks for opencode's own bash first, which --tools mcp turned off: it must not run.
+    const upstream = await scriptedUpstream([shellStep("opencode", SHELL_PROBE), ...MCR_SCRIPT]);
     try {
       const run = await runPreset(fx, "mcr", ["--agent", "opencode", "--model", "openai/test-model", "--tools", "mcp", "--price-in", "3", "--price-out", "15"],
         { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY }, "opencode-mcr");
@@ -54,6 +55,10 @@ describe(`--agent opencode (opencode-ai ${opencode.version} from npm, driven by 
       expect(run.record, run.why).toMatchObject({ status: "success", solved: true, agent: `opencode@${opencode.version}` });
       expect(run.events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual(["resolve_current_merge_conflict_with", "finish_scenario"]);
       expectRecorded(run, upstream.seen);
+      const offered = offeredNames(upstream.seen).flat();
+      expect(offered.some((n) => n.endsWith("finish_scenario"))).toBe(true);
+      for (const own of ["bash", "edit", "write", "patch"]) expect(offered).not.toContain(own);
+      expect(sentBack(upstream.seen)).not.toContain(PROBE_OUTPUT);
     } finally {
       await upstream.close();
     }

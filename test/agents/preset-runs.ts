@@ -108,6 +108,10 @@ export function irScript(commits: number): ScriptStep[] {
 /** The ICC script: every change in one commit. */
 export const ICC_SCRIPT: ScriptStep[] = [{ tool: "commit_remaining_changes", args: { commit_message: "Add sub, mul and div", reason: "one change" } }];
 
+/** A shell command whose output (PROBE_OUTPUT) is not in its text: seen in a tool result only if a shell ran it. */
+export const SHELL_PROBE = "echo shell-ran-$((6 * 7))";
+export const PROBE_OUTPUT = "shell-ran-42";
+
 /** Each preset's own shell tool, as its model calls it. */
 const SHELL_TOOL: Record<string, (command: string) => ScriptStep> = {
   "claude-code": (command) => ({ tool: "Bash", args: { command, description: "Edit the work tree" } }),

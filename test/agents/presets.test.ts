@@ -6,8 +6,8 @@ import { installPackage } from "../../src/agents/presets/index.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";
 import { recordsIn } from "../helpers/mcp.js";
-import { MCR_SCRIPT, preset, presetFixtures, runPreset, SWE_SCRIPT, USER_KEY, type PresetFixtures, type PresetRun } from "./preset-runs.js";
-import { scriptedUpstream, USAGE } from "./presets-upstream.js";
+import { MCR_SCRIPT, preset, presetFixtures, PROBE_OUTPUT, runPreset, SHELL_PROBE, shellStep, SWE_SCRIPT, USER_KEY, type PresetFixtures, type PresetRun } from "./preset-runs.js";
+import { offeredNames, scriptedUpstream, sentBack, USAGE } from "./presets-upstream.js";
 
 // The real Claude Code from npm (plain JavaScript), driven by a scripted Anthropic-API model on 127.0.0.1.
 const claude = preset("claude-code");
@@ -37,15 +37,20 @@ const env = (origin: string) => ({ ANTHROPIC_BASE_URL: origin, ANTHROPIC_API_KEY
 const args = (tools: string) => ["--agent", "claude-code", "--model", "anthropic/claude-test", "--tools", tools, "--price-in", "3", "--price-out", "15"];
 
 describe(`--agent claude-code (${claude.package} ${claude.version} from npm, driven by a scripted model)`, () => {
-  it("resolves an MCR sample through gitgood's MCP tools in the jail; tokens, cost and model turns are recorded", async (ctx) => {
+  it("resolves an MCR sample through gitgood's MCP tools in the jail, refusing its own Bash (--tools mcp); tokens, cost and model turns are recorded", async (ctx) => {
     if (noBwrap) ctx.skip();
-    const upstream = await scriptedUpstream(MCR_SCRIPT);
+    // The model asks for Claude Code's own Bash first, which --tools mcp turned off: it must not run.
+    const upstream = await scriptedUpstream([shellStep("claude-code", SHELL_PROBE), ...MCR_SCRIPT]);
     try {
       const run = await runPreset(fx, "mcr", args("mcp"), env(upstream.origin), "claude-mcr");
       expect(run.cli.code, run.why).toBe(0);
       expect(run.record, run.why).toMatchObject({ status: "success", solved: true, agent: `claude-code@${claude.version}` });
       expect(run.events.filter((e) => e.type === "tool_call").map((e) => e.tool)).toEqual(["resolve_current_merge_conflict_with", "finish_scenario"]);
       expectRecorded(run, upstream.seen);
+      const offered = offeredNames(upstream.seen);
+      expect(offered.flat().some((n) => n.endsWith("finish_scenario"))).toBe(true);
+      for (const own of ["Bash", "Edit", "Write", "NotebookEdit", "MultiEdit"]) expect(offered.flat()).not.toContain(own);
+      expect(sentBack(upstream.seen)).not.toContain(PROBE_OUTPUT);
     } finally {
       await upstream.close();
     }

@@ -34,7 +34,9 @@ export const opencode: AgentPreset = {
       small_model: `gitgood/${ctx.model}`,
       autoupdate: false,
       share: "disabled",
-      permission: { edit: "allow", bash: "allow", webfetch: "deny" },
+      // Without a shell of its own (--tools mcp) its shell and editing tools are denied: opencode 1.18 still offers
+      // them to the model when only `tools` turns them off, and runs them when called.
+      permission: ctx.shell ? { edit: "allow", bash: "allow", webfetch: "deny" } : { edit: "deny", bash: "deny", webfetch: "deny" },
       ...(ctx.shell ? {} : { tools: { bash: false, edit: false, write: false, patch: false } }),
       ...(ctx.mcp ? { mcp: { gitgood: { type: "local", command: [ctx.mcp.command, ...ctx.mcp.args], enabled: true } } } : {}),
     };
