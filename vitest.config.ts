@@ -10,8 +10,10 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: "forks",
-    // Most tests wait on child processes (git, pytest, a jail, a real agent), so three workers keep two cores busy:
-    // the whole suite took 16:20 with two and 14:47 with three on an idle 2-core machine (1089 tests).
+    // Most tests wait on child processes (git, pytest, a jail, a real agent), so more workers than cores keep two
+    // cores busy: on an idle 2-core machine 16:20 with two and 14:47 with three (1089 tests); 1116 tests took 16:47
+    // with three and 15:29 with four, but four loaded the machine enough to fail a race in the green agent's cancel
+    // test (test/a2a/green.test.ts), so three.
     maxWorkers: 3,
     setupFiles: ["test/helpers/cache-dir.ts"],
     globalSetup: ["test/helpers/system-check.ts"],

@@ -171,7 +171,7 @@ export async function validateCandidate(
 async function environmentOnce(sandbox: Sandbox, sample: SweSample, o: ValidateOptions, environments: Map<string, Drop>): Promise<Environment> {
   const key = sample.scenario.version ?? "";
   const known = environments.get(key);
-  if (known) throw known;
+  if (known) throw new Drop(known.reason, `${known.message} (not built again: an earlier instance of version ${key === "" ? "(none)" : key} failed so)`);
   try {
     return await environmentFor(sandbox, sample, o.swe, o.signal);
   } catch (err) {
