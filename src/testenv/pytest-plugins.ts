@@ -136,9 +136,12 @@ main()
 /** The line the script prints its answer on. */
 const MARK = "gitgood-pytest-plugins ";
 
-/** The argv that runs the scan with the environment's `python` for a build whose set-up ran `setup`. */
+/**
+ * The argv that runs the scan with the environment's `python` for a build whose set-up ran `setup`; isolated
+ * mode (`-I`), so a module in the project's root (a `json.py`, say) cannot stand in for the one the scan imports.
+ */
 export function pluginScanArgv(setup: readonly string[]): string[] {
-  return ["python", "-c", PLUGIN_SCAN_SOURCE, JSON.stringify(setup)];
+  return ["python", "-I", "-c", PLUGIN_SCAN_SOURCE, JSON.stringify(setup)];
 }
 
 /** The entry-point names the scan printed; a missing or malformed answer is an ENV_BUILD_FAILED. */
