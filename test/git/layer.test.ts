@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { GitGoodError } from "../../src/errors.js";
 import { CatFile } from "../../src/git/catfile.js";
-import { diffCommits, listBranches, readCommitGraph } from "../../src/git/history.js";
+import { listBranches, readCommitGraph } from "../../src/git/history.js";
 import { Remerger } from "../../src/git/mergetree.js";
 import { streamGit } from "../../src/git/process.js";
 import { Repo } from "../../src/git/repo.js";
+import { diffBatches, MissingTrees, type FileChange } from "../../src/git/treediff.js";
 import { atLeast, parseGitVersion } from "../../src/git/version.js";
 import { useFixtures } from "../helpers/fixture.js";
 
@@ -65,7 +66,7 @@ describe("streaming", () => {
 });
 
 describe("history", () => {
-  it("lists branches without symbolic refs or tags, reads the graph and diffs commits", async () => {
+  it("lists branches without symbolic refs or tags, reads the graph and diffs commits (binary files count no lines)", async () => {
     const f = fixture();
     const c1 = f.commit("one", { "a.py": "1\n", "img.bin": Buffer.from([0, 1]) });
     const c2 = f.commit("two", { "a.py": "1\n2\n", "img.bin": Buffer.from([0, 2]), "gone.txt": "g\n" });
@@ -82,20 +83,38 @@ describe("history", () => {
     const graph = await readCommitGraph(repo, [c3]);
     expect(graph.get(c3)?.parents).toEqual([c2]);
     expect(graph.get(c1)?.parents).toEqual([]);
-    const diffs = new Map<string, { path: string; status: string; lines: number; binary: boolean }[]>();
-    for await (const d of diffCommits(repo, [c1, c2, c3], { jobs: 2, numstat: true })) {
-      diffs.set(d.commit, d.files.map(({ path, status, lines, binary }) => ({ path, status, lines, binary })));
-    }
-    expect(diffs.get(c1)).toEqual([
-      { path: "a.py", status: "A", lines: 1, binary: false },
-      { path: "img.bin", status: "A", lines: 0, binary: true },
+    // Mining reads a commit's diff twice: trees only, then line counts. A binary file counts 0 lines
+    // (its numstat says "-"), which is what a chain's purity takes it for; its blobs are still named.
+    const diffs = async (numstat: boolean) => {
+      const out = new Map<string, Pick<FileChange, "path" | "status" | "lines" | "oldOid" | "newOid">[]>();
+      const missing = new MissingTrees(repo);
+      try {
+        for await (const batch of diffBatches(repo, [c1, c2, c3], { jobs: 2, numstat, missing })) {
+          for (const d of batch) out.set(d.commit, d.files.map(({ path, status, lines, oldOid, newOid }) => ({ path, status, lines, oldOid, newOid })));
+        }
+      } finally {
+        missing.close();
+      }
+      return out;
+    };
+    const blob = (commit: string, file: string) => f.git("rev-parse", `${commit}:${file}`).trim();
+    const zero = "0".repeat(40);
+    const [a1, a2, img1, img2, gone] = [blob(c1, "a.py"), blob(c2, "a.py"), blob(c1, "img.bin"), blob(c2, "img.bin"), blob(c2, "gone.txt")];
+    const counted = await diffs(true);
+    expect(counted.get(c1)).toEqual([
+      { path: "a.py", status: "A", lines: 1, oldOid: zero, newOid: a1 },
+      { path: "img.bin", status: "A", lines: 0, oldOid: zero, newOid: img1 },
     ]);
-    expect(diffs.get(c2)).toEqual([
-      { path: "a.py", status: "M", lines: 1, binary: false },
-      { path: "gone.txt", status: "A", lines: 1, binary: false },
-      { path: "img.bin", status: "M", lines: 0, binary: true },
+    expect(counted.get(c2)).toEqual([
+      { path: "a.py", status: "M", lines: 1, oldOid: a1, newOid: a2 },
+      { path: "gone.txt", status: "A", lines: 1, oldOid: zero, newOid: gone },
+      { path: "img.bin", status: "M", lines: 0, oldOid: img1, newOid: img2 },
     ]);
-    expect(diffs.get(c3)).toEqual([{ path: "gone.txt", status: "D", lines: 1, binary: false }]);
+    expect(counted.get(c3)).toEqual([{ path: "gone.txt", status: "D", lines: 1, oldOid: gone, newOid: zero }]);
+    // Trees only: the same files, no line counted.
+    const trees = await diffs(false);
+    expect([...trees.keys()].sort()).toEqual([c1, c2, c3].sort());
+    for (const [commit, files] of trees) expect(files).toEqual(counted.get(commit)!.map((x) => ({ ...x, lines: 0 })));
   });
 });
 
