@@ -3,7 +3,8 @@ import { mapPool } from "../util/pool.js";
 import { CatFile } from "./catfile.js";
 import { privateObjectStore } from "./objects.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
-import { treeChanges, type TreeChange } from "./trees.js";
+import type { TreeChange } from "./trees.js";
+import { diffTreesVia } from "./treewalk.js";
 import { atLeast } from "./version.js";
 
 export interface MergePair {
@@ -60,9 +61,9 @@ export class Remerger {
     return this.reader;
   }
 
-  /** The paths that differ between two trees or commits, re-merge results included. */
+  /** The paths that differ between two trees or commits, re-merge results included: read by `objects()`, no process. */
   changes(from: string, to: string): Promise<TreeChange[]> {
-    return treeChanges(this.repo, from, to, this.env);
+    return diffTreesVia(this.objects(), from, to);
   }
 
   async close(): Promise<void> {
