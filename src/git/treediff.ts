@@ -215,9 +215,39 @@ async function* runDiff(
   return Buffer.concat(err).toString("utf8") || `git diff-tree failed: exit code ${code}`;
 }
 
-const NUMSTAT = /^(\d+|-)\t(\d+|-)\t/;
+/** Mode strings by their value, so that a raw line's modes are not a new string each. */
+const MODES = new Map<number, string>();
 
-/** Reads diff-tree's `-z` tokens into records; a record is whole when the next header comes. */
+/** The six octal digits at `at` as a string, one instance per mode. */
+function modeAt(buf: Buffer, at: number): string {
+  let value = 0;
+  for (let i = at; i < at + 6; i++) value = value * 8 + ((buf[i] ?? 0x30) - 0x30);
+  let mode = MODES.get(value);
+  if (mode === undefined) {
+    mode = buf.toString("latin1", at, at + 6);
+    MODES.set(value, mode);
+  }
+  return mode;
+}
+
+/** Reads `<digits>\t` or `-\t` at `at`: the count (-1 for `-`, a binary file) and where it ended; null when not one. */
+function countAt(buf: Buffer, at: number, end: number): { count: number; next: number } | null {
+  if (buf[at] === 0x2d /* "-" */) return buf[at + 1] === 0x09 ? { count: -1, next: at + 2 } : null;
+  let count = 0;
+  let i = at;
+  for (; i < end; i++) {
+    const c = buf[i] ?? 0;
+    if (c === 0x09) break;
+    if (c < 0x30 || c > 0x39) return null;
+    count = count * 10 + (c - 0x30);
+  }
+  return i > at && i < end ? { count, next: i + 1 } : null;
+}
+
+/**
+ * Reads diff-tree's `-z` tokens into records; a record is whole when the next header comes. Fields are
+ * read from the bytes: a raw line's modes are shared strings and only its two ids and its path are new.
+ */
 class DiffParser {
   current: CommitDiff | null = null;
   /** Numstat lines read for `current`, and its raw lines of blobs (numstat prints one for each, trees none). */
@@ -225,7 +255,8 @@ class DiffParser {
   blobLines = 0;
   private unreadable = false;
   private byPath = new Map<string, FileChange>();
-  private meta: string | null = null;
+  /** The raw line read before the path that completes it. */
+  private meta: { oldMode: string; newMode: string; oldOid: string; newOid: string; status: string } | null = null;
   private done: CommitDiff[] = [];
 
   constructor(
@@ -235,24 +266,20 @@ class DiffParser {
   ) {}
 
   token(buf: Buffer, start: number, end: number): void {
-    if (this.meta !== null) {
-      const fields = this.meta.split(" ");
+    const meta = this.meta;
+    if (meta !== null) {
       this.meta = null;
-      const oldMode = (fields[0] ?? "").slice(1);
-      const newMode = fields[1] ?? "";
-      const oldOid = fields[2] ?? "";
-      const newOid = fields[3] ?? "";
-      if (oldMode === TREE_MODE || newMode === TREE_MODE) {
-        if (this.missing.has(oldOid) || this.missing.has(newOid)) this.unreadable = true;
+      if (meta.oldMode === TREE_MODE || meta.newMode === TREE_MODE) {
+        if (this.missing.has(meta.oldOid) || this.missing.has(meta.newOid)) this.unreadable = true;
         return;
       }
       const change: FileChange = {
         path: buf.toString("utf8", start, end),
-        status: (fields[4] ?? "M").charAt(0),
-        oldMode,
-        newMode,
-        oldOid,
-        newOid,
+        status: meta.status,
+        oldMode: meta.oldMode,
+        newMode: meta.newMode,
+        oldOid: meta.oldOid,
+        newOid: meta.newOid,
         lines: 0,
       };
       this.blobLines++;
@@ -261,25 +288,36 @@ class DiffParser {
       return;
     }
     if (end === start) return;
-    const first = buf[start];
-    if (first === 0x3a /* ":" */) {
-      this.meta = buf.toString("latin1", start, end);
+    if (buf[start] === 0x3a /* ":" */) {
+      // `:<mode> <mode> <oid> <oid> <status>`: modes of six digits, ids of 40 or 64.
+      const oldEnd = buf.indexOf(0x20, start + 15);
+      const idLength = oldEnd - (start + 15);
+      const newStart = oldEnd + 1;
+      this.meta = {
+        oldMode: modeAt(buf, start + 1),
+        newMode: modeAt(buf, start + 8),
+        oldOid: buf.toString("latin1", start + 15, oldEnd),
+        newOid: buf.toString("latin1", newStart, newStart + idLength),
+        status: newStart + idLength + 1 < end ? String.fromCharCode(buf[newStart + idLength + 1] ?? 0x4d) : "M",
+      };
       return;
     }
-    const text = buf.toString("utf8", start, end);
-    const m = this.numstat ? NUMSTAT.exec(text) : null;
-    if (m) {
-      this.numstats++;
-      const change = this.byPath.get(text.slice(m[0].length));
-      if (change && m[1] !== "-" && m[2] !== "-") change.lines = Number(m[1]) + Number(m[2]);
-      return;
+    if (this.numstat) {
+      const added = countAt(buf, start, end);
+      const deleted = added ? countAt(buf, added.next, end) : null;
+      if (added && deleted) {
+        this.numstats++;
+        const change = this.byPath.get(buf.toString("utf8", deleted.next, end));
+        if (change && added.count >= 0 && deleted.count >= 0) change.lines = added.count + deleted.count;
+        return;
+      }
     }
     // A header: the record before it is whole; one with an empty diff (printed for `--always`) is not a change.
     if (this.current) {
       const done = this.finish(this.current);
       if (done) this.done.push(done);
     }
-    this.current = { commit: text, files: [] };
+    this.current = { commit: buf.toString("latin1", start, end), files: [] };
     this.numstats = 0;
     this.blobLines = 0;
     this.unreadable = false;

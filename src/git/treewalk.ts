@@ -54,45 +54,47 @@ export async function diffTreesVia(reader: CatFile, from: string, to: string): P
   const tree = async (name: string): Promise<Buffer> => (await read(name)).content;
   const [a, b] = await Promise.all([read(from), read(to)]);
   const idBytes = a.oid.length / 2;
-  const changes: TreeChange[] = [];
   const zero = "0".repeat(idBytes * 2);
+  const absent = { mode: ABSENT_MODE, oid: zero };
 
-  const added = async (e: Entry, prefix: string, status: "A" | "D"): Promise<void> => {
-    if (e.mode === TREE_MODE) {
-      for (const inner of parseTree(await tree(e.oid), idBytes)) await added(inner, `${prefix}${e.name}/`, status);
-      return;
+  // Every subtree of a level is asked for at once (the reader answers in order), so a walk costs one
+  // round trip to git per level of depth, not one per tree.
+  const added = async (e: Entry, prefix: string, status: "A" | "D"): Promise<TreeChange[]> => {
+    if (e.mode !== TREE_MODE) {
+      const [old, now] = status === "A" ? [absent, e] : [e, absent];
+      return [{ path: prefix + e.name, status, oldMode: old.mode, newMode: now.mode, oldOid: old.oid, newOid: now.oid }];
     }
-    const absent = { mode: ABSENT_MODE, oid: zero };
-    const [old, now] = status === "A" ? [absent, e] : [e, absent];
-    changes.push({ path: prefix + e.name, status, oldMode: old.mode, newMode: now.mode, oldOid: old.oid, newOid: now.oid });
+    const inner = parseTree(await tree(e.oid), idBytes);
+    return (await Promise.all(inner.map((x) => added(x, `${prefix}${e.name}/`, status)))).flat();
   };
 
-  const walk = async (left: Entry[], right: Entry[], prefix: string): Promise<void> => {
+  const walk = async (left: Entry[], right: Entry[], prefix: string): Promise<TreeChange[]> => {
+    const parts: (TreeChange[] | Promise<TreeChange[]>)[] = [];
     let i = 0;
     let j = 0;
     while (i < left.length || j < right.length) {
       const l = left[i];
       const r = right[j];
       if (l && (!r || l.key < r.key)) {
-        await added(l, prefix, "D");
+        parts.push(added(l, prefix, "D"));
         i++;
       } else if (r && (!l || r.key < l.key)) {
-        await added(r, prefix, "A");
+        parts.push(added(r, prefix, "A"));
         j++;
       } else if (l && r) {
         i++;
         j++;
         if (l.oid === r.oid && l.mode === r.mode) continue;
         if (l.mode === TREE_MODE) {
-          const [x, y] = await Promise.all([tree(l.oid), tree(r.oid)]);
-          await walk(parseTree(x, idBytes), parseTree(y, idBytes), `${prefix}${l.name}/`);
+          const inner = Promise.all([tree(l.oid), tree(r.oid)]);
+          parts.push(inner.then(([x, y]) => walk(parseTree(x, idBytes), parseTree(y, idBytes), `${prefix}${l.name}/`)));
           continue;
         }
         const status = kind(l.mode) === kind(r.mode) ? "M" : "T";
-        changes.push({ path: prefix + l.name, status, oldMode: l.mode, newMode: r.mode, oldOid: l.oid, newOid: r.oid });
+        parts.push([{ path: prefix + l.name, status, oldMode: l.mode, newMode: r.mode, oldOid: l.oid, newOid: r.oid }]);
       }
     }
+    return (await Promise.all(parts)).flat();
   };
-  await walk(parseTree(a.content, idBytes), parseTree(b.content, idBytes), "");
-  return changes;
+  return walk(parseTree(a.content, idBytes), parseTree(b.content, idBytes), "");
 }
