@@ -1,8 +1,20 @@
 // One mining run in its own process, so its peak memory is its own: prints one JSON line.
 // Usage: node bench/mine-once.js REPO JOBS   (after `npm run build`)
 import { readFileSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { performance } from "node:perf_hooks";
-import { mine } from "../dist/mining/mine.js";
+
+// Every process mining starts goes through child_process.spawn: counted here, before mining's modules
+// bind it (a builtin's named exports follow its CommonJS object after syncBuiltinESMExports).
+const childProcess = createRequire(import.meta.url)("node:child_process");
+const spawn = childProcess.spawn;
+let processes = 0;
+childProcess.spawn = function counted(...args) {
+  processes++;
+  return spawn.apply(this, args);
+};
+syncBuiltinESMExports();
+const { mine } = await import("../dist/mining/mine.js");
 
 /** CPU milliseconds of the git processes this process started and waited for (Linux: /proc/self/stat). */
 function childrenCpuMs() {
@@ -20,15 +32,19 @@ const t = performance.now();
 const result = await mine(repo, { jobs: Number(jobs) });
 const ms = performance.now() - t;
 const s = result.summary;
-const own = process.cpuUsage();
+const usage = process.resourceUsage();
 console.log(
   JSON.stringify({
     ms,
-    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-    // CPU of the mining process itself: what gitgood adds to the git passes.
-    cpuMs: Math.round((own.user + own.system) / 1000),
+    maxRssMb: Math.round(usage.maxRSS / 1024),
+    // CPU of the mining process itself (user + system): what gitgood adds to the git passes.
+    cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
+    // Pages the mining process faulted in: each costs time in the kernel, and more after each fork.
+    minorFaults: usage.minorPageFault,
     // CPU of its git processes.
     gitCpuMs: childrenCpuMs(),
+    // Processes it started.
+    processes,
     commits: s.commits,
     branches: s.branches,
     merges: s.samples.merge.total,

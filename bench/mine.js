@@ -5,6 +5,11 @@
 // (a large real one, say: a clone of mockito/mockito or jenkinsci/jenkins). Each mining run is its own
 // process, so its peak memory is its own; it runs with --jobs 1 against a one-core floor and with
 // --jobs 2 against a two-core floor (the same raw git passes split over two processes at once).
+// Beside the ratios it prints what stays true on a busy machine: CPU of the mining process and of its
+// git processes, the processes it starts (per merge and per commit of the history), pages faulted in.
+// The real histories measured so far, in one command (about 10 minutes on an idle machine):
+//   npm run bench:mine -- --no-synthetic /work/.mirror/mockito+mockito/repo /work/.mirror/Netflix+Hystrix/repo \
+//     /tmp/jk29 /work/.mirror/jenkinsci+jenkins/repo
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -187,6 +192,11 @@ for (const { label, dir } of repos) {
     `  CPU of a mining run (node + git): --jobs 1 ${secs(cpu(one))} (node ${secs(median(one.map((r) => r.cpuMs)))}), --jobs 2 ${secs(cpu(two))} (node ${secs(median(two.map((r) => r.cpuMs)))})`,
   );
   console.log(`  peak memory of a mining process: ${rss} MB (goal <= 300)`);
+  const procs = (rs) => median(rs.map((r) => r.processes));
+  console.log(
+    `  processes a mining run starts: --jobs 1 ${procs(one)}, --jobs 2 ${procs(two)} (${lists.merges.length} merges, ${lists.others.length} other commits; ` +
+      `${(procs(one) / Math.max(1, lists.merges.length)).toFixed(3)} per merge at most); pages faulted in by the mining process: ${median(one.map((r) => r.minorFaults))} (--jobs 1)`,
+  );
   const name = `${label === "given" ? path.basename(dir) : label}, ${last.commits} commits`;
   row(`mining --jobs 1 / one-core floor (${name})`, "<= 1.5", `${(m1 / floor1).toFixed(2)}x`, m1 / floor1 <= 1.5);
   row(`mining --jobs 2 / two-core floor (${name})`, "<= 1.2", `${(m2 / floor2).toFixed(2)}x`, m2 / floor2 <= 1.2);
