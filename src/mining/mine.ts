@@ -131,6 +131,15 @@ function readShallowBoundary(repo: Repo): Set<string> {
   }
 }
 
+/** Runs `fn` once it holds one of `slots`, which it gives back when it ends. */
+async function inSlot<T>(slots: Slots, fn: () => Promise<T>): Promise<T> {
+  let value: T | undefined;
+  for await (const v of slots.gate(async function* () {
+    yield await fn();
+  })()) value = v;
+  return value as T;
+}
+
 /** The non-merge commits of the graph: every one lies on some line of history. */
 function nonMergeCommits(graph: ReadonlyMap<string, CommitNode>): string[] {
   const out: string[] = [];
@@ -275,10 +284,14 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   if (repo.partial) {
     warnings.push("partial clone: commits and merges whose objects are missing are skipped and counted as missing_objects");
   }
-  const facts = await describeRepository(repo, { name: o.name, metadata: o.metadata, languages });
+  // The repository's own fields are read beside the passes, in a slot of their own, unless the
+  // filters need them first: they are only written into the samples at the end.
+  const slots = new Slots(o.jobs);
+  const describe = () => describeRepository(repo, { name: o.name, metadata: o.metadata, languages });
+  const early = o.filter ? await describe() : null;
   const summary: MineSummary = {
     schema_version: SUMMARY_SCHEMA_VERSION,
-    repository: facts.fields.name,
+    repository: early?.fields.name ?? "",
     path: repo.dir,
     bare: repo.bare,
     shallow: repo.shallow,
@@ -291,9 +304,9 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
     excluded: false,
     warnings,
   };
-  if (o.filter) {
+  if (early) {
     summary.filters = await evaluateFilters(repo, o.metadata, {
-      license: facts.fields.license,
+      license: early.fields.license,
       branchCount: branches.length,
     });
     if (summary.filters.some((f) => !f.passed)) {
@@ -301,6 +314,9 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
       return { samples: [], summary };
     }
   }
+  const described = early ? Promise.resolve(early) : inSlot(slots, describe);
+  // Waited for below; a failure meanwhile is not left unhandled.
+  described.catch(() => undefined);
 
   const tips = [...new Set(branches.map((b) => b.oid))];
   const graph = await readCommitGraph(repo, tips);
@@ -316,7 +332,6 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   // The re-merge pass and the diff pass run side by side, each split over `jobs` processes that share
   // `jobs` slots: --jobs is the number of git processes at once, and when one pass's processes end
   // the other's take their cores (--jobs 1 still runs one pass after the other).
-  const slots = new Slots(o.jobs);
   const [found, summaries] = await Promise.all([
     wantMerges
       ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs, slots }, drops, (done, total) => {
@@ -345,6 +360,8 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
     for (const s of summaries.values()) if (s.unreadable) summary.unreadable_commits++;
     chains = mineChains(graph, branches, summaries, o, drops, shallowBoundary);
   }
+  const facts = await described;
+  summary.repository = facts.fields.name;
   let merges = found;
   if (o.resolvableOnly) {
     merges = found.filter((m) => m.scenario.resolvable === true);
