@@ -45,6 +45,15 @@ export interface CommitNode {
 export async function readCommitGraph(repo: Repo, tips: readonly string[]): Promise<Map<string, CommitNode>> {
   const graph = new Map<string, CommitNode>();
   if (tips.length === 0) return graph;
+  // One string per commit, whether it names the commit or a parent: the graph is kept to the end of
+  // mining, and most commits are a parent too.
+  const strings = new Map<string, string>();
+  const one = (oid: string): string => {
+    const known = strings.get(oid);
+    if (known !== undefined) return known;
+    strings.set(oid, oid);
+    return oid;
+  };
   for await (const line of repo.stream(["rev-list", "--stdin", "--parents", "--timestamp"], {
     input: tips.map((t) => `${t}\n`).join(""),
     separator: 10,
@@ -54,7 +63,9 @@ export async function readCommitGraph(repo: Repo, tips: readonly string[]): Prom
     const time = Number(fields[0]);
     const oid = fields[1];
     if (!oid) continue;
-    graph.set(oid, { parents: fields.slice(2), time });
+    const parents: string[] = [];
+    for (let i = 2; i < fields.length; i++) parents.push(one(fields[i] as string));
+    graph.set(one(oid), { parents, time });
   }
   return graph;
 }

@@ -137,7 +137,7 @@ async function* diffAll(repo: Repo, commits: readonly string[], numstat: boolean
   let rest = commits;
   while (rest.length > 0) {
     const known = new Set(missing.trees);
-    const parser = new DiffParser(numstat, known);
+    const parser = new DiffParser(numstat, known, rest);
     const stopped = yield* runDiff(repo, rest, parser, missing.env(), known.size > 0);
     if (stopped === null) return;
     const last = parser.current;
@@ -259,10 +259,15 @@ class DiffParser {
   private meta: { oldMode: string; newMode: string; oldOid: string; newOid: string; status: string } | null = null;
   private done: CommitDiff[] = [];
 
+  /** The input's next commit: git prints one header for each, in order. */
+  private next = 0;
+
   constructor(
     readonly numstat: boolean,
     /** Trees replaced by the empty tree: a record showing one is unreadable. */
     private readonly missing: ReadonlySet<string>,
+    /** The commits as given: a header names the record by the caller's string, not a copy kept beside it. */
+    private readonly inputs: readonly string[],
   ) {}
 
   token(buf: Buffer, start: number, end: number): void {
@@ -317,7 +322,10 @@ class DiffParser {
       const done = this.finish(this.current);
       if (done) this.done.push(done);
     }
-    this.current = { commit: buf.toString("latin1", start, end), files: [] };
+    const header = buf.toString("latin1", start, end);
+    const given = this.inputs[this.next];
+    if (given === header) this.next++;
+    this.current = { commit: given === header ? given : header, files: [] };
     this.numstats = 0;
     this.blobLines = 0;
     this.unreadable = false;
