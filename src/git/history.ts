@@ -46,13 +46,15 @@ export async function readCommitGraph(repo: Repo, tips: readonly string[]): Prom
   const graph = new Map<string, CommitNode>();
   if (tips.length === 0) return graph;
   // One string per commit, whether it names the commit or a parent: the graph is kept to the end of
-  // mining, and most commits are a parent too.
+  // mining, and most commits are a parent too. Each is a copy of its own: a piece of the line that
+  // `split` cut it from would keep the whole line alive.
   const strings = new Map<string, string>();
   const one = (oid: string): string => {
     const known = strings.get(oid);
     if (known !== undefined) return known;
-    strings.set(oid, oid);
-    return oid;
+    const own = Buffer.from(oid, "latin1").toString("latin1");
+    strings.set(own, own);
+    return own;
   };
   for await (const line of repo.stream(["rev-list", "--stdin", "--parents", "--timestamp"], {
     input: tips.map((t) => `${t}\n`).join(""),
@@ -63,8 +65,9 @@ export async function readCommitGraph(repo: Repo, tips: readonly string[]): Prom
     const time = Number(fields[0]);
     const oid = fields[1];
     if (!oid) continue;
-    const parents: string[] = [];
-    for (let i = 2; i < fields.length; i++) parents.push(one(fields[i] as string));
+    // Sliced, so the array has just the room it needs (one grown by push has room for 17).
+    const parents = fields.slice(2);
+    for (let i = 0; i < parents.length; i++) parents[i] = one(parents[i] as string);
     graph.set(one(oid), { parents, time });
   }
   return graph;

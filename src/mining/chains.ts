@@ -29,7 +29,7 @@ export interface CommitLines {
   /** Changed lines of each of `files`. */
   perFile: Map<string, number>;
   /** Changed files not of a mined language. */
-  otherFiles: string[];
+  otherFiles: readonly string[];
 }
 
 export interface ChainFinding {

@@ -195,6 +195,9 @@ async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSumma
   const check = repo.partial ? null : new MissingBlobs(repo);
   const trees = new MissingTrees(repo);
   const blocked = new Set<string>();
+  // Lists are gathered here and kept as exact-size copies: one grown by push has room for 17 names.
+  const files: string[] = [];
+  const added: string[] = [];
   let done = 0;
   try {
     for await (const batch of diffBatches(repo, p.commits, { jobs, numstat: false, slots, missing: trees })) {
@@ -211,16 +214,16 @@ async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSumma
         if (missing && blobs.some((b) => missing.has(b))) blocked.add(d.commit);
         const taken = check?.add(d.commit, blobs);
         if (taken) await taken;
-        let files: string[] | null = null;
-        let added: string[] | null = null;
+        files.length = 0;
+        added.length = 0;
         for (const f of d.files) {
           if ((f.status !== "A" && f.status !== "M") || !languages.has(f.path)) continue;
-          (files ??= []).push(name(f.path));
-          if (f.status === "A") (added ??= []).push(name(f.path));
+          files.push(name(f.path));
+          if (f.status === "A") added.push(name(f.path));
         }
         // A commit that changes no file of a mined language ends every line's runs whether or not its
         // summary is kept, and no run holds it, so its summary is not kept.
-        if (files) summaries.set(d.commit, { files, added: added ?? NONE });
+        if (files.length > 0) summaries.set(d.commit, { files: files.slice(), added: added.length > 0 ? added.slice() : NONE });
       }
       done += batch.length;
       p.progress(done);
@@ -243,13 +246,15 @@ async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSumma
           }
           const s = summaries.get(d.commit);
           if (!s) continue;
-          const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: [] };
+          const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: NONE };
           const mined = new Set(s.files);
+          files.length = 0;
           for (const f of d.files) {
             lines.total += f.lines;
-            if (!languages.has(f.path)) lines.otherFiles.push(name(f.path));
+            if (!languages.has(f.path)) files.push(name(f.path));
             else if (mined.has(f.path)) lines.perFile.set(f.path, f.lines);
           }
+          if (files.length > 0) lines.otherFiles = files.slice();
           s.lines = lines;
         }
       }
