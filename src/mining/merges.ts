@@ -67,7 +67,7 @@ export async function mineMerges(
   const unsure: MergeFinding[] = [];
   const failed: MergePair[] = [];
   let done = 0;
-  for await (const report of remergeReports(repo, [...pairs.keys()], opts.jobs, opts.slots)) {
+  for await (const report of remergeReports(repo, childrenFirst(graph, pairs), opts.jobs, opts.slots)) {
     progress(++done, pairs.size);
     if (report.failed) {
       const pair = pairs.get(report.commit);
@@ -91,6 +91,31 @@ export async function mineMerges(
   }
   findings.sort((a, b) => a.time - b.time || byCodeUnits(a.scenario.merge_commit_hash, b.scenario.merge_commit_hash));
   return findings;
+}
+
+/**
+ * The merges of `pairs` with every merge before all of its ancestors (graph order among the rest). git 2.39's
+ * `log --remerge-diff` re-merges a merge wrongly once one of its parents has been re-merged earlier in the same
+ * process (on jenkins a clean merge came out with an add/add conflict, after its parent merge of the same second),
+ * so a process must never meet a merge's ancestor first; each part `deal` makes keeps this order.
+ */
+export function childrenFirst(graph: ReadonlyMap<string, CommitNode>, pairs: ReadonlyMap<string, MergePair>): string[] {
+  const children = new Map<string, number>();
+  for (const node of graph.values()) for (const p of node.parents) children.set(p, (children.get(p) ?? 0) + 1);
+  const ready: string[] = [];
+  for (const commit of graph.keys()) if (!children.has(commit)) ready.push(commit);
+  const order: string[] = [];
+  // Kahn's walk from the tips: a commit is taken once every child of it has been.
+  for (let i = 0; i < ready.length; i++) {
+    const commit = ready[i] as string;
+    if (pairs.has(commit)) order.push(commit);
+    for (const p of graph.get(commit)?.parents ?? []) {
+      const left = (children.get(p) ?? 0) - 1;
+      children.set(p, left);
+      if (left === 0 && graph.has(p)) ready.push(p);
+    }
+  }
+  return order;
 }
 
 /** Applies the merge rules to one re-merge; counts the reason when it is dropped. */

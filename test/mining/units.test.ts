@@ -5,7 +5,8 @@ import { detectLicense } from "../../src/mining/license.js";
 import { normalizeMetadata } from "../../src/mining/metadata.js";
 import { chainDifficulty, roundedRatio } from "../../src/mining/purity.js";
 import { nameFromRemoteUrl } from "../../src/mining/repository.js";
-import { mergeDifficulty } from "../../src/mining/merges.js";
+import { childrenFirst, mergeDifficulty } from "../../src/mining/merges.js";
+import type { CommitNode } from "../../src/git/history.js";
 
 describe("roundedRatio", () => {
   it("rounds like Python's round(x, 2), ties to even", () => {
@@ -114,5 +115,28 @@ describe("repository facts", () => {
     const flat = normalizeMetadata({ stars: "12", license: "Apache-2.0", topics: "a;b", contributors: [1, 2, 3] });
     expect(flat).toMatchObject({ stargazers: 12, license: "Apache-2.0", topics: "a;b", contributors: 3 });
     expect(() => normalizeMetadata([1, 2])).toThrow(/JSON object/);
+  });
+});
+
+describe("childrenFirst", () => {
+  it("feeds every merge before its ancestors, whatever order the graph lists them in", () => {
+    // a - b - M1 - c - M2 - M3 ; x joins at M1, M1 again at M3 (a second path to it); listed oldest first.
+    const node = (parents: string[]): CommitNode => ({ parents, time: 1 });
+    const graph = new Map<string, CommitNode>([
+      ["a", node([])],
+      ["x", node(["a"])],
+      ["b", node(["a"])],
+      ["M1", node(["b", "x"])],
+      ["c", node(["M1"])],
+      ["y", node(["b"])],
+      ["M2", node(["c", "y"])],
+      ["M3", node(["M2", "M1"])],
+    ]);
+    const merges = ["M1", "M2", "M3"];
+    const pairs = new Map(merges.map((m) => [m, { commit: m, parents: (graph.get(m) as CommitNode).parents as [string, string] }]));
+    const order = childrenFirst(graph, pairs);
+    expect([...order].sort()).toEqual(merges);
+    expect(order.indexOf("M3")).toBeLessThan(order.indexOf("M2"));
+    expect(order.indexOf("M2")).toBeLessThan(order.indexOf("M1"));
   });
 });
