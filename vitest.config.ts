@@ -16,7 +16,7 @@ export default defineConfig({
     // test (test/a2a/green.test.ts), so three.
     maxWorkers: 3,
     setupFiles: ["test/helpers/cache-dir.ts"],
-    globalSetup: ["test/helpers/system-check.ts"],
+    globalSetup: ["test/helpers/python-path.ts", "test/helpers/system-check.ts"],
     reporters: ci ? ["default", "json"] : ["default"],
     outputFile: ci ? { json: ".vitest-results.json" } : undefined,
   },
