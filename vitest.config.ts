@@ -41,8 +41,9 @@ export default defineConfig({
     pool: "forks",
     // Most tests wait on child processes (git, pytest, a jail, a real agent), so more workers than cores keep two
     // cores busy: on an idle 2-core machine 16:20 with two and 14:47 with three (1089 tests); 1116 tests took 16:47
-    // with three and 15:29 with four, but four loaded the machine enough to fail a race in the green agent's cancel
-    // test (test/a2a/green.test.ts), so three.
+    // with three and 15:29 with four. Four once failed the green agent's cancel test (test/a2a/green.test.ts): under
+    // load a participant published its task later than the A2A client's idle limit, which then gave the instance
+    // up; the limit now counts from the task's start (src/agents/a2a-client.ts).
     maxWorkers: 3,
     setupFiles: ["test/helpers/cache-dir.ts"],
     globalSetup: ["test/helpers/python-path.ts", "test/helpers/system-check.ts"],
