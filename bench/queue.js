@@ -21,6 +21,8 @@
 //    were running at once on average and the share of the run during which at least two were (the
 //    workers' overlap): on a loaded machine the wall-time ratio says more about the others' load than
 //    about the queue, and these do not.
+//    Then what two processes at once get from the machine at all (bench/machine.js): where its process
+//    starts do not scale, workers that start git cannot either.
 // 3. Redis bytes per job: BENCH_BYTES (default 50) jobs enqueued with no worker (the producer stopped once it
 //    waits), then run by one worker: the server's used_memory per job waiting and finished (record and
 //    compressed trajectory in Redis), MEMORY USAGE of a finished job's hash (median and largest), and what
@@ -36,6 +38,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { buildSyntheticRepo } from "./synthetic-repo.js";
+import { machineLines, spawnScaling } from "./machine.js";
 import { mine } from "../dist/mining/mine.js";
 
 const BIN = fileURLToPath(new URL("../bin/gitgood.js", import.meta.url));
@@ -272,6 +275,8 @@ async function main() {
     const speedup = times[1] / times[2];
     const flat = times[1] / times[4] < speedup * 1.1 ? "flat from 2 workers on (2 cores)" : "still rising at 4 workers";
     console.log(`scaling: 2 workers ${speedup.toFixed(2)}×, 4 workers ${(times[1] / times[4]).toFixed(2)}× one worker: ${flat}; ${os.availableParallelism()} cores, load ${load()}`);
+    // What two processes at once get from this machine at all (bench/machine.js): the ceiling of the ratio above.
+    console.log(machineLines(await spawnScaling()).join("\n"));
     benchRow(`queue scaling: 2 workers vs 1 (${oracle.count} oracle MCR jobs)`, "≥ 1.6×", `${speedup.toFixed(2)}× (4 workers: ${(times[1] / times[4]).toFixed(2)}×)`, speedup >= 1.6);
 
     // 3. Redis bytes per job: enqueue with no worker (the producer is stopped once it waits), run a worker until

@@ -18,6 +18,9 @@
 // apart), the cores busy on average (CPU / wall), and the CPU bound: a run cannot take less wall time
 // than its CPU spread over the cores, so `CPU(--jobs 2) / cores / wall(--jobs 1)` is the best ratio the
 // machine allows that run. The load average is printed beside each round.
+// Last, what the machine allows (bench/machine.js): the programs one `--jobs 1` run starts per attempt
+// (counted by strace in a run of its own, not timed), and how process starts and a CPU loop scale from one
+// process to two on this machine; where starts do not scale, neither can a harness that makes them.
 // BENCH_RUNS rounds (default 3), BENCH_SAMPLES samples spread over the samples file (default 24: 36
 // attempts on the synthetic repository, so that the fixed cost is a tenth of a `--jobs 1` run or less),
 // BENCH_JOBS the counts (default 1,2,4), BENCH_AGENTS the agents (default baseline,oracle).
@@ -28,6 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSyntheticRepo } from "./synthetic-repo.js";
+import { countStarts, machineLines, spawnScaling } from "./machine.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 24);
@@ -158,6 +162,14 @@ async function main() {
       process.stderr.write(`round ${round + 1}/${RUNS} done (load average ${load()})\n`);
     }
     loads.push(load());
+    const machine = await spawnScaling();
+    const starts = new Map();
+    for (const agent of AGENTS) {
+      const out = path.join(tmp, `count-${agent}`);
+      const counted = countStarts(process.execPath, [OWN_BIN, "run", drawn, "--repo", repo, "--agent", agent, "--jobs", "1", "--out", out, "--json", "--allow-errors"], env);
+      starts.set(agent, counted);
+      rmSync(out, { recursive: true, force: true });
+    }
 
     const lines = [`run --jobs ${JOBS.join("/")}: ${chosen.length} samples, medians of ${RUNS} rounds, ${cores} cores; load average ${loads.join(" -> ")}`];
     const med = (list, f) => median(list.map(f));
@@ -199,6 +211,12 @@ async function main() {
             `    --jobs 2 / --jobs 1: x${ratio.toFixed(2)} (pairs ${pairs.map((p) => p.toFixed(2)).join(", ")})   goal <= ${GOAL}: ${ratio <= GOAL ? "met" : "missed"}`,
             `    --jobs 2 / two-process floor: x${floorRatio.toFixed(2)}   CPU bound of --jobs 2 / --jobs 1 (its CPU over ${cores} cores): x${cpuBound.toFixed(2)}`,
           );
+          const counted = starts.get(agent);
+          if (bin === OWN_BIN && counted !== null) {
+            const perAttempt = counted / Math.max(1, attempts);
+            const share = (perAttempt * machine.spawn.msEach) / 1000 / (base / Math.max(1, attempts));
+            lines.push(`    programs started per attempt (strace, --jobs 1): ${perAttempt.toFixed(1)}; at the machine's ${machine.spawn.msEach.toFixed(1)} ms a start, ${(100 * share).toFixed(0)} % of --jobs 1's wall time`);
+          }
           if (bin === OWN_BIN) {
             const curve = cells.map((c) => `${c.j}: ${c.wall.toFixed(1)} s`).join(", ");
             row(`run --jobs 2 / --jobs 1, ${agent} (${curve}; floor x${(med(floor, (t) => t.wall) / base).toFixed(2)}, CPU bound x${cpuBound.toFixed(2)})`, `<= ${GOAL}`, `${ratio.toFixed(2)}x`, ratio <= GOAL);
@@ -206,6 +224,7 @@ async function main() {
         }
       }
     }
+    lines.push(...machineLines(machine));
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

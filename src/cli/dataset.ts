@@ -13,7 +13,7 @@ import { formatStats, statsReport } from "../dataset/stats.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
 import { intOption, keywordListOption, positiveIntOption, type CliIO } from "./io.js";
-import { errnoCode } from "../util/errno.js";
+import { fsReason } from "../util/errno.js";
 
 function formatOption(): Option {
   return new Option("--format <format>", "read every file as this format (default: by extension)").choices([
@@ -98,7 +98,7 @@ function splitCommand(io: CliIO): Command {
       try {
         mkdirSync(flags.output, { recursive: true });
       } catch (err) {
-        const why = errnoCode(err) ?? String(err);
+        const why = fsReason(err);
         throw new GitGoodError("WRITE_FAILED", `cannot create ${flags.output}: ${why}`);
       }
       for (const name of ["lite", "full", "train"] as const) {

@@ -4,7 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { formatOf, readRows, type DatasetFormat } from "./formats/rows.js";
 import { normalizeRecord, recordId, SAMPLE_COLUMNS, type NormalizeResult } from "./normalize.js";
 import type { Sample } from "./sample.js";
-import { errnoCode } from "../util/errno.js";
+import { fsReason } from "../util/errno.js";
 import { at } from "../util/at.js";
 
 interface ReadDatasetOptions {
@@ -119,7 +119,7 @@ export function expandDatasetPaths(paths: readonly string[]): { path: string; la
     try {
       isDir = statSync(p).isDirectory();
     } catch (err) {
-      const why = errnoCode(err) ?? String(err);
+      const why = fsReason(err);
       throw new GitGoodError("UNREADABLE_FILE", `${p}: cannot read: ${why}`, { file: p });
     }
     if (!isDir) {

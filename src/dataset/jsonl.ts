@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { GitGoodError } from "../errors.js";
 import { SampleSchema, type Sample } from "./sample.js";
-import { errnoCode } from "../util/errno.js";
+import { fsReason } from "../util/errno.js";
 
 function parseLine(line: string, file: string, lineNo: number): Sample {
   let value: unknown;
@@ -27,7 +27,7 @@ function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
-    const code = errnoCode(err) ?? String(err);
+    const code = fsReason(err);
     throw new GitGoodError("NOT_FOUND", `cannot read samples file ${file}: ${code}`, { file });
   }
 }

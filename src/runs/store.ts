@@ -4,7 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig, type RunIdentity } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
-import { errnoCode } from "../util/errno.js";
+import { fsReason } from "../util/errno.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const RUN_FILE = "run.json";
@@ -89,7 +89,7 @@ export class RunStore {
     try {
       text = readFileSync(runFile, "utf8");
     } catch (err) {
-      const why = errnoCode(err) ?? String(err);
+      const why = fsReason(err);
       throw new GitGoodError("BAD_RUN", `cannot read ${runFile} (${why}); make it a readable file, or use another --out`, { file: runFile });
     }
     if (text.trim() === "") throw new GitGoodError("BAD_RUN", `${runFile} is empty; ${RECREATE}`, { file: runFile });
@@ -198,7 +198,7 @@ export class RunStore {
     try {
       text = readFileSync(file, "utf8");
     } catch (err) {
-      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${errnoCode(err) ?? String(err)})`, { file });
+      throw new GitGoodError("BAD_RUN", `cannot read the trajectory ${file} (${fsReason(err)})`, { file });
     }
     try {
       return JSON.parse(text) as unknown;

@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { errnoCode } from "../util/errno.js";
+import { errnoCode, fsReason } from "../util/errno.js";
 
 /** Environment variable that moves the sandbox root. */
 const SANDBOX_ROOT_ENV = "GITGOOD_SANDBOX_ROOT";
@@ -37,7 +37,7 @@ function rootProblem(root: string): string | null {
   try {
     st = lstatSync(root);
   } catch (err) {
-    return `it cannot be read (${errnoCode(err) ?? String(err)})`;
+    return `it cannot be read (${fsReason(err)})`;
   }
   if (st.isSymbolicLink()) return "it is a symbolic link";
   if (!st.isDirectory()) return "it is not a directory";
@@ -61,7 +61,7 @@ export function ensureSandboxRoot(root: string): string {
     made = true;
   } catch (err) {
     if (errnoCode(err) !== "EEXIST") {
-      throw new GitGoodError("SANDBOX_ROOT_REFUSED", `cannot make the sandbox root ${abs}: ${errnoCode(err) ?? String(err)}`, { root: abs });
+      throw new GitGoodError("SANDBOX_ROOT_REFUSED", `cannot make the sandbox root ${abs}: ${fsReason(err)}`, { root: abs });
     }
   }
   const why = rootProblem(abs);

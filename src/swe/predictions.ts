@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { GitGoodError } from "../errors.js";
-import { errnoCode } from "../util/errno.js";
+import { fsReason } from "../util/errno.js";
 
 /** One prediction of the SWE-bench predictions format. */
 export interface Prediction {
@@ -38,7 +38,7 @@ export function readPredictions(file: string): Map<string, Prediction> {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new GitGoodError("NOT_FOUND", `cannot read predictions file ${file}: ${errnoCode(err) ?? String(err)}`, { file });
+    throw new GitGoodError("NOT_FOUND", `cannot read predictions file ${file}: ${fsReason(err)}`, { file });
   }
   const entries: Prediction[] = [];
   const whole = wholeJson(text);

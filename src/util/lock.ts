@@ -3,7 +3,7 @@ import { linkSync, lstatSync, renameSync, unlinkSync, writeFileSync } from "node
 import os from "node:os";
 import type { GitGoodError } from "../errors.js";
 import { removeAtExit } from "./cleanup.js";
-import { errnoCode } from "./errno.js";
+import { errnoCode, fsReason } from "./errno.js";
 import { readRegularFile } from "./files.js";
 import { processAlive } from "./processes.js";
 
@@ -68,7 +68,7 @@ function create(file: string, policy: LockPolicy): boolean {
     return true;
   } catch (err) {
     if (errnoCode(err) === "EEXIST" && (err as { dest?: string }).dest === file) return false;
-    throw policy.cannotCreate(errnoCode(err) ?? String(err));
+    throw policy.cannotCreate(fsReason(err));
   } finally {
     removeTmp();
   }

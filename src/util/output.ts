@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fchmodSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { errnoCode } from "./errno.js";
+import { errnoCode, fsReason } from "./errno.js";
 
 function failure(file: string, err: unknown): GitGoodError {
-  const why = errnoCode(err) ?? String(err);
+  const why = fsReason(err);
   return new GitGoodError("WRITE_FAILED", `cannot write ${file}: ${why}`, { file });
 }
 

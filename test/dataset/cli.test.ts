@@ -47,7 +47,7 @@ describe("gitgood dataset import", () => {
     expect((await cli("import", "data.xlsx")).stderr).toBe(
       "gitgood: data.xlsx: unknown dataset format (expected .parquet, .csv or .jsonl, or pass --format)\n",
     );
-    expect(await cli("import", "nothing.csv")).toMatchObject({ code: 1, stderr: "gitgood: nothing.csv: cannot read: ENOENT\n" });
+    expect(await cli("import", "nothing.csv")).toMatchObject({ code: 1, stderr: "gitgood: nothing.csv: cannot read: no such file or directory\n" });
   });
 });
 

@@ -181,7 +181,7 @@ describe("readDataset errors", () => {
     });
     expect(await importError([file("absent.jsonl")])).toEqual({
       code: "UNREADABLE_FILE",
-      message: `${file("absent.jsonl")}: cannot read: ENOENT`,
+      message: `${file("absent.jsonl")}: cannot read: no such file or directory`,
     });
     writeFileSync(file("broken.jsonl"), '{"id": 1}\n{oops\n');
     expect((await importError([file("broken.jsonl")])).message).toMatch(

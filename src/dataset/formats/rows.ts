@@ -3,7 +3,7 @@ import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { parseCsv } from "./csv.js";
 import { readParquetRows } from "./parquet.js";
-import { errnoCode } from "../../util/errno.js";
+import { fsReason } from "../../util/errno.js";
 
 export const DATASET_FORMATS = ["parquet", "csv", "jsonl"] as const;
 export type DatasetFormat = (typeof DATASET_FORMATS)[number];
@@ -42,7 +42,7 @@ function readBytes(file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    const why = errnoCode(err) ?? String(err);
+    const why = fsReason(err);
     throw new GitGoodError("UNREADABLE_FILE", `${file}: cannot read: ${why}`, { file });
   }
 }
