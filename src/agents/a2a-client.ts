@@ -146,8 +146,11 @@ async function stream(client: Client, request: SendMessageRequest, opts: AskOpti
   opts.signal.addEventListener("abort", stop, { once: true });
   let timer: NodeJS.Timeout | undefined;
   let silent = false;
+  // The idle limit counts from the task's start: before it there is no task to poll, so a participant slow to
+  // publish its task (or one that answers with a lone message after long work) is waited for, bounded by `signal`.
   const arm = (): void => {
     clearTimeout(timer);
+    if (seen.taskId === null) return;
     timer = setTimeout(() => {
       silent = true;
       listening.abort();
@@ -157,11 +160,12 @@ async function stream(client: Client, request: SendMessageRequest, opts: AskOpti
     seen.taskId ??= id;
   };
   try {
-    arm();
     for await (const event of client.sendMessageStream(request, { signal: listening.signal })) {
-      arm();
       const p = event.payload;
-      if (!p) continue;
+      if (!p) {
+        arm();
+        continue;
+      }
       if (p.$case === "message") {
         opts.onEvent?.("message");
         return { text: partsText(p.value.parts), taskId: p.value.taskId || null };
@@ -180,6 +184,7 @@ async function stream(client: Client, request: SendMessageRequest, opts: AskOpti
         began(p.value.taskId);
         opts.onEvent?.(`task ${seen.taskId}: artifact ${p.value.artifact?.name ?? ""}`.trimEnd());
       }
+      arm();
     }
   } catch (err) {
     if (opts.signal.aborted) throw aborted();

@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ParticipantExecutor } from "../../src/a2a/participant.js";
 import { agentCard, serveA2a } from "../../src/a2a/server.js";
 import { askAgent, connectAgent } from "../../src/agents/a2a-client.js";
+import { TaskEvents } from "../../src/a2a/events.js";
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import { ScriptedModelClient } from "../../src/model/scripted.js";
 import type { ModelRequest } from "../../src/model/types.js";
-import { connectTaskTools, solveMerge, startPurple, type Purple } from "../helpers/a2a.js";
+import { connectTaskTools, sleep, solveMerge, startPurple, type Purple } from "../helpers/a2a.js";
 import { gitgood } from "../helpers/cli.js";
 import { buildMcpFixtures, recordsIn, sandboxVars, sandboxesIn, type McpFixtures } from "../helpers/mcp.js";
 import { blob, resolutionsFor } from "../helpers/scenarios.js";
@@ -100,6 +102,27 @@ describe("the participant agent (gitgood a2a agent)", () => {
     await expect(askAgent(client, [{ text: "hello" }], { signal: new AbortController().signal, pollSeconds: 0.05 })).rejects.toThrow(
       /^the participant's task ended in state rejected: this agent takes/,
     );
+  });
+
+  it("waits for a participant's first event however long it comes after the idle limit: before a task begins there is nothing to poll", async () => {
+    // The task event comes 0.5 s after the message, ten times the idle limit; the stream is kept, not given up.
+    const executor: AgentExecutor = {
+      async execute(ctx: RequestContext, bus: ExecutionEventBus) {
+        await sleep(500);
+        const events = new TaskEvents(ctx, bus);
+        events.start();
+        events.end(TaskState.TASK_STATE_COMPLETED, "late, and done");
+      },
+      async cancelTask() {},
+    };
+    const card = agentCard({ name: "slow starter", description: "test", url: "http://127.0.0.1:1", skills: [] });
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor });
+    closers.push(() => handle.close());
+    card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
+    const client = await connectAgent(handle.url);
+    const answer = await askAgent(client, [{ text: "hello" }], { signal: new AbortController().signal, idleSeconds: 0.05, pollSeconds: 0.05 });
+    expect(answer.text).toMatch(/late, and done/);
+    expect(answer.taskId).not.toBeNull();
   });
 
   it("gitgood a2a agent without --model is wrong usage", async () => {
