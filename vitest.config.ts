@@ -40,11 +40,11 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: "forks",
     // Most tests wait on child processes (git, pytest, a jail, a real agent), so more workers than cores keep two
-    // cores busy: on an idle 2-core machine 16:20 with two and 14:47 with three (1089 tests); 1116 tests took 16:47
-    // with three and 15:29 with four. Four once failed the green agent's cancel test (test/a2a/green.test.ts): under
-    // load a participant published its task later than the A2A client's idle limit, which then gave the instance
-    // up; the limit now counts from the task's start (src/agents/a2a-client.ts).
-    maxWorkers: 3,
+    // cores busy. On an idle 2-core machine 1116 tests took 16:47 with three and 15:29 with four; four once failed
+    // the green agent's cancel test (test/a2a/green.test.ts): under load a participant published its task later
+    // than the A2A client's idle limit, which then gave the instance up. The limit now counts from the task's start
+    // (src/agents/a2a-client.ts), and with the light folders sharing processes 1121 tests took 13:55 with four.
+    maxWorkers: 4,
     setupFiles: ["test/helpers/cache-dir.ts"],
     globalSetup: ["test/helpers/python-path.ts", "test/helpers/system-check.ts"],
     reporters: ci ? ["default", "json"] : ["default"],
