@@ -131,15 +131,6 @@ function readShallowBoundary(repo: Repo): Set<string> {
   }
 }
 
-/** Runs `fn` once it holds one of `slots`, which it gives back when it ends. */
-async function inSlot<T>(slots: Slots, fn: () => Promise<T>): Promise<T> {
-  let value: T | undefined;
-  for await (const v of slots.gate(async function* () {
-    yield await fn();
-  })()) value = v;
-  return value as T;
-}
-
 /** The non-merge commits of the graph: every one lies on some line of history. */
 function nonMergeCommits(graph: ReadonlyMap<string, CommitNode>): string[] {
   const out: string[] = [];
@@ -319,7 +310,7 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
       return { samples: [], summary };
     }
   }
-  const described = early ? Promise.resolve(early) : inSlot(slots, describe);
+  const described = early ? Promise.resolve(early) : slots.run(describe);
   // Waited for below; a failure meanwhile is not left unhandled.
   described.catch(() => undefined);
 

@@ -24,6 +24,16 @@ export class Slots {
     else this.free++;
   }
 
+  /** Runs `fn` once it holds a slot, which it gives back when `fn` settles. */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    await this.take();
+    try {
+      return await fn();
+    } finally {
+      this.give();
+    }
+  }
+
   /** `source` started only once it holds a slot, which it gives back when it ends. */
   gate<T>(source: () => AsyncIterable<T>): () => AsyncIterable<T> {
     // eslint-disable-next-line @typescript-eslint/no-this-alias

@@ -27,4 +27,26 @@ describe("Slots", () => {
     expect(first).toHaveLength(9);
     expect(second).toHaveLength(9);
   });
+
+  it("runs a task in a slot of its own beside gated sources, and gives the slot back when it fails", async () => {
+    const slots = new Slots(1);
+    const order: string[] = [];
+    const gated = slots.gate(async function* () {
+      order.push("source start");
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push("source end");
+      yield 1;
+    });
+    const drained = (async () => {
+      for await (const _ of gated()) void _;
+    })();
+    const task = slots.run(async () => {
+      order.push("task");
+      return 42;
+    });
+    await Promise.all([drained, expect(task).resolves.toBe(42)]);
+    expect(order).toEqual(["source start", "source end", "task"]);
+    await expect(slots.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await slots.run(async () => "free again")).toBe("free again");
+  });
 });
