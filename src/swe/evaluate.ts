@@ -23,6 +23,7 @@ import type { Repo } from "../git/repo.js";
 import type { PackCache } from "../git/packs.js";
 import { commitStore } from "../git/store.js";
 import { runPackCache } from "../sandbox/packs.js";
+import { sandboxRoot } from "../sandbox/sweep.js";
 import { Sandbox } from "../sandbox/sandbox.js";
 import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
@@ -78,12 +79,14 @@ export function envTarget(sample: SweSample): EnvTarget {
  * and the attempt's share their base's pack, built once. It lives under the sandbox root (where no agent
  * looks, as a run's packs do) and goes at process exit; every sandbox gets a copy, never a link.
  */
-let processPacks: PackCache | null = null;
+let processPacks: { root: string; cache: PackCache } | null = null;
 
 function evaluationPacks(opts: SweOptions): PackCache {
   if (opts.packs) return opts.packs;
-  processPacks ??= runPackCache().cache;
-  return processPacks;
+  // A new one where the sandbox root moved or someone removed the old one's directory.
+  const root = sandboxRoot();
+  if (processPacks === null || processPacks.root !== root || !existsSync(processPacks.cache.dir)) processPacks = { root, cache: runPackCache(root).cache };
+  return processPacks.cache;
 }
 
 /** Makes a new sandbox at `base_commit` (answer-free: no later commit), with the options' isolation. */
