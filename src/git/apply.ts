@@ -43,14 +43,29 @@ function present(workDir: string, rel: string): boolean {
 }
 
 /**
+ * Whether every path is one that HEAD (`head`: its paths, as the caller knows them), the index and the work
+ * tree all lack, so that putting it back has nothing to do. The index is read without git; null (unreadable
+ * here) counts as something to do.
+ */
+function nothingToReset(repo: Repo, paths: readonly string[], head: ReadonlySet<string>): boolean {
+  const index = readIndexFile(repo.gitDir);
+  if (index === null) return false;
+  const held = (p: string): boolean => head.has(p) || index.some((e) => e.path === p || e.path.startsWith(`${p}/`)) || present(repo.dir, p);
+  return !paths.some(held);
+}
+
+/**
  * Puts `paths` back as HEAD has them, in the index and the work tree: files HEAD holds are checked out,
  * others (new files a patch made, ignored or not) removed. Paths are literal. Other files are left alone
  * (a built environment in the work tree survives). After `reset`, the index holds exactly HEAD's entries
  * among `paths`: it is read from gitgood's own git directory to tell the two kinds apart, and `checkout`
- * and `clean` run only for paths that need them (a new file nothing made again needs neither).
+ * and `clean` run only for paths that need them (a new file nothing made again needs neither). A caller
+ * that knows HEAD's paths (`head`, from a fresh checkout's index) saves the `reset` too where no path is
+ * in HEAD, the index or the work tree.
  */
-export async function resetPaths(repo: Repo, paths: readonly string[]): Promise<void> {
+export async function resetPaths(repo: Repo, paths: readonly string[], head?: ReadonlySet<string>): Promise<void> {
   if (paths.length === 0) return;
+  if (head && nothingToReset(repo, paths, head)) return;
   await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
   const index = readIndexFile(repo.gitDir);
   let inHead: Set<string>;

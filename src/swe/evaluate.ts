@@ -20,6 +20,7 @@ import type { EnvSpec, EnvSpecFile, EnvTarget, Environment, TestRun } from "../t
 import { GitGoodError, isGitGoodError, toGitGoodError } from "../errors.js";
 import { GIT_APPLY_STRATEGIES, applyPatch, checkoutDetached, resetPaths } from "../git/apply.js";
 import type { Repo } from "../git/repo.js";
+import { readIndexFile } from "../git/index-file.js";
 import type { PackCache } from "../git/packs.js";
 import { commitStore } from "../git/store.js";
 import { runPackCache } from "../sandbox/packs.js";
@@ -293,6 +294,8 @@ export async function evaluatePatch(
   try {
     let started = Date.now();
     sandbox = await sandboxAt(source, sample, `${sample.id}-eval`, opts);
+    // The paths of base_commit, from the index its checkout just wrote (null where it cannot be read here).
+    const basePaths = readIndexFile(sandbox.ownGitDir)?.map((e) => e.path);
     const env = await environmentFor(sandbox, sample, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
     result.timings.environment_s = seconds(started);
@@ -304,7 +307,7 @@ export async function evaluatePatch(
     result.tampered = change.tampered;
     result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
     result.patch_applied = change.applied !== null && change.changed;
-    await resetPaths(sandbox.repo, diffPaths(sc.test_patch));
+    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), basePaths ? new Set(basePaths) : undefined);
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
       if (!t.applied) throw new GitGoodError("PATCH_FAILED", `the test_patch of ${sample.id} does not apply: ${t.message}`, { sample: sample.id });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyPatch, resetPaths } from "../../src/git/apply.js";
@@ -6,6 +6,7 @@ import { readIndexFile } from "../../src/git/index-file.js";
 import { Repo } from "../../src/git/repo.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { applyWithStrategies, sandboxAt } from "../../src/swe/evaluate.js";
+import { countGitProcesses } from "../helpers/git-count.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
 
@@ -82,6 +83,20 @@ describe("apply strategies and putting paths back", () => {
       expect(existsSync(path.join(s.workDir, "calc/added.py"))).toBe(false);
       expect(existsSync(path.join(s.workDir, "calc/run.log"))).toBe(false);
       expect(readIndexFile(s.ownGitDir)?.map((e) => [e.path, e.oid])).toEqual(before?.map((e) => [e.path, e.oid]));
+    });
+  }, 60_000);
+
+  it("resetPaths told HEAD's paths runs no git for paths nothing holds, and still resets one the index holds", async () => {
+    await withSandbox(async (s) => {
+      const head = new Set((readIndexFile(s.ownGitDir) ?? []).map((e) => e.path));
+      expect((await countGitProcesses(() => resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head))).processes).toBe(0);
+      const added = "diff --git a/calc/new_a.py b/calc/new_a.py\nnew file mode 100644\n--- /dev/null\n+++ b/calc/new_a.py\n@@ -0,0 +1 @@\n+x = 1\n";
+      expect((await applyPatch(s.repo, added, "git apply --3way")).applied).toBe(true);
+      // Held by the index alone: the work tree's copy is gone.
+      rmSync(path.join(s.workDir, "calc/new_a.py"));
+      await resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head);
+      expect(existsSync(path.join(s.workDir, "calc/new_a.py"))).toBe(false);
+      expect((readIndexFile(s.ownGitDir) ?? []).some((e) => e.path === "calc/new_a.py")).toBe(false);
     });
   }, 60_000);
 });
