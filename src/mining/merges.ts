@@ -51,7 +51,6 @@ export async function mineMerges(
   /** Told how many merges the stream has re-merged, of how many. */
   progress: (done: number, total: number) => void = () => undefined,
 ): Promise<MergeFinding[]> {
-  const pairs = new Map<string, MergePair>();
   const merges = new Set<number>();
   for (let i = 0; i < graph.size; i++) {
     const parents = graph.parentCount(i);
@@ -62,8 +61,6 @@ export async function mineMerges(
       drops.merge("shallow");
       continue;
     }
-    const commit = graph.oid(i);
-    pairs.set(commit, { commit, parents: [graph.oid(p1), graph.oid(p2)] });
     merges.add(i);
   }
   const findings: MergeFinding[] = [];
@@ -72,10 +69,10 @@ export async function mineMerges(
   const failed: MergePair[] = [];
   let done = 0;
   for await (const report of remergeReports(repo, childrenFirst(graph, merges), opts.jobs, opts.slots)) {
-    progress(++done, pairs.size);
+    progress(++done, merges.size);
     if (report.failed) {
-      const pair = pairs.get(report.commit);
-      if (pair) failed.push(pair);
+      const i = graph.index(report.commit);
+      if (merges.has(i)) failed.push({ commit: report.commit, parents: [graph.oid(graph.parent(i, 0)), graph.oid(graph.parent(i, 1))] });
       continue;
     }
     const finding = judgeMerge(graph, report, opts, drops);
@@ -98,10 +95,11 @@ export async function mineMerges(
 }
 
 /**
- * The merges of `pairs` with every merge before all of its ancestors (graph order among the rest). git 2.39's
- * `log --remerge-diff` re-merges a merge wrongly once one of its parents has been re-merged earlier in the same
- * process (on jenkins a clean merge came out with an add/add conflict, after its parent merge of the same second),
- * so a process must never meet a merge's ancestor first; each part `deal` makes keeps this order.
+ * The ids of `merges` (numbers in the graph) with every merge before all of its ancestors (graph order
+ * among the rest). git 2.39's `log --remerge-diff` re-merges a merge wrongly once one of its parents
+ * has been re-merged earlier in the same process (on jenkins a clean merge came out with an add/add
+ * conflict, after its parent merge of the same second), so a process must never meet a merge's
+ * ancestor first; each part `deal` makes keeps this order.
  */
 export function childrenFirst(graph: CommitGraph, merges: ReadonlySet<number>): string[] {
   // Children counted for the graph's commits only: a parent outside it is never walked.
