@@ -26,6 +26,11 @@ export const MergeScenarioSchema = z.object({
    * absent from published samples).
    */
   resolvable: z.boolean().optional(),
+  /**
+   * Why not, when `resolvable` is false: the first path (in git's order) no replacement of conflict regions
+   * reaches, and what stands in the way (gitgood's field, after `resolvable`).
+   */
+  unresolvable_reason: z.string().optional(),
 });
 export type MergeScenario = z.infer<typeof MergeScenarioSchema>;
 
@@ -185,7 +190,7 @@ export type RepositoryFields = Pick<
   "name" | "default_branch" | "license" | "stargazers" | "created_at" | "topics" | "programming_language" | "project_size"
 >;
 
-/** A merge scenario with the published field order, gitgood's `resolvable` last when it is known. */
+/** A merge scenario with the published field order, gitgood's `resolvable` (and why not) last when it is known. */
 function orderedMergeScenario(s: MergeScenario): MergeScenario {
   const ordered: MergeScenario = {
     merge_commit_hash: s.merge_commit_hash,
@@ -195,6 +200,7 @@ function orderedMergeScenario(s: MergeScenario): MergeScenario {
     files_in_merge_conflict: s.files_in_merge_conflict,
   };
   if (s.resolvable !== undefined) ordered.resolvable = s.resolvable;
+  if (s.resolvable === false && s.unresolvable_reason !== undefined) ordered.unresolvable_reason = s.unresolvable_reason;
   return ordered;
 }
 

@@ -115,7 +115,11 @@ export class PackCache {
   async install(source: Repo, plan: StorePlan, gitDir: string): Promise<void> {
     const taken: Entry[] = [];
     try {
-      for (const spec of plan.packs) taken.push(await this.acquire(source, spec));
+      // The packs of a store are built side by side: each is one git process, and git's work spreads over the cores.
+      const acquired = await Promise.allSettled(plan.packs.map((spec) => this.acquire(source, spec)));
+      for (const a of acquired) if (a.status === "fulfilled") taken.push(a.value);
+      const failed = acquired.find((a): a is PromiseRejectedResult => a.status === "rejected");
+      if (failed) throw failed.reason;
       await copyPacks(
         taken.map((e) => e.pack as BuiltPack),
         gitDir,
@@ -151,6 +155,6 @@ export class PackCache {
  */
 export async function installStore(source: Repo, plan: StorePlan, gitDir: string, cache: PackCache | null): Promise<void> {
   if (cache) await cache.install(source, plan, gitDir);
-  else for (const spec of plan.packs) await writePack(source, spec, path.join(gitDir, "objects", "pack"));
+  else await Promise.all(plan.packs.map((spec) => writePack(source, spec, path.join(gitDir, "objects", "pack"))));
   if (plan.shallow.length > 0) writeFileSync(path.join(gitDir, "shallow"), `${plan.shallow.join("\n")}\n`);
 }

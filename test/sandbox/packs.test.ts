@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/index.js";
 import type { ChainSample, Sample } from "../../src/dataset/sample.js";
 import { PackCache } from "../../src/git/packs.js";
+import { Repo } from "../../src/git/repo.js";
 import { runConfig } from "../../src/runs/config.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import { RunStore } from "../../src/runs/store.js";
@@ -83,6 +84,26 @@ describe("the pack cache of a run", () => {
     expect(cache.bytes).toBe(0);
     execFileSync("git", ["fsck", "--no-progress"], { cwd: s.sandbox.workDir, env: fixtureEnv() });
     s.close();
+  });
+
+  it("builds a store's packs side by side; when one fails, the others are released and nothing is installed", async () => {
+    const source = await Repo.open(fx.dir);
+    const tip = execFileSync("git", ["rev-parse", chain.scenario.newest_commit], { cwd: fx.dir, encoding: "utf8" }).trim();
+    const good = { tips: [tip], exclude: [], shallow: [] };
+    const bad = { tips: ["0".repeat(40)], exclude: [], shallow: [] };
+    // A budget of one byte: a pack nobody holds is removed after every install.
+    const dir = tempDir("gitgood-packs-");
+    const cache = new PackCache(dir, 1);
+    const gitDir = tempDir("gitgood-store-");
+    await expect(cache.install(source, { packs: [good, bad], shallow: [] }, gitDir)).rejects.toThrow();
+    expect(existsSync(path.join(gitDir, "objects", "pack"))).toBe(false);
+    expect(cached(dir).size).toBe(0);
+    // Both at once, cached: each pack is built once and both are installed.
+    const both = new PackCache(tempDir("gitgood-packs-"));
+    const past = { tips: [chain.scenario.oldest_commit], exclude: [], shallow: [] };
+    await both.install(source, { packs: [good, past], shallow: [] }, gitDir);
+    expect(readdirSync(path.join(gitDir, "objects", "pack")).filter((n) => n.endsWith(".pack"))).toHaveLength(2);
+    expect(cached(both.dir).size).toBe(4);
   });
 
   it("lives in a directory of its own under the sandbox root until the run ends", async () => {

@@ -59,9 +59,14 @@ describe("MCR resolvability", () => {
     expect(b.unresolvableReason).toMatch(/^new\/dir\/extra\.py: changed in the merge without a conflict/);
     const c = await start(fair);
     expect([c.resolvable, c.unresolvableReason]).toEqual([true, null]);
-    // A sample mined as unresolvable carries no reason: set-up finds it.
+    // A sample written without the reason: set-up finds it.
     const flagged = await start({ ...outside, scenario: { ...outside.scenario, resolvable: false } });
     expect(flagged.unresolvableReason).toMatch(/^app\.py:/);
+    // A sample that says why (as the miner writes it) is taken at its word: nothing is re-merged.
+    const said = { ...outside, scenario: { ...outside.scenario, resolvable: false, unresolvable_reason: "app.py: as the sample says" } };
+    expect((await start(said)).unresolvableReason).toBe("app.py: as the sample says");
+    const line = JSON.parse(sampleToJson(said)) as { scenario: Record<string, unknown> };
+    expect(Object.keys(line.scenario).slice(-2)).toEqual(["resolvable", "unresolvable_reason"]);
   });
 
   it("the oracle records an unresolvable merge as success/unsolved with the reason, and solves a resolvable one", async () => {

@@ -55,7 +55,10 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
   ): Promise<McrScenario> {
     const { merge_commit_hash: merge, parents } = sample.scenario;
     await requireCommits(source, [parents[0], parents[1], merge]);
-    const resolvable = await resolvabilityOf(source, sample);
+    // Re-merging in the source (when the sample does not say it is resolvable) needs nothing of the
+    // sandbox: it runs beside the store's planning, packing and the sandbox's merge, and is awaited last.
+    const resolving = resolvabilityOf(source, sample);
+    resolving.catch(() => undefined);
     const store = await mergeStore(source, parents[0], parents[1], opts.history ?? DEFAULT_HISTORY);
     const where = { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
     return inNewSandbox(source, where, async (sandbox) => {
@@ -67,6 +70,7 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
         throw new GitGoodError("SAMPLE_MISMATCH", `merging the parents of ${merge} gives no conflict`, { sample: sample.id });
       }
       const { order, notConflicted } = conflictOrder(sample.scenario.files_in_merge_conflict, unmerged);
+      const resolvable = await resolving;
       const data: McrData = {
         conflicts: scanConflicts(sandbox.workDir, order, index),
         notConflicted,
