@@ -141,10 +141,10 @@ function readShallowBoundary(repo: Repo, graph: CommitGraph): Uint8Array {
   return boundary;
 }
 
-/** The non-merge commits of the graph: every one lies on some line of history. */
-function nonMergeCommits(graph: CommitGraph): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < graph.size; i++) if (graph.parentCount(i) <= 1) out.push(graph.oid(i));
+/** The non-merge commits of the graph (every one lies on some line of history): their numbers. */
+function nonMergeCommits(graph: CommitGraph): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < graph.size; i++) if (graph.parentCount(i) <= 1) out.push(i);
   return out;
 }
 
@@ -156,7 +156,8 @@ const GITLINK = "160000";
 /** What chain mining needs of every non-merge commit, read in two passes. */
 interface SummaryPass {
   repo: Repo;
-  commits: string[];
+  /** The commits to summarise, by number in the graph. */
+  commits: readonly number[];
   languages: LanguageSet;
   jobs: number;
   slots: Slots;
@@ -191,7 +192,8 @@ async function summarizeCommits(p: SummaryPass): Promise<void> {
   const adds = (f: number): boolean => added.has(f);
   let done = 0;
   try {
-    for await (const batch of diffBatches(repo, p.commits, { jobs, numstat: false, slots, missing: trees })) {
+    // The ids are made for the tree pass only: they are not kept through the rest of mining.
+    for await (const batch of diffBatches(repo, p.commits.map((i) => graph.oid(i)), { jobs, numstat: false, slots, missing: trees })) {
       for (const d of batch) {
         const i = graph.index(d.commit);
         if (d.unreadable) {
