@@ -16,7 +16,10 @@
 //          checkouts prepared beforehand: for warm, once on each fixed tree; for cold, the three runs the
 //          evaluation must make: on the base tree with the test_patch (validation's first), then twice on
 //          the fixed tree (validation's second, the attempt's). Interleaved with warm, medians.
-// Prints the totals, the ratios (goal: at most 1.5 each) and what the cache saves.
+// Prints the totals, the ratios (goal: at most 1.5 each), the CPU time (user + system) of the evaluations
+// and the floors' process trees, the git processes of one warm evaluation, the load average, and what the
+// cache saves. Every process start counts on a small fixture (its tests take a third of a second); to count
+// them all, programs included: strace -f -e trace=execve -o /tmp/starts.txt node bench/swe.js
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -24,6 +27,7 @@ import path from "node:path";
 import { Repo } from "../dist/git/repo.js";
 import { evaluatePatch } from "../dist/swe/evaluate.js";
 import { validateInstance } from "../dist/swe/validate.js";
+import { chooseIsolation } from "../dist/sandbox/isolation.js";
 import { envsDir } from "../dist/testenv/cache.js";
 import { row } from "./rows.js";
 
@@ -114,10 +118,34 @@ function buildRepo(dir) {
   return samples;
 }
 
+/** Clock ticks a second, for /proc's CPU times. */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU milliseconds (user + system) of this process and every child it has waited for, theirs included
+ * (git, bwrap and the tests bwrap ran): /proc/self/stat's utime, stime, cutime and cstime. NaN elsewhere.
+ */
+function cpuMs() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 async function timed(fn) {
   const start = process.hrtime.bigint();
+  const cpu = cpuMs();
   const value = await fn();
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, cpu: cpuMs() - cpu, value };
 }
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-bench-swe-"));
@@ -195,14 +223,31 @@ try {
   const floors = [];
   const coldFloors = [];
   for (let r = 0; r < RUNS; r++) {
-    warms.push((await timed(evaluateAll)).ms);
-    floors.push((await runFloor()).ms);
-    coldFloors.push((await runColdFloor()).ms);
+    warms.push(await timed(evaluateAll));
+    floors.push(await runFloor());
+    coldFloors.push(await runColdFloor());
   }
-  const warm = { ms: median(warms) };
-  const floor = { ms: median(floors) };
-  const coldFloor = median(coldFloors);
+  const warm = { ms: median(warms.map((t) => t.ms)), cpu: median(warms.map((t) => t.cpu)) };
+  const floor = { ms: median(floors.map((t) => t.ms)), cpu: median(floors.map((t) => t.cpu)) };
+  const coldFloor = median(coldFloors.map((t) => t.ms));
+  const coldFloorCpu = median(coldFloors.map((t) => t.cpu));
   const coldEval = cold.ms - buildMs;
+  // CPU where all of it can be counted: the tests run in bubblewrap's PID namespace, whose CPU never
+  // reaches this process's children's times, so a pass with isolation none (the same evaluations, the
+  // tests a plain child) pairs the evaluation's whole CPU with the floor's.
+  const plain = { ...opts, isolation: chooseIsolation({ mode: "none" }) };
+  const plainCpu = [];
+  const plainFloorCpu = [];
+  for (let r = 0; r < RUNS; r++) {
+    plainCpu.push((await timed(async () => { for (const s of samples) await evaluatePatch(source, s, s.scenario.patch, plain); })).cpu);
+    plainFloorCpu.push((await runFloor()).cpu);
+  }
+  // The git processes of one more warm evaluation, each writing a line to the file GIT_TRACE names.
+  const traceFile = path.join(tmp, "git-trace");
+  process.env.GIT_TRACE = traceFile;
+  await evaluatePatch(source, samples[0], samples[0].scenario.patch, opts);
+  delete process.env.GIT_TRACE;
+  const gitStarts = readFileSync(traceFile, "utf8").split("\n").filter((l) => /trace: (built-in|exec): git /.test(l)).length;
 
   const per = (ms) => `${(ms / samples.length).toFixed(0)} ms per instance`;
   console.log(`${samples.length} instances of bench/pkg, gold patches, every one resolved`);
@@ -211,6 +256,11 @@ try {
   console.log(`floor: the three test runs of a new instance ${coldFloor.toFixed(0).padStart(7)} ms  (${per(coldFloor)})  x1.00`);
   console.log(`validation + evaluation, cold, without the environment build ${coldEval.toFixed(0).padStart(7)} ms  (${per(coldEval)})  x${(coldEval / coldFloor).toFixed(2)}  (goal <= 1.5)`);
   console.log(`the environment build, apart                 ${buildMs.toFixed(0).padStart(7)} ms  (once, for every instance)`);
+  const cpuRatio = (a, b) => (Number.isFinite(a) && b > 0 ? `x${(a / b).toFixed(2)}` : "n/a");
+  console.log(`CPU (user + sys), the tests countable (isolation none): evaluation ${median(plainCpu).toFixed(0)} ms vs the floor ${median(plainFloorCpu).toFixed(0)} ms (${cpuRatio(median(plainCpu), median(plainFloorCpu))})`);
+  console.log(`CPU outside the jail (node, git, bwrap; not the tests inside it): warm ${warm.cpu.toFixed(0)} ms (${per(warm.cpu)}); cold ${cold.cpu.toFixed(0)} ms with the environment build; the floors' tests ${floor.cpu.toFixed(0)} ms and ${coldFloorCpu.toFixed(0)} ms`);
+  console.log(`git processes of one warm evaluation: ${gitStarts} (besides bwrap and the test command it runs)`);
+  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   row("SWE gold, environment cached / test commands run directly", "<= 1.5", `${(warm.ms / floor.ms).toFixed(2)}x`, warm.ms / floor.ms <= 1.5);
   row("SWE cold (validation + evaluation) / its three test runs", "<= 1.5", `${(coldEval / coldFloor).toFixed(2)}x`, coldEval / coldFloor <= 1.5);
   row("SWE environment build (apart)", "reported", `${(buildMs / 1000).toFixed(1)} s`, true);

@@ -1,6 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readIndexFile } from "./index-file.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 
@@ -31,20 +32,71 @@ export async function applyPatch(repo: Repo, patch: string | Buffer, strategy: G
   return { applied: r.code === 0, message };
 }
 
+/** Whether `rel` names anything in the work tree `workDir` (a file, a link, a directory). */
+function present(workDir: string, rel: string): boolean {
+  try {
+    lstatSync(path.join(workDir, rel));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether every path is one that HEAD (`head`: its paths, as the caller knows them), the index and the work
+ * tree all lack, so that putting it back has nothing to do. The index is read without git; null (unreadable
+ * here) counts as something to do.
+ */
+function nothingToReset(repo: Repo, paths: readonly string[], head: ReadonlySet<string>): boolean {
+  const index = readIndexFile(repo.gitDir);
+  if (index === null) return false;
+  const held = (p: string): boolean => head.has(p) || index.some((e) => e.path === p || e.path.startsWith(`${p}/`)) || present(repo.dir, p);
+  return !paths.some(held);
+}
+
 /**
  * Puts `paths` back as HEAD has them, in the index and the work tree: files HEAD holds are checked out,
  * others (new files a patch made, ignored or not) removed. Paths are literal. Other files are left alone
- * (a built environment in the work tree survives).
+ * (a built environment in the work tree survives). After `reset`, the index holds exactly HEAD's entries
+ * among `paths`: it is read from gitgood's own git directory to tell the two kinds apart, and `checkout`
+ * and `clean` run only for paths that need them (a new file nothing made again needs neither). A caller
+ * that knows HEAD's paths (`head`, from a fresh checkout's index) saves the `reset` too where no path is
+ * in HEAD, the index or the work tree.
  */
-export async function resetPaths(repo: Repo, paths: readonly string[]): Promise<void> {
+export async function resetPaths(repo: Repo, paths: readonly string[], head?: ReadonlySet<string>): Promise<void> {
   if (paths.length === 0) return;
+  if (head && nothingToReset(repo, paths, head)) return;
   await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
-  const listed = (await repo.run(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ...paths], { env: LITERAL_PATHS })).stdout;
-  const inHead = new Set(listed.toString("utf8").split("\0").filter((p) => p !== ""));
+  const index = readIndexFile(repo.gitDir);
+  let inHead: Set<string>;
+  if (index !== null) {
+    inHead = new Set(index.map((e) => e.path));
+  } else {
+    const listed = (await repo.run(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ...paths], { env: LITERAL_PATHS })).stdout;
+    inHead = new Set(listed.toString("utf8").split("\0").filter((p) => p !== ""));
+  }
   const tracked = paths.filter((p) => inHead.has(p));
-  const others = paths.filter((p) => !inHead.has(p));
+  const others = paths.filter((p) => !inHead.has(p) && present(repo.dir, p));
   if (tracked.length > 0) await repo.run(["checkout", "-q", "-f", "HEAD", "--", ...tracked], { env: LITERAL_PATHS });
   if (others.length > 0) await repo.run(["clean", "-q", "-f", "-x", "--", ...others], { env: LITERAL_PATHS });
+}
+
+/**
+ * The paths where the work tree of `repo` differs from `baseIndex`, an index file holding exactly the
+ * tree of HEAD (a copy of the repository's index taken right after a checkout): files changed, deleted,
+ * added (not ignored ones) or with another mode, in one `git status` through the repository's git
+ * directory, which must be gitgood's own. The copy is refreshed in place, never the repository's index.
+ */
+export async function changedPaths(repo: Repo, baseIndex: string): Promise<string[]> {
+  const r = await repo.run(["status", "--porcelain", "-z", "--untracked-files=all", "--ignored=no", "--no-renames", "--ignore-submodules=all"], {
+    env: { GIT_INDEX_FILE: baseIndex },
+  });
+  // Each record is `XY path`; a directory (a nested repository) ends with a slash.
+  return r.stdout
+    .toString("utf8")
+    .split("\0")
+    .filter((rec) => rec.length > 3)
+    .map((rec) => rec.slice(3).replace(/\/+$/, ""));
 }
 
 /** Checks out `rev` detached, throwing away every change to tracked files (`git checkout -f --detach`). */

@@ -20,7 +20,11 @@ import type { EnvSpec, EnvSpecFile, EnvTarget, Environment, TestRun } from "../t
 import { GitGoodError, isGitGoodError, toGitGoodError } from "../errors.js";
 import { GIT_APPLY_STRATEGIES, applyPatch, checkoutDetached, resetPaths } from "../git/apply.js";
 import type { Repo } from "../git/repo.js";
+import { readIndexFile } from "../git/index-file.js";
+import type { PackCache } from "../git/packs.js";
 import { commitStore } from "../git/store.js";
+import { runPackCache } from "../sandbox/packs.js";
+import { sandboxRoot } from "../sandbox/sweep.js";
 import { Sandbox } from "../sandbox/sandbox.js";
 import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
@@ -71,10 +75,25 @@ export function envTarget(sample: SweSample): EnvTarget {
   return { repo: sample.scenario.repo, version: sample.scenario.version };
 }
 
+/**
+ * The pack cache of this process's evaluations when the options name none: a validation's two evaluations
+ * and the attempt's share their base's pack, built once. It lives under the sandbox root (where no agent
+ * looks, as a run's packs do) and goes at process exit; every sandbox gets a copy, never a link.
+ */
+let processPacks: { root: string; cache: PackCache } | null = null;
+
+function evaluationPacks(opts: SweOptions): PackCache {
+  if (opts.packs) return opts.packs;
+  // A new one where the sandbox root moved or someone removed the old one's directory.
+  const root = sandboxRoot();
+  if (processPacks === null || processPacks.root !== root || !existsSync(processPacks.cache.dir)) processPacks = { root, cache: runPackCache(root).cache };
+  return processPacks.cache;
+}
+
 /** Makes a new sandbox at `base_commit` (answer-free: no later commit), with the options' isolation. */
 export async function sandboxAt(source: Repo, sample: SweSample, label: string, opts: SweOptions): Promise<Sandbox> {
   const base = sample.scenario.base_commit;
-  const sandbox = await Sandbox.create(source, { label, store: await commitStore(source, base, 1) });
+  const sandbox = await Sandbox.create(source, { label, store: await commitStore(source, base, 1), packs: evaluationPacks(opts) });
   try {
     if (opts.isolation) sandbox.isolate(opts.isolation);
     await checkoutDetached(sandbox.repo, base);
@@ -168,25 +187,22 @@ async function applyWithPatch(sandbox: Sandbox, patch: Buffer, signal?: AbortSig
 
 /**
  * Applies a patch with each strategy in turn (`git apply`, `git apply --ignore-whitespace`, `git apply
- * --3way`, `patch -p1 --fuzz=3`), putting the tree back as `base_commit` has it between tries. Returns
- * the strategy that applied it, or null (the tree then is as at `base_commit`).
+ * --3way`, `patch -p1 --fuzz=3`). Returns the strategy that applied it, or null (the tree then is as at
+ * `base_commit`). A refused `git apply` without `--3way` changes nothing, and `patch` is tried dry first,
+ * so only a `--3way` that stopped on conflicts leaves something to put back before the next strategy.
  */
 export async function applyWithStrategies(sandbox: Sandbox, patch: Buffer, signal?: AbortSignal): Promise<ApplyStrategy | null> {
   if (patch.toString("latin1").trim() === "") return null;
   const touched = diffPaths(patch.toString("latin1"));
   // A path outside the repository makes the whole patch the agent's unapplicable one.
   if (touched.some((f) => !insideRepository(f))) return null;
-  const reset = async (): Promise<void> => {
-    await checkoutDetached(sandbox.repo, "HEAD");
-    await resetPaths(sandbox.repo, touched);
-  };
   for (const strategy of APPLY_STRATEGIES) {
     const applied =
       strategy === PATCH_FUZZ_STRATEGY
         ? await applyWithPatch(sandbox, patch, signal)
         : (await applyPatch(sandbox.repo, patch, strategy)).applied;
     if (applied) return strategy;
-    await reset();
+    if (strategy === "git apply --3way") await resetPaths(sandbox.repo, touched);
   }
   return null;
 }
@@ -278,6 +294,8 @@ export async function evaluatePatch(
   try {
     let started = Date.now();
     sandbox = await sandboxAt(source, sample, `${sample.id}-eval`, opts);
+    // The paths of base_commit, from the index its checkout just wrote (null where it cannot be read here).
+    const basePaths = readIndexFile(sandbox.ownGitDir)?.map((e) => e.path);
     const env = await environmentFor(sandbox, sample, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
     result.timings.environment_s = seconds(started);
@@ -289,7 +307,7 @@ export async function evaluatePatch(
     result.tampered = change.tampered;
     result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
     result.patch_applied = change.applied !== null && change.changed;
-    await resetPaths(sandbox.repo, diffPaths(sc.test_patch));
+    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), basePaths ? new Set(basePaths) : undefined);
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
       if (!t.applied) throw new GitGoodError("PATCH_FAILED", `the test_patch of ${sample.id} does not apply: ${t.message}`, { sample: sample.id });

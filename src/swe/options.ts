@@ -1,6 +1,7 @@
 import type { EnvSpecFile } from "../testenv/types.js";
 import { GitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
+import type { PackCache } from "../git/packs.js";
 import type { Isolation } from "../sandbox/isolation.js";
 
 /** Seconds a test run of an evaluation may take before its process group is killed (`--test-timeout`). */
@@ -36,6 +37,8 @@ export interface SweOptions {
   cacheDir?: string;
   /** How test runs and the agent's commands are isolated (default: the sandbox's default). */
   isolation?: Isolation;
+  /** Where evaluation sandboxes' packs are built once and copied from (default: one cache for the process's evaluations). */
+  packs?: PackCache | null;
   /** Check each instance (PASS_TO_PASS pass, FAIL_TO_PASS fail, gold fixes) before an agent works it (default true). */
   validate?: boolean;
 }

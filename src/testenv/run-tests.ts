@@ -9,6 +9,7 @@ import { outcomesFromJUnit, worse } from "./junit.js";
 import { parseTestLog } from "./logs.js";
 import { mergeOutcomes } from "./outcomes.js";
 import { expandVars, withReadPaths } from "./prepare.js";
+import { plainCommandWords } from "./shell-words.js";
 import { PLUGIN_MODULE, pluginDir, readPluginReport } from "./pytest-results.js";
 import type { Environment, EnvSpec, RunTestsOptions, TestArgStyle, TestOutcome, TestRun } from "./types.js";
 
@@ -185,7 +186,10 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
         return { outcomes: new Map(), log: logs.join("\n"), timedOut: r.timedOut, argv: ["sh", "-c", command], exitCode: r.code, channel: plugin ? "plugin" : "files", tampering: [] };
       }
     }
-    const argv = ["sh", "-c", `${spec.test} "$@"`, "sh", ...(opts.flags ?? []), ...testArguments(spec.testArgs, files)];
+    const args = [...(opts.flags ?? []), ...testArguments(spec.testArgs, files)];
+    // A plain command runs as it is; anything a shell must interpret runs through `sh -c`.
+    const words = plainCommandWords(spec.test, vars);
+    const argv = words ? [...words, ...args] : ["sh", "-c", `${spec.test} "$@"`, "sh", ...args];
     const r = await execIn(
       work,
       argv,

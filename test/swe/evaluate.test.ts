@@ -6,6 +6,7 @@ import { evaluatePatch } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
 import { validateInstance } from "../../src/swe/validate.js";
 import { useCacheDir } from "../helpers/envs.js";
+import { countGitProcesses } from "../helpers/git-count.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
 import { CALC_BASE, F2P, P2P, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
 
@@ -43,6 +44,13 @@ describe("evaluating a patch (Python, pytest)", () => {
       patch: task.gold,
     });
     expect(r.tests?.argv.join(" ")).toContain("tests/test_sub.py");
+  }, 120_000);
+
+  it("a warm evaluation starts four git processes (its base's pack comes from the process's cache; the new test file needs no reset) and the test command without a shell", async () => {
+    const { result: r, commands } = await countGitProcesses(() => evaluatePatch(source, task.sample(), task.gold, opts));
+    expect(r.status).toBe("resolved");
+    expect(commands.map((c) => c.split(" ")[0])).toEqual(["checkout", "apply", "status", "apply"]);
+    expect(r.tests?.argv[0]).toBe("python");
   }, 120_000);
 
   it("empty → no_op (nothing applied; the tests still run on the untouched tree)", async () => {

@@ -1,0 +1,102 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyPatch, resetPaths } from "../../src/git/apply.js";
+import { readIndexFile } from "../../src/git/index-file.js";
+import { Repo } from "../../src/git/repo.js";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
+import { applyWithStrategies, sandboxAt } from "../../src/swe/evaluate.js";
+import { countGitProcesses } from "../helpers/git-count.js";
+import { useSandboxRoot } from "../helpers/scenarios.js";
+import { pythonTask, type PythonTask } from "../helpers/swe.js";
+
+// Two files that differ in one line: a patch of the second whose preimage is the first (its blob is in the
+// sandbox's store) does not apply directly, and --3way stops on a conflict, leaving markers and stages.
+const FIRST = "one\ntwo\nthree\n";
+const SECOND = "one\nTWO\nthree\n";
+
+let root: ReturnType<typeof useSandboxRoot>;
+let task: PythonTask;
+let source: Repo;
+let conflicting: string;
+
+beforeAll(async () => {
+  root = useSandboxRoot();
+  task = pythonTask({ "calc/first.txt": FIRST, "calc/second.txt": SECOND, ".gitignore": "*.log\n" });
+  source = await Repo.open(task.fixture.dir);
+  const before = hash(FIRST);
+  const after = hash("one\n2\nthree\n");
+  conflicting = [
+    "diff --git a/calc/second.txt b/calc/second.txt",
+    `index ${before.slice(0, 12)}..${after.slice(0, 12)} 100644`,
+    "--- a/calc/second.txt",
+    "+++ b/calc/second.txt",
+    "@@ -1,3 +1,3 @@",
+    " one",
+    "-two",
+    "+2",
+    " three",
+    "",
+  ].join("\n");
+}, 60_000);
+
+function hash(text: string): string {
+  const file = path.join(task.fixture.scratch(`blob-${Math.random().toString(36).slice(2)}`), "f");
+  writeFileSync(file, text);
+  return task.fixture.git("hash-object", file).trim();
+}
+
+afterAll(() => {
+  task?.fixture.remove();
+  root.cleanup();
+});
+
+async function withSandbox(work: (s: Sandbox) => Promise<void>): Promise<void> {
+  const sandbox = await sandboxAt(source, task.sample(), "strategies", {});
+  try {
+    await work(sandbox);
+  } finally {
+    sandbox.remove();
+  }
+}
+
+const unmerged = (s: Sandbox): number => (readIndexFile(s.ownGitDir) ?? []).filter((e) => e.stage !== 0).length;
+
+describe("apply strategies and putting paths back", () => {
+  it("a --3way that stops on a conflict is put back before the next strategy: no marker, no stage, the file as base has it", async () => {
+    await withSandbox(async (s) => {
+      expect(await applyWithStrategies(s, Buffer.from(conflicting))).toBeNull();
+      expect(readFileSync(path.join(s.workDir, "calc/second.txt"), "utf8")).toBe(SECOND);
+      expect(unmerged(s)).toBe(0);
+    });
+  }, 60_000);
+
+  it("resetPaths: a tracked file changed, a new file in the index, an ignored new file and a missing one all end as HEAD has them", async () => {
+    await withSandbox(async (s) => {
+      const before = readIndexFile(s.ownGitDir);
+      writeFileSync(path.join(s.workDir, "calc/first.txt"), "changed\n");
+      const added = "diff --git a/calc/added.py b/calc/added.py\nnew file mode 100644\n--- /dev/null\n+++ b/calc/added.py\n@@ -0,0 +1 @@\n+x = 1\n";
+      expect((await applyPatch(s.repo, added, "git apply --3way")).applied).toBe(true);
+      writeFileSync(path.join(s.workDir, "calc/run.log"), "ignored\n");
+      await resetPaths(s.repo, ["calc/first.txt", "calc/added.py", "calc/run.log", "calc/missing.py"]);
+      expect(readFileSync(path.join(s.workDir, "calc/first.txt"), "utf8")).toBe(FIRST);
+      expect(existsSync(path.join(s.workDir, "calc/added.py"))).toBe(false);
+      expect(existsSync(path.join(s.workDir, "calc/run.log"))).toBe(false);
+      expect(readIndexFile(s.ownGitDir)?.map((e) => [e.path, e.oid])).toEqual(before?.map((e) => [e.path, e.oid]));
+    });
+  }, 60_000);
+
+  it("resetPaths told HEAD's paths runs no git for paths nothing holds, and still resets one the index holds", async () => {
+    await withSandbox(async (s) => {
+      const head = new Set((readIndexFile(s.ownGitDir) ?? []).map((e) => e.path));
+      expect((await countGitProcesses(() => resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head))).processes).toBe(0);
+      const added = "diff --git a/calc/new_a.py b/calc/new_a.py\nnew file mode 100644\n--- /dev/null\n+++ b/calc/new_a.py\n@@ -0,0 +1 @@\n+x = 1\n";
+      expect((await applyPatch(s.repo, added, "git apply --3way")).applied).toBe(true);
+      // Held by the index alone: the work tree's copy is gone.
+      rmSync(path.join(s.workDir, "calc/new_a.py"));
+      await resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head);
+      expect(existsSync(path.join(s.workDir, "calc/new_a.py"))).toBe(false);
+      expect((readIndexFile(s.ownGitDir) ?? []).some((e) => e.path === "calc/new_a.py")).toBe(false);
+    });
+  }, 60_000);
+});
