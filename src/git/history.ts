@@ -1,3 +1,4 @@
+import { CommitGraphBuilder, type CommitGraph } from "./commitgraph.js";
 import type { Repo } from "./repo.js";
 
 export interface Branch {
@@ -71,6 +72,26 @@ export async function readCommitGraph(repo: Repo, tips: readonly string[]): Prom
     graph.set(one(oid), { parents, time });
   }
   return graph;
+}
+
+/**
+ * Every commit reachable from `tips`, as readCommitGraph reads them (same order), kept compact: for
+ * what holds a whole history to its end (mining).
+ */
+export async function loadCommitGraph(repo: Repo, tips: readonly string[]): Promise<CommitGraph> {
+  const builder = new CommitGraphBuilder();
+  if (tips.length === 0) return builder.finish();
+  for await (const line of repo.stream(["rev-list", "--stdin", "--parents", "--timestamp"], {
+    input: tips.map((t) => `${t}\n`).join(""),
+    separator: 10,
+  })) {
+    if (!line) continue;
+    const fields = line.split(" ");
+    const oid = fields[1];
+    if (!oid) continue;
+    builder.add(oid, fields.slice(2), Number(fields[0]));
+  }
+  return builder.finish();
 }
 
 /** The author email of every commit on a branch, one per commit (repeats included), streamed. */

@@ -1,36 +1,11 @@
 import type { ChainScenario, Difficulty } from "../dataset/sample.js";
-import type { Branch, CommitNode } from "../git/history.js";
+import type { Branch } from "../git/history.js";
+import type { CommitGraph } from "../git/commitgraph.js";
 import type { DropCounter } from "./drops.js";
 import { byCodeUnits } from "./merges.js";
 import { chainDifficulty, roundedRatio, type DifficultyThresholds } from "./purity.js";
+import type { CommitSummaries, PathTable } from "./summaries.js";
 import { at } from "../util/at.js";
-
-/**
- * What chain mining needs to know of one non-merge commit's diff against its parent: kept for every
- * commit that touches a file of a mined language, so it is kept small (interned paths, no map).
- */
-export interface CommitSummary {
-  /**
-   * Files of a mined language the commit adds or modifies, each once (a deletion or a type change ends
-   * a chain, so those are not listed).
-   */
-  files: readonly string[];
-  /** Those of `files` the commit adds: mostly none. */
-  added: readonly string[];
-  /** Line counts: read only for the commits of runs that could be chains (chainCandidates). */
-  lines?: CommitLines;
-  /** Objects needed to diff this commit are missing (partial clone, damaged copy). */
-  unreadable?: boolean;
-}
-
-export interface CommitLines {
-  /** Changed lines (+ and -) over all files; binary files count 0. */
-  total: number;
-  /** Changed lines of each of `files`. */
-  perFile: Map<string, number>;
-  /** Changed files not of a mined language. */
-  otherFiles: readonly string[];
-}
 
 export interface ChainFinding {
   /** Committer time of the oldest commit, for a stable chronological order. */
@@ -47,8 +22,8 @@ interface ChainMiningOptions {
 }
 
 interface Run {
-  /** Commits of the run, newest first. */
-  commits: string[];
+  /** Commits of the run (numbers in the graph), newest first. */
+  commits: number[];
   /** The branch whose own line holds the run; null on a merged side line (decided afterwards). */
   branch: string | null;
   /** The run ended at a commit we could not see past (shallow boundary, unreadable commit). */
@@ -57,8 +32,18 @@ interface Run {
 
 /** Where a line of history starts: a branch tip (with the branch's name) or a non-first parent of a merge. */
 interface LineStart {
-  oid: string;
+  commit: number;
   branch: string | null;
+}
+
+/** What the chain walks read: the graph, each commit's summary, the paths they name, the branches. */
+export interface ChainHistory {
+  graph: CommitGraph;
+  summaries: CommitSummaries;
+  paths: PathTable;
+  branches: readonly Branch[];
+  /** Commits at the edge of a shallow clone (their history is cut), by number: 1 for each. */
+  shallowBoundary?: Uint8Array;
 }
 
 /**
@@ -71,38 +56,31 @@ interface LineStart {
  * first branch in ref order whose history contains its newest commit. One sample per
  * (oldest, newest, file).
  */
-export function mineChains(
-  graph: ReadonlyMap<string, CommitNode>,
-  branches: readonly Branch[],
-  summaries: ReadonlyMap<string, CommitSummary>,
-  opts: ChainMiningOptions,
-  drops: DropCounter,
-  /** Commits at the edge of a shallow clone: their history is cut. */
-  shallowBoundary: ReadonlySet<string> = new Set(),
-): ChainFinding[] {
+export function mineChains(history: ChainHistory, opts: ChainMiningOptions, drops: DropCounter): ChainFinding[] {
+  const { graph, summaries, paths } = history;
   const seen = new Set<string>();
   const findings: ChainFinding[] = [];
-  /** Findings on side lines, to be credited to a branch once all are known. */
-  const unowned: ChainFinding[] = [];
+  /** Findings on side lines with their newest commit, to be credited to a branch once all are known. */
+  const unowned: { finding: ChainFinding; newest: number }[] = [];
 
-  const close = (file: string, run: Run): void => {
+  const close = (file: number, run: Run): void => {
     const commits = run.commits;
     const oldest = at(commits, commits.length - 1);
     const newest = at(commits, 0);
     // A single change is not a chain candidate, and it is not remembered: most runs are single changes.
     if (commits.length < 2) return;
-    const key = `${oldest}\0${newest}\0${file}`;
+    const key = `${oldest} ${newest} ${file}`;
     if (seen.has(key)) return;
     seen.add(key);
     if (run.cutBy) return drops.chain(run.cutBy);
     if (commits.length < opts.minChain) return drops.chain("too_short");
     if (commits.length > opts.maxChain) return drops.chain("too_long");
-    if (summaries.get(oldest)?.added.includes(file)) return drops.chain("file_added");
+    if (summaries.adds(oldest, file)) return drops.chain("file_added");
     let fileLines = 0;
     let allLines = 0;
-    const others = new Set<string>();
+    const others = new Set<number>();
     for (const c of commits) {
-      const lines = summaries.get(c)?.lines;
+      const lines = summaries.lines.get(c);
       if (!lines) continue;
       fileLines += lines.perFile.get(file) ?? 0;
       allLines += lines.total;
@@ -111,26 +89,26 @@ export function mineChains(
     if (allLines === 0) return drops.chain("no_line_changes");
     const purity = roundedRatio(fileLines, allLines);
     if (purity < opts.minPurity) return drops.chain("impure");
-    const nonPl = [...others].sort(byCodeUnits);
+    const nonPl = [...others].map((o) => paths.name(o)).sort(byCodeUnits);
     const scenario: ChainScenario = {
-      file,
+      file: paths.name(file),
       branch: run.branch ?? "",
       times_seen_consecutively: commits.length,
       purity,
-      newest_commit: newest,
-      oldest_commit: oldest,
+      newest_commit: graph.oid(newest),
+      oldest_commit: graph.oid(oldest),
       contains_non_pl_files: nonPl.length > 0,
     };
     if (nonPl.length > 0) scenario.non_pl_files = nonPl;
-    const finding = { time: graph.get(oldest)?.time ?? 0, scenario, difficulty: chainDifficulty(purity, opts.thresholds) };
+    const finding = { time: graph.time(oldest), scenario, difficulty: chainDifficulty(purity, opts.thresholds) };
     findings.push(finding);
-    if (run.branch === null) unowned.push(finding);
+    if (run.branch === null) unowned.push({ finding, newest });
   };
 
-  walkLines(graph, branches, summaries, shallowBoundary, close);
+  walkLines(history, close);
   if (unowned.length > 0) {
-    const owners = firstContainingBranch(graph, branches, new Set(unowned.map((f) => f.scenario.newest_commit)));
-    for (const f of unowned) f.scenario.branch = owners.get(f.scenario.newest_commit) ?? "";
+    const owners = firstContainingBranch(graph, history.branches, new Set(unowned.map((u) => u.newest)));
+    for (const u of unowned) u.finding.scenario.branch = owners.get(u.newest) ?? "";
   }
   findings.sort(
     (a, b) =>
@@ -142,69 +120,72 @@ export function mineChains(
   return findings;
 }
 
-
 /**
  * Walks every line of history (branch tips in the given order, then non-first parents of merges) and
  * hands each run to `close` as it ends: the runs mineChains judges, in the order it judges them.
  */
-function walkLines(
-  graph: ReadonlyMap<string, CommitNode>,
-  branches: readonly Branch[],
-  summaries: ReadonlyMap<string, CommitSummary>,
-  shallowBoundary: ReadonlySet<string>,
-  close: (file: string, run: Run) => void,
-): void {
-  const visited = new Set<string>();
-  const starts: LineStart[] = branches.map((b) => ({ oid: b.oid, branch: b.name }));
-  for (const node of graph.values()) for (const p of node.parents.slice(1)) starts.push({ oid: p, branch: null });
+function walkLines(history: ChainHistory, close: (file: number, run: Run) => void): void {
+  const { graph, summaries } = history;
+  const shallow = history.shallowBoundary;
+  const visited = new Uint8Array(graph.size);
+  const starts: LineStart[] = history.branches.map((b) => ({ commit: graph.index(b.oid), branch: b.name }));
+  for (let i = 0; i < graph.size; i++) {
+    for (let k = 1; k < graph.parentCount(i); k++) starts.push({ commit: graph.parent(i, k), branch: null });
+  }
 
+  const open = new Map<number, Run>();
+  const closeAll = (cutBy?: Run["cutBy"]): void => {
+    for (const [file, run] of open) {
+      if (cutBy) run.cutBy = cutBy;
+      close(file, run);
+    }
+    open.clear();
+  };
   for (const start of starts) {
-    const open = new Map<string, Run>();
-    const closeAll = (cutBy?: Run["cutBy"]): void => {
-      for (const [file, run] of open) {
-        if (cutBy) run.cutBy = cutBy;
-        close(file, run);
-      }
-      open.clear();
-    };
     let joined = false;
-    let commit: string | undefined = start.oid;
-    while (commit !== undefined) {
-      const node = graph.get(commit);
-      if (!node) {
+    let commit = start.commit;
+    while (commit !== -1) {
+      if (!graph.has(commit)) {
         closeAll("shallow");
         break;
       }
       // Runs may start on this walk's own commits and on the first commit it shares with an earlier
       // walk (above it the lines differ); below that, only runs already open are followed.
       const mayOpen = !joined;
-      if (visited.has(commit)) {
+      if (visited[commit] === 1) {
         if (joined && open.size === 0) break;
         joined = true;
-      } else visited.add(commit);
-      const summary = summaries.get(commit);
-      if (node.parents.length > 1) {
+      } else visited[commit] = 1;
+      if (graph.parentCount(commit) > 1) {
         closeAll();
-      } else if (summary?.unreadable) {
+      } else if (summaries.unreadable(commit)) {
         closeAll("missing_objects");
       } else {
-        const changed = summary?.files ?? [];
-        // Most commits change a few files; a list is then smaller and as fast as a set.
-        const set = changed.length > 8 ? new Set(changed) : null;
+        const n = summaries.fileCount(commit);
+        // Most commits change a few files; scanning their list is then as fast as a set.
+        let set: Set<number> | null = null;
+        if (n > 8) {
+          set = new Set();
+          for (let k = 0; k < n; k++) set.add(summaries.file(commit, k));
+        }
         for (const [file, run] of open) {
-          if (!(set ? set.has(file) : changed.includes(file))) {
+          let changes = false;
+          if (set) changes = set.has(file);
+          else for (let k = 0; k < n && !changes; k++) changes = summaries.file(commit, k) === file;
+          if (!changes) {
             open.delete(file);
             close(file, run);
           }
         }
-        for (const file of changed) {
+        for (let k = 0; k < n; k++) {
+          const file = summaries.file(commit, k);
           const run = open.get(file);
           if (run) run.commits.push(commit);
           else if (mayOpen) open.set(file, { commits: [commit], branch: start.branch });
         }
       }
-      const first: string | undefined = node.parents[0];
-      if (shallowBoundary.has(commit) || (first !== undefined && !graph.has(first))) {
+      const first = graph.parent(commit, 0);
+      if (shallow?.[commit] === 1 || (first !== -1 && !graph.has(first))) {
         // History was cut away by a shallow clone: the open runs' true length is unknown.
         closeAll("shallow");
         break;
@@ -220,18 +201,12 @@ function walkLines(
  * be a chain, not cut, whose file the oldest commit does not add. Only their purity is left to judge,
  * so only they need `git diff-tree --numstat`; every other drop is decided by the trees alone.
  */
-export function chainCandidates(
-  graph: ReadonlyMap<string, CommitNode>,
-  branches: readonly Branch[],
-  summaries: ReadonlyMap<string, CommitSummary>,
-  opts: ChainMiningOptions,
-  shallowBoundary: ReadonlySet<string> = new Set(),
-): Set<string> {
-  const wanted = new Set<string>();
-  walkLines(graph, branches, summaries, shallowBoundary, (file, run) => {
+export function chainCandidates(history: ChainHistory, opts: ChainMiningOptions): Set<number> {
+  const wanted = new Set<number>();
+  walkLines(history, (file, run) => {
     const n = run.commits.length;
     if (n < 2 || run.cutBy || n < opts.minChain || n > opts.maxChain) return;
-    if (summaries.get(at(run.commits, n - 1))?.added.includes(file)) return;
+    if (history.summaries.adds(at(run.commits, n - 1), file)) return;
     for (const c of run.commits) wanted.add(c);
   });
   return wanted;
@@ -241,21 +216,22 @@ export function chainCandidates(
  * For each wanted commit, the first branch (in the given ref order) whose history contains it. Each
  * branch's history is walked over what earlier branches did not reach, so the graph is walked once.
  */
-function firstContainingBranch(
-  graph: ReadonlyMap<string, CommitNode>,
-  branches: readonly Branch[],
-  wanted: ReadonlySet<string>,
-): Map<string, string> {
-  const owners = new Map<string, string>();
-  const reached = new Set<string>();
+function firstContainingBranch(graph: CommitGraph, branches: readonly Branch[], wanted: ReadonlySet<number>): Map<number, string> {
+  const owners = new Map<number, string>();
+  // Parents outside the graph have no parents of their own and are never wanted: they are left out.
+  const reached = new Uint8Array(graph.size);
   for (const branch of branches) {
-    const stack = [branch.oid];
+    const tip = graph.index(branch.oid);
+    const stack = graph.has(tip) ? [tip] : [];
     while (stack.length > 0 && owners.size < wanted.size) {
-      const c = stack.pop() as string;
-      if (reached.has(c)) continue;
-      reached.add(c);
+      const c = stack.pop() as number;
+      if (reached[c] === 1) continue;
+      reached[c] = 1;
       if (wanted.has(c)) owners.set(c, branch.name);
-      for (const p of graph.get(c)?.parents ?? []) if (!reached.has(p)) stack.push(p);
+      for (let k = 0; k < graph.parentCount(c); k++) {
+        const p = graph.parent(c, k);
+        if (graph.has(p) && reached[p] !== 1) stack.push(p);
+      }
     }
     if (owners.size === wanted.size) break;
   }

@@ -1,5 +1,5 @@
 import type { Difficulty, MergeScenario } from "../dataset/sample.js";
-import type { CommitNode } from "../git/history.js";
+import type { CommitGraph } from "../git/commitgraph.js";
 import { findRegions } from "../git/markers.js";
 import { Remerger, type MergePair } from "../git/mergetree.js";
 import type { Repo } from "../git/repo.js";
@@ -45,33 +45,34 @@ interface Remerge {
  */
 export async function mineMerges(
   repo: Repo,
-  graph: ReadonlyMap<string, CommitNode>,
+  graph: CommitGraph,
   opts: MergeMiningOptions,
   drops: DropCounter,
   /** Told how many merges the stream has re-merged, of how many. */
   progress: (done: number, total: number) => void = () => undefined,
 ): Promise<MergeFinding[]> {
-  const pairs = new Map<string, MergePair>();
-  for (const [commit, node] of graph) {
-    if (node.parents.length > 2) drops.merge("octopus");
-    if (node.parents.length !== 2) continue;
-    const [p1, p2] = node.parents as [string, string];
+  const merges = new Set<number>();
+  for (let i = 0; i < graph.size; i++) {
+    const parents = graph.parentCount(i);
+    if (parents > 2) drops.merge("octopus");
+    if (parents !== 2) continue;
+    const [p1, p2] = [graph.parent(i, 0), graph.parent(i, 1)];
     if (!graph.has(p1) || !graph.has(p2)) {
       drops.merge("shallow");
       continue;
     }
-    pairs.set(commit, { commit, parents: [p1, p2] });
+    merges.add(i);
   }
   const findings: MergeFinding[] = [];
   /** Kept merges the diff could not show to be resolvable, and merges git stopped on in the stream. */
   const unsure: MergeFinding[] = [];
   const failed: MergePair[] = [];
   let done = 0;
-  for await (const report of remergeReports(repo, childrenFirst(graph, pairs), opts.jobs, opts.slots)) {
-    progress(++done, pairs.size);
+  for await (const report of remergeReports(repo, childrenFirst(graph, merges), opts.jobs, opts.slots)) {
+    progress(++done, merges.size);
     if (report.failed) {
-      const pair = pairs.get(report.commit);
-      if (pair) failed.push(pair);
+      const i = graph.index(report.commit);
+      if (merges.has(i)) failed.push({ commit: report.commit, parents: [graph.oid(graph.parent(i, 0)), graph.oid(graph.parent(i, 1))] });
       continue;
     }
     const finding = judgeMerge(graph, report, opts, drops);
@@ -94,25 +95,34 @@ export async function mineMerges(
 }
 
 /**
- * The merges of `pairs` with every merge before all of its ancestors (graph order among the rest). git 2.39's
- * `log --remerge-diff` re-merges a merge wrongly once one of its parents has been re-merged earlier in the same
- * process (on jenkins a clean merge came out with an add/add conflict, after its parent merge of the same second),
- * so a process must never meet a merge's ancestor first; each part `deal` makes keeps this order.
+ * The ids of `merges` (numbers in the graph) with every merge before all of its ancestors (graph order
+ * among the rest). git 2.39's `log --remerge-diff` re-merges a merge wrongly once one of its parents
+ * has been re-merged earlier in the same process (on jenkins a clean merge came out with an add/add
+ * conflict, after its parent merge of the same second), so a process must never meet a merge's
+ * ancestor first; each part `deal` makes keeps this order.
  */
-export function childrenFirst(graph: ReadonlyMap<string, CommitNode>, pairs: ReadonlyMap<string, MergePair>): string[] {
-  const children = new Map<string, number>();
-  for (const node of graph.values()) for (const p of node.parents) children.set(p, (children.get(p) ?? 0) + 1);
-  const ready: string[] = [];
-  for (const commit of graph.keys()) if (!children.has(commit)) ready.push(commit);
+export function childrenFirst(graph: CommitGraph, merges: ReadonlySet<number>): string[] {
+  // Children counted for the graph's commits only: a parent outside it is never walked.
+  const children = new Int32Array(graph.size);
+  for (let i = 0; i < graph.size; i++) {
+    for (let k = 0; k < graph.parentCount(i); k++) {
+      const p = graph.parent(i, k);
+      if (graph.has(p)) children[p] = (children[p] ?? 0) + 1;
+    }
+  }
+  const ready: number[] = [];
+  for (let i = 0; i < graph.size; i++) if (children[i] === 0) ready.push(i);
   const order: string[] = [];
   // Kahn's walk from the tips: a commit is taken once every child of it has been.
-  for (let i = 0; i < ready.length; i++) {
-    const commit = ready[i] as string;
-    if (pairs.has(commit)) order.push(commit);
-    for (const p of graph.get(commit)?.parents ?? []) {
-      const left = (children.get(p) ?? 0) - 1;
-      children.set(p, left);
-      if (left === 0 && graph.has(p)) ready.push(p);
+  for (let r = 0; r < ready.length; r++) {
+    const commit = ready[r] as number;
+    if (merges.has(commit)) order.push(graph.oid(commit));
+    for (let k = 0; k < graph.parentCount(commit); k++) {
+      const p = graph.parent(commit, k);
+      if (!graph.has(p)) continue;
+      const left = (children[p] ?? 0) - 1;
+      children[p] = left;
+      if (left === 0) ready.push(p);
     }
   }
   return order;
@@ -120,7 +130,7 @@ export function childrenFirst(graph: ReadonlyMap<string, CommitNode>, pairs: Rea
 
 /** Applies the merge rules to one re-merge; counts the reason when it is dropped. */
 function judgeMerge(
-  graph: ReadonlyMap<string, CommitNode>,
+  graph: CommitGraph,
   remerge: Remerge,
   opts: MergeMiningOptions,
   drops: DropCounter,
@@ -132,10 +142,10 @@ function judgeMerge(
   const total = files.reduce((sum, f) => sum + (conflicts.get(f) ?? 0), 0);
   if (total === 0) return drops.merge("no_marker_conflict"), null;
   if (total > opts.maxConflicts) return drops.merge("too_many_conflicts"), null;
-  const node = graph.get(commit);
-  const [p1, p2] = (node?.parents ?? []) as [string, string];
+  const i = graph.index(commit);
+  const [p1, p2] = [graph.oid(graph.parent(i, 0)), graph.oid(graph.parent(i, 1))];
   return {
-    time: node?.time ?? 0,
+    time: graph.time(i),
     scenario: {
       merge_commit_hash: commit,
       parents: [p1, p2],

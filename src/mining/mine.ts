@@ -9,12 +9,13 @@ import {
   type SampleType,
 } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
-import { listBranches, readCommitGraph, type CommitNode } from "../git/history.js";
+import { listBranches, loadCommitGraph } from "../git/history.js";
+import type { CommitGraph } from "../git/commitgraph.js";
 import { MissingBlobs } from "../git/blobcheck.js";
 import { diffBatches, MissingTrees } from "../git/treediff.js";
 import { missingObjects } from "../git/objects.js";
 import { Repo } from "../git/repo.js";
-import { chainCandidates, mineChains, type ChainFinding, type CommitLines, type CommitSummary } from "./chains.js";
+import { chainCandidates, mineChains, type ChainFinding, type ChainHistory } from "./chains.js";
 import { DropCounter } from "./drops.js";
 import { evaluateFilters, type FilterResult } from "./filters.js";
 import { DEFAULT_LANGUAGES, LanguageSet } from "../dataset/languages.js";
@@ -22,6 +23,7 @@ import { mineMerges } from "./merges.js";
 import { EMPTY_METADATA, type RepositoryMetadata } from "./metadata.js";
 import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
 import { describeRepository } from "./repository.js";
+import { CommitSummaries, PathTable, type CommitLines } from "./summaries.js";
 import { Slots } from "../util/slots.js";
 
 const SUMMARY_SCHEMA_VERSION = 1;
@@ -122,19 +124,27 @@ function validate(o: MineOptions): void {
   if (o.name !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(o.name)) bad(`--name must look like owner/repo, not '${o.name}'`);
 }
 
-function readShallowBoundary(repo: Repo): Set<string> {
-  if (!repo.shallow) return new Set();
+/** The commits at the edge of a shallow clone, by number in the graph: 1 for each. */
+function readShallowBoundary(repo: Repo, graph: CommitGraph): Uint8Array {
+  const boundary = new Uint8Array(graph.size);
+  if (!repo.shallow) return boundary;
+  let text = "";
   try {
-    return new Set(readFileSync(`${repo.gitDir}/shallow`, "utf8").split("\n").filter(Boolean));
+    text = readFileSync(`${repo.gitDir}/shallow`, "utf8");
   } catch {
-    return new Set();
+    return boundary;
   }
+  for (const oid of text.split("\n")) {
+    const i = oid ? graph.index(oid) : -1;
+    if (graph.has(i)) boundary[i] = 1;
+  }
+  return boundary;
 }
 
-/** The non-merge commits of the graph: every one lies on some line of history. */
-function nonMergeCommits(graph: ReadonlyMap<string, CommitNode>): string[] {
-  const out: string[] = [];
-  for (const [oid, node] of graph) if (node.parents.length <= 1) out.push(oid);
+/** The non-merge commits of the graph (every one lies on some line of history): their numbers. */
+function nonMergeCommits(graph: CommitGraph): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < graph.size; i++) if (graph.parentCount(i) <= 1) out.push(i);
   return out;
 }
 
@@ -143,22 +153,20 @@ const ZERO_OIDS = new Set(["0".repeat(40), "0".repeat(64)]);
 /** A submodule entry names a commit of another repository: nothing of it is read here. */
 const GITLINK = "160000";
 
-const NONE: readonly string[] = Object.freeze([]);
-
-function unreadableSummary(): CommitSummary {
-  return { files: NONE, added: NONE, unreadable: true };
-}
-
 /** What chain mining needs of every non-merge commit, read in two passes. */
 interface SummaryPass {
   repo: Repo;
-  commits: string[];
+  /** The commits to summarise, by number in the graph. */
+  commits: readonly number[];
   languages: LanguageSet;
   jobs: number;
   slots: Slots;
   tips: readonly string[];
+  graph: CommitGraph;
+  summaries: CommitSummaries;
+  paths: PathTable;
   /** Which commits could still make a chain, given the summaries so far (chains.ts). */
-  candidates: (summaries: ReadonlyMap<string, CommitSummary>) => Set<string>;
+  candidates: () => Set<number>;
   progress: (done: number) => void;
 }
 
@@ -172,29 +180,24 @@ interface SummaryPass {
  * --batch-check` fed during the first pass. A missing tree costs one more diff process, however many
  * commits need it (MissingTrees).
  */
-async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSummary>> {
-  const { repo, languages, jobs, slots } = p;
-  const summaries = new Map<string, CommitSummary>();
-  const intern = new Map<string, string>();
-  const name = (path: string): string => {
-    const known = intern.get(path);
-    if (known !== undefined) return known;
-    intern.set(path, path);
-    return path;
-  };
+async function summarizeCommits(p: SummaryPass): Promise<void> {
+  const { repo, languages, jobs, slots, graph, summaries, paths } = p;
   const missing = repo.partial ? await missingObjects(repo, p.tips) : null;
   const check = repo.partial ? null : new MissingBlobs(repo);
   const trees = new MissingTrees(repo);
-  const blocked = new Set<string>();
-  // Lists are gathered here and kept as exact-size copies: one grown by push has room for 17 names.
-  const files: string[] = [];
-  const added: string[] = [];
+  const blocked = new Set<number>();
+  // Reused for every commit: a summary copies what it keeps into its pool.
+  const files: number[] = [];
+  const added = new Set<number>();
+  const adds = (f: number): boolean => added.has(f);
   let done = 0;
   try {
-    for await (const batch of diffBatches(repo, p.commits, { jobs, numstat: false, slots, missing: trees })) {
+    // The ids are made for the tree pass only: they are not kept through the rest of mining.
+    for await (const batch of diffBatches(repo, p.commits.map((i) => graph.oid(i)), { jobs, numstat: false, slots, missing: trees })) {
       for (const d of batch) {
+        const i = graph.index(d.commit);
         if (d.unreadable) {
-          summaries.set(d.commit, unreadableSummary());
+          summaries.markUnreadable(i);
           continue;
         }
         const blobs: string[] = [];
@@ -202,58 +205,72 @@ async function summarizeCommits(p: SummaryPass): Promise<Map<string, CommitSumma
           if (f.oldMode !== GITLINK && !ZERO_OIDS.has(f.oldOid)) blobs.push(f.oldOid);
           if (f.newMode !== GITLINK && !ZERO_OIDS.has(f.newOid)) blobs.push(f.newOid);
         }
-        if (missing && blobs.some((b) => missing.has(b))) blocked.add(d.commit);
+        if (missing && blobs.some((b) => missing.has(b))) blocked.add(i);
         const taken = check?.add(d.commit, blobs);
         if (taken) await taken;
         files.length = 0;
-        added.length = 0;
+        added.clear();
         for (const f of d.files) {
           if ((f.status !== "A" && f.status !== "M") || !languages.has(f.path)) continue;
-          files.push(name(f.path));
-          if (f.status === "A") added.push(name(f.path));
+          const id = paths.id(f.path);
+          files.push(id);
+          if (f.status === "A") added.add(id);
         }
         // A commit that changes no file of a mined language ends every line's runs whether or not its
-        // summary is kept, and no run holds it, so its summary is not kept.
-        if (files.length > 0) summaries.set(d.commit, { files: files.slice(), added: added.length > 0 ? added.slice() : NONE });
+        // summary is kept, and no run holds it, so nothing of it is kept.
+        if (files.length > 0) summaries.set(i, files, adds);
       }
       done += batch.length;
       p.progress(done);
     }
-    if (check) for (const c of await check.commits()) blocked.add(c);
-    for (const c of blocked) summaries.set(c, unreadableSummary());
+    if (check) for (const c of await check.commits()) blocked.add(graph.index(c));
+    for (const i of blocked) summaries.markUnreadable(i);
 
     // Until no new candidate: one more round only when a count could not be read (runs through it change).
-    const counted = new Set<string>();
+    const counted = new Set<number>();
+    const other: number[] = [];
     for (let changed = true; changed; ) {
       changed = false;
-      const wanted = [...p.candidates(summaries)].filter((c) => !counted.has(c));
-      for (const c of wanted) counted.add(c);
+      const wanted: string[] = [];
+      for (const c of p.candidates()) {
+        if (counted.has(c)) continue;
+        counted.add(c);
+        wanted.push(graph.oid(c));
+      }
       for await (const batch of diffBatches(repo, wanted, { jobs, numstat: true, slots, missing: trees })) {
         for (const d of batch) {
+          const i = graph.index(d.commit);
           if (d.unreadable) {
-            summaries.set(d.commit, unreadableSummary());
+            summaries.markUnreadable(i);
             changed = true;
             continue;
           }
-          const s = summaries.get(d.commit);
-          if (!s) continue;
-          const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: NONE };
-          const mined = new Set(s.files);
-          files.length = 0;
+          const n = summaries.fileCount(i);
+          if (n === 0) continue;
+          const lines: CommitLines = { total: 0, perFile: new Map(), otherFiles: [] };
+          other.length = 0;
           for (const f of d.files) {
             lines.total += f.lines;
-            if (!languages.has(f.path)) files.push(name(f.path));
-            else if (mined.has(f.path)) lines.perFile.set(f.path, f.lines);
+            if (!languages.has(f.path)) {
+              other.push(paths.id(f.path));
+              continue;
+            }
+            const id = paths.find(f.path);
+            for (let k = 0; k < n; k++) {
+              if (summaries.file(i, k) === id) {
+                lines.perFile.set(id, f.lines);
+                break;
+              }
+            }
           }
-          if (files.length > 0) lines.otherFiles = files.slice();
-          s.lines = lines;
+          if (other.length > 0) lines.otherFiles = other.slice();
+          summaries.lines.set(i, lines);
         }
       }
     }
   } finally {
     trees.close();
   }
-  return summaries;
 }
 
 /**
@@ -315,8 +332,8 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   described.catch(() => undefined);
 
   const tips = [...new Set(branches.map((b) => b.oid))];
-  const graph = await readCommitGraph(repo, tips);
-  const shallowBoundary = readShallowBoundary(repo);
+  const graph = await loadCommitGraph(repo, tips);
+  const shallowBoundary = readShallowBoundary(repo, graph);
   summary.commits = graph.size;
   const drops = new DropCounter();
   const wantMerges = o.type === "all" || o.type === "merge";
@@ -328,7 +345,14 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   // The re-merge pass and the diff pass run side by side, each split over `jobs` processes that share
   // `jobs` slots: --jobs is the number of git processes at once, and when one pass's processes end
   // the other's take their cores (--jobs 1 still runs one pass after the other).
-  const [found, summaries] = await Promise.all([
+  const history: ChainHistory = {
+    graph,
+    summaries: new CommitSummaries(wantChains ? graph.size : 0),
+    paths: new PathTable(),
+    branches,
+    shallowBoundary,
+  };
+  const [found] = await Promise.all([
     wantMerges
       ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs, slots }, drops, (done, total) => {
           progress.merges = { done, total };
@@ -343,7 +367,10 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
           jobs: o.jobs,
           slots,
           tips,
-          candidates: (known) => chainCandidates(graph, branches, known, o, shallowBoundary),
+          graph,
+          summaries: history.summaries,
+          paths: history.paths,
+          candidates: () => chainCandidates(history, o),
           progress: (done) => {
             progress.commits.done = done;
             report();
@@ -352,9 +379,9 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
       : null,
   ]);
   let chains: ChainFinding[] = [];
-  if (summaries) {
-    for (const s of summaries.values()) if (s.unreadable) summary.unreadable_commits++;
-    chains = mineChains(graph, branches, summaries, o, drops, shallowBoundary);
+  if (wantChains) {
+    summary.unreadable_commits = history.summaries.unreadableCount();
+    chains = mineChains(history, o, drops);
   }
   const facts = await described;
   summary.repository = facts.fields.name;

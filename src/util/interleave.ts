@@ -2,15 +2,21 @@ import { at } from "./at.js";
 
 /**
  * Drains several async sources, at most `limit` at a time, yielding their items as they arrive. The
- * first error of any source is thrown once the running sources have stopped.
+ * first error of any source is thrown once the running sources have stopped. At most `buffered` items
+ * wait for the consumer: a source that finds the queue full is not read on until there is room, so a
+ * slow consumer slows the sources (a git process waits on its full pipe) instead of their items piling
+ * up in memory. When the consumer stops early, the running sources are stopped too.
  */
 export async function* interleave<T>(
   sources: readonly (() => AsyncIterable<T>)[],
   limit: number,
+  buffered = 4 * Math.max(1, limit),
 ): AsyncGenerator<T, void, undefined> {
   const queue: T[] = [];
   let wake: (() => void) | null = null;
-  const state: { failure: { error: unknown } | null } = { failure: null };
+  /** Sources waiting for room in the queue. */
+  const waiting: (() => void)[] = [];
+  const state: { failure: { error: unknown } | null; closed: boolean } = { failure: null, closed: false };
   let next = 0;
   let running = 0;
   const notify = (): void => {
@@ -18,8 +24,11 @@ export async function* interleave<T>(
     wake = null;
     w?.();
   };
+  const release = (): void => {
+    for (const go of waiting.splice(0)) go();
+  };
   const start = (): void => {
-    while (running < Math.max(1, limit) && next < sources.length && !state.failure) {
+    while (running < Math.max(1, limit) && next < sources.length && !state.failure && !state.closed) {
       const source = sources[next++] as () => AsyncIterable<T>;
       running++;
       void (async () => {
@@ -27,6 +36,8 @@ export async function* interleave<T>(
           for await (const item of source()) {
             queue.push(item);
             notify();
+            while (queue.length >= Math.max(1, buffered) && !state.closed) await new Promise<void>((go) => waiting.push(go));
+            if (state.closed) break;
           }
         } catch (error) {
           state.failure ??= { error };
@@ -38,15 +49,21 @@ export async function* interleave<T>(
       })();
     }
   };
-  start();
-  for (;;) {
-    const item = queue.shift();
-    if (item !== undefined) {
-      yield item;
-      continue;
+  try {
+    start();
+    for (;;) {
+      const item = queue.shift();
+      if (item !== undefined) {
+        release();
+        yield item;
+        continue;
+      }
+      if (running === 0 && (next >= sources.length || state.failure)) break;
+      await new Promise<void>((resolve) => (wake = resolve));
     }
-    if (running === 0 && (next >= sources.length || state.failure)) break;
-    await new Promise<void>((resolve) => (wake = resolve));
+  } finally {
+    state.closed = true;
+    release();
   }
   if (state.failure) throw state.failure.error;
 }

@@ -6,7 +6,7 @@ import { normalizeMetadata } from "../../src/mining/metadata.js";
 import { chainDifficulty, roundedRatio } from "../../src/mining/purity.js";
 import { nameFromRemoteUrl } from "../../src/mining/repository.js";
 import { childrenFirst, mergeDifficulty } from "../../src/mining/merges.js";
-import type { CommitNode } from "../../src/git/history.js";
+import { CommitGraph } from "../../src/git/commitgraph.js";
 
 describe("roundedRatio", () => {
   it("rounds like Python's round(x, 2), ties to even", () => {
@@ -118,25 +118,55 @@ describe("repository facts", () => {
   });
 });
 
+/** A hex id standing for `name` (its code units, padded), so that graphs read like the drawing. */
+const hex = (name: string): string => Buffer.from(name).toString("hex").padEnd(40, "0");
+
 describe("childrenFirst", () => {
   it("feeds every merge before its ancestors, whatever order the graph lists them in", () => {
     // a - b - M1 - c - M2 - M3 ; x joins at M1, M1 again at M3 (a second path to it); listed oldest first.
-    const node = (parents: string[]): CommitNode => ({ parents, time: 1 });
-    const graph = new Map<string, CommitNode>([
-      ["a", node([])],
-      ["x", node(["a"])],
-      ["b", node(["a"])],
-      ["M1", node(["b", "x"])],
-      ["c", node(["M1"])],
-      ["y", node(["b"])],
-      ["M2", node(["c", "y"])],
-      ["M3", node(["M2", "M1"])],
-    ]);
+    const drawing: [string, string[]][] = [
+      ["a", []],
+      ["x", ["a"]],
+      ["b", ["a"]],
+      ["M1", ["b", "x"]],
+      ["c", ["M1"]],
+      ["y", ["b"]],
+      ["M2", ["c", "y"]],
+      ["M3", ["M2", "M1"]],
+    ];
+    const graph = CommitGraph.build(drawing.map(([name, parents]) => ({ oid: hex(name), parents: parents.map(hex), time: 1 })));
     const merges = ["M1", "M2", "M3"];
-    const pairs = new Map(merges.map((m) => [m, { commit: m, parents: (graph.get(m) as CommitNode).parents as [string, string] }]));
-    const order = childrenFirst(graph, pairs);
-    expect([...order].sort()).toEqual(merges);
-    expect(order.indexOf("M3")).toBeLessThan(order.indexOf("M2"));
-    expect(order.indexOf("M2")).toBeLessThan(order.indexOf("M1"));
+    const order = childrenFirst(graph, new Set(merges.map((m) => graph.index(hex(m)))));
+    expect([...order].sort()).toEqual(merges.map(hex).sort());
+    expect(order.indexOf(hex("M3"))).toBeLessThan(order.indexOf(hex("M2")));
+    expect(order.indexOf(hex("M2"))).toBeLessThan(order.indexOf(hex("M1")));
+  });
+});
+
+describe("CommitGraph", () => {
+  it("numbers commits in the order given and parents outside the history after them", () => {
+    // "s" is cut away (a shallow boundary's parent): it is named but not a commit of the graph.
+    const graph = CommitGraph.build([
+      { oid: hex("m"), parents: [hex("c"), hex("s")], time: 30 },
+      { oid: hex("c"), parents: [hex("r")], time: 20 },
+      { oid: hex("r"), parents: [], time: -5 },
+    ]);
+    expect(graph.size).toBe(3);
+    expect([hex("m"), hex("c"), hex("r")].map((o) => graph.index(o))).toEqual([0, 1, 2]);
+    const s = graph.index(hex("s"));
+    expect(s).toBe(3);
+    expect(graph.has(s)).toBe(false);
+    expect(graph.oid(s)).toBe(hex("s"));
+    expect([graph.parentCount(0), graph.parent(0, 0), graph.parent(0, 1), graph.parent(0, 2)]).toEqual([2, 1, 3, -1]);
+    expect([graph.parentCount(2), graph.parent(2, 0), graph.time(2), graph.time(0)]).toEqual([0, -1, -5, 30]);
+    expect(graph.index(hex("zz"))).toBe(-1);
+    expect(graph.index("not an id")).toBe(-1);
+    expect(graph.index(hex("m").slice(0, 39) + "g")).toBe(-1);
+  });
+
+  it("finds every one of many ids, SHA-256 ones too", () => {
+    const ids = Array.from({ length: 5000 }, (_, i) => (i * 2654435761 >>> 0).toString(16).padStart(8, "0").repeat(8));
+    const graph = CommitGraph.build(ids.map((oid, i) => ({ oid, parents: i > 0 ? [ids[i - 1] as string] : [], time: i })));
+    expect(ids.every((oid, i) => graph.index(oid) === i && graph.oid(i) === oid && graph.parent(i) === i - 1)).toBe(true);
   });
 });
