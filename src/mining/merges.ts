@@ -197,7 +197,10 @@ async function remergeExactly(
         if (!finding) continue;
       }
       try {
-        finding.scenario.resolvable = (await remergeResolvable(remerger, outcome.commit, outcome)).resolvable;
+        const judged = await remergeResolvable(remerger, outcome.commit, outcome);
+        finding.scenario.resolvable = judged.resolvable;
+        // Kept with the sample, so that no attempt's set-up re-merges to learn it again.
+        if (!judged.resolvable && judged.reason !== null) finding.scenario.unresolvable_reason = judged.reason;
       } catch {
         /* an object of the recorded merge cannot be read: the merge stays a sample, `resolvable` unknown */
       }

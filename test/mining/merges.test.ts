@@ -270,7 +270,12 @@ describe("merge mining", () => {
     const repo = await Repo.open(f.dir);
     const byHash = new Map(samples.map((s) => [s.scenario.merge_commit_hash, s.scenario.resolvable]));
     expect(byHash.size).toBe(3);
-    for (const s of samples) expect(s.scenario.resolvable).toBe((await mergeResolvable(repo, s.scenario)).resolvable);
+    for (const s of samples) {
+      const judged = await mergeResolvable(repo, s.scenario);
+      expect(s.scenario.resolvable).toBe(judged.resolvable);
+      // The reason travels with an unresolvable sample, so set-up need not re-merge to find it.
+      expect(s.scenario.unresolvable_reason ?? null).toBe(judged.reason);
+    }
     expect([byHash.get(clean), byHash.get(spaced), byHash.get(other)]).toEqual([true, false, false]);
     expect(sampleToJson(samples[0]!)).toMatch(/"files_in_merge_conflict":\["a\.py"\],"resolvable":true\},"sample_type":"merge"/);
 
