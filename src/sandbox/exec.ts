@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { agentEnvironment } from "./agent-env.js";
@@ -107,12 +108,22 @@ function killGroup(pid: number): void {
 }
 
 /**
+ * A random token every program started here carries in its environment (`GITGOOD_WATCH`), so that the
+ * watchdog can find the ones it was never told of: a kill can land after a program's exec and before this
+ * process has told the watchdog its group.
+ */
+const WATCH_VAR = "GITGOOD_WATCH";
+const watchToken = randomBytes(12).toString("hex");
+
+/**
  * Kills the process groups it is told of once this process is gone, also after a SIGKILL, which no
  * exit hook sees: a shell in a session of its own reads "+ PID" and "- PID" lines, and at the end of
- * its input (this process died, the pipe closed) kills the groups still listed.
+ * its input (this process died, the pipe closed) kills the groups still listed, then every process
+ * whose environment carries this process's token (one `grep` over /proc), with its group.
  */
 const WATCHDOG = [
   "trap '' INT TERM HUP",
+  "token=$1",
   "set --",
   'while read -r op pid; do',
   '  if [ "$op" = + ]; then set -- "$@" "$pid"',
@@ -120,16 +131,20 @@ const WATCHDOG = [
   "  fi",
   "done",
   'for p do kill -KILL "-$p" 2>/dev/null; done',
+  `for f in $(grep -lsz "^${WATCH_VAR}=$token\$" /proc/[0-9]*/environ 2>/dev/null); do`,
+  '  p=${f#/proc/}; p=${p%/environ}',
+  '  kill -KILL "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null',
+  "done",
 ].join("\n");
 
 let watchdog: ChildProcess | null | undefined;
 
-/** Starts the watchdog once, before the first program: told of a group right after its start, it leaves no gap to die in. */
+/** Starts the watchdog once, before the first program: told of each group right after its start, and finding by the token any program it was not told of. */
 function startWatchdog(): void {
   if (watchdog !== undefined) return;
   watchdog = null;
   try {
-    const w = spawn("sh", ["-c", WATCHDOG], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    const w = spawn("sh", ["-c", WATCHDOG, "gitgood-watchdog", watchToken], { stdio: ["pipe", "ignore", "ignore"], detached: true });
     w.on("error", () => {
       watchdog = null;
     });
@@ -196,6 +211,7 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
+  env[WATCH_VAR] = watchToken;
   const cmd = place
     ? isolatedCommand(place.isolation, { work: place.work, cwd: dir, shared: opts.shared, env }, argv)
     : { file, args: argv.slice(1), env };
