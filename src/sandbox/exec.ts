@@ -131,7 +131,7 @@ const WATCHDOG = [
   "  fi",
   "done",
   'for p do kill -KILL "-$p" 2>/dev/null; done',
-  `for f in $(grep -lsz "^${WATCH_VAR}=$token\$" /proc/[0-9]*/environ 2>/dev/null); do`,
+  `for f in $(grep -lsz "^${WATCH_VAR}=$token$" /proc/[0-9]*/environ 2>/dev/null); do`,
   '  p=${f#/proc/}; p=${p%/environ}',
   '  kill -KILL "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null',
   "done",
