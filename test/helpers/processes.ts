@@ -33,3 +33,20 @@ export function waitFor(ready: () => boolean, what: string, ms = 30_000): Promis
 export function sleepMarker(): string {
   return `300.${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`;
 }
+
+/** What is still alive with `marker` once every process should be gone (waited for up to 20 s): the list a test expects empty. */
+export async function leftWith(marker: string): Promise<number[]> {
+  await waitFor(() => processesWith(marker).length === 0, "every process with the marker is gone", 20_000).catch(() => undefined);
+  return processesWith(marker);
+}
+
+/** Kills whatever still runs with `marker` (a test's clean-up, whatever its outcome). */
+export function killAllWith(marker: string): void {
+  for (const pid of processesWith(marker)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+}

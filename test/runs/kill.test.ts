@@ -5,7 +5,7 @@ import { sampleToJson, type Sample } from "../../src/dataset/sample.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { BIN } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
-import { processesWith, sleepMarker, waitFor } from "../helpers/processes.js";
+import { killAllWith, leftWith, processesWith, sleepMarker, waitFor } from "../helpers/processes.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
 
 // `gitgood run` runs as its own process here, through the built CLI: npm run build first.
@@ -53,16 +53,9 @@ describe("killing gitgood run", () => {
       child.kill(signal);
       const ended = await closed;
       expect(ended).toBe(signal === "SIGKILL" ? "SIGKILL" : 130);
-      await waitFor(() => processesWith(marker).length === 0, "every agent process is gone", 20_000).catch(() => undefined);
-      expect(processesWith(marker)).toEqual([]);
+      expect(await leftWith(marker)).toEqual([]);
     } finally {
-      for (const pid of processesWith(marker)) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          /* gone meanwhile */
-        }
-      }
+      killAllWith(marker);
       child.kill("SIGKILL");
     }
   });

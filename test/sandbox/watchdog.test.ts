@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
-import { processesWith, sleepMarker, waitFor } from "../helpers/processes.js";
+import { killAllWith, leftWith, processesWith, sleepMarker, waitFor } from "../helpers/processes.js";
 
 // The child imports the built module (npm test builds first), as `gitgood run` would run it.
 const EXEC = pathToFileURL(path.join(path.dirname(BIN), "..", "dist", "sandbox", "exec.js")).href;
@@ -34,16 +34,9 @@ describe("the watchdog of the programs gitgood starts", () => {
       await waitFor(() => running(`${marker}1`) && running(`${marker}2`), "both sleeps run");
       child.kill("SIGKILL");
       await closed;
-      await waitFor(() => processesWith(marker).length === 0, "every process of the program is gone", 20_000).catch(() => undefined);
-      expect(processesWith(marker)).toEqual([]);
+      expect(await leftWith(marker)).toEqual([]);
     } finally {
-      for (const pid of processesWith(marker)) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          /* gone meanwhile */
-        }
-      }
+      killAllWith(marker);
       child.kill("SIGKILL");
     }
   });
