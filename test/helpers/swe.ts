@@ -1,5 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { bareRepositoryFields, type SweSample } from "../../src/dataset/sample.js";
+import type { Repo } from "../../src/git/repo.js";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
+import { sandboxAt } from "../../src/swe/evaluate.js";
 import { Fixture } from "./fixture.js";
 
 /**
@@ -92,4 +95,14 @@ export function addedFiles(files: Record<string, string>): string {
       return [`diff --git a/${file} b/${file}`, "new file mode 100644", "--- /dev/null", `+++ b/${file}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ""].join("\n");
     })
     .join("");
+}
+
+/** Runs `work` in a fresh evaluation sandbox of `sample` at its base commit, removed afterwards whatever happens. */
+export async function inEvaluationSandbox(source: Repo, sample: SweSample, label: string, work: (s: Sandbox) => Promise<void>): Promise<void> {
+  const sandbox = await sandboxAt(source, sample, label, {});
+  try {
+    await work(sandbox);
+  } finally {
+    sandbox.remove();
+  }
 }

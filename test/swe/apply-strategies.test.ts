@@ -5,10 +5,10 @@ import { applyPatch, resetPaths } from "../../src/git/apply.js";
 import { readIndexFile } from "../../src/git/index-file.js";
 import { Repo } from "../../src/git/repo.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import { applyWithStrategies, sandboxAt } from "../../src/swe/evaluate.js";
+import { applyWithStrategies } from "../../src/swe/evaluate.js";
 import { countGitProcesses } from "../helpers/git-count.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { pythonTask, type PythonTask } from "../helpers/swe.js";
+import { inEvaluationSandbox, pythonTask, type PythonTask } from "../helpers/swe.js";
 
 // Two files that differ in one line: a patch of the second whose preimage is the first (its blob is in the
 // sandbox's store) does not apply directly, and --3way stops on a conflict, leaving markers and stages.
@@ -51,13 +51,8 @@ afterAll(() => {
   root.cleanup();
 });
 
-async function withSandbox(work: (s: Sandbox) => Promise<void>): Promise<void> {
-  const sandbox = await sandboxAt(source, task.sample(), "strategies", {});
-  try {
-    await work(sandbox);
-  } finally {
-    sandbox.remove();
-  }
+function withSandbox(work: (s: Sandbox) => Promise<void>): Promise<void> {
+  return inEvaluationSandbox(source, task.sample(), "strategies", work);
 }
 
 const unmerged = (s: Sandbox): number => (readIndexFile(s.ownGitDir) ?? []).filter((e) => e.stage !== 0).length;

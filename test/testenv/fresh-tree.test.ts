@@ -3,10 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Repo } from "../../src/git/repo.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
-import { sandboxAt } from "../../src/swe/evaluate.js";
 import { applyAgentChange, infrastructureAt } from "../../src/testenv/fresh-tree.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { CALC_BASE, inEvaluationSandbox, pythonTask, type PythonTask } from "../helpers/swe.js";
 
 const PYTEST_INI = "[pytest]\naddopts = -p helpers.plug\n";
 
@@ -25,13 +24,8 @@ afterAll(() => {
   root.cleanup();
 });
 
-async function withSandbox(work: (s: Sandbox) => Promise<void>): Promise<void> {
-  const sandbox = await sandboxAt(source, task.sample(), "fresh-tree", {});
-  try {
-    await work(sandbox);
-  } finally {
-    sandbox.remove();
-  }
+function withSandbox(work: (s: Sandbox) => Promise<void>): Promise<void> {
+  return inEvaluationSandbox(source, task.sample(), "fresh-tree", work);
 }
 
 describe("the evaluation's files in a fresh sandbox", () => {
