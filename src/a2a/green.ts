@@ -5,6 +5,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/s
 import { A2aAgent, type ToolHost } from "../agents/a2a.js";
 import { agentSupports } from "../agents/agent.js";
 import type { Sample } from "../dataset/sample.js";
+import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
@@ -130,6 +131,7 @@ export class GreenExecutor implements AgentExecutor {
       runConfig(
         {
           samples: [a.config.dataset],
+          samplesDigest: samplesDigest(samples),
           ids: samples.map((s) => s.id),
           agent: agent.name,
           where: a.where,

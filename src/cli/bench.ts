@@ -18,7 +18,8 @@ import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, type RunFlags } from "../runs/flags.js";
-import { isolationFrom, modelOptions, printPlan, runFromFlags, selectionOf } from "../runs/from-flags.js";
+import { flagRunConfig, isolationFrom, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
+import { runDirFor } from "../runs/store.js";
 import { at } from "../util/at.js";
 
 interface BenchFlags extends RunFlags {
@@ -165,35 +166,41 @@ export function benchCommand(io: CliIO): Command {
     const client = agentName === "llm" && model !== undefined ? lookupModel(model, models) : undefined;
     const agent = createAgent(agentName, { model, command: flags.command, client });
     const agentModel = agentName === "llm" ? model : undefined;
-    const runDir = path.join(out, "run");
+    const config = resolvedConfig(cmd);
+    const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
+    // One run directory per set of samples and settings: the same bench again resumes its run; other samples
+    // (another --languages, a changed repository) get a directory of their own beside it, never a share of it.
+    const firstDir = path.join(out, "run");
+    const build = (dir: string, samplesFile: string): FlagRun => ({
+      dir,
+      samples,
+      files: [samplesFile],
+      where: { repo },
+      agent,
+      model: agentModel,
+      client,
+      judges,
+      isolation,
+      config,
+      onResult: progressPrinter(io.stderr),
+    });
+    const runDir = runDirFor(firstDir, flagRunConfig(build(firstDir, path.join(out, "samples.jsonl")), flags).identity);
+    const suffix = runDir.slice(firstDir.length);
+    const samplesFile = path.join(out, `samples${suffix}.jsonl`);
+    if (runDir !== firstDir) {
+      io.stderr.write(`${firstDir} holds a run of other samples or settings; this one goes to ${runDir} (--out DIR chooses another place)\n`);
+    }
     if (flags.dryRun) {
       io.stderr.write(`mined ${mined.samples.length} samples from ${mined.summary.repository}; would run ${merges.length} merge and ${chains.length} chain samples\n`);
       await printPlan(samples, flags, { agent, model: agentModel, where: { repo }, dir: runDir }, io.stdout);
       return;
     }
-    const samplesFile = path.join(out, "samples.jsonl");
     writeOutputFile(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
     io.stderr.write(
       `mined ${mined.samples.length} samples from ${mined.summary.repository}; running ${merges.length} merge and ${chains.length} chain samples (${samplesFile})\n`,
     );
-    const config = resolvedConfig(cmd);
-    const summary = await runFromFlags(
-      {
-        dir: runDir,
-        samples,
-        files: [samplesFile],
-        where: { repo },
-        agent,
-        model: agentModel,
-        client,
-        judges: (flags.judge ?? []).map((m) => lookupModel(m, models)),
-        isolation,
-        config,
-        onResult: progressPrinter(io.stderr),
-      },
-      flags,
-    );
-    writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, "report.html") }, io);
+    const summary = await runFromFlags(build(runDir, samplesFile), flags);
+    writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, `report${suffix}.html`) }, io);
     checkOutcome(summary.records, flags);
   });
 }

@@ -1,4 +1,6 @@
 import path from "node:path";
+import { samplesDigest } from "../dataset/digest.js";
+import type { Sample } from "../dataset/sample.js";
 import { Readable, Writable } from "node:stream";
 import { Command } from "commander";
 import { lookupModel } from "../model/lookup.js";
@@ -63,7 +65,7 @@ interface Recording {
  * the response cache) and checked first, so a wrong endpoint, key or model name stops the server before
  * it serves; then the directory is locked, as `run` locks it, so that no run works in it meanwhile.
  */
-async function recorderFor(files: string[], flags: McpFlags, where: RepoLocator): Promise<Recording> {
+async function recorderFor(files: string[], samples: readonly Sample[], flags: McpFlags, where: RepoLocator): Promise<Recording> {
   const out = flags.out ?? defaultRunDir(files, MCP_AGENT);
   const models = modelOptions(flags);
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
@@ -73,6 +75,7 @@ async function recorderFor(files: string[], flags: McpFlags, where: RepoLocator)
     const config = runConfig(
       {
         samples: files,
+        samplesDigest: samplesDigest(samples),
         agent: MCP_AGENT,
         ids: flags.id ? [flags.id] : flags.ids,
         limit: flags.limit,
@@ -115,7 +118,7 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
     if (!sample) throw new GitGoodError("BAD_OPTION", `no sample with id ${flags.id}`);
     const scenario = chooseScenario(sample, wanted);
     await Repo.open(repositoryPath(where, sample));
-    const { recorder, unlock } = await recorderFor(files, flags, where);
+    const { recorder, unlock } = await recorderFor(files, [sample], flags, where);
     return {
       source: { mode: "single", sample, scenario: scenario.name, where, recorder, history: flags.history, settings: { mcrTools: flags.mcrTools } },
       what: `sample ${sample.id} (${scenario.name}); results in ${recorder.store.dir}`,
@@ -124,7 +127,7 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
   }
   if (wanted) throw new GitGoodError("BAD_OPTION", "--scenario goes with --id (in session mode the client picks the scenario)");
   const samples = await loadSamples(files, flags.ids, flags.limit);
-  const { recorder, unlock } = await recorderFor(files, flags, where);
+  const { recorder, unlock } = await recorderFor(files, samples, flags, where);
   return {
     source: { mode: "session", samples, where, recorder, allTools: flags.allTools, history: flags.history, settings: { mcrTools: flags.mcrTools } },
     what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}`,

@@ -27,7 +27,13 @@ export type ModelInfo = z.infer<typeof ModelSchema>;
  * run.json (judges, limits, the gitgood version) may change between sessions of one run.
  */
 const IdentitySchema = z.object({
+  /** The samples files the run read, made absolute: where its samples came from, not what they are (not compared). */
   samples: z.string(),
+  /**
+   * What the run's samples are (`samplesDigest` of the selected samples): compared on resume, so a run continues
+   * only over the same samples wherever they are read from. Absent in runs made before it (their path is compared).
+   */
+  samples_digest: z.string().optional(),
   ids: z.array(z.string()).nullable(),
   limit: z.number().int().nullable(),
   agent: z.string(),
@@ -120,6 +126,11 @@ export type RunConfig = z.infer<typeof RunConfigSchema>;
 export interface RunConfigInput {
   /** The samples files, as given (made absolute here). */
   samples: readonly string[];
+  /**
+   * The selected samples' digest (`samplesDigest`): what the run is over. Every verb gives it; a caller that
+   * does not gets a run compared by its samples' path, as runs made before digests were.
+   */
+  samplesDigest?: string;
   agent: string;
   ids?: readonly string[] | null;
   limit?: number | null;
@@ -161,6 +172,7 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
     gitgood_version: GITGOOD_VERSION,
     identity: {
       samples: input.samples.map(resolve).join(","),
+      ...(input.samplesDigest !== undefined ? { samples_digest: input.samplesDigest } : {}),
       ids: input.ids && input.ids.length > 0 ? [...input.ids] : null,
       limit: input.limit ?? null,
       agent: input.agent,

@@ -4,6 +4,7 @@ import type { Agent } from "../agents/index.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import { readDataset } from "../dataset/importer.js";
 import { DIFFICULTIES, type Sample } from "../dataset/sample.js";
+import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
@@ -218,6 +219,7 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
   const input: RunConfigInput = {
     ...runFlagsConfig(flags),
     samples: run.files,
+    samplesDigest: samplesDigest(run.samples),
     agent: run.agent.name,
     model: modelInfo(run.model, flags),
     where: run.where,

@@ -4,7 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import type { RunConfig } from "./config.js";
 import type { ResultRecord } from "./record.js";
-import { RESULTS_FILE, RUN_FILE, RunStore, identityDifferences, trajectoryPath } from "./store.js";
+import { RESULTS_FILE, RUN_FILE, RunStore, describeDifferences, identityDifferences, trajectoryPath } from "./store.js";
 
 export interface MergeSummary {
   /** Records in the merged run directory, one per key. */
@@ -50,7 +50,7 @@ export function mergeRuns(out: string, dirs: readonly string[]): MergeSummary {
   for (const input of inputs.slice(1)) {
     const differs = identityDifferences(first.config.identity, input.config.identity);
     if (differs.length > 0) {
-      throw new GitGoodError("RUN_MISMATCH", `${input.dir} holds another run than ${first.dir} (${differs.join(", ")} differ); merge joins the shards and partial runs of one run`, {
+      throw new GitGoodError("RUN_MISMATCH", `${input.dir} holds another run than ${first.dir} (${describeDifferences(first.config.identity, input.config.identity, differs)}); merge joins the shards and partial runs of one run`, {
         differs,
       });
     }

@@ -24,12 +24,60 @@ function writeJsonAtomic(file: string, value: unknown): void {
 /**
  * The fields in which two runs' identities differ. Where the repositories are is not what the run is
  * (its samples name their repositories and commits): a run made against the wrong clone is finished with
- * the right one, and shards of one run may each have their own clones.
+ * the right one, and shards of one run may each have their own clones. Nor is where the samples were read
+ * from, when both sides know what the samples are (their digest); a run made before digests were recorded
+ * is compared by its samples' path, as it was then.
  */
 export function identityDifferences(a: RunIdentity, b: RunIdentity): string[] {
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  return Object.keys({ ...ra, ...rb }).filter((k) => k !== "where" && JSON.stringify(ra[k]) !== JSON.stringify(rb[k]));
+  const digests = a.samples_digest !== undefined && b.samples_digest !== undefined;
+  const skipped = new Set(["where", digests ? "samples" : "samples_digest"]);
+  return Object.keys({ ...ra, ...rb }).filter((k) => !skipped.has(k) && JSON.stringify(ra[k]) !== JSON.stringify(rb[k]));
+}
+
+/** A value of an identity as a refusal shows it: JSON, cut to a readable length ("none" when absent). */
+function shown(value: unknown): string {
+  if (value === undefined) return "none";
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `name: saved -> new` for a value that differs; for two objects, one such entry for each of their fields that differs. */
+function differenceOf(name: string, saved: unknown, wanted: unknown): string[] {
+  if (!isObject(saved) || !isObject(wanted)) return [`${name}: ${shown(saved)} -> ${shown(wanted)}`];
+  return Object.keys({ ...saved, ...wanted })
+    .filter((k) => JSON.stringify(saved[k]) !== JSON.stringify(wanted[k]))
+    .flatMap((k) => differenceOf(`${name}.${k}`, saved[k], wanted[k]));
+}
+
+/** How two identities differ, for a one-line refusal: `field: saved -> new` for each field that differs. */
+export function describeDifferences(saved: RunIdentity, wanted: RunIdentity, fields: readonly string[]): string {
+  const rs = saved as Record<string, unknown>;
+  const rw = wanted as Record<string, unknown>;
+  return fields.flatMap((k) => differenceOf(k, rs[k], rw[k])).join("; ");
+}
+
+/**
+ * The first of DIR, DIR-2, DIR-3, … that holds no run yet or the run this identity describes: a command that
+ * keeps one directory per set of samples and settings (`gitgood bench`) resumes the same work and starts
+ * new work beside it, never inside another run. A directory whose run.json cannot be read is returned, so
+ * opening it says what is wrong with it.
+ */
+export function runDirFor(dir: string, identity: RunIdentity): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? dir : `${dir}-${n}`;
+    if (!existsSync(path.join(candidate, RUN_FILE))) return candidate;
+    let saved: RunConfig;
+    try {
+      saved = RunStore.readConfig(candidate);
+    } catch {
+      return candidate;
+    }
+    if (identityDifferences(saved.identity, identity).length === 0) return candidate;
+  }
 }
 
 /**
@@ -69,7 +117,7 @@ export class RunStore {
       if (differs.length > 0) {
         throw new GitGoodError(
           "RUN_MISMATCH",
-          `${dir} holds a run with other settings (${differs.join(", ")}); use another --out or the same settings to resume`,
+          `${dir} holds a run with other settings (${describeDifferences(saved.identity, config.identity, differs)}); use another --out or the same settings to resume`,
           { differs },
         );
       }

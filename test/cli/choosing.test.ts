@@ -40,7 +40,7 @@ describe("gitgood run: choosing what runs", () => {
     expect(identityOf(dir).scenarios).toEqual(["IR"]);
     const other = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--scenario", "MCR,ICC", "--out", dir], { env });
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/^gitgood: .* holds a run with other settings \(scenarios\); use another --out or the same settings to resume\n$/);
+    expect(other.stderr).toMatch(/^gitgood: .* holds a run with other settings \(samples_digest: "sha256:\w+" -> "sha256:\w+"; scenarios: \["IR"\] -> \["ICC","MCR"\]\); use another --out or the same settings to resume\n$/);
     const bad = await gitgood(["run", samplesFile, "--repo", fx.dir, "--scenario", "merge", "--out", out()], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(`gitgood: unknown scenario 'merge'; the scenarios are ${scenarioNames().join(", ")}\n`);

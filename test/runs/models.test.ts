@@ -132,7 +132,7 @@ describe("the response cache", () => {
       // Other sampling parameters are another run.
       const again = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm", "--model", "m", "--judge", "m", "--out", out, "--temperature", "0.5"], { env: e.env });
       expect(again.code).toBe(2);
-      expect(again.stderr).toMatch(/^gitgood: .* holds a run with other settings \(model\)/);
+      expect(again.stderr).toMatch(/^gitgood: .* holds a run with other settings \(model\.max_tokens: 64 -> none; model\.seed: 3 -> none\)/);
     } finally {
       await e.server.close();
     }
@@ -209,7 +209,7 @@ describe("--repeats", () => {
     // --repeats is part of the run's identity.
     const other = await run(out, ["--repeats", "2"]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/holds a run with other settings \(repeats\)/);
+    expect(other.stderr).toMatch(/holds a run with other settings \(repeats: 3 -> 2\)/);
   });
 
   it("a run without --repeats records repeat 0 under the keys runs always had", async () => {

@@ -192,6 +192,6 @@ describe("run.json", () => {
     expect(RunStore.readConfig(out).limits.timeout_s).toBe(60);
     const other = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--max-turns", "8"]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/other settings \(max_turns\)/);
+    expect(other.stderr).toMatch(/other settings \(max_turns: 7 -> 8\)/);
   });
 });
