@@ -52,6 +52,11 @@ export interface Agent {
   readonly external?: boolean;
   /** The scenarios it can work (baselines are scenario-specific); without it, every scenario. */
   supports?(scenario: AnyScenarioDefinition): boolean;
+  /**
+   * Readies what every attempt needs (a CLI agent's installation) before the first one: a run calls it before
+   * it writes anything, so a failure stops the run in one line instead of failing each attempt.
+   */
+  prepare?(): Promise<void>;
   run(session: Session): Promise<void>;
 }
 

@@ -57,6 +57,12 @@ const CORE_VERBS: readonly Verb[] = [
     load: async () => (await import("./collect.js")).collectCommand,
   },
   {
+    name: "agents",
+    term: "agents",
+    summary: "the CLI-agent presets (--agent claude-code, …): list, install ahead of a run, or check they are installed",
+    load: async () => (await import("./agents.js")).agentsCommand,
+  },
+  {
     name: "status",
     term: "status [options] [run-dir]",
     summary: "a queue's progress: waiting, active, completed and failed jobs, and each worker's rate (with RUN-DIR: what it has recorded)",

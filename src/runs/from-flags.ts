@@ -232,6 +232,8 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
 
 /** Runs a benchmark as the flags ask, holding the run directory's lock: opens (or resumes) the run and runs every attempt. */
 export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSummary> {
+  // A queue's workers ready the agent where it runs; here it is readied before the run directory is made.
+  if (!run.executor) await run.agent.prepare?.();
   const unlock = lockRunDir(run.dir);
   try {
     const store = RunStore.open(run.dir, flagRunConfig(run, flags));

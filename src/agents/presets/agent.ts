@@ -47,6 +47,10 @@ export class PresetAgent implements Agent {
     this.name = `${preset.name}@${this.version}`;
   }
 
+  async prepare(): Promise<void> {
+    await installPackage(this.preset.package, this.version);
+  }
+
   async run(session: Session): Promise<void> {
     if (!this.opts.proxy) throw new GitGoodError("INTERNAL", `the ${this.preset.name} agent runs only with the run's model proxy`);
     const installDir = await installPackage(this.preset.package, this.version);

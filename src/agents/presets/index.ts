@@ -11,7 +11,7 @@ import type { RunProxy } from "../../proxy/index.js";
 export const PRESETS: readonly AgentPreset[] = [claudeCode, opencode, codex, geminiCli];
 
 export { PresetAgent, TOOLS_MODES, type ToolsMode, type AgentPreset };
-export { agentsDir, installPackage } from "./install.js";
+export { agentsDir, installDir, installPackage, isInstalled } from "./install.js";
 
 /** Where the user's endpoint of each API is configured. */
 const API_ENV: Record<AgentPreset["api"], string> = {

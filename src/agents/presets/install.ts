@@ -14,12 +14,17 @@ const MARK = ".gitgood-installed";
 const INSTALL_TIMEOUT_S = 600;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 
-/** Installs in flight or done in this process, by directory (a failed one is not tried again by the same run). */
+/** Installs in flight or done in this process, by directory. */
 const installs = new Map<string, Promise<string>>();
 
 /** The directory a package's version is installed in. */
 export function installDir(pkg: string, version: string): string {
   return path.join(agentsDir(), `${pkg.replace(/^@/, "").replace(/\//g, "+")}@${version}`);
+}
+
+/** Whether `pkg@version` is installed, complete, in gitgood's cache (looks at the disk only, never at npm). */
+export function isInstalled(pkg: string, version: string): boolean {
+  return existsSync(path.join(installDir(pkg, version), MARK));
 }
 
 /**
@@ -34,14 +39,18 @@ export function installPackage(pkg: string, version: string): Promise<string> {
   const dir = installDir(pkg, version);
   let pending = installs.get(dir);
   if (!pending) {
-    pending = install(pkg, version, dir);
+    // A failure is forgotten, so that a process that lives on (a worker, a server) tries again next time.
+    pending = install(pkg, version, dir).catch((err: unknown) => {
+      installs.delete(dir);
+      throw err;
+    });
     installs.set(dir, pending);
   }
   return pending;
 }
 
 async function install(pkg: string, version: string, dir: string): Promise<string> {
-  if (existsSync(path.join(dir, MARK))) return dir;
+  if (isInstalled(pkg, version)) return dir;
   const parent = path.dirname(dir);
   mkdirSync(parent, { recursive: true });
   const tmp = mkdtempSync(path.join(parent, ".installing-"));
@@ -55,8 +64,7 @@ async function install(pkg: string, version: string, dir: string): Promise<strin
       throw new GitGoodError("AGENT_INSTALL_FAILED", `cannot install ${pkg}@${version}: ${err instanceof Error ? err.message : String(err)}`, { package: pkg, version });
     }
     if (r.code !== 0) {
-      const lines = r.stderr.toString("utf8").split("\n").map((l) => l.trim()).filter((l) => l !== "");
-      const why = r.timedOut ? `npm did not finish within ${INSTALL_TIMEOUT_S} s` : (lines.find((l) => /ERR!.*(code|404|notarget|ETARGET|ENOTCACHED|ECONNREFUSED)/i.test(l)) ?? lines.at(-1) ?? `npm exited with code ${String(r.code)}`);
+      const why = r.timedOut ? `npm did not finish within ${INSTALL_TIMEOUT_S} s` : npmFailure(r.stderr.toString("utf8"), pkg, version);
       throw new GitGoodError("AGENT_INSTALL_FAILED", `cannot install ${pkg}@${version}: ${why}`, { package: pkg, version });
     }
     writeFileSync(path.join(tmp, MARK), `${pkg}@${version}\n`);
@@ -70,4 +78,31 @@ async function install(pkg: string, version: string, dir: string): Promise<strin
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** npm's codes for a registry it could not reach (or, offline, a package not in its cache). */
+const UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ENOTCACHED)\b/;
+
+/**
+ * Why npm failed, in one line: what it means for the user first (the registry unreachable, no such package, no
+ * such version), then npm's own error lines, without the path of its debug log (npm rotates those logs away).
+ */
+export function npmFailure(stderr: string, pkg: string, version: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !/complete log of this run|^npm (error|ERR!)\s*$/i.test(l));
+  const errors = lines.filter((l) => /^npm (error|ERR!)/i.test(l)).map((l) => l.replace(/^npm (error|ERR!)\s*/i, ""));
+  const said = (errors.length > 0 ? errors : lines.slice(-3)).join("; ");
+  const own = said.length > 400 ? `${said.slice(0, 397)}...` : said;
+  const text = errors.join("\n");
+  const meaning = UNREACHABLE.test(text)
+    ? `the npm registry cannot be reached (offline?); install the agent where it can be with 'gitgood agents install' and copy its directory (${agentsDir()}), or set GITGOOD_AGENTS_DIR to a copy`
+    : /\b(ETARGET|notarget)\b/i.test(text)
+      ? `npm has no version ${version} of ${pkg} (--agent-version chooses another)`
+      : /\bE404\b|404 Not Found/i.test(text)
+        ? `npm has no package ${pkg}`
+        : null;
+  if (meaning === null) return own === "" ? "npm failed without saying why" : `npm said: ${own}`;
+  return own === "" ? meaning : `${meaning} (npm said: ${own})`;
 }
