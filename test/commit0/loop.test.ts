@@ -3,6 +3,7 @@ import { Commit0Agent } from "../../src/families/commit0/agents.js";
 import { createAgent } from "../../src/index.js";
 import type { Agent } from "../../src/agents/agent.js";
 import type { Commit0Evaluation } from "../../src/commit0/evaluate.js";
+import type { SkeletonBaseline } from "../../src/commit0/skeleton-baseline.js";
 import { makeSkeleton } from "../../src/commit0/skeleton.js";
 import type { RepoCompletionSample } from "../../src/dataset/sample.js";
 import { runConfig } from "../../src/runs/config.js";
@@ -61,7 +62,7 @@ async function run(agent: Agent, memory = false): Promise<Outcome> {
   return { records: summary.records, trajectory: (r) => store.readTrajectory(r.trajectory as string) as Trajectory };
 }
 
-const evaluation = (r: ResultRecord) => r.scores.commit0 as Commit0Evaluation & { stubs_left: number };
+const evaluation = (r: ResultRecord) => r.scores.commit0 as Commit0Evaluation & { stubs_left: number; skeleton: SkeletonBaseline | null };
 const finalOf = (t: Trajectory) => t.final as Commit0FinalState;
 const steps = (t: Trajectory) => finalOf(t).history.map((h) => `${h.file}#${h.attempt}:${h.passed ?? "-"}:${h.outcome}`);
 /** The tool calls of a trajectory, as `tool(args)` for the arguments that matter here. */
@@ -83,10 +84,12 @@ describe("the reference oracle and the skeleton baseline", () => {
     const r = reference.records[0] as ResultRecord;
     expect(r).toMatchObject({ scenario: "COMMIT0", status: "success", verdict: "solved" });
     expect(evaluation(r)).toMatchObject({ passed: 11, total: 11, pass_rate: 1, failed: [], stubs_left: 0, applied: true });
+    // Beside every result, what the untouched skeleton passes: test_table needs no stubbed body.
+    expect(evaluation(r).skeleton).toEqual({ passed: 1, total: 11, pass_rate: 1 / 11 });
     const skeleton = await run(createAgent("skeleton"));
     const s = skeleton.records[0] as ResultRecord;
     expect(s).toMatchObject({ status: "success", verdict: "unsolved" });
-    expect(evaluation(s)).toMatchObject({ passed: 1, total: 11, stubs_left: 10, applied: false });
+    expect(evaluation(s)).toMatchObject({ passed: 1, total: 11, stubs_left: 10, applied: false, skeleton: { passed: 1, total: 11 } });
     expect(evaluation(s).failed).toEqual(COUNTED.filter((t) => t !== "tests/test_units.py::test_table"));
   }, 300_000);
 });
