@@ -107,7 +107,7 @@ export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Comman
       DEFAULT_MINE_OPTIONS.thresholds.medium,
     )
     .option("--filter", "apply GitGoodBench's repository filters first; a failing repository yields nothing", false)
-    .option("-j, --jobs <n>", "git processes to run at once", intOption("--jobs"), DEFAULT_MINE_OPTIONS.jobs)
+    .addOption(new Option("-j, --jobs <n>", "git processes to run at once").argParser(intOption("--jobs")).default(DEFAULT_MINE_OPTIONS.jobs, "the number of cores"))
     .option("--resolvable-only", "keep only merge samples whose recorded merge replacing conflict regions can reproduce", false)
     .option("-o, --output <file>", "write samples to a file instead of stdout")
     .option("--json", "print the summary as JSON (on stderr)", false);
