@@ -163,7 +163,7 @@ describe("gitgood merge", () => {
     const other = { dir: baseline.s1 };
     const refused = await gitgood(["merge", newDir(), failed.dir, other.dir]);
     expect([refused.code, refused.stdout]).toEqual([2, ""]);
-    expect(refused.stderr).toBe(`gitgood: ${other.dir} holds another run than ${failed.dir} (agent: \"oracle\" -> \"baseline\"); merge joins the shards and partial runs of one run\n`);
+    expect(refused.stderr).toBe(`gitgood: ${other.dir} holds another run than ${failed.dir} (agent: "oracle" -> "baseline"); merge joins the shards and partial runs of one run\n`);
 
     const intoInput = await gitgood(["merge", failed.dir, failed.dir, partial.dir]);
     expect([intoInput.code, intoInput.stderr]).toEqual([2, `gitgood: OUT ${failed.dir} is one of the run directories to merge; give a new directory (the inputs are never changed)\n`]);
