@@ -99,6 +99,27 @@ describe("export sft", () => {
     }
   });
 
+  it("writes only solved attempts unless told --all, and says how many it left out", async () => {
+    const records = [ex.llmRun, ex.oracleRun].flatMap((d) => readRun(d).records);
+    const solved = records.filter((rec) => rec.solved === true).length;
+    const withTrajectory = records.filter((rec) => rec.trajectory).length;
+    expect(solved).toBeLessThan(withTrajectory);
+    const plain = await gitgood(["export", "sft", ex.llmRun, ex.oracleRun]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout.trimEnd().split("\n")).toHaveLength(solved);
+    expect(plain.stderr).toContain(`${solved} conversation(s); ${records.length - solved} not solved left out (--all to include them)`);
+    const all = await gitgood(["export", "sft", ex.llmRun, ex.oracleRun, "--all"]);
+    expect(all.code).toBe(0);
+    expect(all.stdout.trimEnd().split("\n")).toHaveLength(withTrajectory);
+    expect(all.stderr).not.toMatch(/not solved/);
+    // --verdict names the verdicts wanted: no solved-only default under it.
+    const unsolved = await gitgood(["export", "sft", ex.oracleRun, "--verdict", "unjudged"]);
+    expect(unsolved.stdout.trimEnd().split("\n")).toHaveLength(readRun(ex.oracleRun).records.filter((rec) => rec.verdict === "unjudged").length);
+    const both = await gitgood(["export", "sft", ex.llmRun, "--all", "--solved-only"]);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr.trim().split("\n")).toEqual(["gitgood: --all and --solved-only contradict each other: choose one"]);
+  });
+
   it("filters by scenario and verdict, and writes the ShareGPT layout with alternating turns", () => {
     const runs = [readRun(ex.oracleRun)];
     const unjudged = sftExport(runs, { verdicts: ["unjudged"], scenarios: ["ir"] }, "sharegpt");
