@@ -7,6 +7,7 @@ import { atifTrajectory } from "../export/atif.js";
 import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
 import { exportHarborTask } from "../export/harbor.js";
 import { inspectLog } from "../export/inspect.js";
+import { agentPrices, qualifiedModelName } from "../export/models.js";
 import { repositoryPath } from "../dataset/clones.js";
 import { Repo } from "../git/repo.js";
 import type { HistoryDepth } from "../git/store.js";
@@ -86,6 +87,9 @@ function atifCommand(io: CliIO): Command {
       let missing = 0;
       for (const dir of dirs) {
         const run = readRun(dir);
+        const named = run.config.identity.model?.name;
+        const model = named ? qualifiedModelName(named) : null;
+        const prices = agentPrices(run);
         const target = path.join(flags.out, fileSafeName(run.label));
         mkdirSync(target, { recursive: true });
         for (const { record, trajectory } of attemptsOf(run)) {
@@ -93,7 +97,7 @@ function atifCommand(io: CliIO): Command {
             missing++;
             continue;
           }
-          const doc = atifTrajectory(run.label, pkg.version, record, trajectory, run.config.identity.model?.name ?? null);
+          const doc = atifTrajectory(run.label, pkg.version, record, trajectory, model, prices);
           writeOutputFile(path.join(target, `${fileSafeName(record.key)}.json`), `${JSON.stringify(doc, null, 1)}\n`);
           written++;
         }
