@@ -119,6 +119,7 @@ export function inspectTranscript(input: TranscriptInput): Transcript {
       state: { messages: input.messages.slice(0, assistants[0] ?? input.messages.length) },
     },
   ];
+  const argumentsOf = new Map(input.messages.flatMap((m) => ((m.tool_calls as Json[] | undefined) ?? []).map((c) => [c.id, c.arguments] as const)));
   let answered = 0;
   let lastMs = 0;
   for (const turn of input.conv.turns) {
@@ -130,8 +131,6 @@ export function inspectTranscript(input: TranscriptInput): Transcript {
     }
     if (turn.calls.length > 0 || turn.content !== null) answered++;
     for (const call of turn.calls) {
-      const message = input.messages.find((m) => m.role === "assistant" && Array.isArray(m.tool_calls) && (m.tool_calls as Json[]).some((c) => c.id === call.id));
-      const parsed = ((message?.tool_calls as Json[] | undefined) ?? []).find((c) => c.id === call.id);
       const done = call.done_ms ?? call.at_ms;
       events.push({
         event: "tool",
@@ -139,7 +138,7 @@ export function inspectTranscript(input: TranscriptInput): Transcript {
         type: "function",
         id: call.id,
         function: call.name,
-        arguments: (parsed?.arguments as Json | undefined) ?? {},
+        arguments: argumentsOf.get(call.id) ?? {},
         result: call.result?.output ?? "",
         events: [],
         ...(done !== null ? { completed: at(done).timestamp, working_time: Math.max(0, done - (call.at_ms ?? done)) / 1000 } : {}),
