@@ -9,6 +9,39 @@ type Json = Record<string, unknown>;
 /** Text longer than this in a model event's input is kept once, in the sample's attachments (as Inspect does). */
 const ATTACHMENT_OVER = 100;
 const ATTACHMENT = "attachment://";
+/** What Inspect's reader takes for a reference to an attachment (`attachment://`, and the older `tc://`). */
+const REFERENCE = /^(attachment|tc):\/\//;
+
+/**
+ * A sample's attachments: texts kept once and referred to as `attachment://KEY`. Inspect's reader replaces
+ * every text of a message, tool call or event that looks like a reference with the attachment it names, so
+ * text written by an agent or a repository that looks like one is kept as an attachment of its own (else it
+ * could show another text of the sample in its place).
+ */
+export class Attachments {
+  readonly texts: Record<string, string> = {};
+
+  /** The text as written into the sample: a reference when it is long and `condense` is asked, or when it looks like one. */
+  ref(text: string, condense = false): string {
+    if (!(condense && text.length > ATTACHMENT_OVER) && !REFERENCE.test(text)) return text;
+    const key = createHash("sha256").update(text).digest("hex").slice(0, 32);
+    this.texts[key] = text;
+    return `${ATTACHMENT}${key}`;
+  }
+}
+
+/** A message with its text and its tool calls' string arguments passed through `text`. */
+export function mapMessageText(m: Json, text: (s: string) => string): Json {
+  const out: Json = { ...m };
+  if (typeof m.content === "string") out.content = text(m.content);
+  if (Array.isArray(m.tool_calls)) {
+    out.tool_calls = (m.tool_calls as Json[]).map((c) => ({
+      ...c,
+      arguments: Object.fromEntries(Object.entries((c.arguments ?? {}) as Json).map(([k, v]) => [k, typeof v === "string" ? text(v) : v])),
+    }));
+  }
+  return out;
+}
 
 /** Inspect's usage record of some tokens, with their cost when known. */
 export function inspectUsage(prompt: number, completion: number, costUsd: number | null = null): Json {
@@ -57,8 +90,9 @@ function toolInfos(tools: readonly FunctionTool[] | null): Json[] {
 /** What a sample's transcript is made from: the attempt's conversation and its chat messages in Inspect's layout. */
 export interface TranscriptInput {
   conv: Conversation;
-  /** The messages of the conversation (`inspectMessages`), each with an `id`. */
+  /** The messages of the conversation (`inspectMessages`), each with an `id`, their texts through `attachments`. */
   messages: Json[];
+  attachments: Attachments;
   /** When the attempt started (ISO), and how long it took. */
   startedAt: string;
   durationMs: number;
@@ -70,12 +104,6 @@ export interface TranscriptInput {
   target: string;
 }
 
-/** The events of a sample and the attachments they refer to. */
-export interface Transcript {
-  events: Json[];
-  attachments: Record<string, string>;
-}
-
 /**
  * An attempt's transcript as Inspect's events: the sample's start, then per turn a model event (the
  * messages the model had been given, its answer, the turn's tokens and cost, when it was asked and how
@@ -83,39 +111,24 @@ export interface Transcript {
  * event per scorer at the end. An agent whose model gitgood does not see (external, MCP) has tool events
  * only. Long texts of the model events' input are attachments, as Inspect keeps them.
  */
-export function inspectTranscript(input: TranscriptInput): Transcript {
+export function inspectTranscript(input: TranscriptInput): Json[] {
   const start = Date.parse(input.startedAt);
   const known = !Number.isNaN(start);
   const at = (ms: number | null): { timestamp: string; working_start: number } => ({
     timestamp: known ? new Date(start + (ms ?? 0)).toISOString() : input.startedAt,
     working_start: (ms ?? 0) / 1000,
   });
-  const attachments: Record<string, string> = {};
-  const attach = (text: string): string => {
-    if (text.length <= ATTACHMENT_OVER) return text;
-    const key = createHash("sha256").update(text).digest("hex").slice(0, 32);
-    attachments[key] = text;
-    return `${ATTACHMENT}${key}`;
-  };
-  const condense = (m: Json): Json => {
-    const out: Json = { ...m };
-    if (typeof m.content === "string") out.content = attach(m.content);
-    if (Array.isArray(m.tool_calls)) {
-      out.tool_calls = (m.tool_calls as Json[]).map((c) => ({
-        ...c,
-        arguments: Object.fromEntries(Object.entries((c.arguments ?? {}) as Json).map(([k, v]) => [k, typeof v === "string" ? attach(v) : v])),
-      }));
-    }
-    return out;
-  };
-  const condensed = input.messages.map(condense);
+  const store = input.attachments;
+  // The messages already went through the store: a reference in them stays one (Inspect resolves it once).
+  const attach = (text: string): string => (text.startsWith(ATTACHMENT) ? text : store.ref(text, true));
+  const condensed = input.messages.map((m) => mapMessageText(m, attach));
   const tools = toolInfos(input.conv.tools).map((t) => ({ ...t, description: attach(t.description as string) }));
   const assistants = input.messages.flatMap((m, i) => (m.role === "assistant" ? [i] : []));
   const events: Json[] = [
     {
       event: "sample_init",
       ...at(0),
-      sample: { input: input.conv.task, target: input.target },
+      sample: { input: store.ref(input.conv.task), target: input.target },
       state: { messages: input.messages.slice(0, assistants[0] ?? input.messages.length) },
     },
   ];
@@ -139,19 +152,19 @@ export function inspectTranscript(input: TranscriptInput): Transcript {
         id: call.id,
         function: call.name,
         arguments: argumentsOf.get(call.id) ?? {},
-        result: call.result?.output ?? "",
+        result: store.ref(call.result?.output ?? ""),
         events: [],
         ...(done !== null ? { completed: at(done).timestamp, working_time: Math.max(0, done - (call.at_ms ?? done)) / 1000 } : {}),
-        ...(call.result && !call.result.ok ? { error: { type: /^malformed arguments/.test(call.result.output) ? "parsing" : "unknown", message: call.result.output } } : {}),
+        ...(call.result && !call.result.ok ? { error: { type: /^malformed arguments/.test(call.result.output) ? "parsing" : "unknown", message: store.ref(call.result.output) } } : {}),
       });
       if (done !== null) lastMs = Math.max(lastMs, done);
     }
-    for (const note of turn.notes) events.push({ event: "info", ...at(turn.at_ms), source: "gitgood", data: note });
+    for (const note of turn.notes) events.push({ event: "info", ...at(turn.at_ms), source: "gitgood", data: store.ref(note) });
     if (turn.at_ms !== null) lastMs = Math.max(lastMs, turn.at_ms);
   }
   const end = at(Math.max(input.durationMs, lastMs));
   for (const [scorer, score] of Object.entries(input.scores)) events.push({ event: "score", ...end, scorer, score, target: input.target, intermediate: false });
-  return { events, attachments };
+  return events;
 }
 
 /** A model turn as Inspect's model event. */

@@ -4,7 +4,7 @@ import { extrasOf } from "../runs/fields.js";
 import { fileSafeName } from "../runs/record.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
 import { chatMessages, conversationOf, type Conversation } from "../report/conversation.js";
-import { inspectTranscript, inspectUsage } from "./inspect-events.js";
+import { Attachments, inspectTranscript, inspectUsage, mapMessageText } from "./inspect-events.js";
 import { agentPrices, qualifiedModelName } from "./models.js";
 import { zipArchive, type ZipEntry } from "./zip.js";
 
@@ -204,7 +204,9 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
     const id = sampleId(attempt);
     const epoch = extrasOf(r).repeat + 1;
     const conv = attempt.trajectory ? conversationOf(attempt.trajectory) : null;
-    const messages = conv ? inspectMessages(conv, `${shortId(`${run.label}/${r.key}`)}`) : [];
+    const attachments = new Attachments();
+    const guard = (text: string) => attachments.ref(text);
+    const messages = conv ? inspectMessages(conv, shortId(`${run.label}/${r.key}`)).map((m) => mapMessageText(m, guard)) : [];
     const last = [...messages].reverse().find((m) => m.role === "assistant");
     const target = r.verdict === "solved" ? "solved" : "";
     const scores = scoresOf(attempt);
@@ -222,11 +224,10 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
       total_time: r.duration_ms / 1000,
       ...(r.error ? { error: { message: `${r.error.code}: ${r.error.message}`, traceback: "", traceback_ansi: "" } } : {}),
     };
-    const transcript = conv
-      ? inspectTranscript({ conv, messages, startedAt: r.started_at, durationMs: r.duration_ms, model, prices, scores, target })
-      : { events: [], attachments: {} };
+    const events = conv ? inspectTranscript({ conv, messages, attachments, startedAt: r.started_at, durationMs: r.duration_ms, model, prices, scores, target }) : [];
     const sample: Json = {
       ...common,
+      input: guard(common.input),
       messages,
       output: {
         model,
@@ -234,8 +235,8 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
         completion: typeof last?.content === "string" ? last.content : "",
       },
       store: {},
-      events: transcript.events,
-      attachments: transcript.attachments,
+      events,
+      attachments: attachments.texts,
     };
     entries.push({ name: `samples/${id}_epoch_${epoch}.json`, data: JSON.stringify(sample) });
     summaries.push({ ...common, completed: true, message_count: messages.length });

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -289,6 +290,27 @@ describe("export inspect", () => {
     // The validator checks the events: a model event without its model fails.
     const broken = { ...sample, events: sample.events.map((e) => (e.event === "model" ? { ...e, model: undefined } : e)) };
     expect(schemaValidator("inspect-log.schema.json", "EvalSample")(broken)).not.toEqual([]);
+  });
+
+  it("keeps an agent's text that looks like an attachment reference as itself when Inspect resolves the references", () => {
+    const run = readRun(ex.llmRun);
+    const [a] = attemptsOf(run);
+    const conv = conversationOf(a!.trajectory!);
+    // The key Inspect's reader would look the system prompt up by, were it an attachment (as the export makes it).
+    const systemKey = createHash("sha256").update(conv.system!).digest("hex").slice(0, 32);
+    const spoof = `attachment://${systemKey}`;
+    const events = a!.trajectory!.events.map((e) => (e.type === "model" && (e.message as { content: unknown }).content === "I think it is done." ? { ...e, message: { ...(e.message as object), content: spoof } } : e));
+    const hostile = { ...run, store: { readTrajectory: () => ({ ...a!.trajectory!, events }) } } as unknown as RunRead;
+    const file = path.join(tmp, "spoof.eval");
+    writeFileSync(file, inspectLog(hostile, "t"));
+    const entries = readZipJson(file);
+    const sample = entries[Object.keys(entries).find((n) => n.startsWith("samples/"))!] as { messages: { content: string }[]; events: { event: string; input?: { content: string }[] }[]; attachments: Record<string, string> };
+    // Inspect's reader: a text that starts with a reference is replaced by the attachment it names.
+    const resolve = (t: string) => (t.startsWith("attachment://") ? (sample.attachments[t.slice("attachment://".length)] ?? t) : t);
+    const original = chatMessages(conversationOf({ ...a!.trajectory!, events })).map((m) => m.content ?? "");
+    expect(sample.messages.map((m) => resolve(m.content))).toEqual(original);
+    expect(original).toContain(spoof);
+    for (const e of sample.events.filter((x) => x.event === "model")) expect(e.input!.map((m) => resolve(m.content))).toEqual(original.slice(0, e.input!.length));
   });
 
   it("breaks the results down by scenario: a scorer per scenario, each sample scored by gitgood's and its scenario's", () => {
