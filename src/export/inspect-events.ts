@@ -30,16 +30,19 @@ export class Attachments {
   }
 }
 
-/** A message with its text and its tool calls' string arguments passed through `text`. */
+/** A JSON value with every string in it, however deep, passed through `text`. */
+function mapStrings(value: unknown, text: (s: string) => string): unknown {
+  if (typeof value === "string") return text(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, text));
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, text)]));
+  return value;
+}
+
+/** A message with its text and every string of its tool calls' arguments passed through `text`. */
 export function mapMessageText(m: Json, text: (s: string) => string): Json {
   const out: Json = { ...m };
   if (typeof m.content === "string") out.content = text(m.content);
-  if (Array.isArray(m.tool_calls)) {
-    out.tool_calls = (m.tool_calls as Json[]).map((c) => ({
-      ...c,
-      arguments: Object.fromEntries(Object.entries((c.arguments ?? {}) as Json).map(([k, v]) => [k, typeof v === "string" ? text(v) : v])),
-    }));
-  }
+  if (Array.isArray(m.tool_calls)) out.tool_calls = (m.tool_calls as Json[]).map((c) => ({ ...c, arguments: mapStrings(c.arguments ?? {}, text) }));
   return out;
 }
 
@@ -159,8 +162,9 @@ export function inspectTranscript(input: TranscriptInput): Json[] {
       });
       if (done !== null) lastMs = Math.max(lastMs, done);
     }
-    for (const note of turn.notes) events.push({ event: "info", ...at(turn.at_ms), source: "gitgood", data: store.ref(note) });
     if (turn.at_ms !== null) lastMs = Math.max(lastMs, turn.at_ms);
+    // A turn's notes are shown after its calls, timed no earlier than they ended.
+    for (const note of turn.notes) events.push({ event: "info", ...at(lastMs), source: "gitgood", data: store.ref(note) });
   }
   const end = at(Math.max(input.durationMs, lastMs));
   for (const [scorer, score] of Object.entries(input.scores)) events.push({ event: "score", ...end, scorer, score, target: input.target, intermediate: false });
