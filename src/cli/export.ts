@@ -7,6 +7,7 @@ import { atifTrajectory } from "../export/atif.js";
 import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
 import { exportHarborTask } from "../export/harbor.js";
 import { inspectLog } from "../export/inspect.js";
+import { agentPrices, qualifiedModelName } from "../export/models.js";
 import { repositoryPath } from "../dataset/clones.js";
 import { Repo } from "../git/repo.js";
 import type { HistoryDepth } from "../git/store.js";
@@ -27,6 +28,7 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 
 interface SftFlags {
   solvedOnly?: boolean;
+  all?: boolean;
   scenario?: string[];
   verdict?: string[];
   judgesAgree?: boolean;
@@ -38,19 +40,23 @@ function sftCommand(io: CliIO): Command {
   return new Command("sft")
     .description("write training conversations (chat JSONL, one per attempt: system, user, assistant with tool calls, tool results)")
     .argument("<run-dir...>", "directories written by 'gitgood run'")
-    .option("--solved-only", "only attempts the scorer solved", false)
+    .option("--solved-only", "only attempts the scorer solved (the default unless --all or --verdict)")
+    .option("--all", "every attempt, unsolved and failed ones included")
     .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
     .addOption(new Option("--verdict <verdict>", "only attempts with this verdict (repeatable)").choices([...VERDICTS]).argParser(collect))
     .option("--judges-agree", "only attempts whose judges all named the same winner (both orders, every judge)", false)
     .addOption(new Option("--format <layout>", "openai (fine-tuning chat layout) or sharegpt").choices([...SFT_FORMATS]).default("openai"))
     .option("--out <file>", "write the JSONL here instead of stdout")
     .action((dirs: string[], flags: SftFlags) => {
+      if (flags.all && flags.solvedOnly) throw new GitGoodError("BAD_OPTION", "--all and --solved-only contradict each other: choose one");
       distinctRunDirs(dirs);
       const runs = dirs.map(readRun);
+      // Training on failed attempts is a choice to make, not a default: --verdict names the verdicts wanted.
+      const solvedOnly = flags.solvedOnly === true || (!flags.all && !flags.verdict);
       const result = sftExport(
         runs,
         {
-          solvedOnly: flags.solvedOnly,
+          solvedOnly,
           scenarios: flags.scenario?.map((s) => scenarioNamed(s).name),
           verdicts: flags.verdict as (typeof VERDICTS)[number][] | undefined,
           judgesAgree: flags.judgesAgree,
@@ -61,6 +67,7 @@ function sftCommand(io: CliIO): Command {
       if (flags.out) writeOutputFile(flags.out, text);
       else io.stdout.write(text);
       const left = [
+        result.unsolved > 0 ? `${result.unsolved} not solved left out${flags.solvedOnly ? "" : " (--all to include them)"}` : "",
         result.filtered > 0 ? `${result.filtered} filtered out` : "",
         result.without_trajectory > 0 ? `${result.without_trajectory} without a readable trajectory` : "",
         result.empty > 0 ? `${result.empty} with no turn` : "",
@@ -80,6 +87,9 @@ function atifCommand(io: CliIO): Command {
       let missing = 0;
       for (const dir of dirs) {
         const run = readRun(dir);
+        const named = run.config.identity.model?.name;
+        const model = named ? qualifiedModelName(named) : null;
+        const prices = agentPrices(run);
         const target = path.join(flags.out, fileSafeName(run.label));
         mkdirSync(target, { recursive: true });
         for (const { record, trajectory } of attemptsOf(run)) {
@@ -87,7 +97,7 @@ function atifCommand(io: CliIO): Command {
             missing++;
             continue;
           }
-          const doc = atifTrajectory(run.label, pkg.version, record, trajectory, run.config.identity.model?.name ?? null);
+          const doc = atifTrajectory(run.label, pkg.version, record, trajectory, model, prices);
           writeOutputFile(path.join(target, `${fileSafeName(record.key)}.json`), `${JSON.stringify(doc, null, 1)}\n`);
           written++;
         }

@@ -1,9 +1,11 @@
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
+import type { Prices } from "../runs/result.js";
 import { conversationOf, resultText } from "../report/conversation.js";
+import { turnCost } from "./models.js";
 
-/** The ATIF version the export writes (Harbor's agent trajectory format). */
-const ATIF_VERSION = "ATIF-v1.6";
+/** The ATIF version the export writes (Harbor's agent trajectory format); the tests check it against that version's schema. */
+export const ATIF_VERSION = "ATIF-v1.6";
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +20,11 @@ function argumentsObject(text: string): Json {
   }
 }
 
+/** An agent step's metrics: the turn's tokens, and their cost when the prices are known. */
+function metricsOf(usage: { prompt_tokens: number; completion_tokens: number }, costUsd: number | null): Json {
+  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, ...(costUsd !== null ? { cost_usd: costUsd } : {}) };
+}
+
 /** When an event happened: the attempt's start plus the event's offset (null when either is unknown). */
 function stamp(startedAt: string, atMs: number | null): string | undefined {
   const start = Date.parse(startedAt);
@@ -28,9 +35,17 @@ function stamp(startedAt: string, atMs: number | null): string | undefined {
 /**
  * An attempt as an ATIF trajectory: a system step (the llm agent's prompt, when gitgood wrote it), the
  * task as the user's step, then one agent step per turn with its tool calls, their results as the
- * step's observation, and the turn's tokens; gitgood's verdict and scores in `extra`.
+ * step's observation, and the turn's tokens (and their cost, given the model's prices); gitgood's verdict
+ * and scores in `extra`.
  */
-export function atifTrajectory(runLabel: string, gitgoodVersion: string, record: ResultRecord, trajectory: Trajectory, model: string | null): Json {
+export function atifTrajectory(
+  runLabel: string,
+  gitgoodVersion: string,
+  record: ResultRecord,
+  trajectory: Trajectory,
+  model: string | null,
+  prices: Prices | null = null,
+): Json {
   const conv = conversationOf(trajectory);
   const steps: Json[] = [];
   const step = (fields: Json): void => {
@@ -67,7 +82,7 @@ export function atifTrajectory(runLabel: string, gitgoodVersion: string, record:
             observation: { results: turn.calls.map((c) => ({ source_call_id: c.id, content: resultText(c) })) },
           }
         : {}),
-      ...(turn.usage ? { metrics: { prompt_tokens: turn.usage.prompt_tokens, completion_tokens: turn.usage.completion_tokens } } : {}),
+      ...(turn.usage ? { metrics: metricsOf(turn.usage, turnCost(turn.usage, prices)) } : {}),
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     });
   }

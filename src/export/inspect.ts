@@ -1,59 +1,53 @@
 import { createHash } from "node:crypto";
+import path from "node:path";
 import { extrasOf } from "../runs/fields.js";
 import { fileSafeName } from "../runs/record.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
-import { chatMessages, conversationOf } from "../report/conversation.js";
+import { chatMessages, conversationOf, type Conversation } from "../report/conversation.js";
+import { Attachments, inspectTranscript, inspectUsage, mapMessageText } from "./inspect-events.js";
+import { agentPrices, qualifiedModelName } from "./models.js";
 import { zipArchive, type ZipEntry } from "./zip.js";
 
 /** The Inspect AI log format version the export writes (`EvalLog.version`). */
 const INSPECT_LOG_VERSION = 2;
-/** The score name gitgood's verdict has in the log. */
+/** The scorer of every attempt; each scenario's attempts also get a scorer named for the scenario, so Inspect breaks the results down. */
 const SCORER = "gitgood";
 
 type Json = Record<string, unknown>;
-
-/** Inspect's usage record. */
-function usage(prompt: number, completion: number): Json {
-  return { input_tokens: prompt, output_tokens: completion, total_tokens: prompt + completion };
-}
+type ChatMessage = ReturnType<typeof chatMessages>[number];
 
 /** A short stable id of a text (Inspect's eval and run ids are opaque strings). */
 const shortId = (text: string): string => createHash("sha256").update(text).digest("base64url").slice(0, 22);
 
-/** The messages of an attempt in Inspect's chat layout (tool arguments as objects, each tool message naming its function). */
-function inspectMessages(attempt: Attempt): Json[] {
-  if (!attempt.trajectory) return [];
-  const conv = conversationOf(attempt.trajectory);
+/** A tool call's arguments as Inspect keeps them: an object, or {} with the text as the parse error. */
+function toolCall(c: NonNullable<Extract<ChatMessage, { role: "assistant" }>["tool_calls"]>[number]): Json {
+  let args: unknown;
+  try {
+    args = JSON.parse(c.function.arguments);
+  } catch {
+    args = undefined;
+  }
+  const object = typeof args === "object" && args !== null && !Array.isArray(args);
+  return {
+    id: c.id,
+    function: c.function.name,
+    arguments: object ? args : {},
+    type: "function",
+    ...(object ? {} : { parse_error: `arguments are not a JSON object: ${c.function.arguments.slice(0, 200)}` }),
+  };
+}
+
+/**
+ * The messages of an attempt in Inspect's chat layout (tool arguments as objects, each tool message naming
+ * its function), each with an id unique in the log: `idPrefix` and its place.
+ */
+function inspectMessages(conv: Conversation, idPrefix: string): Json[] {
   const names = new Map(conv.turns.flatMap((t) => t.calls.map((c) => [c.id, c.name] as const)));
-  return chatMessages(conv).map((m): Json => {
-    if (m.role === "assistant") {
-      return {
-        role: "assistant",
-        content: m.content ?? "",
-        ...(m.tool_calls
-          ? {
-              tool_calls: m.tool_calls.map((c) => {
-                let args: unknown;
-                try {
-                  args = JSON.parse(c.function.arguments);
-                } catch {
-                  args = undefined;
-                }
-                const object = typeof args === "object" && args !== null && !Array.isArray(args);
-                return {
-                  id: c.id,
-                  function: c.function.name,
-                  arguments: object ? args : {},
-                  type: "function",
-                  ...(object ? {} : { parse_error: `arguments are not a JSON object: ${c.function.arguments.slice(0, 200)}` }),
-                };
-              }),
-            }
-          : {}),
-      };
-    }
-    if (m.role === "tool") return { role: "tool", content: m.content, tool_call_id: m.tool_call_id, function: names.get(m.tool_call_id) ?? null };
-    return { role: m.role, content: m.content };
+  return chatMessages(conv).map((m, i): Json => {
+    const id = `${idPrefix}-${i}`;
+    if (m.role === "assistant") return { id, role: "assistant", content: m.content ?? "", ...(m.tool_calls ? { tool_calls: m.tool_calls.map(toolCall) } : {}) };
+    if (m.role === "tool") return { id, role: "tool", content: m.content, tool_call_id: m.tool_call_id, function: names.get(m.tool_call_id) ?? null };
+    return { id, role: m.role, content: m.content };
   });
 }
 
@@ -67,6 +61,12 @@ function score(attempt: Attempt): Json {
     metadata: { verdict: r.verdict, status: r.status, scores: r.scores },
     history: [],
   };
+}
+
+/** The scorers of an attempt's sample: gitgood's, and its scenario's. */
+function scoresOf(attempt: Attempt): Record<string, Json> {
+  const s = score(attempt);
+  return { [SCORER]: s, [attempt.record.scenario]: s };
 }
 
 /** An attempt's id in the log: its key without the repeat (the repeat is the epoch). */
@@ -97,38 +97,82 @@ function endOf(attempt: Attempt): string {
   return Number.isNaN(start) ? attempt.record.started_at : new Date(start + attempt.record.duration_ms).toISOString();
 }
 
+/** Inspect's `EvalScore` of some attempts: their solve rate as accuracy, its standard error, how many it scored. */
+function evalScore(name: string, scored: readonly Attempt[], total: number): Json {
+  const n = scored.length;
+  const accuracy = n === 0 ? 0 : scored.filter((a) => a.record.solved === true).length / n;
+  const stderr = n > 1 ? Math.sqrt((accuracy * (1 - accuracy)) / (n - 1)) : 0;
+  return {
+    name,
+    scorer: name,
+    params: {},
+    metrics: { accuracy: { name: "accuracy", value: accuracy, params: {} }, stderr: { name: "stderr", value: stderr, params: {} } },
+    scored_samples: n,
+    unscored_samples: total - n,
+  };
+}
+
+/** The dataset's name without the exporting machine's directories: the samples files' names. */
+function datasetName(samples: string): string {
+  return samples
+    .split(",")
+    .map((s) => path.basename(s))
+    .join(",");
+}
+
+/** Adds a sample's usage per model into a run's. */
+function addUsage(into: Record<string, Json>, from: Record<string, Json>): void {
+  for (const [model, u] of Object.entries(from)) {
+    const known = into[model];
+    const cost = (x: Json | undefined) => (typeof x?.total_cost === "number" ? x.total_cost : null);
+    const both = known ? [cost(known), cost(u)] : [cost(u)];
+    const prompt = ((known?.input_tokens as number | undefined) ?? 0) + (u.input_tokens as number);
+    const completion = ((known?.output_tokens as number | undefined) ?? 0) + (u.output_tokens as number);
+    into[model] = inspectUsage(prompt, completion, both.some((c) => c === null) ? null : Math.round(both.reduce((a: number, c) => a + (c ?? 0), 0) * 1e6) / 1e6);
+  }
+}
+
+/** A sample's tokens per model: the agent's (with their cost when known) and each judge's. */
+function sampleUsage(attempt: Attempt, model: string): Record<string, Json> {
+  const r = attempt.record;
+  const out: Record<string, Json> = { [model]: inspectUsage(r.tokens.prompt, r.tokens.completion, r.cost_usd) };
+  for (const j of attempt.trajectory?.judge_usage ?? []) addUsage(out, { [qualifiedModelName(j.model)]: inspectUsage(j.prompt_tokens, j.completion_tokens) });
+  return out;
+}
+
 /**
- * A run as an Inspect AI `.eval` log: a zip of `header.json` (the log without samples: eval spec,
- * plan, results with gitgood's solve rate as accuracy, stats), one `samples/<id>_epoch_<n>.json` per
- * attempt (repeat r is epoch r + 1), `summaries.json` and `reductions.json`.
+ * A run as an Inspect AI `.eval` log: a zip of `header.json` (the log without samples: eval spec, plan,
+ * results with gitgood's solve rate as accuracy overall and per scenario, stats), one
+ * `samples/<id>_epoch_<n>.json` per attempt (repeat r is epoch r + 1) with its messages and its transcript
+ * as Inspect's events, `summaries.json` and `reductions.json`.
  */
 export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
   const attempts = attemptsOf(run);
-  const model = run.config.identity.model?.name ?? `gitgood/${run.config.identity.agent}`;
+  const named = run.config.identity.model?.name;
+  const model = named ? qualifiedModelName(named) : `gitgood/${run.config.identity.agent}`;
+  const prices = agentPrices(run);
   const epochs = Math.max(1, ...attempts.map((a) => extrasOf(a.record).repeat + 1));
   const ids = [...new Set(attempts.map(sampleId))];
-  const solved = attempts.filter((a) => a.record.solved === true).length;
+  const scenarios = [...new Set(attempts.map((a) => a.record.scenario))].sort();
   const n = attempts.length;
-  const accuracy = n === 0 ? 0 : solved / n;
-  const stderr = n > 1 ? Math.sqrt((accuracy * (1 - accuracy)) / (n - 1)) : 0;
-  const prompt = attempts.reduce((s, a) => s + a.record.tokens.prompt, 0);
-  const completion = attempts.reduce((s, a) => s + a.record.tokens.completion, 0);
   const starts = attempts.map((a) => a.record.started_at).sort();
   const ends = attempts.map(endOf).sort();
+  const usage: Record<string, Json> = {};
+  for (const a of attempts) addUsage(usage, sampleUsage(a, model));
   const header: Json = {
     version: INSPECT_LOG_VERSION,
     status: "success",
     eval: {
-      eval_id: shortId(`eval:${run.dir}:${run.config.created_at}`),
-      run_id: shortId(`run:${run.dir}:${run.config.created_at}`),
+      eval_id: shortId(`eval:${run.label}:${run.config.created_at}`),
+      run_id: shortId(`run:${run.label}:${run.config.created_at}`),
       created: run.config.created_at,
-      task: `gitgood/${[...new Set(attempts.map((a) => a.record.scenario))].sort().join("+") || "run"}`,
+      task: `gitgood/${scenarios.join("+") || "run"}`,
       task_id: shortId(`task:${run.config.identity.samples}`),
       task_version: 0,
       task_attribs: {},
       task_args: {},
       task_args_passed: {},
-      dataset: { name: String(run.config.identity.samples), samples: ids.length, sample_ids: ids, shuffled: false },
+      dataset: { name: datasetName(run.config.identity.samples), samples: ids.length, sample_ids: ids, shuffled: false },
       model,
       model_generate_config: {},
       model_args: {},
@@ -140,19 +184,12 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
     results: {
       total_samples: n,
       completed_samples: n,
-      scores: [
-        {
-          name: SCORER,
-          scorer: SCORER,
-          params: {},
-          metrics: { accuracy: { name: "accuracy", value: accuracy, params: {} }, stderr: { name: "stderr", value: stderr, params: {} } },
-        },
-      ],
+      scores: [evalScore(SCORER, attempts, n), ...scenarios.map((s) => evalScore(s, attempts.filter((a) => a.record.scenario === s), n))],
     },
     stats: {
       started_at: starts[0] ?? run.config.created_at,
       completed_at: ends.at(-1) ?? run.config.created_at,
-      model_usage: { [model]: usage(prompt, completion) },
+      model_usage: usage,
       role_usage: {},
       connection_limit_history: [],
     },
@@ -166,25 +203,31 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
     const r = attempt.record;
     const id = sampleId(attempt);
     const epoch = extrasOf(r).repeat + 1;
-    const messages = inspectMessages(attempt);
-    const task = attempt.trajectory ? conversationOf(attempt.trajectory).task : r.sample_id;
+    const conv = attempt.trajectory ? conversationOf(attempt.trajectory) : null;
+    const attachments = new Attachments();
+    const guard = (text: string) => attachments.ref(text);
+    const messages = conv ? inspectMessages(conv, shortId(`${run.label}/${r.key}`)).map((m) => mapMessageText(m, guard)) : [];
     const last = [...messages].reverse().find((m) => m.role === "assistant");
+    const target = r.verdict === "solved" ? "solved" : "";
+    const scores = scoresOf(attempt);
     const common = {
       id,
       epoch,
-      input: task,
-      target: r.verdict === "solved" ? "solved" : "",
+      input: conv ? conv.task : r.sample_id,
+      target,
       metadata: metadata(attempt),
-      model_usage: { [model]: usage(r.tokens.prompt, r.tokens.completion) },
+      model_usage: sampleUsage(attempt, model),
       role_usage: {},
-      scores: { [SCORER]: score(attempt) },
+      scores,
       started_at: r.started_at,
       completed_at: endOf(attempt),
       total_time: r.duration_ms / 1000,
       ...(r.error ? { error: { message: `${r.error.code}: ${r.error.message}`, traceback: "", traceback_ansi: "" } } : {}),
     };
+    const events = conv ? inspectTranscript({ conv, messages, attachments, startedAt: r.started_at, durationMs: r.duration_ms, model, prices, scores, target }) : [];
     const sample: Json = {
       ...common,
+      input: guard(common.input),
       messages,
       output: {
         model,
@@ -192,23 +235,24 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
         completion: typeof last?.content === "string" ? last.content : "",
       },
       store: {},
-      events: [],
-      attachments: {},
+      events,
+      attachments: attachments.texts,
     };
     entries.push({ name: `samples/${id}_epoch_${epoch}.json`, data: JSON.stringify(sample) });
     summaries.push({ ...common, completed: true, message_count: messages.length });
   }
   entries.push({ name: "summaries.json", data: JSON.stringify(summaries) });
-  const reductions = [
-    {
-      scorer: SCORER,
+  const reductions = [SCORER, ...scenarios].map((scorer) => {
+    const mine = scorer === SCORER ? attempts : attempts.filter((a) => a.record.scenario === scorer);
+    return {
+      scorer,
       reducer: "mean",
-      samples: ids.map((id) => {
-        const mine = attempts.filter((a) => sampleId(a) === id);
-        return { sample_id: id, value: mine.filter((a) => a.record.solved === true).length / mine.length, history: [] };
+      samples: [...new Set(mine.map(sampleId))].map((sid) => {
+        const of = mine.filter((a) => sampleId(a) === sid);
+        return { sample_id: sid, value: of.filter((a) => a.record.solved === true).length / of.length, history: [] };
       }),
-    },
-  ];
+    };
+  });
   entries.push({ name: "reductions.json", data: JSON.stringify(reductions) });
   return zipArchive(entries);
 }

@@ -9,7 +9,7 @@ export type SftFormat = (typeof SFT_FORMATS)[number];
 
 /** Which attempts become training conversations. */
 interface SftFilter {
-  /** Only attempts the scorer solved. */
+  /** Only attempts the scorer solved (unsolved, unjudged and failed attempts are counted as `unsolved`). */
   solvedOnly?: boolean;
   /** Only these scenarios (registry names, any case). */
   scenarios?: readonly string[];
@@ -26,6 +26,9 @@ interface SftFilter {
 interface SftResult {
   lines: string[];
   written: number;
+  /** Attempts the other filters kept but `solvedOnly` left out: what including unsolved attempts would add. */
+  unsolved: number;
+  /** Attempts left out by the other filters (scenario, verdict, judges). */
   filtered: number;
   /** Attempts that passed the filter but have no readable trajectory. */
   without_trajectory: number;
@@ -47,8 +50,8 @@ function judgeWinners(record: ResultRecord): string[] {
   return out;
 }
 
+/** Whether the scenario, verdict and judge filters keep a record (`solvedOnly` is counted on its own). */
 function keep(record: ResultRecord, filter: SftFilter): boolean {
-  if (filter.solvedOnly && record.solved !== true) return false;
   if (filter.scenarios && !filter.scenarios.some((s) => s.toLowerCase() === record.scenario.toLowerCase())) return false;
   if (filter.verdicts && !filter.verdicts.includes(record.verdict)) return false;
   if (filter.judgesAgree && new Set(judgeWinners(record)).size > 1) return false;
@@ -98,11 +101,15 @@ function shareGptLine(conv: Conversation, id: string): unknown {
 /** The training conversations of some runs' attempts, one JSON line each, in run and results order. */
 export function sftExport(runs: readonly RunRead[], filter: SftFilter, format: SftFormat): SftResult {
   if (!SFT_FORMATS.includes(format)) throw new GitGoodError("BAD_OPTION", `unknown --format '${String(format)}'; the formats are ${SFT_FORMATS.join(", ")}`);
-  const result: SftResult = { lines: [], written: 0, filtered: 0, without_trajectory: 0, empty: 0 };
+  const result: SftResult = { lines: [], written: 0, unsolved: 0, filtered: 0, without_trajectory: 0, empty: 0 };
   for (const run of runs) {
     for (const { record, trajectory } of attemptsOf(run)) {
       if (!keep(record, filter)) {
         result.filtered++;
+        continue;
+      }
+      if (filter.solvedOnly && record.solved !== true) {
+        result.unsolved++;
         continue;
       }
       if (!trajectory) {

@@ -44,6 +44,8 @@ interface TurnCall {
   arguments: string;
   result: { ok: boolean; output: string } | null;
   at_ms: number | null;
+  /** When the result came back (null: not recorded). */
+  done_ms: number | null;
 }
 
 /**
@@ -131,7 +133,10 @@ export function conversationOf(trajectory: Trajectory, known?: readonly AttemptE
     } else if (e.type === "note") {
       const malformed = /^malformed arguments for (\S+):/.exec(e.text);
       const unanswered = malformed && current?.calls.find((c) => c.name === malformed[1] && c.result === null);
-      if (unanswered) unanswered.result = { ok: false, output: e.text };
+      if (unanswered) {
+        unanswered.result = { ok: false, output: e.text };
+        unanswered.done_ms = at;
+      }
       else if (current) current.notes.push(e.text);
       else turns.push((current = { content: null, usage: null, at_ms: at, latency_ms: null, calls: [], notes: [e.text] }));
     } else if (e.type === "model") {
@@ -140,7 +145,7 @@ export function conversationOf(trajectory: Trajectory, known?: readonly AttemptE
         usage: e.usage ?? null,
         at_ms: at,
         latency_ms: at !== null && previousAt !== null ? at - previousAt : null,
-        calls: (e.message.tool_calls ?? []).map((c: ToolCall) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: null, at_ms: at })),
+        calls: (e.message.tool_calls ?? []).map((c: ToolCall) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: null, at_ms: at, done_ms: null })),
         notes: [],
       };
       turns.push(current);
@@ -150,6 +155,7 @@ export function conversationOf(trajectory: Trajectory, known?: readonly AttemptE
       const call = current?.calls.find((c) => c.name === e.tool && c.result === null);
       if (call) {
         call.result = { ok: e.ok, output: e.output };
+        call.done_ms = at;
       } else {
         // A call no model turn made (an external or MCP agent): a turn of its own.
         synthetic++;
@@ -159,6 +165,7 @@ export function conversationOf(trajectory: Trajectory, known?: readonly AttemptE
           arguments: stringify(pending?.name === e.tool ? pending.args : {}),
           result: { ok: e.ok, output: e.output },
           at_ms: pending?.at_ms ?? at,
+          done_ms: at,
         };
         turns.push((current = { content: null, usage: null, at_ms: made.at_ms, latency_ms: null, calls: [made], notes: [] }));
       }

@@ -1,6 +1,9 @@
 import type { Report, SampleRow } from "./summary.js";
 
-/** The columns of the CSV export, in order: the report's per-attempt fields. */
+/**
+ * The columns of the CSV export, in order: the report's per-attempt fields. What the JSON report gives as
+ * null (usage a record does not say, a cost without a price) is an empty field, never 0.
+ */
 export const CSV_COLUMNS = [
   "agent",
   "key",
@@ -17,7 +20,11 @@ export const CSV_COLUMNS = [
   "turns",
   "tool_calls",
   "tokens",
+  "prompt_tokens",
+  "completion_tokens",
   "cost_usd",
+  "judge_tokens",
+  "judge_cost_usd",
   "cache_hits",
   "duration_ms",
   "error",

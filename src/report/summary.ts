@@ -67,8 +67,16 @@ export interface SampleRow {
   verdict: ResultRecord["verdict"];
   turns: number;
   tool_calls: number;
+  /** The agent's tokens: prompt + completion, and each. */
   tokens: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** What the agent's tokens cost, US dollars (null: no price for its model). */
   cost_usd: number | null;
+  /** The judges' tokens scoring this attempt (null: the record does not say). */
+  judge_tokens: number | null;
+  /** What the judges' tokens cost, US dollars (null: the record does not say, or a judge has no price). */
+  judge_cost_usd: number | null;
   /** Model requests answered from the response cache (null: the record does not say). */
   cache_hits: number | null;
   duration_ms: number;
@@ -243,7 +251,11 @@ export function buildReport(records: readonly ResultRecord[]): Report {
       turns: r.turns,
       tool_calls: r.tool_calls,
       tokens: r.tokens.prompt + r.tokens.completion,
+      prompt_tokens: r.tokens.prompt,
+      completion_tokens: r.tokens.completion,
       cost_usd: r.cost_usd,
+      judge_tokens: extras[i]?.judge_tokens ?? null,
+      judge_cost_usd: extras[i]?.judge_cost_usd ?? null,
       cache_hits: extras[i]?.cache_hits ?? null,
       duration_ms: r.duration_ms,
       error: r.error ? `${r.error.code}: ${r.error.message}` : null,

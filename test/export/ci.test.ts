@@ -14,9 +14,9 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const run = path.join(tmp, "run");
 writeRun(run, [
-  rec("acme_merge_0000", "MCR", { solved: true, duration_ms: 1500 }),
+  rec("acme_merge_0000", "MCR", { solved: true, duration_ms: 1500, cost_usd: 0.5, judge_tokens: { prompt: 7, completion: 3 }, judge_cost_usd: 0.0125 }),
   rec("=HYPERLINK(\"x\")", "MCR", { solved: false }),
-  rec("acme_chain_0000", "IR", { solved: null }),
+  rec("acme_chain_0000", "IR", { solved: null, judge_tokens: { prompt: 4, completion: 1 }, judge_cost_usd: null }),
   rec("acme_chain_0001", "ICC", { status: "error", solved: false, verdict: "error", error: { code: "MODEL_ERROR", message: "the endpoint said <no> & \u0001 left" } }),
   rec("acme_merge_0000", "MCR", { solved: false, repeat: 1 }),
 ]);
@@ -64,6 +64,13 @@ describe("report --csv", () => {
     expect(lines[0]).toBe(CSV_COLUMNS.join(","));
     expect(lines.filter(Boolean)).toHaveLength(6);
     expect(lines.find((l) => l.includes("HYPERLINK"))).toContain(`"'=HYPERLINK(""x"")"`);
+    // Usage as the JSON report has it: the agent's prompt and completion tokens, the judges' tokens and cost;
+    // what a record does not say (no judge, no price) is an empty field where the JSON report has null.
+    const column = (row: string[], name: string) => row[CSV_COLUMNS.indexOf(name as (typeof CSV_COLUMNS)[number])];
+    const usage = new Map(rows.slice(1).map((row) => [column(row, "key"), ["tokens", "prompt_tokens", "completion_tokens", "cost_usd", "judge_tokens", "judge_cost_usd"].map((c) => column(row, c))]));
+    expect(usage.get("acme_merge_0000.MCR")).toEqual(["15", "10", "5", "0.5", "10", "0.0125"]);
+    expect(usage.get("acme_chain_0000.IR")).toEqual(["15", "10", "5", "", "5", ""]);
+    expect(usage.get("acme_merge_0000.MCR#1")).toEqual(["15", "10", "5", "", "", ""]);
     expect(csvField("a,b")).toBe('"a,b"');
     expect(csvField(-3)).toBe("-3");
     expect(csvField(null)).toBe("");

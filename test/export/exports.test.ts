@@ -1,10 +1,13 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { atifTrajectory } from "../../src/export/atif.js";
-import { attemptsOf, readRun } from "../../src/export/attempts.js";
+import { ATIF_VERSION, atifTrajectory } from "../../src/export/atif.js";
+import { agentPrices, qualifiedModelName } from "../../src/export/models.js";
+import { attemptsOf, readRun, type RunRead } from "../../src/export/attempts.js";
 import { chatMessages, conversationOf } from "../../src/report/conversation.js";
 import { inspectLog } from "../../src/export/inspect.js";
 import { sftExport } from "../../src/export/sft.js";
@@ -56,6 +59,20 @@ function atifProblems(doc: { steps: { step_id: number; source: string; tool_call
   return problems;
 }
 
+/** The entries of a zip as Python's zipfile reads them (names, CRCs, contents), each parsed as JSON. */
+function readZipJson(file: string): Record<string, unknown> {
+  const py = spawnSync("python3", ["-c", "import zipfile,json,sys\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps({n:json.loads(z.read(n)) for n in z.namelist()}))", file], { encoding: "utf8", maxBuffer: 1 << 28 });
+  expect(py.stderr).toBe("");
+  return JSON.parse(py.stdout) as Record<string, unknown>;
+}
+
+/** A run as if made with `--model NAME --price-in 2 --price-out 8` from a samples file under another machine's home. */
+function pricedRun(dir: string, name: string): RunRead {
+  const run = readRun(dir);
+  const identity = { ...run.config.identity, samples: "/home/someone/gitgood/samples.jsonl", model: { name, endpoint: null, temperature: 0 } };
+  return { ...run, config: { ...run.config, identity, config: { file: null, options: { "price-in": 2, "price-out": 8 }, prices: {} } } };
+}
+
 describe("the conversation of an attempt", () => {
   it("rebuilds the llm agent's chat: system, task, calls answered in order, a malformed call answered by its note, the nudge after a turn without calls", () => {
     const run = readRun(ex.llmRun);
@@ -97,6 +114,27 @@ describe("export sft", () => {
       expect(openAiProblems(line.messages)).toEqual([]);
       expect(line.tools.map((t) => t.function.name)).toContain("resolve_current_merge_conflict_with");
     }
+  });
+
+  it("writes only solved attempts unless told --all, and says how many it left out", async () => {
+    const records = [ex.llmRun, ex.oracleRun].flatMap((d) => readRun(d).records);
+    const solved = records.filter((rec) => rec.solved === true).length;
+    const withTrajectory = records.filter((rec) => rec.trajectory).length;
+    expect(solved).toBeLessThan(withTrajectory);
+    const plain = await gitgood(["export", "sft", ex.llmRun, ex.oracleRun]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout.trimEnd().split("\n")).toHaveLength(solved);
+    expect(plain.stderr).toContain(`${solved} conversation(s); ${records.length - solved} not solved left out (--all to include them)`);
+    const all = await gitgood(["export", "sft", ex.llmRun, ex.oracleRun, "--all"]);
+    expect(all.code).toBe(0);
+    expect(all.stdout.trimEnd().split("\n")).toHaveLength(withTrajectory);
+    expect(all.stderr).not.toMatch(/not solved/);
+    // --verdict names the verdicts wanted: no solved-only default under it.
+    const unsolved = await gitgood(["export", "sft", ex.oracleRun, "--verdict", "unjudged"]);
+    expect(unsolved.stdout.trimEnd().split("\n")).toHaveLength(readRun(ex.oracleRun).records.filter((rec) => rec.verdict === "unjudged").length);
+    const both = await gitgood(["export", "sft", ex.llmRun, "--all", "--solved-only"]);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr.trim().split("\n")).toEqual(["gitgood: --all and --solved-only contradict each other: choose one"]);
   });
 
   it("filters by scenario and verdict, and writes the ShareGPT layout with alternating turns", () => {
@@ -147,6 +185,23 @@ describe("export atif", () => {
     }
   });
 
+  it("writes the ATIF version its vendored schema is for, and each step's cost at the run's prices", () => {
+    const schema = JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "schemas", "atif-trajectory.schema.json"), "utf8")) as { properties: { schema_version: { default: string } } };
+    expect(ATIF_VERSION).toBe(schema.properties.schema_version.default);
+    const run = pricedRun(ex.llmRun, "fake-1");
+    const [a] = attemptsOf(run);
+    const doc = atifTrajectory("llm", "t", a!.record, a!.trajectory!, qualifiedModelName("fake-1"), agentPrices(run)) as { schema_version: string; steps: { model_name?: string; metrics?: { prompt_tokens: number; completion_tokens: number; cost_usd?: number } }[] };
+    expect(doc.schema_version).toBe(ATIF_VERSION);
+    expect(schemaValidator("atif-trajectory.schema.json")(doc)).toEqual([]);
+    const metered = doc.steps.filter((s) => s.metrics);
+    expect(metered).toHaveLength(4);
+    for (const s of metered) expect(s.metrics?.cost_usd).toBeCloseTo((s.metrics!.prompt_tokens * 2 + s.metrics!.completion_tokens * 8) / 1e6, 9);
+    expect(metered.every((s) => s.model_name === "openai/fake-1")).toBe(true);
+    // Without prices no step claims a cost.
+    const unpriced = atifTrajectory("llm", "t", a!.record, a!.trajectory!, null) as typeof doc;
+    expect(unpriced.steps.some((s) => s.metrics?.cost_usd !== undefined)).toBe(false);
+  });
+
   it("carries the turns' tokens, the calls and their results", () => {
     const run = readRun(ex.llmRun);
     const [a] = attemptsOf(run);
@@ -168,9 +223,7 @@ describe("export inspect", () => {
     expect(r.code).toBe(0);
     const file = path.join(out, `${path.basename(ex.oracleRun)}.eval`);
     // Python's zipfile is the independent reader: names, CRCs (testzip) and contents.
-    const py = spawnSync("python3", ["-c", "import zipfile,json,sys\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps({n:json.loads(z.read(n)) for n in z.namelist()}))", file], { encoding: "utf8", maxBuffer: 1 << 28 });
-    expect(py.stderr).toBe("");
-    const entries = JSON.parse(py.stdout) as Record<string, unknown>;
+    const entries = readZipJson(file);
     const names = Object.keys(entries);
     const run = readRun(ex.oracleRun);
     expect(names.filter((n) => n.startsWith("samples/"))).toHaveLength(run.records.length);
@@ -191,6 +244,99 @@ describe("export inspect", () => {
     expect(header.results.scores[0]?.metrics.accuracy.value).toBeCloseTo(solved / run.records.length);
     // The validator rejects a sample missing a required field: the check can fail.
     expect(sample({ ...(entries[names.find((x) => x.startsWith("samples/"))!] as object), messages: undefined })).not.toEqual([]);
+  });
+
+  it("gives each sample a transcript of model, tool and score events, the model named with its provider, usage and cost per call", () => {
+    const run = pricedRun(ex.llmRun, "fake-1");
+    const file = path.join(tmp, "llm-priced.eval");
+    writeFileSync(file, inspectLog(run, "t"));
+    const entries = readZipJson(file);
+    const header = entries["header.json"] as { eval: { model: string; dataset: { name: string } }; stats: { model_usage: Record<string, { input_tokens: number; total_cost?: number }> } };
+    expect(header.eval.model).toBe("openai/fake-1");
+    expect(header.eval.dataset.name).toBe("samples.jsonl");
+    const [attempt] = attemptsOf(run);
+    const record = attempt!.record;
+    expect(header.stats.model_usage["openai/fake-1"]?.input_tokens).toBe(record.tokens.prompt);
+    const name = Object.keys(entries).find((n) => n.startsWith("samples/"))!;
+    type Event = { event: string; timestamp: string; working_start: number; [k: string]: unknown };
+    const sample = entries[name] as { events: Event[]; attachments: Record<string, string>; messages: { id: string; role: string }[] };
+    expect(schemaValidator("inspect-log.schema.json", "EvalSample")(sample)).toEqual([]);
+    const kinds = sample.events.map((e) => e.event);
+    expect(kinds[0]).toBe("sample_init");
+    expect(kinds.filter((k) => k === "model")).toHaveLength(4);
+    // Every call the model made, the malformed one too (the record counts only the calls that ran).
+    expect(kinds.filter((k) => k === "tool")).toHaveLength(conversationOf(attempt!.trajectory!).turns.flatMap((t) => t.calls).length);
+    expect(kinds.slice(-2)).toEqual(["score", "score"]);
+    expect(sample.events.filter((e) => e.event === "score").map((e) => e.scorer)).toEqual(["gitgood", "MCR"]);
+    // Times run forward from the attempt's start.
+    const times = sample.events.map((e) => Date.parse(e.timestamp));
+    expect(times.every((t, i) => i === 0 || t >= times[i - 1]!)).toBe(true);
+    expect(times[0]).toBe(Date.parse(record.started_at));
+    const models = sample.events.filter((e) => e.event === "model") as (Event & { model: string; input: { role: string; content: string }[]; output: { usage: { input_tokens: number; output_tokens: number; total_cost: number } } })[];
+    expect(models.every((m) => m.model === "openai/fake-1")).toBe(true);
+    // Each call's tokens and cost at the run's prices ($2 and $8 per million) add up to the attempt's.
+    expect(models.reduce((a, m) => a + m.output.usage.input_tokens, 0)).toBe(record.tokens.prompt);
+    for (const m of models) expect(m.output.usage.total_cost).toBeCloseTo((m.output.usage.input_tokens * 2 + m.output.usage.output_tokens * 8) / 1e6, 9);
+    // A model call's input is the conversation so far; long texts are attachments the sample holds.
+    expect(models[0]!.input.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(models[1]!.input.length).toBeGreaterThan(models[0]!.input.length);
+    const refs = JSON.stringify(sample.events).match(/attachment:\/\/[0-9a-f]+/g) ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(sample.attachments[ref.slice("attachment://".length)]).toBeDefined();
+    expect(models[0]!.input[0]!.content).toMatch(/^attachment:\/\//);
+    const tools = sample.events.filter((e) => e.event === "tool") as (Event & { function: string; result: string; error?: { type: string } })[];
+    expect(tools[0]).toMatchObject({ function: "view_current_merge_conflict_with", arguments: { context_window_size: 2, reason: "look" } });
+    expect(tools[1]).toMatchObject({ function: "resolve_current_merge_conflict_with", error: { type: "parsing" } });
+    // The validator checks the events: a model event without its model fails.
+    const broken = { ...sample, events: sample.events.map((e) => (e.event === "model" ? { ...e, model: undefined } : e)) };
+    expect(schemaValidator("inspect-log.schema.json", "EvalSample")(broken)).not.toEqual([]);
+  });
+
+  it("keeps an agent's text that looks like an attachment reference as itself when Inspect resolves the references", () => {
+    const run = readRun(ex.llmRun);
+    const [a] = attemptsOf(run);
+    const conv = conversationOf(a!.trajectory!);
+    // The key Inspect's reader would look the system prompt up by, were it an attachment (as the export makes it).
+    const systemKey = createHash("sha256").update(conv.system!).digest("hex").slice(0, 32);
+    const spoof = `attachment://${systemKey}`;
+    const events = a!.trajectory!.events.map((e) => (e.type === "model" && (e.message as { content: unknown }).content === "I think it is done." ? { ...e, message: { ...(e.message as object), content: spoof } } : e));
+    const hostile = { ...run, store: { readTrajectory: () => ({ ...a!.trajectory!, events }) } } as unknown as RunRead;
+    const file = path.join(tmp, "spoof.eval");
+    writeFileSync(file, inspectLog(hostile, "t"));
+    const entries = readZipJson(file);
+    const sample = entries[Object.keys(entries).find((n) => n.startsWith("samples/"))!] as { messages: { content: string }[]; events: { event: string; input?: { content: string }[] }[]; attachments: Record<string, string> };
+    // Inspect's reader: a text that starts with a reference is replaced by the attachment it names.
+    const resolve = (t: string) => (t.startsWith("attachment://") ? (sample.attachments[t.slice("attachment://".length)] ?? t) : t);
+    const original = chatMessages(conversationOf({ ...a!.trajectory!, events })).map((m) => m.content ?? "");
+    expect(sample.messages.map((m) => resolve(m.content))).toEqual(original);
+    expect(original).toContain(spoof);
+    for (const e of sample.events.filter((x) => x.event === "model")) expect(e.input!.map((m) => resolve(m.content))).toEqual(original.slice(0, e.input!.length));
+  });
+
+  it("breaks the results down by scenario: a scorer per scenario, each sample scored by gitgood's and its scenario's", () => {
+    const run = readRun(ex.oracleRun);
+    const file = path.join(tmp, "oracle.eval");
+    writeFileSync(file, inspectLog(run, "t"));
+    const entries = readZipJson(file);
+    const header = entries["header.json"] as { results: { scores: { name: string; metrics: { accuracy: { value: number } }; scored_samples: number }[] } };
+    const scenarios = [...new Set(run.records.map((r) => r.scenario))].sort();
+    expect(scenarios.length).toBeGreaterThan(1);
+    expect(header.results.scores.map((s) => s.name)).toEqual(["gitgood", ...scenarios]);
+    for (const s of scenarios) {
+      const mine = run.records.filter((r) => r.scenario === s);
+      const row = header.results.scores.find((x) => x.name === s)!;
+      expect(row.scored_samples).toBe(mine.length);
+      expect(row.metrics.accuracy.value).toBeCloseTo(mine.filter((r) => r.solved === true).length / mine.length);
+    }
+    const reductions = entries["reductions.json"] as { scorer: string; samples: unknown[] }[];
+    expect(reductions.map((r) => r.scorer)).toEqual(["gitgood", ...scenarios]);
+    for (const n of Object.keys(entries).filter((x) => x.startsWith("samples/"))) {
+      const sample = entries[n] as { scores: Record<string, unknown>; metadata: { scenario: string }; events: { event: string }[] };
+      expect(Object.keys(sample.scores)).toEqual(["gitgood", sample.metadata.scenario]);
+      // The oracle has no model: its transcript is tool events and the scores.
+      expect(sample.events.some((e) => e.event === "model")).toBe(false);
+      expect(sample.events.some((e) => e.event === "tool")).toBe(true);
+    }
   });
 
   it("is byte-for-byte the same when written twice", () => {
