@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Command, Option } from "commander";
@@ -9,6 +9,7 @@ import { exportHarborTask } from "../export/harbor.js";
 import { inspectLog } from "../export/inspect.js";
 import { repositoryPath } from "../dataset/clones.js";
 import { Repo } from "../git/repo.js";
+import { defaultIsolation, type Isolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
 import { loadSamples } from "../runs/from-flags.js";
 import { historyOption } from "../runs/flags.js";
@@ -122,6 +123,24 @@ interface HarborFlags {
   ids?: string;
   scenario?: string[];
   history: HistoryDepth;
+  envSpec?: string;
+  check?: boolean;
+  keepFailing: boolean;
+}
+
+/**
+ * The gate's isolation: gitgood's default jail. Where it cannot run, an explicit `--check` is refused in one
+ * line and the default goes on unchecked, saying so.
+ */
+function checkIsolation(flags: HarborFlags, io: CliIO): Isolation | null {
+  if (flags.check === false) return null;
+  try {
+    return defaultIsolation();
+  } catch (err) {
+    if (!(err instanceof GitGoodError) || flags.check === true) throw err;
+    io.stderr.write(`the tasks are not checked: ${err.message}\n`);
+    return null;
+  }
 }
 
 function harborCommand(io: CliIO): Command {
@@ -134,14 +153,24 @@ function harborCommand(io: CliIO): Command {
     .option("--ids <list>", "only these sample ids, comma-separated")
     .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
     .addOption(historyOption())
-    .action(async (samplesFile: string, out: string, flags: HarborFlags) => {
+    .option("--env-spec <file>", "SWE and COMMIT0: environment specs (YAML) per repository and version, as for 'run': the Dockerfile's set-up and the check's environment")
+    .option("--check", "check every task before it is written: the oracle scores 1, the untouched start 0 (the default where gitgood's jail runs)")
+    .option("--no-check", "write the tasks unchecked")
+    .option("--keep-failing", "write the tasks that fail the check too (task.toml's [metadata] gitgood_check says why)", false)
+    .action(async (samplesFile: string, outArg: string, flags: HarborFlags) => {
       if (!flags.repo === !flags.repos) throw new GitGoodError("BAD_OPTION", "gitgood export harbor needs --repo PATH or --repos DIR (one of them)");
+      if (flags.envSpec !== undefined && !existsSync(flags.envSpec)) throw new GitGoodError("BAD_OPTION", `--env-spec ${flags.envSpec}: no such file`);
+      const out = path.resolve(outArg);
+      const envSpecFile = flags.envSpec === undefined ? undefined : path.resolve(flags.envSpec);
+      const settings = envSpecFile === undefined ? undefined : { swe: { envSpecFile }, commit0: { envSpecFile } };
+      const isolation = checkIsolation(flags, io);
       const where = flags.repo ? { repo: flags.repo } : { repos: flags.repos ?? "" };
       const samples = await loadSamples([samplesFile], flags.ids?.split(",").map((s) => s.trim()).filter(Boolean));
       const wanted = flags.scenario?.map((s) => scenarioNamed(s).name);
       const repos = new Map<string, Repo>();
       let written = 0;
       let failed = 0;
+      let leftOut = 0;
       try {
         for (const sample of samples) {
           for (const scenario of scenariosFor(sample).filter((d) => !wanted || wanted.includes(d.name))) {
@@ -152,8 +181,21 @@ function harborCommand(io: CliIO): Command {
                 source = (await Repo.open(dir)).keepReader();
                 repos.set(dir, source);
               }
-              const task = await exportHarborTask(sample, scenario, source, { out, history: flags.history, version: pkg.version });
-              io.stderr.write(`wrote ${task}\n`);
+              const task = await exportHarborTask(sample, scenario, source, {
+                out,
+                history: flags.history,
+                version: pkg.version,
+                settings,
+                check: isolation ? { isolation } : null,
+                keepFailing: flags.keepFailing,
+              });
+              const problems = task.check?.problems ?? [];
+              if (problems.length > 0) io.stderr.write(`${sample.id} ${scenario.name}: fails the check: ${problems.join("; ")}\n`);
+              if (task.dir === null) {
+                leftOut++;
+                continue;
+              }
+              io.stderr.write(`wrote ${path.join(outArg, path.basename(task.dir))}${task.check ? (problems.length === 0 ? " (checked: the oracle scores 1, the untouched start 0)" : " (kept although it fails the check)") : ""}\n`);
               written++;
             } catch (err) {
               if (!(err instanceof GitGoodError)) throw err;
@@ -165,7 +207,8 @@ function harborCommand(io: CliIO): Command {
       } finally {
         for (const repo of repos.values()) void repo.close();
       }
-      io.stderr.write(`${written} Harbor task(s) written under ${out}${failed > 0 ? `; ${failed} not exported` : ""}\n`);
+      const notes = [failed > 0 ? `${failed} not exported` : "", leftOut > 0 ? `${leftOut} left out for failing the check (--keep-failing writes them)` : ""].filter(Boolean);
+      io.stderr.write(`${written} Harbor task(s) written under ${outArg}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}\n`);
       if (written === 0) throw new GitGoodError("BAD_OPTION", "no Harbor task was written");
     });
 }

@@ -58,12 +58,12 @@ beforeAll(async () => {
   const opts: Commit0Options = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
   completion = (await makeSkeleton(library.dir, { src: "shapes", ...opts })).sample;
   const source = await Repo.open(library.dir);
-  completionTask = await exportHarborTask(completion, COMMIT0, source, { out, version: "test", settings: { commit0: opts } });
+  completionTask = (await exportHarborTask(completion, COMMIT0, source, { out, version: "test", settings: { commit0: opts } })).dir!;
   const empty = await evaluateCompletion(source, completion, "", opts);
   expect(empty.error).toBeUndefined();
   skeletonRate = empty.pass_rate;
   swe = pythonTask();
-  sweTask = await exportHarborTask(swe.sample(), SWE, await Repo.open(swe.fixture.dir), { out, version: "test" });
+  sweTask = (await exportHarborTask(swe.sample(), SWE, await Repo.open(swe.fixture.dir), { out, version: "test" })).dir!;
 }, 240_000);
 
 afterAll(() => {
