@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Command, Option } from "commander";
@@ -8,6 +8,7 @@ import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
 import { exportHarborTask } from "../export/harbor.js";
 import { inspectLog } from "../export/inspect.js";
 import { repositoryPath } from "../dataset/clones.js";
+import { addFamilyOptions, familySettings } from "../families/options.js";
 import { Repo } from "../git/repo.js";
 import { defaultIsolation, type Isolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
@@ -123,7 +124,6 @@ interface HarborFlags {
   ids?: string;
   scenario?: string[];
   history: HistoryDepth;
-  envSpec?: string;
   check?: boolean;
   keepFailing: boolean;
 }
@@ -144,7 +144,7 @@ function checkIsolation(flags: HarborFlags, io: CliIO): Isolation | null {
 }
 
 function harborCommand(io: CliIO): Command {
-  return new Command("harbor")
+  const cmd = new Command("harbor")
     .description("write Harbor task directories (task.toml, instruction.md, environment/, tests/, solution/), one per sample and scenario")
     .argument("<samples>", "samples file (gitgood JSONL or another dataset layout)")
     .argument("<out>", "directory to write the task directories into")
@@ -153,16 +153,14 @@ function harborCommand(io: CliIO): Command {
     .option("--ids <list>", "only these sample ids, comma-separated")
     .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
     .addOption(historyOption())
-    .option("--env-spec <file>", "SWE and COMMIT0: environment specs (YAML) per repository and version, as for 'run': the Dockerfile's set-up and the check's environment")
     .option("--check", "check every task before it is written: the oracle scores 1, the untouched start 0 (the default where gitgood's jail runs)")
     .option("--no-check", "write the tasks unchecked")
     .option("--keep-failing", "write the tasks that fail the check too (task.toml's [metadata] gitgood_check says why)", false)
     .action(async (samplesFile: string, outArg: string, flags: HarborFlags) => {
       if (!flags.repo === !flags.repos) throw new GitGoodError("BAD_OPTION", "gitgood export harbor needs --repo PATH or --repos DIR (one of them)");
-      if (flags.envSpec !== undefined && !existsSync(flags.envSpec)) throw new GitGoodError("BAD_OPTION", `--env-spec ${flags.envSpec}: no such file`);
       const out = path.resolve(outArg);
-      const envSpecFile = flags.envSpec === undefined ? undefined : path.resolve(flags.envSpec);
-      const settings = envSpecFile === undefined ? undefined : { swe: { envSpecFile }, commit0: { envSpecFile } };
+      // The families' environment options (--env-spec): the Dockerfile's set-up and the check's environment.
+      const settings = familySettings(flags, "harbor", { isolation: undefined, model: undefined, envs: null });
       const isolation = checkIsolation(flags, io);
       const where = flags.repo ? { repo: flags.repo } : { repos: flags.repos ?? "" };
       const samples = await loadSamples([samplesFile], flags.ids?.split(",").map((s) => s.trim()).filter(Boolean));
@@ -211,6 +209,7 @@ function harborCommand(io: CliIO): Command {
       io.stderr.write(`${written} Harbor task(s) written under ${outArg}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}\n`);
       if (written === 0) throw new GitGoodError("BAD_OPTION", "no Harbor task was written");
     });
+  return addFamilyOptions(cmd, "harbor");
 }
 
 export function exportCommand(io: CliIO): Command {
