@@ -5,12 +5,13 @@ import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
 import { atifTrajectory } from "../export/atif.js";
 import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
-import { exportHarborTask } from "../export/harbor.js";
+import { exportHarborTask, type HarborExportOptions } from "../export/harbor.js";
+import { CONTAINER_RUNTIMES, containerRuntimeProblem, type ContainerRuntime } from "../export/harbor-container.js";
 import { inspectLog } from "../export/inspect.js";
 import { repositoryPath } from "../dataset/clones.js";
 import { addFamilyOptions, familySettings } from "../families/options.js";
 import { Repo } from "../git/repo.js";
-import { defaultIsolation, type Isolation } from "../sandbox/isolation.js";
+import { defaultIsolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
 import { loadSamples } from "../runs/from-flags.js";
 import { historyOption } from "../runs/flags.js";
@@ -126,16 +127,23 @@ interface HarborFlags {
   history: HistoryDepth;
   check?: boolean;
   keepFailing: boolean;
+  runtime: "jail" | ContainerRuntime;
+  baseImage?: string;
 }
 
 /**
- * The gate's isolation: gitgood's default jail. Where it cannot run, an explicit `--check` is refused in one
- * line and the default goes on unchecked, saying so.
+ * Where the gate runs: gitgood's default jail, or the container runtime `--runtime` names. Where it cannot
+ * run, an explicit `--check` or `--runtime` is refused in one line and the default goes on unchecked, saying so.
  */
-function checkIsolation(flags: HarborFlags, io: CliIO): Isolation | null {
+async function checkPlace(flags: HarborFlags, io: CliIO): Promise<HarborExportOptions["check"]> {
   if (flags.check === false) return null;
+  if (flags.runtime !== "jail") {
+    const problem = await containerRuntimeProblem(flags.runtime);
+    if (problem !== null) throw new GitGoodError("ISOLATION_UNAVAILABLE", `--runtime ${flags.runtime} cannot run here: ${problem}`);
+    return { container: { runtime: flags.runtime, baseImage: flags.baseImage } };
+  }
   try {
-    return defaultIsolation();
+    return { isolation: defaultIsolation() };
   } catch (err) {
     if (!(err instanceof GitGoodError) || flags.check === true) throw err;
     io.stderr.write(`the tasks are not checked: ${err.message}\n`);
@@ -155,13 +163,19 @@ function harborCommand(io: CliIO): Command {
     .addOption(historyOption())
     .option("--check", "check every task before it is written: the oracle scores 1, the untouched start 0 (the default where gitgood's jail runs)")
     .option("--no-check", "write the tasks unchecked")
+    .addOption(
+      new Option("--runtime <name>", "where the check runs: gitgood's jail with the task's environment, or a container runtime that builds environment/Dockerfile")
+        .choices(["jail", ...CONTAINER_RUNTIMES])
+        .default("jail"),
+    )
+    .option("--base-image <image>", "with --runtime podman|docker: the image the Dockerfile starts from for the check (its BASE_IMAGE build argument; one built offline, say)")
     .option("--keep-failing", "write the tasks that fail the check too (task.toml's [metadata] gitgood_check says why)", false)
     .action(async (samplesFile: string, outArg: string, flags: HarborFlags) => {
       if (!flags.repo === !flags.repos) throw new GitGoodError("BAD_OPTION", "gitgood export harbor needs --repo PATH or --repos DIR (one of them)");
       const out = path.resolve(outArg);
       // The families' environment options (--env-spec): the Dockerfile's set-up and the check's environment.
       const settings = familySettings(flags, "harbor", { isolation: undefined, model: undefined, envs: null });
-      const isolation = checkIsolation(flags, io);
+      const check = await checkPlace(flags, io);
       const where = flags.repo ? { repo: flags.repo } : { repos: flags.repos ?? "" };
       const samples = await loadSamples([samplesFile], flags.ids?.split(",").map((s) => s.trim()).filter(Boolean));
       const wanted = flags.scenario?.map((s) => scenarioNamed(s).name);
@@ -184,7 +198,7 @@ function harborCommand(io: CliIO): Command {
                 history: flags.history,
                 version: pkg.version,
                 settings,
-                check: isolation ? { isolation } : null,
+                check,
                 keepFailing: flags.keepFailing,
               });
               const problems = task.check?.problems ?? [];

@@ -56,7 +56,7 @@ function lastLine(text: string): string {
 }
 
 /** The reward files a run wrote, read as files only (a link or a directory in their place counts as missing). */
-function readRewards(logs: string, output: string): RewardFiles {
+export function readRewards(logs: string, output: string): RewardFiles {
   const txt = readRegularFile(path.join(logs, "verifier", "reward.txt"))?.trim() ?? "";
   let metrics: Record<string, number> | null = null;
   try {
@@ -122,7 +122,7 @@ async function runTask(task: string, oracle: boolean, opts: HarborCheckOptions, 
 }
 
 /** What is wrong with one run's rewards: none written, the two files disagreeing, or the wrong score. */
-function judge(label: string, r: RewardFiles, want: "solved" | "unsolved"): string[] {
+function judgeRun(label: string, r: RewardFiles, want: "solved" | "unsolved"): string[] {
   if (r.reward === null) return [`${label}: tests/test.sh wrote no reward.txt with one number`];
   if (r.metrics === null) return [`${label}: tests/test.sh wrote no reward.json of named numbers`];
   if (r.metrics.reward !== r.reward) return [`${label}: reward.json's reward (${String(r.metrics.reward)}) is not reward.txt's (${r.reward})`];
@@ -130,6 +130,11 @@ function judge(label: string, r: RewardFiles, want: "solved" | "unsolved"): stri
   if (want === "solved" && (r.reward !== 1 || solved !== 1)) return [`${label} scores ${r.reward} (solved ${String(solved)}), not 1`];
   if (want === "unsolved" && (r.reward >= 1 || solved !== 0)) return [`${label} scores ${r.reward} (solved ${String(solved)}): a task solved before anyone works on it`];
   return [];
+}
+
+/** What is wrong with the two runs' rewards: the oracle must score 1 (solved), the untouched start must not be solved. */
+export function judgeRewards(oracle: RewardFiles, nop: RewardFiles): string[] {
+  return [...judgeRun("the oracle (solution/solve.sh)", oracle, "solved"), ...judgeRun("the untouched start", nop, "unsolved")];
 }
 
 /**
@@ -141,7 +146,7 @@ export async function checkHarborTask(task: string, opts: HarborCheckOptions): P
   const problems: string[] = [];
   const oracle = await runTask(task, true, opts, problems);
   const nop = await runTask(task, false, opts, problems);
-  if (problems.length === 0) problems.push(...judge("the oracle (solution/solve.sh)", oracle, "solved"), ...judge("the untouched start", nop, "unsolved"));
+  if (problems.length === 0) problems.push(...judgeRewards(oracle, nop));
   const where = `gitgood's jail (${opts.isolation.mode}) with ${opts.environment ? `the task's environment (${opts.environment.key})` : "git alone"}`;
   return { where, oracle, nop, problems };
 }

@@ -13,6 +13,7 @@ import { checkRelativePath, entryKind, makeProjectParents, readProjectFile, read
 import type { Isolation } from "../sandbox/isolation.js";
 import type { Environment } from "../testenv/types.js";
 import { checkHarborTask, type HarborCheck, type RewardFiles } from "./harbor-check.js";
+import { checkHarborTaskInContainer, type ContainerCheckOptions } from "./harbor-container.js";
 import { harborParts, type HarborParts, type TaskFile } from "./harbor-tasks.js";
 import { START_SH, TASK_REPO } from "./harbor-scripts.js";
 import { tomlDocument } from "./harbor-toml.js";
@@ -27,8 +28,11 @@ export interface HarborExportOptions {
   version: string;
   /** Scenario settings (ICC's `scope`, MCR's `mcrTools`, SWE's and COMMIT0's `envSpecFile`), as for a run. */
   settings?: Record<string, unknown>;
-  /** Run the gate (src/export/harbor-check.ts) in this isolation before the task is written; absent: not checked. */
-  check?: { isolation: Isolation; timeoutSeconds?: number } | null;
+  /**
+   * Run the gate before the task is written: in gitgood's jail with this isolation (src/export/harbor-check.ts),
+   * or with a container runtime that builds the Dockerfile (src/export/harbor-container.ts); absent: not checked.
+   */
+  check?: { isolation: Isolation; timeoutSeconds?: number } | { container: ContainerCheckOptions } | null;
   /** Write a task that fails the gate too (its task.toml's [metadata] says so); by default it is left out. */
   keepFailing?: boolean;
 }
@@ -110,7 +114,9 @@ function envValue(value: string): string {
 function dockerfile(parts: HarborParts): string {
   const packages = [...new Set(["git", "ca-certificates", ...parts.packages])].join(" ");
   return [
-    `FROM ${BASE_IMAGE}`,
+    "# The base image can be given at build time (a Debian image built offline, say): --build-arg BASE_IMAGE=…",
+    `ARG BASE_IMAGE=${BASE_IMAGE}`,
+    "FROM ${BASE_IMAGE}",
     `RUN apt-get update && apt-get install -y --no-install-recommends ${packages} && rm -rf /var/lib/apt/lists/*`,
     "# The repository as gitgood's answer-free sandbox held it at the task's start (start/start.sh says how).",
     "COPY start /tmp/gitgood-start",
@@ -189,6 +195,7 @@ export async function exportHarborTask(sample: Sample, scenario: AnyScenarioDefi
 
 /** The gate on a task written at `dir`, with the environment its family names; an environment that cannot be built fails it. */
 async function gate(dir: string, parts: HarborParts, check: NonNullable<HarborExportOptions["check"]>): Promise<HarborCheck> {
+  if ("container" in check) return checkHarborTaskInContainer(dir, check.container);
   let environment: Environment | null = null;
   if (parts.checkEnvironment) {
     try {

@@ -205,7 +205,7 @@ describe("export harbor: the task directories", () => {
         verifier: { environment_mode: "shared", network_mode: "no-network" },
         environment: { network_mode: "no-network", workdir: "/app" },
       });
-      expect(readFileSync(path.join(task, "environment", "Dockerfile"), "utf8")).toMatch(/^FROM debian:[^\n]+\nRUN apt-get update && apt-get install -y --no-install-recommends git /);
+      expect(readFileSync(path.join(task, "environment", "Dockerfile"), "utf8")).toMatch(/\nARG BASE_IMAGE=debian:[^\n]+\nFROM \$\{BASE_IMAGE\}\nRUN apt-get update && apt-get install -y --no-install-recommends git /);
     }
     // The check can fail: a key Harbor does not know, a wrong type, a name outside org/name.
     expect(tomlProblems({ task: { name: "gitgood/x", surprise: 1 }, verifier: { timeout_sec: "600" } })).toHaveLength(2);
