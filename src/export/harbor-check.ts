@@ -75,9 +75,9 @@ function scriptEnv(env: Environment | null, repo: string, logs: string): Record<
   const vars: Record<string, string> = { GITGOOD_TASK_REPO: repo, GITGOOD_TASK_LOGS: logs };
   if (!env) return vars;
   const pythonPath = env.spec.pythonPath.map((p) => path.resolve(repo, p));
+  // The environment's variables hold the spec's own (`env:`), already expanded.
   return {
     ...env.vars,
-    ...env.spec.env,
     GITGOOD_ENV: env.envDir,
     PYTHONDONTWRITEBYTECODE: "1",
     ...(pythonPath.length > 0 ? { PYTHONPATH: pythonPath.join(path.delimiter) } : {}),

@@ -111,7 +111,11 @@ function envValue(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, " ")}"`;
 }
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function dockerfile(parts: HarborParts): string {
+  const bad = Object.keys(parts.env).find((k) => !ENV_NAME.test(k));
+  if (bad !== undefined) throw new GitGoodError("BAD_ENV_SPEC", `the environment's variable name ${JSON.stringify(bad)} cannot go into a Dockerfile`);
   const packages = [...new Set(["git", "ca-certificates", ...parts.packages])].join(" ");
   return [
     "# The base image can be given at build time (a Debian image built offline, say): --build-arg BASE_IMAGE=…",
@@ -123,7 +127,8 @@ function dockerfile(parts: HarborParts): string {
     `RUN sh /tmp/gitgood-start/start.sh ${TASK_REPO} && rm -rf /tmp/gitgood-start`,
     `WORKDIR ${TASK_REPO}`,
     ...Object.entries(parts.env).map(([k, v]) => `ENV ${k}=${envValue(v)}`),
-    ...parts.setup.map((cmd) => `RUN ${cmd.replace(/\n/g, " ")}`),
+    // The exec form with a JSON string keeps a command as it is, line breaks included; sh runs it in /app.
+    ...parts.setup.map((cmd) => `RUN ${JSON.stringify(["sh", "-c", cmd])}`),
     "",
   ].join("\n");
 }

@@ -102,12 +102,13 @@ export const TASK_ENV = "/opt/gitgood-env";
  * the same spec (\`--env-spec\`, the dataset's own set-up, the test dependencies the project declares): a
  * virtual environment over the system's packages (pytest among them) at $GITGOOD_ENV/venv, first on PATH, the
  * spec's variables and set-up commands, and the project installed with its dependencies (the image is built
- * with the network, unlike gitgood's offline editable install); PYTHONPATH as gitgood's test runs have it.
+ * with the network, unlike gitgood's offline editable install; without an index, pip builds it with the
+ * system's setuptools); PYTHONPATH as gitgood's test runs have it.
  */
 export function pythonEnvironment(spec: EnvSpec): Pick<HarborParts, "packages" | "setup" | "env"> {
   const pythonPath = spec.pythonPath.map((p) => (p === "." || p === "" ? TASK_REPO : `${TASK_REPO}/${p.replace(/^\.\//, "")}`));
   return {
-    packages: ["python3", "python3-pip", "python3-venv", "python3-pytest", "python-is-python3"],
+    packages: ["python3", "python3-pip", "python3-setuptools", "python3-venv", "python3-pytest", "python-is-python3"],
     env: {
       GITGOOD_ENV: TASK_ENV,
       VIRTUAL_ENV: `${TASK_ENV}/venv`,
@@ -118,7 +119,8 @@ export function pythonEnvironment(spec: EnvSpec): Pick<HarborParts, "packages" |
     setup: [
       `python3 -m venv --system-site-packages ${TASK_ENV}/venv`,
       ...spec.setup,
-      "if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . ; fi",
+      // Without an index (an offline build), the build's own tools come from the system (python3-setuptools).
+      "if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . || python -m pip install --no-build-isolation -e . ; fi",
     ],
   };
 }

@@ -118,8 +118,8 @@ describe("export harbor --check: a task that fails the gate is reported and left
     expect(fixed.code).toBe(0);
     const dockerfile = readFileSync(path.join(out, "acme__calc-1-swe", "environment", "Dockerfile"), "utf8");
     expect(dockerfile).toContain('ENV PYTEST_ADDOPTS="-o addopts="\n');
-    expect(dockerfile).toContain("RUN echo set-up from the spec\n");
-    expect(dockerfile).toContain("RUN if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . ; fi\n");
+    expect(dockerfile).toContain('RUN ["sh","-c","echo set-up from the spec"]\n');
+    expect(dockerfile).toContain('RUN ["sh","-c","if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . || python -m pip install --no-build-isolation -e . ; fi"]\n');
     expect(dockerfile).not.toContain("--no-deps");
   });
 

@@ -7,6 +7,7 @@ import { containerRuntimeProblem } from "../../src/export/harbor-container.js";
 import { gitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { buildRunFixture } from "../helpers/runs.js";
+import { pythonTask } from "../helpers/swe.js";
 
 /*
  * The check with a container runtime (`--runtime podman`): environment/Dockerfile built for real from a
@@ -60,6 +61,19 @@ describe.skipIf(!ready)("export harbor --runtime podman", () => {
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(out, `${merge.id}-mcr`, "task.toml"), "utf8")).toContain(`gitgood_check = "passed in podman (environment/Dockerfile built from ${BASE})"`);
   }, 900_000);
+
+  it("a SWE task: the Dockerfile builds the project's Python environment, and the gold patch scores 1 in it", async () => {
+    const swe = pythonTask();
+    try {
+      const instances = path.join(scratch, "instances.json");
+      writeFileSync(instances, JSON.stringify([swe.sample().scenario]));
+      const r = await gitgood(["export", "harbor", instances, path.join(scratch, "swe"), "--repo", swe.fixture.dir, "--runtime", "podman", "--base-image", BASE]);
+      expect(r.stderr).toContain("acme__calc-1-swe (checked: the oracle scores 1, the untouched start 0)");
+      expect(r.code).toBe(0);
+    } finally {
+      swe.fixture.remove();
+    }
+  }, 1_200_000);
 
   it("leaves out a task whose test.sh always writes 0, found in the container", async () => {
     broken.zero = true;
