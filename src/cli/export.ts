@@ -5,11 +5,14 @@ import { Command, Option } from "commander";
 import { GitGoodError } from "../errors.js";
 import { atifTrajectory } from "../export/atif.js";
 import { attemptsOf, distinctRunDirs, readRun } from "../export/attempts.js";
-import { exportHarborTask } from "../export/harbor.js";
+import { exportHarborTask, type HarborExportOptions } from "../export/harbor.js";
+import { CONTAINER_RUNTIMES, containerRuntimeProblem, type ContainerRuntime } from "../export/harbor-container.js";
 import { inspectLog } from "../export/inspect.js";
 import { agentPrices, qualifiedModelName } from "../export/models.js";
 import { repositoryPath } from "../dataset/clones.js";
+import { addFamilyOptions, familySettings } from "../families/options.js";
 import { Repo } from "../git/repo.js";
+import { defaultIsolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
 import { loadSamples } from "../runs/from-flags.js";
 import { historyOption } from "../runs/flags.js";
@@ -132,10 +135,34 @@ interface HarborFlags {
   ids?: string;
   scenario?: string[];
   history: HistoryDepth;
+  check?: boolean;
+  keepFailing: boolean;
+  runtime: "jail" | ContainerRuntime;
+  baseImage?: string;
+}
+
+/**
+ * Where the gate runs: gitgood's default jail, or the container runtime `--runtime` names. Where it cannot
+ * run, an explicit `--check` or `--runtime` is refused in one line and the default goes on unchecked, saying so.
+ */
+async function checkPlace(flags: HarborFlags, io: CliIO): Promise<HarborExportOptions["check"]> {
+  if (flags.check === false) return null;
+  if (flags.runtime !== "jail") {
+    const problem = await containerRuntimeProblem(flags.runtime);
+    if (problem !== null) throw new GitGoodError("ISOLATION_UNAVAILABLE", `--runtime ${flags.runtime} cannot run here: ${problem}`);
+    return { container: { runtime: flags.runtime, baseImage: flags.baseImage } };
+  }
+  try {
+    return { isolation: defaultIsolation() };
+  } catch (err) {
+    if (!(err instanceof GitGoodError) || flags.check === true) throw err;
+    io.stderr.write(`the tasks are not checked: ${err.message}\n`);
+    return null;
+  }
 }
 
 function harborCommand(io: CliIO): Command {
-  return new Command("harbor")
+  const cmd = new Command("harbor")
     .description("write Harbor task directories (task.toml, instruction.md, environment/, tests/, solution/), one per sample and scenario")
     .argument("<samples>", "samples file (gitgood JSONL or another dataset layout)")
     .argument("<out>", "directory to write the task directories into")
@@ -144,14 +171,28 @@ function harborCommand(io: CliIO): Command {
     .option("--ids <list>", "only these sample ids, comma-separated")
     .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
     .addOption(historyOption())
-    .action(async (samplesFile: string, out: string, flags: HarborFlags) => {
+    .option("--check", "check every task before it is written: the oracle scores 1, the untouched start 0 (the default where gitgood's jail runs)")
+    .option("--no-check", "write the tasks unchecked")
+    .addOption(
+      new Option("--runtime <name>", "where the check runs: gitgood's jail with the task's environment, or a container runtime that builds environment/Dockerfile")
+        .choices(["jail", ...CONTAINER_RUNTIMES])
+        .default("jail"),
+    )
+    .option("--base-image <image>", "with --runtime podman|docker: the image the Dockerfile starts from for the check (its BASE_IMAGE build argument; one built offline, say)")
+    .option("--keep-failing", "write the tasks that fail the check too (task.toml's [metadata] gitgood_check says why)", false)
+    .action(async (samplesFile: string, outArg: string, flags: HarborFlags) => {
       if (!flags.repo === !flags.repos) throw new GitGoodError("BAD_OPTION", "gitgood export harbor needs --repo PATH or --repos DIR (one of them)");
+      const out = path.resolve(outArg);
+      // The families' environment options (--env-spec): the Dockerfile's set-up and the check's environment.
+      const settings = familySettings(flags, "harbor", { isolation: undefined, model: undefined, envs: null });
+      const check = await checkPlace(flags, io);
       const where = flags.repo ? { repo: flags.repo } : { repos: flags.repos ?? "" };
       const samples = await loadSamples([samplesFile], flags.ids?.split(",").map((s) => s.trim()).filter(Boolean));
       const wanted = flags.scenario?.map((s) => scenarioNamed(s).name);
       const repos = new Map<string, Repo>();
       let written = 0;
       let failed = 0;
+      let leftOut = 0;
       try {
         for (const sample of samples) {
           for (const scenario of scenariosFor(sample).filter((d) => !wanted || wanted.includes(d.name))) {
@@ -162,8 +203,21 @@ function harborCommand(io: CliIO): Command {
                 source = (await Repo.open(dir)).keepReader();
                 repos.set(dir, source);
               }
-              const task = await exportHarborTask(sample, scenario, source, { out, history: flags.history, version: pkg.version });
-              io.stderr.write(`wrote ${task}\n`);
+              const task = await exportHarborTask(sample, scenario, source, {
+                out,
+                history: flags.history,
+                version: pkg.version,
+                settings,
+                check,
+                keepFailing: flags.keepFailing,
+              });
+              const problems = task.check?.problems ?? [];
+              if (problems.length > 0) io.stderr.write(`${sample.id} ${scenario.name}: fails the check: ${problems.join("; ")}\n`);
+              if (task.dir === null) {
+                leftOut++;
+                continue;
+              }
+              io.stderr.write(`wrote ${path.join(outArg, path.basename(task.dir))}${task.check ? (problems.length === 0 ? " (checked: the oracle scores 1, the untouched start 0)" : " (kept although it fails the check)") : ""}\n`);
               written++;
             } catch (err) {
               if (!(err instanceof GitGoodError)) throw err;
@@ -175,9 +229,11 @@ function harborCommand(io: CliIO): Command {
       } finally {
         for (const repo of repos.values()) void repo.close();
       }
-      io.stderr.write(`${written} Harbor task(s) written under ${out}${failed > 0 ? `; ${failed} not exported` : ""}\n`);
+      const notes = [failed > 0 ? `${failed} not exported` : "", leftOut > 0 ? `${leftOut} left out for failing the check (--keep-failing writes them)` : ""].filter(Boolean);
+      io.stderr.write(`${written} Harbor task(s) written under ${outArg}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}\n`);
       if (written === 0) throw new GitGoodError("BAD_OPTION", "no Harbor task was written");
     });
+  return addFamilyOptions(cmd, "harbor");
 }
 
 export function exportCommand(io: CliIO): Command {

@@ -12,6 +12,12 @@ export function envTarget(sample: Pick<RepoCompletionSample["scenario"], "repo">
   return { repo: sample.repo, version: null };
 }
 
+/** The spec of the task's environment (see completionEnvironment). */
+export function completionEnvSpec(sandbox: Sandbox, task: Pick<RepoCompletionSample["scenario"], "repo" | "setup">, opts: Commit0Options): EnvSpec {
+  const user = opts.envSpecFile ? loadEnvSpecFile(opts.envSpecFile) : null;
+  return resolveEnvSpec(envTarget(task), sandbox.workDir, user, [...instanceSetupCommands(task.setup), ...declaredTestDependencies(sandbox.workDir)]);
+}
+
 /**
  * Builds (or takes from the cache) the environment the task's tests run in, for a sandbox of its
  * project: the spec of `--env-spec` over the built-in default the work tree suggests (pytest for a
@@ -25,8 +31,7 @@ export async function completionEnvironment(
   signal?: AbortSignal,
 ): Promise<Environment> {
   const target = envTarget(task);
-  const user = opts.envSpecFile ? loadEnvSpecFile(opts.envSpecFile) : null;
-  const spec = resolveEnvSpec(target, sandbox.workDir, user, [...instanceSetupCommands(task.setup), ...declaredTestDependencies(sandbox.workDir)]);
+  const spec = completionEnvSpec(sandbox, task, opts);
   return prepareEnvironment({ sandbox, target, spec, cacheDir: opts.cacheDir, timeoutSeconds: opts.setupTimeoutSeconds ?? DEFAULT_SETUP_TIMEOUT, signal });
 }
 

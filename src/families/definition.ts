@@ -103,8 +103,8 @@ export interface ReportFormat {
   write?(runs: readonly FormatRun[], ctx: FormatContext, out: { write(text: string): void }): void;
 }
 
-/** The verbs whose options a family may extend. */
-export type FamilyVerb = "run" | "env" | "mcp";
+/** The verbs whose options a family may extend (`harbor`: `gitgood export harbor`). */
+export type FamilyVerb = "run" | "env" | "mcp" | "harbor";
 
 /** What a family's settings are made from besides its flags. */
 export interface SettingsContext {

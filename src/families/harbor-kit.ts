@@ -2,6 +2,7 @@ import type { Sample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import { infrastructureRules, pluginModulesAt } from "../testenv/index.js";
+import type { EnvSpec, Environment } from "../testenv/types.js";
 
 /*
  * What a family's Harbor tasks are made of (`gitgood export harbor`): the parts of a task directory and the
@@ -28,8 +29,16 @@ export interface HarborParts {
   packages: string[];
   /** Shell commands the Dockerfile runs in the repository after it is built (installing the project). */
   setup: string[];
+  /** Variables the Dockerfile sets (`ENV`) before `setup`, for the set-up, the agent and the verifier alike. */
+  env: Record<string, string>;
   /** task.toml's [metadata] notes of the scenario's own. */
   notes: Record<string, string>;
+  /**
+   * The environment gitgood's own evaluation runs the task's tests in (built, or taken from the cache, on
+   * the first call), which the export's check (src/export/harbor-check.ts) gives the task's scripts in place
+   * of the Dockerfile's set-up, which needs a container runtime; absent when git is all the scripts need.
+   */
+  checkEnvironment?: () => Promise<Environment>;
 }
 
 export interface HarborTaskInput {
@@ -48,7 +57,13 @@ export const script = (data: string): TaskFile => ({ data, mode: 0o755 });
 export const text = (data: string | Buffer): TaskFile => ({ data });
 export const nulList = (paths: readonly string[]): TaskFile => ({ data: paths.map((p) => `${p}\0`).join("") });
 
-/** The lines every test.sh starts with: where things are, git without the user's or the repository's hooks, and `reward`. */
+/**
+ * The lines every test.sh starts with: where things are, git without the user's or the repository's hooks,
+ * and `reward VALUE [NAME=NUMBER ...]`, which writes the reward both ways Harbor reads it and ends the
+ * script: /logs/verifier/reward.json (read first: named numbers, `reward` the value, `solved` 1 or 0, 1 when
+ * the value is 1 unless given, then the names given) and reward.txt (the value alone). Anything that is not
+ * a plain non-negative number counts 0, and a name that is not lower-case letters and `_` is left out.
+ */
 export const TEST_PRELUDE = `#!/bin/bash
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,13 +72,58 @@ logs=\${GITGOOD_TASK_LOGS:-/logs}
 mkdir -p "$logs/verifier"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0 LC_ALL=C
 g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@"; }
-# Harbor reads the reward from /logs/verifier/reward.txt: one number.
-reward() { printf '%s\\n' "$1" > "$logs/verifier/reward.txt"; echo "reward: $1"; exit 0; }
+number() { if [[ $1 =~ ^[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then printf '%s' "$1"; else printf 0; fi; }
+reward() {
+  local value solved named="" pair
+  value=$(number "\${1:-0}")
+  shift || true
+  if [ "$value" = 1 ]; then solved=1; else solved=0; fi
+  for pair in "$@"; do
+    if [ "\${pair%%=*}" = solved ]; then solved=$(number "\${pair#*=}")
+    elif [[ \${pair%%=*} =~ ^[a-z_]+$ ]]; then named="$named, \\"\${pair%%=*}\\": $(number "\${pair#*=}")"; fi
+  done
+  printf '%s\\n' "$value" > "$logs/verifier/reward.txt"
+  printf '{"reward": %s, "solved": %s%s}\\n' "$value" "$solved" "$named" > "$logs/verifier/reward.json"
+  echo "reward: $value"
+  cat "$logs/verifier/reward.json"
+  exit 0
+}
 cd "$repo" || reward 0
 # The repository's own settings may not move git elsewhere: its work tree and git directory are these, and no
 # replace ref stands in for the commits the checks read.
 export GIT_DIR="$repo/.git" GIT_WORK_TREE="$repo" GIT_NO_REPLACE_OBJECTS=1
 `;
+
+/** Where the Dockerfile builds a Python project's environment (`$GITGOOD_ENV`, as gitgood's own environments have it). */
+export const TASK_ENV = "/opt/gitgood-env";
+
+/**
+ * The Dockerfile's part of a Python task: the environment gitgood's evaluation builds for the project, from
+ * the same spec (\`--env-spec\`, the dataset's own set-up, the test dependencies the project declares): a
+ * virtual environment over the system's packages (pytest among them) at $GITGOOD_ENV/venv, first on PATH, the
+ * spec's variables and set-up commands, and the project installed with its dependencies (the image is built
+ * with the network, unlike gitgood's offline editable install; without an index, pip builds it with the
+ * system's setuptools); PYTHONPATH as gitgood's test runs have it.
+ */
+export function pythonEnvironment(spec: EnvSpec): Pick<HarborParts, "packages" | "setup" | "env"> {
+  const pythonPath = spec.pythonPath.map((p) => (p === "." || p === "" ? TASK_REPO : `${TASK_REPO}/${p.replace(/^\.\//, "")}`));
+  return {
+    packages: ["python3", "python3-pip", "python3-setuptools", "python3-venv", "python3-pytest", "python-is-python3"],
+    env: {
+      GITGOOD_ENV: TASK_ENV,
+      VIRTUAL_ENV: `${TASK_ENV}/venv`,
+      PATH: `${TASK_ENV}/venv/bin:$PATH`,
+      ...(pythonPath.length > 0 ? { PYTHONPATH: pythonPath.join(":") } : {}),
+      ...spec.env,
+    },
+    setup: [
+      `python3 -m venv --system-site-packages ${TASK_ENV}/venv`,
+      ...spec.setup,
+      // Without an index (an offline build), the build's own tools come from the system (python3-setuptools).
+      "if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . || python -m pip install --no-build-isolation -e . ; fi",
+    ],
+  };
+}
 
 export const SOLVE_PRELUDE = `#!/bin/bash
 set -eu

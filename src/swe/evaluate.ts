@@ -141,6 +141,18 @@ export function userSpecOf(sample: SweSample, opts: SweOptions): Partial<EnvSpec
 }
 
 /**
+ * The spec of an instance's environment for a sandbox of its project: the one a model found and saved
+ * (`--env-setup llm`) alone; else --env-spec FILE's, then the configuration's `envs:`, over the built-in
+ * default, whose set-up installs the test dependencies the project declares.
+ */
+export function sweEnvSpec(sandbox: Sandbox, sample: SweSample, opts: SweOptions): EnvSpec {
+  const target = envTarget(sample);
+  const saved = opts.envModel ? llmSpecFile(sample, opts) : null;
+  const user = saved && existsSync(saved) ? loadEnvSpecFile(saved) : userSpecFile(target, opts);
+  return resolveEnvSpec(target, sandbox.workDir, user, declaredTestDependencies(sandbox.workDir));
+}
+
+/**
  * Builds (or takes from the cache) the environment of an instance for a sandbox of its project: from the
  * spec (`--env-spec FILE`, else the configuration's `envs:`, over the built-in defaults, which install the test
  * dependencies the project declares), or with `envModel` (`--env-setup llm`) by a model whose
@@ -163,9 +175,7 @@ export async function environmentFor(sandbox: Sandbox, sample: SweSample, opts: 
     });
     return result.environment;
   }
-  // A spec the model found is used alone; else --env-spec FILE's, then the configuration's envs:.
-  const user = saved ? loadEnvSpecFile(saved) : userSpecFile(target, opts);
-  const spec = resolveEnvSpec(target, sandbox.workDir, user, declaredTestDependencies(sandbox.workDir));
+  const spec = sweEnvSpec(sandbox, sample, opts);
   return prepareEnvironment({
     sandbox,
     target,

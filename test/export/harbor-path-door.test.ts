@@ -99,7 +99,7 @@ describe("export harbor: the path door", () => {
     const before = snapshot(outside);
     hostile.plant = plantLinks;
     const out = path.join(scratch, "plain");
-    const task = await exportHarborTask(swe.sample(), SWE, source, { out, version: "test" });
+    const task = (await exportHarborTask(swe.sample(), SWE, source, { out, version: "test" })).dir!;
     const work = path.join(task, "environment", "start", "work");
     expect(lstatSync(path.join(work, "a")).isSymbolicLink()).toBe(true);
     expect(readlinkSync(path.join(work, "b"))).toBe(path.join(outside, "secret.txt"));

@@ -11,6 +11,7 @@ import { exportHarborTask } from "../../src/export/harbor.js";
 import { Repo } from "../../src/git/repo.js";
 import { COMMIT0 } from "../../src/scenarios/commit0/index.js";
 import { SWE } from "../../src/scenarios/swe/index.js";
+import { defaultIsolation } from "../../src/sandbox/isolation.js";
 import { PLUGIN_MODULE, infrastructureRules, testInfrastructure } from "../../src/testenv/index.js";
 import { COUNTED, libraryRepository } from "../helpers/commit0.js";
 import { useCacheDir } from "../helpers/envs.js";
@@ -58,12 +59,20 @@ beforeAll(async () => {
   const opts: Commit0Options = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
   completion = (await makeSkeleton(library.dir, { src: "shapes", ...opts })).sample;
   const source = await Repo.open(library.dir);
-  completionTask = await exportHarborTask(completion, COMMIT0, source, { out, version: "test", settings: { commit0: opts } });
+  // The gate runs COMMIT0's and SWE's scripts in gitgood's jail with the environment gitgood's evaluation builds.
+  const check = { isolation: defaultIsolation() };
+  const c0 = await exportHarborTask(completion, COMMIT0, source, { out, version: "test", settings: { commit0: opts }, check });
+  expect(c0.check?.problems).toEqual([]);
+  expect(c0.check?.oracle.metrics).toMatchObject({ reward: 1, solved: 1, pass_fraction: 1, total: COUNTED.length });
+  completionTask = c0.dir!;
   const empty = await evaluateCompletion(source, completion, "", opts);
   expect(empty.error).toBeUndefined();
   skeletonRate = empty.pass_rate;
   swe = pythonTask();
-  sweTask = await exportHarborTask(swe.sample(), SWE, await Repo.open(swe.fixture.dir), { out, version: "test" });
+  const sweExport = await exportHarborTask(swe.sample(), SWE, await Repo.open(swe.fixture.dir), { out, version: "test", settings: { swe: { cacheDir: cache.dir } }, check });
+  expect(sweExport.check?.problems).toEqual([]);
+  expect(sweExport.check?.nop.metrics).toMatchObject({ reward: 0, solved: 0, fail_to_pass: 0, pass_to_pass: 1 });
+  sweTask = sweExport.dir!;
 }, 240_000);
 
 afterAll(() => {
@@ -89,6 +98,10 @@ describe("export harbor: COMMIT0", () => {
     expect(skeletonRate).toBeLessThan(1);
     const untouched = runScript(completionTask, "tests/test.sh", startRepo(completionTask, scratch), scratch);
     expect(Number(untouched.reward), untouched.output).toBeCloseTo(skeletonRate, 5);
+    const metrics = JSON.parse(readFileSync(path.join(untouched.logs, "verifier", "reward.json"), "utf8")) as Record<string, number>;
+    expect(metrics).toMatchObject({ solved: 0, total: COUNTED.length });
+    expect(metrics.reward).toBeCloseTo(skeletonRate, 5);
+    expect(metrics.pass_fraction).toBe(metrics.reward);
     const tally = JSON.parse(readFileSync(path.join(untouched.logs, "verifier", "commit0.json"), "utf8")) as { total: number; all_pass: boolean };
     expect(tally).toMatchObject({ total: COUNTED.length, all_pass: false });
     const repo = startRepo(completionTask, scratch);

@@ -12,14 +12,21 @@ import { pythonTask, type PythonTask } from "../helpers/swe.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Harbor's task format as its code declares it (see the file's $comment for the sources). */
+interface Field {
+  type: string;
+  required?: boolean;
+  items?: string;
+  enum?: string[];
+  deprecated?: string;
+}
 const FACTS = JSON.parse(readFileSync(path.join(here, "schemas", "harbor-task.facts.json"), "utf8")) as {
   task_config: {
-    top: Record<string, { type: string }>;
-    tables: Record<string, Record<string, { type: string; required?: boolean; items?: string }>>;
+    top: Record<string, Field>;
+    tables: Record<string, Record<string, Field>>;
     task_name_pattern: string;
   };
   layout: { required_files: string[]; required_dirs: string[]; environment_definition: string[]; oracle_script: string };
-  container: { reward_text: string; verifier_logs_dir: string };
+  container: { reward_text: string; reward_json: string; verifier_logs_dir: string };
 };
 
 let fx: Fixture;
@@ -29,6 +36,7 @@ let out: string;
 let scratch: string;
 let merge: Sample;
 let chain: Sample;
+let exported: string;
 
 beforeAll(async () => {
   dirs = tempDirs();
@@ -40,8 +48,10 @@ beforeAll(async () => {
   chain = built.samples.find((s) => s.sample_type === "file_commit_chain")!;
   const file = path.join(scratch, "samples.jsonl");
   writeFileSync(file, [merge, chain].map((s) => `${JSON.stringify(s)}\n`).join(""));
-  const r = await gitgood(["export", "harbor", file, out, "--repo", fx.dir]);
-  expect(r.stderr).toMatch(/3 Harbor task\(s\) written/);
+  // The README's own example: a relative OUT, from the directory the user is in.
+  const r = await gitgood(["export", "harbor", "samples.jsonl", "tasks", "--repo", fx.dir], { cwd: scratch });
+  exported = r.stderr;
+  expect(r.stderr).toMatch(/3 Harbor task\(s\) written under tasks\n/);
   expect(r.code).toBe(0);
   swe = pythonTask();
   // A SWE-bench instance file, as SWE-bench publishes them.
@@ -76,13 +86,20 @@ function startRepo(task: string): string {
   return repo;
 }
 
-/** Runs a task's script as Harbor would in the container, /app and /logs mapped to the test's directories; returns the reward written, if any. */
-function runScript(task: string, script: "tests/test.sh" | "solution/solve.sh", repo: string): { reward: string | null; output: string } {
+/**
+ * Runs a task's script as Harbor would in the container, /app and /logs mapped to the test's directories;
+ * returns the reward written, if any, and reward.json's metrics, which must hold the same reward.
+ */
+function runScript(task: string, script: "tests/test.sh" | "solution/solve.sh", repo: string): { reward: string | null; metrics: Record<string, number> | null; output: string } {
   const logs = mkdtempSync(path.join(scratch, "logs-"));
   const r = spawnSync("bash", [path.join(task, script)], { encoding: "utf8", env: { ...process.env, GITGOOD_TASK_REPO: repo, GITGOOD_TASK_LOGS: logs } });
   expect(r.status, r.stderr).toBe(0);
   const file = path.join(logs, "verifier", "reward.txt");
-  return { reward: existsSync(file) ? readFileSync(file, "utf8") : null, output: r.stdout + r.stderr };
+  const json = path.join(logs, "verifier", "reward.json");
+  const metrics = existsSync(json) ? (JSON.parse(readFileSync(json, "utf8")) as Record<string, number>) : null;
+  const reward = existsSync(file) ? readFileSync(file, "utf8") : null;
+  if (reward !== null) expect(metrics?.reward).toBe(Number(reward));
+  return { reward, metrics, output: r.stdout + r.stderr };
 }
 
 /** Every object the environment's bundle carries, read back as Docker's build would get them. */
@@ -140,6 +157,8 @@ function tomlProblems(doc: Record<string, unknown>): string[] {
         const field = table[k] ?? table["*"];
         if (!field) problems.push(`${key}.${k} is not a field of Harbor's ${key} section`);
         else if (!typeOk(field.type, v)) problems.push(`${key}.${k} should be ${field.type}`);
+        else if (field.enum && !field.enum.includes(v as string)) problems.push(`${key}.${k} should be one of ${field.enum.join(", ")}`);
+        else if (field.deprecated) problems.push(`${key}.${k} is deprecated in Harbor (${field.deprecated})`);
         if (field?.items === "string" && Array.isArray(v) && !v.every((x) => typeof x === "string")) problems.push(`${key}.${k} should hold strings`);
       }
       for (const [k, field] of Object.entries(table)) if (field.required && (value as Record<string, unknown>)[k] === undefined) problems.push(`${key}.${k} is missing`);
@@ -153,6 +172,14 @@ function tomlProblems(doc: Record<string, unknown>): string[] {
 }
 
 describe("export harbor: the task directories", () => {
+  it("writes a relative OUT below the directory it was given from, each task checked first", () => {
+    for (const name of [`${merge.id}-mcr`, `${chain.id}-ir`, `${chain.id}-icc`]) {
+      expect(exported).toContain(`wrote ${path.join("tasks", name)} (checked: the oracle scores 1, the untouched start 0)\n`);
+      expect(statSync(path.join(scratch, "tasks", name, "task.toml")).isFile()).toBe(true);
+    }
+    expect(readTomls([path.join(taskDir(merge, "mcr"), "task.toml")])[0]).toMatchObject({ metadata: { gitgood_check: "passed in gitgood's jail (namespace) with git alone" } });
+  });
+
   it("writes the layout and task.toml Harbor's code declares, for every scenario", () => {
     const tasks = readdirSync(out).sort();
     expect(tasks).toEqual([`${chain.id}-icc`, `${chain.id}-ir`, `${merge.id}-mcr`, "acme__calc-1-swe"].sort());
@@ -168,13 +195,21 @@ describe("export harbor: the task directories", () => {
       expect(test).toContain("logs=${GITGOOD_TASK_LOGS:-/logs}");
       expect(`/logs/verifier/reward.txt`).toBe(FACTS.container.reward_text);
       expect(test).toContain(`"$logs/verifier/reward.txt"`);
+      expect(`/logs/verifier/reward.json`).toBe(FACTS.container.reward_json);
+      expect(test).toContain(`"$logs/verifier/reward.json"`);
       const doc = docs[i]!;
       expect(tomlProblems(doc), name).toEqual([]);
-      expect(doc).toMatchObject({ schema_version: "1.1", task: { name: `gitgood/${name}` }, environment: { allow_internet: false } });
-      expect(readFileSync(path.join(task, "environment", "Dockerfile"), "utf8")).toMatch(/^FROM debian:[^\n]+\nRUN apt-get update && apt-get install -y --no-install-recommends git /);
+      expect(doc).toMatchObject({
+        schema_version: "1.4",
+        task: { name: `gitgood/${name}` },
+        verifier: { environment_mode: "shared", network_mode: "no-network" },
+        environment: { network_mode: "no-network", workdir: "/app" },
+      });
+      expect(readFileSync(path.join(task, "environment", "Dockerfile"), "utf8")).toMatch(/\nARG BASE_IMAGE=debian:[^\n]+\nFROM \$\{BASE_IMAGE\}\nRUN apt-get update && apt-get install -y --no-install-recommends git /);
     }
     // The check can fail: a key Harbor does not know, a wrong type, a name outside org/name.
     expect(tomlProblems({ task: { name: "gitgood/x", surprise: 1 }, verifier: { timeout_sec: "600" } })).toHaveLength(2);
+    expect(tomlProblems({ task: { name: "gitgood/x" }, verifier: { environment_mode: "elsewhere" }, environment: { allow_internet: false } })).toHaveLength(2);
     expect(tomlProblems({ task: { name: "no-org" } })).toHaveLength(1);
   });
 
@@ -220,21 +255,24 @@ describe("export harbor: no answer in the environment", () => {
 });
 
 describe("export harbor: the scripts, run outside Docker", () => {
+  const history = { tree_match: 1, history_checks: 1, finished: 1, on_base: 1, empty_messages: 0, empty_commits: 0 };
   const cases = [
-    { name: "MCR", dir: () => taskDir(merge, "mcr") },
-    { name: "IR", dir: () => taskDir(chain, "ir") },
-    { name: "ICC", dir: () => taskDir(chain, "icc") },
-    { name: "SWE", dir: () => taskDir("acme__calc-1", "swe") },
+    { name: "MCR", dir: () => taskDir(merge, "mcr"), solved: { tree_match: 1, merge_committed: 1 }, untouched: { tree_match: 0, merge_committed: 0 } },
+    { name: "IR", dir: () => taskDir(chain, "ir"), solved: history, untouched: { finished: 0 } },
+    { name: "ICC", dir: () => taskDir(chain, "icc"), solved: history, untouched: { tree_match: 0, finished: 1 } },
+    { name: "SWE", dir: () => taskDir("acme__calc-1", "swe"), solved: { fail_to_pass: 1, pass_to_pass: 1, pass_fraction: 1 }, untouched: { fail_to_pass: 0, pass_to_pass: 1, pass_fraction: 0.5 } },
   ];
   for (const c of cases) {
-    it(`${c.name}: the untouched start scores 0, solution/solve.sh scores 1`, () => {
+    it(`${c.name}: the untouched start scores 0, solution/solve.sh scores 1, in reward.txt and reward.json`, () => {
       const task = c.dir();
       const untouched = runScript(task, "tests/test.sh", startRepo(task));
       expect(untouched.reward, untouched.output).toBe("0\n");
+      expect(untouched.metrics).toMatchObject({ reward: 0, solved: 0, ...c.untouched });
       const repo = startRepo(task);
       runScript(task, "solution/solve.sh", repo);
       const solved = runScript(task, "tests/test.sh", repo);
       expect(solved.reward, solved.output).toBe("1\n");
+      expect(solved.metrics).toMatchObject({ reward: 1, solved: 1, ...c.solved });
     });
   }
 

@@ -3,8 +3,9 @@ import { GitGoodError } from "../../errors.js";
 import { requireCommits } from "../../git/commits.js";
 import { patchBetween } from "../../git/diff.js";
 import { Commit0Scenario } from "../../scenarios/commit0/scenario.js";
-import { instanceSetupCommands, pluginModulesAt, splitPatch, testInfrastructure } from "../../testenv/index.js";
-import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+import { completionEnvSpec, completionEnvironment } from "../../commit0/tests.js";
+import { pluginModulesAt, splitPatch, testInfrastructure } from "../../testenv/index.js";
+import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, pythonEnvironment, script, text, type HarborTask } from "../harbor-kit.js";
 
 /**
  * COMMIT0, as gitgood's evaluation (src/commit0/evaluate.ts): the evaluation's files (tests, pytest's
@@ -23,7 +24,8 @@ if [ -s "$here/reference-tests.patch" ]; then
 fi
 xargs -0 python3 -m pytest -rA -p no:cacheprovider --continue-on-collection-errors < "$here/run-dirs" > "$logs/verifier/pytest.log" 2>&1
 tail -n 40 "$logs/verifier/pytest.log"
-reward "$(python3 "$here/pass-rate.py" "$logs/verifier/pytest.log" "$here/counted.json" "$logs/verifier/commit0.json")"
+# shellcheck disable=SC2046 # pass-rate.py prints the value, then NAME=NUMBER words
+reward $(python3 "$here/pass-rate.py" "$logs/verifier/pytest.log" "$here/counted.json" "$logs/verifier/commit0.json")
 `;
 
 /** COMMIT0's recorded outcome: the reference implementation, as a patch on the skeleton. */
@@ -33,7 +35,7 @@ git apply --binary "$here/reference.patch"
 
 /**
  * tests/pass-rate.py: reads pytest's -rA summary lines, prints the share of the counted tests that passed
- * (PASSED or XFAIL) and writes the tally (passed, total, the failed tests) as JSON to its third argument.
+ * (PASSED or XFAIL), then `solved=` (1 when all did), `pass_fraction=`, `passed=` and `total=`, and writes the tally (passed, total, the failed tests) as JSON to its third argument.
  * A summary line's id is the test's id, or the id and ` - ` and a reason.
  */
 const PASS_RATE_PY = `import json
@@ -61,11 +63,8 @@ rate = passed / len(counted) if counted else 0
 with open(sys.argv[3], "w", encoding="utf-8") as f:
     json.dump({"passed": passed, "total": len(counted), "pass_rate": rate, "all_pass": bool(counted) and not failed, "failed": failed[:100]}, f, indent=1)
 print(f"counted tests passing: {passed}/{len(counted)}", file=sys.stderr)
-print(f"{rate:.6g}")
+print(f"{rate:.6g} solved={1 if counted and not failed else 0} pass_fraction={rate:.6g} passed={passed} total={len(counted)}")
 `;
-
-/** Lines of shell for the Dockerfile: pip may install into Debian's Python (no virtual environment in the image). */
-const pip = (command: string): string => `export PIP_BREAK_SYSTEM_PACKAGES=1 && ${command}`;
 
 /** COMMIT0's Harbor task: the skeleton to complete, the library's suite as the verifier, the reference as the solution. */
 export const COMMIT0_HARBOR_TASK: HarborTask = {
@@ -108,11 +107,8 @@ export const COMMIT0_HARBOR_TASK: HarborTask = {
         ...(await evaluationFiles(scenario.sandbox.repo, sc.base_commit, datasetFiles)),
       },
       solution: { "solve.sh": script(COMMIT0_SOLVE_SH), "reference.patch": text(Buffer.from(reference, "latin1")) },
-      packages: ["python3", "python3-pip", "python3-pytest", "python-is-python3"],
-      setup: [
-        ...instanceSetupCommands(sc.setup).map(pip),
-        pip("if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --no-deps -e . ; fi"),
-      ],
+      ...pythonEnvironment(completionEnvSpec(scenario.sandbox, sc, scenario.options)),
+      checkEnvironment: () => completionEnvironment(scenario.sandbox, sc, scenario.options),
       notes: {
         scoring: "the share of the counted tests that pass (pytest, the evaluation's tests and configuration put back); gitgood calls a task solved only when all pass",
         reward: "pass fraction",

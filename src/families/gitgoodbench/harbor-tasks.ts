@@ -11,7 +11,10 @@ import { differingFiles, readBlob, treeOf, type TreeEntry } from "../../git/tree
 import { loadChain } from "../../scenarios/shared/chain.js";
 import { SOLVE_PRELUDE, TASK_REPO, TEST_PRELUDE, nulList, script, text, type HarborTask, type TaskFile } from "../harbor-kit.js";
 
-/** MCR: solved when the tree the work tree would commit is the recorded merge's tree (tests/expected-tree), byte for byte. */
+/**
+ * MCR: solved when the tree the work tree would commit is the recorded merge's tree (tests/expected-tree),
+ * byte for byte; reward.json adds `tree_match` and `merge_committed`.
+ */
 const MCR_TEST_SH = `${TEST_PRELUDE}
 # Byte-exact: the tree of the work tree as it would be committed (conflicts taken as resolved by the
 # files' content) against the recorded merge's tree. A merge committed or not, the same tree is asked for.
@@ -21,9 +24,10 @@ cp .git/index "$scratch" || reward 0
 GIT_INDEX_FILE=$scratch g add -A -- . || reward 0
 tree=$(GIT_INDEX_FILE=$scratch g write-tree) || reward 0
 rm -f "$scratch"
-if [ -f .git/MERGE_HEAD ]; then echo "merge: not committed"; else echo "merge: committed"; fi
+if [ -f .git/MERGE_HEAD ]; then committed=0; echo "merge: not committed"; else committed=1; echo "merge: committed"; fi
 echo "tree: $tree (recorded merge: $expected)"
-if [ "$tree" = "$expected" ]; then reward 1; else reward 0; fi
+if [ "$tree" = "$expected" ]; then match=1; else match=0; fi
+reward "$match" tree_match="$match" merge_committed="$committed"
 `;
 
 /** MCR's recorded outcome: the merge's version of every file that differs from the start, then the merge committed. */
@@ -37,7 +41,8 @@ git commit -q --no-edit
 /**
  * IR and ICC: gitgood's history checks (the pairwise judge is not run here). Solved when the operation
  * is finished, the new history sits on the chain's base, holds at least one commit, ends in the chain
- * tip's tree, and has no commit without a message or without a change.
+ * tip's tree, and has no commit without a message or without a change; reward.json adds `tree_match`,
+ * `history_checks` (the share of those six checks that pass) and each check's count.
  */
 const HISTORY_TEST_SH = `${TEST_PRELUDE}
 base=$(cat "$here/base")
@@ -66,7 +71,13 @@ cat > "$logs/verifier/checks.json" <<JSON
 JSON
 cat "$logs/verifier/checks.json"
 echo "The pairwise LLM judge gitgood runs on this scenario was not run: the reward holds the deterministic history checks only."
-if [ "$finished" = 1 ] && [ "$on_base" = 1 ] && [ "$commits" -ge 1 ] && [ "$tree_matches" = 1 ] && [ "$empty_messages" = 0 ] && [ "$empty_commits" = 0 ]; then reward 1; else reward 0; fi
+passed=0
+for ok in "$finished" "$on_base" "$([ "$commits" -ge 1 ] && echo 1)" "$tree_matches" "$([ "$empty_messages" = 0 ] && echo 1)" "$([ "$empty_commits" = 0 ] && echo 1)"; do
+  if [ "$ok" = 1 ]; then passed=$((passed + 1)); fi
+done
+if [ "$passed" = 6 ]; then solved=1; else solved=0; fi
+reward "$solved" tree_match="$tree_matches" history_checks="$(awk -v n="$passed" 'BEGIN { printf "%.6g", n / 6 }')" finished="$finished" \
+  on_base="$on_base" commits="$commits" empty_messages="$empty_messages" empty_commits="$empty_commits" duplicate_messages="$duplicate_messages"
 `;
 
 /** IR's recorded outcome: the paused rebase carried on with git's own plan, which gives the original history back. */
@@ -134,6 +145,7 @@ const MCR: HarborTask = {
       solution: { "solve.sh": script(MCR_SOLVE_SH), ...files, deleted: nulList(deleted) },
       packages: [],
       setup: [],
+      env: {},
       notes: { scoring: "byte-exact match of the work tree's tree with the recorded merge commit's tree" },
     };
   },
@@ -175,6 +187,7 @@ const IR: HarborTask = {
       solution: { "solve.sh": script(IR_SOLVE_SH) },
       packages: [],
       setup: [],
+      env: {},
       notes: { scoring: JUDGE_NOTE, judge: "not run" },
     };
   },
@@ -206,6 +219,7 @@ const ICC: HarborTask = {
       solution,
       packages: [],
       setup: [],
+      env: {},
       notes: { scoring: JUDGE_NOTE, judge: "not run" },
     };
   },

@@ -24,15 +24,26 @@ const SweFlagsSchema = z.object({
 });
 type SweFlags = z.infer<typeof SweFlagsSchema>;
 
+const envSpecOption = (): Option => new Option("--env-spec <file>", "SWE: environment specs (YAML) per repository and version, over the built-in defaults");
+
+const timeoutOptions = (): Option[] => [
+  new Option("--test-timeout <seconds>", "SWE: time limit of one test run of an evaluation").argParser(positiveInt("--test-timeout")).default(DEFAULT_TEST_TIMEOUT),
+  new Option("--setup-timeout <seconds>", "SWE: time limit for building one environment").argParser(positiveInt("--setup-timeout")).default(DEFAULT_SETUP_TIMEOUT),
+];
+
+/** The options of the environments tests run in (`export harbor` takes these alone: its Dockerfile and its check use them). */
+function environmentOptions(): Option[] {
+  return [envSpecOption(), ...timeoutOptions()];
+}
+
 /** The options every verb that sets up SWE tasks takes. */
 function sweOptions(): Option[] {
   return [
     new Option("--hints", "SWE: give the agent the instance's hints_text (SWE-bench's default is no hints)").default(false),
-    new Option("--env-spec <file>", "SWE: environment specs (YAML) per repository and version, over the built-in defaults"),
+    envSpecOption(),
     new Option("--env-setup <how>", "SWE: build environments from the spec (default), or by an LLM agent with --model (llm)").choices(["default", "llm"]),
     new Option("--extract-with <model>", "SWE: a model that turns an agent's free-text answer into a diff when it holds none"),
-    new Option("--test-timeout <seconds>", "SWE: time limit of one test run of an evaluation").argParser(positiveInt("--test-timeout")).default(DEFAULT_TEST_TIMEOUT),
-    new Option("--setup-timeout <seconds>", "SWE: time limit for building one environment").argParser(positiveInt("--setup-timeout")).default(DEFAULT_SETUP_TIMEOUT),
+    ...timeoutOptions(),
   ];
 }
 
@@ -86,7 +97,7 @@ function writePredictionsOut(file: string, records: readonly ResultRecord[]): nu
 /** The SWE family's command line: environment and evaluation flags, and SWE-bench predictions files in and out. */
 export const SWE_CLI: FamilyCli<SweFlags> = {
   flags: SweFlagsSchema,
-  options: (verb: FamilyVerb) => (verb === "run" ? [...predictionOptions(), ...sweOptions()] : sweOptions()),
+  options: (verb: FamilyVerb) => (verb === "run" ? [...predictionOptions(), ...sweOptions()] : verb === "harbor" ? environmentOptions() : sweOptions()),
   settings: (flags, _verb, ctx) => sweSettings(flags, ctx),
   identity: (flags, resolve) =>
     flags.hints || flags.predictions !== undefined ? { hints: flags.hints, predictions: flags.predictions === undefined ? null : resolve(flags.predictions) } : undefined,

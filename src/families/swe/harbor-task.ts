@@ -1,13 +1,15 @@
 import { isSweSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
+import { environmentFor, sweEnvSpec } from "../../swe/evaluate.js";
 import { diffPaths } from "../../util/unified-diff.js";
-import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, script, text, type HarborTask } from "../harbor-kit.js";
+import { SweScenario } from "../../scenarios/swe/scenario.js";
+import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, TEST_PRELUDE, evaluationFiles, nulList, pythonEnvironment, script, text, type HarborTask } from "../harbor-kit.js";
 
 /**
  * SWE, as gitgood's evaluation: the evaluation's files (test files, pytest's configuration and hooks,
  * start-up hooks, byte code: owned.py) put back as the base has them, the test patch applied, pytest run on
  * the test files, and the verdict: solved when every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or
- * XFAIL; a test missing from the log failed).
+ * XFAIL; a test missing from the log failed); reward.json adds the share of each list that passed and of both.
  */
 const SWE_TEST_SH = `${TEST_PRELUDE}${RESTORE_EVALUATION_FILES}
 base=$(cat "$here/base")
@@ -18,7 +20,8 @@ if [ -s "$here/test.patch" ]; then
 fi
 xargs -0 python3 -m pytest -rA -p no:cacheprovider < "$here/run-files" > "$logs/verifier/pytest.log" 2>&1
 tail -n 40 "$logs/verifier/pytest.log"
-reward "$(python3 "$here/verdict.py" "$logs/verifier/pytest.log" "$here/tests.json")"
+# shellcheck disable=SC2046 # verdict.py prints the value, then NAME=NUMBER words
+reward $(python3 "$here/verdict.py" "$logs/verifier/pytest.log" "$here/tests.json")
 `;
 
 /** SWE's recorded outcome: the gold patch. */
@@ -26,7 +29,11 @@ const SWE_SOLVE_SH = `${SOLVE_PRELUDE}
 git apply --binary "$here/gold.patch"
 `;
 
-/** tests/verdict.py: reads pytest's -rA summary lines and prints 1 when every listed test passed, else 0. */
+/**
+ * tests/verdict.py: reads pytest's -rA summary lines and prints 1 when every listed test passed, else 0, then
+ * the shares that passed: `fail_to_pass=`, `pass_to_pass=` (1 for an empty list) and `pass_fraction=` (both
+ * lists), all 0 for a void log.
+ */
 const SWE_VERDICT_PY = `import json
 import re
 import sys
@@ -41,13 +48,17 @@ for line in lines or []:
         status[m.group(2)] = m.group(1)
 with open(sys.argv[2], encoding="utf-8") as f:
     lists = json.load(f)
+void = lines is None
 wanted = lists["FAIL_TO_PASS"] + lists["PASS_TO_PASS"]
 passed = [t for t in wanted if status.get(t) in ("PASSED", "XFAIL")]
+shares = []
 for name in ("FAIL_TO_PASS", "PASS_TO_PASS"):
     tests = lists[name]
     ok = sum(1 for t in tests if status.get(t) in ("PASSED", "XFAIL"))
     print(f"{name}: {ok}/{len(tests)}", file=sys.stderr)
-print(1 if lines is not None and len(passed) == len(wanted) else 0)
+    shares.append(f"{name.lower()}={0 if void else ok / len(tests) if tests else 1:.6g}")
+fraction = 0 if void or not wanted else len(passed) / len(wanted)
+print(" ".join([str(1 if not void and len(passed) == len(wanted) else 0), *shares, f"pass_fraction={fraction:.6g}"]))
 `;
 
 /** The files a patch touches (its `diff --git a/X b/Y` lines, both sides), in order of appearance. */
@@ -64,7 +75,7 @@ function patchFiles(patch: string): string[] {
 export const SWE_HARBOR_TASK: HarborTask = {
   accepts: (s) => s.definition.patchTask === true && isSweSample(s.sample),
   async build({ sample, scenario }) {
-    if (!isSweSample(sample)) throw new GitGoodError("INTERNAL", "not a patch-task sample");
+    if (!isSweSample(sample) || !(scenario instanceof SweScenario)) throw new GitGoodError("INTERNAL", "not a patch-task sample");
     const task = sample.scenario;
     if (sample.programming_language !== null && sample.programming_language.toLowerCase() !== "python") {
       throw new GitGoodError("BAD_SAMPLE", `a Harbor task runs its tests with pytest; ${sample.id} is ${sample.programming_language}`);
@@ -95,9 +106,9 @@ export const SWE_HARBOR_TASK: HarborTask = {
         "tests.json": text(`${JSON.stringify({ FAIL_TO_PASS: task.FAIL_TO_PASS, PASS_TO_PASS: task.PASS_TO_PASS }, null, 1)}\n`),
       },
       solution: { "solve.sh": script(SWE_SOLVE_SH), "gold.patch": text(task.patch) },
-      packages: ["python3", "python3-pip", "python3-pytest"],
-      setup: ["if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --break-system-packages --no-deps -e . ; fi"],
+      ...pythonEnvironment(sweEnvSpec(scenario.sandbox, sample, scenario.options)),
       notes: { scoring: "every FAIL_TO_PASS and PASS_TO_PASS test passes (pytest, after the test patch)" },
+      checkEnvironment: () => environmentFor(scenario.sandbox, sample, scenario.options),
     };
   },
 };

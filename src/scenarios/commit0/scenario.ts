@@ -115,7 +115,8 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> {
     return new Commit0Scenario(sandbox, sample, source, data);
   }
 
-  private get options(): Commit0Options {
+  /** The task's settings (the environment's spec file, the cache, the time limits, the isolation). */
+  get options(): Commit0Options {
     const o = this.data.options;
     return {
       envSpecFile: o.envSpecFile ?? undefined,
