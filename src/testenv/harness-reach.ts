@@ -126,18 +126,41 @@ function* addedLines(patch: string): Generator<{ file: string; line: number; tex
   }
 }
 
+/** Python modules the rules name, whose aliases (`import sys as _sys`) are read as the module's own name. */
+const ALIASED = /\bimport\s+(sys|gc|os|ctypes|builtins|threading|pytest|_pytest(?:\.\w+)*|pluggy)\s+as\s+(\w+)/g;
+
+/** The aliases a file's added lines give the modules the rules name, as one replacement (null: none). */
+function aliasesOf(lines: readonly string[]): ((text: string) => string) | null {
+  const names = new Map<string, string>();
+  for (const text of lines) for (const m of text.matchAll(ALIASED)) if (m[1] !== undefined && m[2] !== undefined && m[2] !== m[1]) names.set(m[2], m[1]);
+  if (names.size === 0) return null;
+  const alias = new RegExp(`(?<![\\w.])(${[...names.keys()].join("|")})(?=\\s*\\.)`, "g");
+  return (text) => text.replace(alias, (a: string) => names.get(a) ?? a);
+}
+
 /**
  * The findings in a patch (the agent's change as evaluated, the evaluation's files already dropped), in
  * patch order: one per line and rule, `path:line: what`.
  */
 export function harnessReach(patch: string): string[] {
-  const findings: string[] = [];
+  const byFile = new Map<string, { line: number; text: string }[]>();
   for (const { file, line, text } of addedLines(patch)) {
+    const lines = byFile.get(file) ?? [];
+    lines.push({ line, text });
+    byFile.set(file, lines);
+  }
+  const findings: string[] = [];
+  for (const [file, lines] of byFile) {
     const lang = rulesFor(file);
-    if (lang === null || lang.comment.test(text)) continue;
-    for (const rule of lang.rules) {
-      if (rule.unless?.test(file)) continue;
-      if (rule.test(text)) findings.push(`${file}:${line}: ${rule.what}`);
+    if (lang === null) continue;
+    const unalias = lang.rules === PYTHON ? aliasesOf(lines.map((l) => l.text)) : null;
+    for (const { line, text } of lines) {
+      if (lang.comment.test(text)) continue;
+      const read = unalias ? unalias(text) : text;
+      for (const rule of lang.rules) {
+        if (rule.unless?.test(file)) continue;
+        if (rule.test(read)) findings.push(`${file}:${line}: ${rule.what}`);
+      }
     }
   }
   return findings;
