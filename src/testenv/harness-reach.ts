@@ -63,11 +63,13 @@ const PYTHON: Rule[] = [
   { what: "traces the interpreter", test: (l) => /\b(sys|threading)\s*\.\s*(settrace|setprofile)\b|\bsys\s*\.\s*addaudithook\b/.test(l) },
   { what: "takes over the run's file descriptors", test: (l) => /\bos\s*\.\s*(dup2|closerange)\b|\/proc\/self\/fd|\/dev\/fd\//.test(l) },
   { what: "ends the interpreter without its clean-up (os._exit)", test: (l) => /\bos\s*\.\s*_exit\b/.test(l) },
+  { what: "replaces the tests' assertions (unittest)", test: (l) => /\b(TestCase|unittest(\s*\.\s*\w+)*)\s*\.\s*(assert\w*|fail\w*|run|__call__|_callTestMethod)\s*=(?!=)|\b(setattr|delattr)\(\s*(unittest\b|TestCase\b)/.test(l) },
   { what: "reads or changes how pytest runs (PYTEST_*)", test: (l) => /\bPYTEST_(ADDOPTS|PLUGINS|DISABLE_PLUGIN_AUTOLOAD|CURRENT_TEST|VERSION)\b/.test(l) },
 ];
 
 const NODE: Rule[] = [
   { what: "reaches the test runner", test: (l) => /\b(vitest|jest|mocha)\b|@jest\/|__vitest|__VITEST|JEST_WORKER_ID/.test(l), unless: JS_RUNNERS },
+  { what: "replaces the tests' assertions", test: (l) => /\b(assert|chai|expect)\s*\.\s*[\w.]+\s*=(?!=)|\bObject\s*\.\s*(assign|defineProperty|setPrototypeOf)\(\s*(assert|chai|expect)\b/.test(l), unless: JS_RUNNERS },
   { what: "changes the module loader", test: (l) => /\brequire\s*\.\s*cache\b|\bModule\s*\.\s*_(load|resolveFilename|compile|extensions)\b|\bmodule\s*\.\s*constructor\b/.test(l) },
   { what: "replaces the test globals", test: (l) => /\b(globalThis|global)\s*\.\s*(expect|it|test|describe|vi|jest|beforeEach|afterEach)\b/.test(l) },
   { what: "replaces the run's output", test: (l) => /\bprocess\s*\.\s*(stdout|stderr)\s*\.\s*write\s*=(?!=)|\bconsole\s*\.\s*\w+\s*=(?!=)/.test(l) },
@@ -127,12 +129,22 @@ function* addedLines(patch: string): Generator<{ file: string; line: number; tex
 }
 
 /** Python modules the rules name, whose aliases (`import sys as _sys`) are read as the module's own name. */
-const ALIASED = /\bimport\s+(sys|gc|os|ctypes|builtins|threading|pytest|_pytest(?:\.\w+)*|pluggy)\s+as\s+(\w+)/g;
+const ALIASED = /\bimport\s+(sys|gc|os|ctypes|builtins|threading|unittest|pytest|_pytest(?:\.\w+)*|pluggy)\s+as\s+(\w+)/g;
+
+/** Node's assertion modules bound to another name (`const a = require("node:assert")`, `import * as a from "assert/strict"`), read as `assert`. */
+const JS_ALIASED = /\b(?:(?:const|let|var)\s+(\w+)\s*=\s*require\(\s*|import\s+(?:\*\s+as\s+)?(\w+)\s+from\s*)["'](?:node:)?assert(?:\/strict)?["']/g;
 
 /** The aliases a file's added lines give the modules the rules name, as one replacement (null: none). */
-function aliasesOf(lines: readonly string[]): ((text: string) => string) | null {
+function aliasesOf(lines: readonly string[], python: boolean): ((text: string) => string) | null {
   const names = new Map<string, string>();
-  for (const text of lines) for (const m of text.matchAll(ALIASED)) if (m[1] !== undefined && m[2] !== undefined && m[2] !== m[1]) names.set(m[2], m[1]);
+  for (const text of lines) {
+    if (python) {
+      for (const m of text.matchAll(ALIASED)) if (m[1] !== undefined && m[2] !== undefined) names.set(m[2], m[1]);
+    } else {
+      for (const m of text.matchAll(JS_ALIASED)) names.set(m[1] ?? m[2] ?? "assert", "assert");
+    }
+  }
+  for (const [alias, module] of names) if (alias === module) names.delete(alias);
   if (names.size === 0) return null;
   const alias = new RegExp(`(?<![\\w.])(${[...names.keys()].join("|")})(?=\\s*\\.)`, "g");
   return (text) => text.replace(alias, (a: string) => names.get(a) ?? a);
@@ -153,7 +165,7 @@ export function harnessReach(patch: string): string[] {
   for (const [file, lines] of byFile) {
     const lang = rulesFor(file);
     if (lang === null) continue;
-    const unalias = lang.rules === PYTHON ? aliasesOf(lines.map((l) => l.text)) : null;
+    const unalias = lang.rules === JAVA ? null : aliasesOf(lines.map((l) => l.text), lang.rules === PYTHON);
     for (const { line, text } of lines) {
       if (lang.comment.test(text)) continue;
       const read = unalias ? unalias(text) : text;

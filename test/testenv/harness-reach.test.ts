@@ -114,6 +114,11 @@ describe("harnessReach: the agent's added lines that reach for the test run", ()
     ]);
   });
 
+  it("the tests' assertions replaced: Node's assert under another name, unittest's TestCase", () => {
+    expect(harnessReach(change("lib/a.js", [], ['const check = require("node:assert");', "check.equal = () => undefined;", "assert.ok(x);"]))).toEqual(["lib/a.js:3: replaces the tests' assertions"]);
+    expect(harnessReach(change("pkg/a.py", [], ["import unittest as u", "u.TestCase.assertEqual = lambda *a: None"]))).toEqual(["pkg/a.py:3: replaces the tests' assertions (unittest)"]);
+  });
+
   it("files no runner executes are not read", () => {
     expect(harnessReach(addedFiles({ "docs/notes.md": "We used to patch _pytest and sys.modules.\n" }))).toEqual([]);
   });
