@@ -19,7 +19,7 @@ interface Rule {
   what: string;
   /** The line's text, a comment line already left out. */
   test: (line: string) => boolean;
-  /** Skipped in files of these packages (the project is the runner itself: pytest's own source uses `_pytest`). */
+  /** Skipped in files of these packages (the project is the runner itself: pytest's own source does all of this). */
   unless?: RegExp;
 }
 
@@ -27,20 +27,18 @@ const PYTEST_PACKAGES = /(^|\/)(_pytest|pytest|pluggy)\//;
 /** The runners' own packages, and JavaScript test files (which name their runner). */
 const JS_RUNNERS = /(^|\/)(vitest|jest[\w-]*|mocha|@vitest|@jest|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$/;
 
-/** Module names a project has no reason to look up in `sys.modules` while its tests run. */
-const HARNESS_MODULE = /^(_?pytest|pluggy|_gitgood\w*|builtins|__main__|site|sitecustomize|usercustomize)(\.|$)/;
+/** The harness's modules: pytest's, pluggy's, gitgood's plug-in, builtins and the start-up hooks. */
+const HARNESS_MODULE = /\b(_?pytest|pluggy|_gitgood\w*|builtins|sitecustomize|usercustomize)\b/;
 
-/** Whether each `sys.modules` on the line is only a look-up of one named module (`[__name__]`, `.get("x")`, `"x" in`) that is not the harness's. */
-function harmlessModuleLookups(line: string): boolean {
-  const at = [...line.matchAll(/\bsys\s*\.\s*modules\b/g)];
-  return at.every((m) => {
-    const after = line.slice((m.index ?? 0) + m[0].length);
-    const before = line.slice(0, m.index ?? 0);
-    const named = /^\s*(?:\[|\.get\(|\.pop\()\s*(?:__name__|(["'])([\w.]+)\1)/.exec(after) ?? /(["'])([\w.]+)\1\s+(?:not\s+)?in\s*$/.exec(before);
-    if (named === null) return false;
-    const name = named[2];
-    return name === undefined || !HARNESS_MODULE.test(name);
-  });
+/**
+ * Whether a line uses `sys.modules` to reach the harness: naming one of its modules, or changing the table
+ * (an entry set under any key but the module's own `__name__`, `update`, `setdefault`, `pop`, `clear`, `del`).
+ * Reading the table (`sys.modules[name]`, iterating it, as autoreloaders do) is what projects do.
+ */
+function reachesModuleTable(line: string): boolean {
+  if (!/\bsys\s*\.\s*modules\b/.test(line)) return /\bfrom\s+sys\s+import\b.*\bmodules\b/.test(line);
+  if (HARNESS_MODULE.test(line)) return true;
+  return /\bsys\s*\.\s*modules\s*\[(?!\s*__name__\s*\])[^\]]*\]\s*=(?!=)|\bsys\s*\.\s*modules\s*\.\s*(update|setdefault|pop|popitem|clear)\b|\bdel\s+sys\s*\.\s*modules\b/.test(line);
 }
 
 const PYTHON: Rule[] = [
@@ -54,17 +52,17 @@ const PYTHON: Rule[] = [
   },
   { what: "replaces an attribute of pytest", test: (l) => /\bpytest\s*\.\s*[\w.]+\s*=(?!=)|\b(setattr|delattr)\(\s*pytest\b/.test(l), unless: PYTEST_PACKAGES },
   { what: "names gitgood's results channel", test: (l) => /_gitgood|GITGOOD_/.test(l) },
-  { what: "reaches the interpreter's module table (sys.modules)", test: (l) => (/\bsys\s*\.\s*modules\b/.test(l) && !harmlessModuleLookups(l)) || /\bfrom\s+sys\s+import\b.*\bmodules\b/.test(l) },
-  { what: "changes builtins", test: (l) => /__builtins__|\bbuiltins\s*\.\s*\w+\s*=(?!=)|\b(setattr|delattr)\(\s*builtins\b/.test(l) },
-  { what: "names a start-up hook (sitecustomize, usercustomize, .pth)", test: (l) => /\b(sitecustomize|usercustomize)\b|\.pth["']/.test(l) },
-  { what: "walks the interpreter's objects (gc)", test: (l) => /\bgc\s*\.\s*get_(objects|referrers|referents)\b|\bfrom\s+gc\s+import\b.*\bget_(objects|referrers|referents)\b/.test(l) },
-  { what: "reaches the interpreter's memory (ctypes)", test: (l) => /\bpythonapi\b|\bPyObj_FromPtr\b|\bctypes\b.*\b(memmove|memset|cast|addressof|py_object|from_address|string_at)\b/.test(l) },
-  { what: "replaces a function's code, defaults or closure", test: (l) => /\.\s*(__code__|__defaults__|__kwdefaults__|cell_contents)\s*=(?!=)/.test(l) },
-  { what: "traces the interpreter", test: (l) => /\b(sys|threading)\s*\.\s*(settrace|setprofile)\b|\bsys\s*\.\s*addaudithook\b/.test(l) },
-  { what: "takes over the run's file descriptors", test: (l) => /\bos\s*\.\s*(dup2|closerange)\b|\/proc\/self\/fd|\/dev\/fd\//.test(l) },
-  { what: "ends the interpreter without its clean-up (os._exit)", test: (l) => /\bos\s*\.\s*_exit\b/.test(l) },
-  { what: "replaces the tests' assertions (unittest)", test: (l) => /\b(TestCase|unittest(\s*\.\s*\w+)*)\s*\.\s*(assert\w*|fail\w*|run|__call__|_callTestMethod)\s*=(?!=)|\b(setattr|delattr)\(\s*(unittest\b|TestCase\b)/.test(l) },
-  { what: "reads or changes how pytest runs (PYTEST_*)", test: (l) => /\bPYTEST_(ADDOPTS|PLUGINS|DISABLE_PLUGIN_AUTOLOAD|CURRENT_TEST|VERSION)\b/.test(l) },
+  { what: "reaches the harness through the interpreter's module table (sys.modules)", test: reachesModuleTable, unless: PYTEST_PACKAGES },
+  { what: "changes builtins", test: (l) => /__builtins__|\bbuiltins\s*\.\s*\w+\s*=(?!=)|\b(setattr|delattr)\(\s*builtins\b/.test(l), unless: PYTEST_PACKAGES },
+  { what: "names a start-up hook (sitecustomize, usercustomize, .pth)", test: (l) => /\b(sitecustomize|usercustomize)\b|\.pth["']/.test(l), unless: PYTEST_PACKAGES },
+  { what: "walks the interpreter's objects (gc)", test: (l) => /\bgc\s*\.\s*get_(objects|referrers|referents)\b|\bfrom\s+gc\s+import\b.*\bget_(objects|referrers|referents)\b/.test(l), unless: PYTEST_PACKAGES },
+  { what: "reaches the interpreter's memory (ctypes)", test: (l) => /\bpythonapi\b|\bPyObj_FromPtr\b|\bctypes\b.*\b(memmove|memset|cast|addressof|py_object|from_address|string_at)\b/.test(l), unless: PYTEST_PACKAGES },
+  { what: "replaces a function's code, defaults or closure", test: (l) => /\.\s*(__code__|__defaults__|__kwdefaults__|cell_contents)\s*=(?!=)/.test(l), unless: PYTEST_PACKAGES },
+  { what: "traces the interpreter", test: (l) => /\b(sys|threading)\s*\.\s*(settrace|setprofile)\b|\bsys\s*\.\s*addaudithook\b/.test(l), unless: PYTEST_PACKAGES },
+  { what: "takes over the run's file descriptors", test: (l) => /\bos\s*\.\s*(dup2|closerange)\b|\/proc\/self\/fd|\/dev\/fd\//.test(l), unless: PYTEST_PACKAGES },
+  { what: "ends the interpreter without its clean-up (os._exit)", test: (l) => /\bos\s*\.\s*_exit\b/.test(l), unless: PYTEST_PACKAGES },
+  { what: "replaces the tests' assertions (unittest)", test: (l) => /\b(TestCase|unittest(\s*\.\s*\w+)*)\s*\.\s*(assert\w*|fail\w*|run|__call__|_callTestMethod)\s*=(?!=)|\b(setattr|delattr)\(\s*(unittest\b|TestCase\b)/.test(l), unless: PYTEST_PACKAGES },
+  { what: "reads or changes how pytest runs (PYTEST_*)", test: (l) => /\bPYTEST_(ADDOPTS|PLUGINS|DISABLE_PLUGIN_AUTOLOAD|CURRENT_TEST|VERSION)\b/.test(l), unless: PYTEST_PACKAGES },
 ];
 
 const NODE: Rule[] = [

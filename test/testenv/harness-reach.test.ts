@@ -21,7 +21,7 @@ describe("harnessReach: the agent's added lines that reach for the test run", ()
     const found = harnessReach(addedFiles({ "calc/__init__.py": FORGE_REPORTS }));
     expect(found).toContain("calc/__init__.py:3: reaches pytest's internals (_pytest)");
     expect(found).toContain("calc/__init__.py:14: names gitgood's results channel");
-    expect(found).toContain("calc/__init__.py:14: reaches the interpreter's module table (sys.modules)");
+    expect(found).toContain("calc/__init__.py:14: reaches the harness through the interpreter's module table (sys.modules)");
   });
 
   it("Python: builtins, start-up hooks, gc, ctypes, code swaps, tracing, descriptors, os._exit, pytest's variables", () => {
@@ -35,7 +35,7 @@ describe("harnessReach: the agent's added lines that reach for the test run", ()
       "os.dup2(devnull, 517)",
       "os._exit(0)",
       "if os.environ.get('PYTEST_CURRENT_TEST'):",
-      "for m in list(sys.modules.values()):",
+      "sys.modules.update(fakes)",
       "import pluggy",
       "config.pluginmanager.register(Fast())",
       "def pytest_runtest_makereport(item, call):",
@@ -52,18 +52,22 @@ describe("harnessReach: the agent's added lines that reach for the test run", ()
       "takes over the run's file descriptors",
       "ends the interpreter without its clean-up (os._exit)",
       "reads or changes how pytest runs (PYTEST_*)",
-      "reaches the interpreter's module table (sys.modules)",
+      "reaches the harness through the interpreter's module table (sys.modules)",
       "reaches pluggy, pytest's hook machinery",
       "registers or calls pytest hooks",
       "defines a pytest hook that makes or reads reports",
       "replaces an attribute of pytest",
-      "reaches the interpreter's module table (sys.modules)",
+      "reaches the harness through the interpreter's module table (sys.modules)",
     ]);
   });
 
-  it("leaves alone what projects do: their own module in sys.modules, a named look-up, ctypes' types, builtins read, gc.collect, comments, removed lines", () => {
+  it("leaves alone what projects do: sys.modules read or their own entry set, ctypes' types, builtins read, gc.collect, comments, removed lines", () => {
     const ordinary = [
       "mod = sys.modules[__name__]",
+      "sys.modules[__name__] = LazyModule(__name__)",
+      "for module in list(sys.modules.values()):",
+      "main = sys.modules['__main__']",
+      "loaded = sys.modules[name]",
       "np = sys.modules.get('numpy')",
       "if 'numpy' not in sys.modules:",
       "size = ctypes.sizeof(ctypes.c_void_p)",
@@ -76,9 +80,9 @@ describe("harnessReach: the agent's added lines that reach for the test run", ()
     expect(harnessReach(change("pkg/mod.py", ["import _pytest", "os._exit(1)"], ordinary))).toEqual([]);
   });
 
-  it("pytest's and pluggy's own source may name their internals; other rules still hold there", () => {
-    expect(harnessReach(change("src/_pytest/runner.py", [], ["from _pytest.reports import TestReport", "import pluggy"]))).toEqual([]);
-    expect(harnessReach(change("src/_pytest/runner.py", [], ["os._exit(0)"]))).toEqual(["src/_pytest/runner.py:2: ends the interpreter without its clean-up (os._exit)"]);
+  it("pytest's and pluggy's own source may do all of it (the project is the runner); naming gitgood's channel still counts there", () => {
+    expect(harnessReach(change("src/_pytest/runner.py", [], ["from _pytest.reports import TestReport", "import pluggy", "sys.modules[name] = mod", "os._exit(0)"]))).toEqual([]);
+    expect(harnessReach(change("src/_pytest/runner.py", [], ["sys.modules.pop('_gitgood_results')"]))).toEqual(["src/_pytest/runner.py:2: names gitgood's results channel"]);
   });
 
   it("Node: the module loader, the test globals, the runner and its reports; a test file may name its runner", () => {
