@@ -101,16 +101,6 @@ def _sender(fd, write, field):
 _send = _sender(_FD, _write, _field)
 
 
-def _lookup(dotted):
-    module, _, rest = dotted.partition(":")
-    obj = sys.modules.get(module)
-    for part in rest.split("."):
-        if obj is None:
-            return None
-        obj = obj.__dict__.get(part) if hasattr(obj, "__dict__") else getattr(obj, part, None)
-    return obj
-
-
 _WATCHED = [
     "_pytest.runner:call_and_report",
     "_pytest.runner:call_runtest_hook",
@@ -135,7 +125,26 @@ for _name in ("_pytest.runner", "_pytest.reports", "_pytest.python", "_pytest.un
         __import__(_name)
     except Exception:
         pass
-_ORIGINAL = tuple((name, _lookup(name)) for name in _WATCHED)
+
+
+def _links(names):
+    # Each step of each watched name as (the live namespace it is found in, its key there, what it is now):
+    # a check at every report is then one dictionary look-up a step, and replacing a class in its module
+    # is seen as well as replacing a method in its class.
+    seen = {}
+    for dotted in names:
+        module, _, rest = dotted.partition(":")
+        obj = sys.modules.get(module)
+        for part in rest.split("."):
+            space = getattr(obj, "__dict__", None)
+            if space is None or space.get(part) is None:
+                break
+            seen.setdefault((id(space), part), (space, part, space[part], dotted))
+            obj = space[part]
+    return tuple(seen.values())
+
+
+_ORIGINAL = _links(_WATCHED)
 _HOOKS = (
     "pytest_runtest_makereport",
     "pytest_runtest_logreport",
@@ -175,7 +184,12 @@ def _watch(send, cwd, getframe, sep):
                 return rel
         return None
 
+    watched = reaching | frozenset(("object.__setattr__", "object.__delattr__"))
+
     def hook(event, args):
+        # Every audit event of the run comes through here: one set look-up lets the rest pass.
+        if event not in watched:
+            return
         if event == "object.__setattr__" or event == "object.__delattr__":
             if len(args) < 2 or args[1] not in swapped:
                 return
@@ -260,11 +274,11 @@ def pytest_sessionstart(session):
                 _BASELINE.extend(impl.function for impl in caller.get_hookimpls())
 
 
-def _verify(_send=_send, _lookup=_lookup, _original=_ORIGINAL, _globals=globals()):
+def _verify(_send=_send, _original=_ORIGINAL, _globals=globals()):
     # Run at every report, not only at the end: a replacement the code under test puts back before the run
     # ends is still seen while it forges.
-    for name, original in _original:
-        if original is not None and _lookup(name) is not original:
+    for space, key, original, name in _original:
+        if space.get(key) is not original:
             _send("tamper", "pytest's " + name + " was replaced during the run")
     for name, original in _globals.get("_OWN", ()):
         if _globals.get(name) is not original:
