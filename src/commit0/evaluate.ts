@@ -31,7 +31,7 @@ export interface Commit0Evaluation {
   applied: boolean;
   /** The evaluation's files (tests, test configuration, start-up hooks) the change touched: dropped before the tests ran. */
   tampered: string[];
-  /** Signs that the code under test tampered with the test run (its outcomes are then void). */
+  /** Where the agent's change reaches for the test run, and signs that the code under test tampered with it (its outcomes are then void). */
   tampering: string[];
   /** The test command, its exit code, whether it ran out of time, and the end of its output. */
   tests: { argv: string[]; exit_code: number | null; timed_out: boolean; log_tail: string } | null;
@@ -177,8 +177,9 @@ export async function evaluateCompletion(
     const run = await runSuite(sandbox, env, sc.test.test_dir, opts, signal);
     result.runtime_s = Math.round((Date.now() - started) / 100) / 10;
     result.tests = { argv: run.argv, exit_code: run.exitCode, timed_out: run.timedOut, log_tail: run.log.slice(-LOG_TAIL) };
-    result.tampering = run.tampering;
-    const tally = tallyCounted(run, counted);
+    result.tampering = [...change.reach, ...run.tampering];
+    // A change that reaches for the test run is judged on nothing that run said.
+    const tally = tallyCounted(change.reach.length === 0 ? run : null, counted);
     result.passed = tally.passed;
     result.pass_rate = tally.total === 0 ? 0 : tally.passed / tally.total;
     result.failed = tally.failed.slice(0, FAILED_SHOWN);

@@ -51,7 +51,7 @@ export interface SweEvaluation {
   patch: string;
   /** The evaluation's files (tests, test configuration, start-up hooks) the agent's patch changed: dropped before the tests ran. */
   tampered: string[];
-  /** Signs that the code under test tampered with the test run (its outcomes are then void). */
+  /** Where the agent's change reaches for the test run, and signs that the code under test tampered with it (its outcomes are then void). */
   tampering: string[];
   /** As SWE-bench's per-instance report.json: each list's tests that passed and failed. */
   tests_status: { FAIL_TO_PASS: { success: string[]; failure: string[] }; PASS_TO_PASS: { success: string[]; failure: string[] } };
@@ -332,9 +332,10 @@ export async function evaluatePatch(
     });
     result.timings.tests_s = seconds(started);
     result.tests = { argv: run.argv, exit_code: run.exitCode, timed_out: run.timedOut, channel: run.channel, log_tail: run.log.slice(-LOG_TAIL) };
-    result.tampering = run.tampering;
+    result.tampering = [...change.reach, ...run.tampering];
     result.log_invalid = run.timedOut ? null : sanityProblem(run, env.spec.log);
-    const judged = result.log_invalid === null ? run : null;
+    // A change that reaches for the test run is judged on nothing that run said.
+    const judged = result.log_invalid === null && change.reach.length === 0 ? run : null;
     result.fail_to_pass = tally(judged, sc.FAIL_TO_PASS);
     result.pass_to_pass = tally(judged, sc.PASS_TO_PASS, true);
     result.tests_status = {

@@ -7,6 +7,7 @@ import type { Repo } from "../git/repo.js";
 import { checkRelativePath, readProjectFile } from "../sandbox/paths.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { diffPaths } from "../util/unified-diff.js";
+import { harnessReach } from "./harness-reach.js";
 import { pluginModulesNamed, splitPatch, testInfrastructure, type TestInfrastructure } from "./test-infra.js";
 
 /** Config files whose text may name pytest plug-ins. */
@@ -83,6 +84,8 @@ export interface AppliedChange<S> {
   evaluated: string;
   /** Whether the work tree differs from `rev` after the drop (false: the change changed nothing). */
   changed: boolean;
+  /** Where the evaluated change reaches for the test run that judges it (src/testenv/harness-reach.ts): its outcomes are then void. */
+  reach: string[];
 }
 
 /**
@@ -109,7 +112,8 @@ function changeProbe(sandbox: Sandbox, rev: string): () => Promise<string[]> {
  * patch's sections that touch an evaluation file are dropped before `apply` runs, and whatever such a
  * file the application still changed (through a link, a fuzzy match) is put back as `rev` has it. The
  * work tree is read with a git directory of gitgood's own, never the sandbox's `.git`. When nothing is
- * left to apply, nothing ran and the tree is `rev`'s as checked out.
+ * left to apply, nothing ran and the tree is `rev`'s as checked out. The kept part is searched for code
+ * that reaches for the test run (`reach`).
  */
 export async function applyAgentChange<S>(
   sandbox: Sandbox,
@@ -120,7 +124,7 @@ export async function applyAgentChange<S>(
 ): Promise<AppliedChange<S>> {
   const split = splitPatch(patch.toString("latin1"), (f) => !infra.owns(f));
   const tampered = new Set(split.dropped);
-  if (split.kept.trim() === "") return { applied: null, tampered: [...tampered].sort(), evaluated: split.kept, changed: false };
+  if (split.kept.trim() === "") return { applied: null, tampered: [...tampered].sort(), evaluated: split.kept, changed: false, reach: [] };
   const kept = Buffer.from(split.kept, "latin1");
   const changed = changeProbe(sandbox, rev);
   const applied = await apply(kept);
@@ -131,5 +135,5 @@ export async function applyAgentChange<S>(
     await resetPaths(sandbox.repo, strayed);
     paths = await changed();
   }
-  return { applied, tampered: [...tampered].sort(), evaluated: split.kept, changed: paths.length > 0 };
+  return { applied, tampered: [...tampered].sort(), evaluated: split.kept, changed: paths.length > 0, reach: harnessReach(split.kept) };
 }

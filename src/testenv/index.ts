@@ -12,5 +12,6 @@ export { runTests, testArguments, usesResultsPlugin } from "./run-tests.js";
 export { execInEnvironment } from "./command.js";
 export { setupEnvironmentWithLlm } from "./llm-setup.js";
 export { testInfrastructure, infrastructureRules, pluginModulesNamed, splitPatch, isTestFileName, type TestInfrastructure, type InfrastructureRules, type SplitPatch } from "./test-infra.js";
+export { harnessReach } from "./harness-reach.js";
 export { applyAgentChange, infrastructureAt, pluginModulesAt, type AppliedChange } from "./fresh-tree.js";
 export { pluginSource, readPluginReport, PLUGIN_MODULE, type PluginReport } from "./pytest-results.js";

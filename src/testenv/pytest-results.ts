@@ -14,14 +14,20 @@ import type { TestOutcome } from "./types.js";
  * module is imported, and writes one line per test phase to file descriptor 3: a pipe to gitgood that
  * no path names (`GITGOOD_RESULTS_FD=3` says it is there, a pipe or socket; the plugin removes the variable, so nothing
  * the tests start inherits it). At load it moves the pipe to a high, non-inheritable descriptor and closes 3, takes its
- * own references to what it calls, and notes the identity of the pytest internals that decide an
- * outcome. It is its own second channel: a report that says "passed" while the phase raised is recorded
- * as a failure and as tampering, and at the end a replaced pytest internal, or a hook implemented in the
- * work tree outside a conftest and registered after the session started (while test modules, and the
- * project's code they import, load), is reported as tampering. Only the run's own session is reported:
- * sessions a test starts in-process (pytest's pytester) are left alone. Code under test shares the interpreter, so a
- * determined attack on this plugin itself can still forge; what it cannot do is pass unnoticed by
- * rewriting a file, planting a hook, or patching pytest's reporting.
+ * own references to what it calls (bound into its functions when they are defined, so that replacing a
+ * name in its module changes nothing they do), and notes the identity of the pytest internals that decide
+ * an outcome. It is its own second channel: a report that says "passed" while the phase raised is recorded
+ * as a failure and as tampering; at every report a replaced pytest internal or plug-in function, and at the
+ * end a hook implemented in the work tree outside a conftest and registered after the session started
+ * (while test modules, and the project's code they import, load), is reported as tampering. An audit hook
+ * (which Python code cannot remove) reports at once what the project's code does that reaches the run: a
+ * swapped `__code__` or defaults of a pytest, pluggy or plug-in function, and, called from a file of the
+ * project that is not a test, gc's object walks, ctypes' memory access or tracing. A run whose plug-in never
+ * sent its end line counts nothing. Only the run's own session is reported: sessions a test starts
+ * in-process (pytest's pytester) are left alone. Code under test shares the interpreter, so this is a
+ * second line, not a proof: whatever the plug-in can write, code in the process can write (its descriptor
+ * and functions are reachable). The first line is the static check of the agent's change
+ * (src/testenv/harness-reach.ts), which refuses code that reaches for any of this.
  */
 export const PLUGIN_MODULE = "_gitgood_results";
 
@@ -70,25 +76,29 @@ def _field(text):
     return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 
-def _send(*fields):
-    if _FD is None:
-        return
-    line = ("\t".join(_field(f) for f in fields) + "\n").encode("utf-8", "replace")
-    try:
-        while line:
-            line = line[_write(_FD, line):]
-    except OSError:
-        pass
+def _sender(fd, write, field):
+    # The plug-in's functions are handed this sender as a default argument when they are defined, so
+    # replacing a name in this module changes nothing they send; each tamper message goes out once.
+    said = set()
+
+    def send(*fields):
+        if fd is None:
+            return
+        if fields[0] == "tamper":
+            if fields[1] in said:
+                return
+            said.add(fields[1])
+        line = ("\t".join(field(f) for f in fields) + "\n").encode("utf-8", "replace")
+        try:
+            while line:
+                line = line[write(fd, line):]
+        except OSError:
+            pass
+
+    return send
 
 
-def _lookup(dotted):
-    module, _, rest = dotted.partition(":")
-    obj = sys.modules.get(module)
-    for part in rest.split("."):
-        if obj is None:
-            return None
-        obj = obj.__dict__.get(part) if hasattr(obj, "__dict__") else getattr(obj, part, None)
-    return obj
+_send = _sender(_FD, _write, _field)
 
 
 _WATCHED = [
@@ -115,8 +125,26 @@ for _name in ("_pytest.runner", "_pytest.reports", "_pytest.python", "_pytest.un
         __import__(_name)
     except Exception:
         pass
-_ORIGINAL = {name: _lookup(name) for name in _WATCHED}
-_OWN = {k: v for k, v in dict(globals()).items() if callable(v) and not isinstance(v, type)}
+
+
+def _links(names):
+    # Each step of each watched name as (the live namespace it is found in, its key there, what it is now):
+    # a check at every report is then one dictionary look-up a step, and replacing a class in its module
+    # is seen as well as replacing a method in its class.
+    seen = {}
+    for dotted in names:
+        module, _, rest = dotted.partition(":")
+        obj = sys.modules.get(module)
+        for part in rest.split("."):
+            space = getattr(obj, "__dict__", None)
+            if space is None or space.get(part) is None:
+                break
+            seen.setdefault((id(space), part), (space, part, space[part], dotted))
+            obj = space[part]
+    return tuple(seen.values())
+
+
+_ORIGINAL = _links(_WATCHED)
 _HOOKS = (
     "pytest_runtest_makereport",
     "pytest_runtest_logreport",
@@ -129,6 +157,57 @@ _HOOKS = (
 )
 _CONFIG = []
 _BASELINE = []
+
+
+def _watch(send, cwd, getframe, sep):
+    # An audit hook (one no Python code can remove) that reports, the moment it happens and through a sender
+    # of its own, what the code under test has no business doing during its own test run: swapping the code
+    # or defaults of a function of pytest, pluggy or this plug-in (which keeps the function's identity), and,
+    # called from a file of the project that is not a test, walking the interpreter's objects, reading its
+    # memory or tracing it.
+    roots = tuple(sorted({cwd + sep, os.path.realpath(cwd) + sep}))
+    harness = frozenset(("_pytest", "pytest", "pluggy", "_gitgood_results"))
+    swapped = frozenset(("__code__", "__defaults__", "__kwdefaults__"))
+    reaching = frozenset(("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
+                          "ctypes.addressof", "ctypes.cdata", "ctypes.PyObj_FromPtr", "ctypes.string_at", "ctypes.wstring_at", "ctypes.dlsym"))
+    test_dirs = frozenset(("tests", "test", "_pytest", "pluggy"))
+
+    def project(filename):
+        # The path of a file of the work tree that is not a test (the project's code), else None.
+        for root in roots:
+            if filename.startswith(root):
+                rel = filename[len(root):]
+                parts = rel.split(sep)
+                name = parts[-1]
+                if test_dirs.intersection(parts[:-1]) or name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+                    return None
+                return rel
+        return None
+
+    watched = reaching | frozenset(("object.__setattr__", "object.__delattr__"))
+
+    def hook(event, args):
+        # Every audit event of the run comes through here: one set look-up lets the rest pass.
+        if event not in watched:
+            return
+        if event == "object.__setattr__" or event == "object.__delattr__":
+            if len(args) < 2 or args[1] not in swapped:
+                return
+            module = getattr(args[0], "__module__", None)
+            if isinstance(module, str) and module.partition(".")[0] in harness:
+                send("tamper", "the " + args[1] + " of " + module + "." + str(getattr(args[0], "__qualname__", "?")) + " was replaced during the run")
+        elif event in reaching:
+            if event == "ctypes.dlsym" and not (len(args) > 1 and isinstance(args[1], str) and args[1].lstrip("_").startswith("Py")):
+                return
+            rel = project(getframe(1).f_code.co_filename)
+            if rel is not None:
+                send("tamper", event + " called from " + rel + " (the project's code) during the run")
+
+    return hook
+
+
+if _FD is not None:
+    sys.addaudithook(_watch(_sender(_FD, _write, _field), _CWD, sys._getframe, _sep))
 _send("start", "1")
 
 
@@ -195,12 +274,24 @@ def pytest_sessionstart(session):
                 _BASELINE.extend(impl.function for impl in caller.get_hookimpls())
 
 
+def _verify(_send=_send, _original=_ORIGINAL, _globals=globals()):
+    # Run at every report, not only at the end: a replacement the code under test puts back before the run
+    # ends is still seen while it forges.
+    for space, key, original, name in _original:
+        if space.get(key) is not original:
+            _send("tamper", "pytest's " + name + " was replaced during the run")
+    for name, original in _globals.get("_OWN", ()):
+        if _globals.get(name) is not original:
+            _send("tamper", "gitgood's results plugin was changed during the run (" + name + ")")
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(item, call, _send=_send, _test_id=_test_id, _main=_main, _verify=_verify):
     if not _main(item.config):
         yield
         return
     result = yield
+    _verify()
     try:
         rep = result.get_result()
     except BaseException:
@@ -217,14 +308,8 @@ def pytest_runtest_makereport(item, call):
     _send("phase", _test_id(item), call.when, outcome, xfail)
 
 
-def _check():
-    for name, original in _ORIGINAL.items():
-        if original is not None and _lookup(name) is not original:
-            _send("tamper", "pytest's " + name + " was replaced during the run")
-    current = globals()
-    for name, original in _OWN.items():
-        if current.get(name) is not original:
-            _send("tamper", "gitgood's results plugin was changed during the run (" + name + ")")
+def _check(_send=_send, _verify=_verify):
+    _verify()
     for config in _CONFIG:
         for hook in _HOOKS:
             caller = getattr(config.hook, hook, None)
@@ -240,10 +325,14 @@ def _check():
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config):
+def pytest_unconfigure(config, _send=_send, _check=_check, _main=_main):
     if _main(config):
         _check()
         _send("end", "1")
+
+
+# What the plug-in's own names are bound to once it is loaded (each run of _verify compares).
+_OWN = tuple((k, v) for k, v in dict(globals()).items() if callable(v) and not isinstance(v, type))
 `;
 
 /** The plugin's source, for tests and the docs. */

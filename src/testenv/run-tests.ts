@@ -125,11 +125,12 @@ export function usesResultsPlugin(spec: EnvSpec, mode: Sandbox["isolation"]["mod
 /**
  * The outcomes of a run from the plugin's report, checked against the log's: where both name a test the
  * worse outcome stands (a forged pass on either channel alone does not count); a test only the log
- * names is not taken (anyone can print). A plugin that never started gives nothing.
+ * names is not taken (anyone can print). A plugin that never started, or whose run never reached its
+ * end (the process left early, or the code under test silenced the channel), gives no outcome.
  */
 function pluginOutcomes(channel: Buffer, fromLog: Map<string, TestOutcome>): { outcomes: Map<string, TestOutcome>; tampering: string[] } {
   const report = readPluginReport(channel);
-  if (!report.started) return { outcomes: new Map(), tampering: [] };
+  if (!report.started || !report.ended) return { outcomes: new Map(), tampering: report.tampering };
   const outcomes = new Map<string, TestOutcome>();
   for (const [id, o] of report.outcomes) {
     const logged = fromLog.get(id);

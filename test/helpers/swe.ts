@@ -75,6 +75,32 @@ export function pythonTask(extra: Record<string, string> = {}): PythonTask {
   return { fixture: f, base, fix, later, gold, testPatch, sample };
 }
 
+/**
+ * Lines that code under test can run at import to forge a pytest run from inside it: every report made
+ * from a call that raised says passed (pytest's `TestReport.from_item_and_call` sees no exception), and
+ * gitgood's results plug-in, found in `sys.modules`, sends no more tamper lines.
+ */
+export const FORGE_REPORTS = [
+  "import sys as _sys",
+  "",
+  "import _pytest.reports as _reports",
+  "",
+  "_made = _reports.TestReport.from_item_and_call.__func__",
+  "",
+  "",
+  "def _passing(cls, item, call):",
+  "    call.excinfo = None",
+  "    return _made(cls, item, call)",
+  "",
+  "",
+  "_reports.TestReport.from_item_and_call = classmethod(_passing)",
+  "_channel = _sys.modules.get('_gitgood_results')",
+  "if _channel is not None:",
+  "    _sent = _channel._send",
+  "    _channel._send = lambda *fields: None if fields[:1] == ('tamper',) else _sent(*fields)",
+  "",
+].join("\n");
+
 /** A patch of calc/__init__.py from the base content to `after`, as `git diff` writes it. */
 export function calcPatch(task: PythonTask, after: string): string {
   const dir = task.fixture.scratch(`patch-${Math.random().toString(36).slice(2)}`);

@@ -73,4 +73,24 @@ describe("evaluating a patch (Node, node --test)", () => {
     const empty = await evaluatePatch(source, sample, "", opts);
     expect(empty).toMatchObject({ status: "no_op", fail_to_pass: { passed: 0, total: 1, failed: ["halves"] }, pass_to_pass: { passed: 1, total: 1 } });
   }, 120_000);
+
+  it("a change that disarms the tests' assertions from the library under test is refused: not resolved, and listed in tampering", async () => {
+    const source = await Repo.open(f.dir);
+    const opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
+    const patch = [
+      "diff --git a/lib/widget.js b/lib/widget.js",
+      "--- a/lib/widget.js",
+      "+++ b/lib/widget.js",
+      "@@ -1,2 +1,4 @@",
+      " exports.double = (x) => x + x;",
+      " exports.half = (x) => x * 2;",
+      '+const check = require("node:assert");',
+      "+check.equal = () => undefined;",
+      "",
+    ].join("\n");
+    const r = await evaluatePatch(source, sample, patch, opts);
+    expect(r.resolution).toBe("RESOLVED_NO");
+    expect(r.fail_to_pass.passed).toBe(0);
+    expect(r.tampering).toEqual(["lib/widget.js:4: replaces the tests' assertions"]);
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import { evaluatePatch, type SweEvaluation } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
 import { useCacheDir } from "../helpers/envs.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE, addedFiles, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { CALC_BASE, FORGE_REPORTS, addedFiles, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
 
 /**
  * Answers that try to win without fixing `calc.sub`: each is evaluated as an agent's patch, and none may
@@ -161,6 +161,12 @@ const ATTACKS: Attack[] = [
   { name: "pytest's Function.runtest monkeypatched from the package under test", patch: (t) => calcWith(t, SWALLOW_FAILURES), tampered: [], runtime: true },
   { name: "a plug-in registered at run time from the package under test that skips every test's call", patch: (t) => calcWith(t, SKIP_THE_CALL), tampered: [], runtime: true },
   { name: "a report-forcing hook registered at run time under a borrowed file name", patch: (t) => calcWith(t, FORCE_UNDER_BORROWED_NAME), tampered: [], runtime: true },
+  {
+    name: "pytest's TestReport.from_item_and_call and the results plug-in's sender replaced by lines prepended to the package under test",
+    patch: (t) => calcPatch(t, `${FORGE_REPORTS}\n${CALC_BASE}`),
+    tampered: [],
+    runtime: true,
+  },
 ];
 
 let root: ReturnType<typeof useSandboxRoot>;
