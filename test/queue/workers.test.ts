@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../src/dataset/sample.js";
 import { RunQueue } from "../../src/queue/producer.js";
+import { queueSecret } from "../../src/queue/secret.js";
 import { parseQueueAddress } from "../../src/queue/url.js";
 import { BIN } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
@@ -28,6 +29,8 @@ interface Proc {
 
 /** The key the model proxy's upstream expects: the workers' own, never the producer's, never in Redis. */
 const USER_KEY = "sk-worker-key-never-in-redis";
+/** The secret the producers and workers of these tests share (GITGOOD_QUEUE_SECRET of every process started). */
+const SECRET = "the-workers-tests-shared-secret";
 
 let redis: TestRedis;
 let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
@@ -84,7 +87,7 @@ function fresh(label: string): string {
 }
 
 function start(args: string[], env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, GITGOOD_QUEUE_SECRET: SECRET, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
   child.stdout?.resume();
@@ -347,10 +350,10 @@ describe("gitgood run --queue with gitgood worker", () => {
 
   it("refuses a bad --queue, an unreachable Redis and a queue of another run in one line each, writing nothing", async () => {
     const cases: [string[], number, RegExp][] = [
-      [["--queue", "http://127.0.0.1:1"], 2, /^gitgood: --queue http:\/\/127\.0\.0\.1:1 is not a Redis URL \(the scheme is http, not redis\); give redis:\/\/HOST:PORT\[\/DB\]\n$/],
+      [["--queue", "http://127.0.0.1:1"], 2, /^gitgood: --queue http:\/\/127\.0\.0\.1:1 is not a Redis URL \(the scheme is http, not redis or rediss\); give redis:\/\/HOST:PORT\[\/DB\], or rediss:\/\/ for TLS\n$/],
       [["--queue", `redis://127.0.0.1:${await freePort()}`], 1, /^gitgood: cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: ECONNREFUSED\n$/],
     ];
-    const other = await RunQueue.open(parseQueueAddress(redis.url, "taken"), { agent: "someone-else" });
+    const other = await RunQueue.open(parseQueueAddress(redis.url, "taken"), { agent: "someone-else" }, { secret: queueSecret(undefined, { GITGOOD_QUEUE_SECRET: SECRET }) });
     await other.claim();
     await other.close();
     cases.push([["--queue", redis.url, "--queue-name", "taken"], 2, /^gitgood: the queue taken at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first\n$/]);
