@@ -349,8 +349,13 @@ describe("what a writer of the queue's Redis can do", () => {
     await q.claim();
     const raw = new Queue(a.name, { connection: connectionOptions(a) });
     const [k0] = jobs.map((j) => j.key) as [string];
-    const stray = await raw.add(k0, { run: q.run, key: k0, ticket: {} }, { jobId: jobIdOf(q.run, k0) });
-    await stray.moveToFailed(new Error("POLICY_REFUSED: made up"), "0", false).catch(() => undefined);
+    await raw.add(k0, { run: q.run, key: k0, ticket: {} }, { jobId: jobIdOf(q.run, k0) });
+    // A Redis writer's "worker" fails it with a reason of its choosing.
+    const fake = new Worker(a.name, () => Promise.reject(new Error("POLICY_REFUSED: made up")), { connection: connectionOptions(a) });
+    const deadline = Date.now() + 20_000;
+    while (((await raw.getJobCounts("failed")).failed ?? 0) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await fake.close();
+    expect((await raw.getJobCounts("failed")).failed).toBe(1);
     const sink = memorySink();
     await q.collect(sink);
     expect(sink.written).toEqual([]);
