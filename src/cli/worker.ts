@@ -18,7 +18,7 @@ import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
 import { WorkerProxies } from "../queue/proxies.js";
 import { withRunPacks } from "../runs/executor.js";
 import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
-import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote } from "../sandbox/isolation.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { repeatable } from "../util/options.js";
 import { escapeControls } from "../util/escape.js";
@@ -44,12 +44,14 @@ interface WorkerFlags {
 }
 
 /** The worker's own policy from its flags; a flag naming what cannot be (an isolation that cannot run here, an unknown agent kind) is one line. */
-function policyOf(flags: WorkerFlags): WorkerPolicy {
+function policyOf(flags: WorkerFlags, io: CliIO): WorkerPolicy {
   const agents = (flags.allowAgents ?? "").split(",").map((a) => a.trim()).filter(Boolean);
   const unknown = agents.find((a) => !NAMED_ONLY_AGENTS.includes(a));
   if (unknown !== undefined) throw new GitGoodError("BAD_OPTION", `--allow-agents takes ${NAMED_ONLY_AGENTS.join(", ")} (other agents need no leave), not '${unknown}'`);
   // The most this worker gives must be able to run here: refused at start-up, not job by job.
   const most = chooseIsolation({ mode: flags.isolation, network: flags.network, dockerImage: flags.dockerImage, allowRead: flags.allowRead ?? [], passEnv: flags.passEnv ?? [] });
+  const note = isolationNote(most);
+  if (note !== null) io.stderr.write(`${note}\n`);
   return { isolation: most.mode, dockerImage: most.dockerImage, network: most.network, allowRead: most.allowRead, passEnv: most.passEnv, agents };
 }
 
@@ -77,7 +79,7 @@ export function workerCommand(io: CliIO): Command {
     .action(async (flags: WorkerFlags) => {
       const address = parseQueueAddress(flags.queue, flags.queueName);
       const secret = queueSecret(flags.secretFile);
-      const policy = policyOf(flags);
+      const policy = policyOf(flags, io);
       if (!flags.clone && (!existsSync(flags.repos) || !statSync(flags.repos).isDirectory())) {
         throw new GitGoodError("NOT_FOUND", `--repos ${flags.repos} is not a directory`);
       }
