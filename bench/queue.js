@@ -30,6 +30,7 @@
 //    trajectory goes by path, and a job holds its record alone, whatever its trajectory's size.
 import { row as benchRow } from "./rows.js";
 import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import net from "node:net";
@@ -200,7 +201,9 @@ const s1 = (ms) => (ms / 1000).toFixed(1);
 async function main() {
   const started = Date.now();
   const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-bench-queue-"));
-  const env = { ...process.env, GITGOOD_SANDBOX_ROOT: path.join(tmp, "sandboxes"), GITGOOD_CACHE_DIR: path.join(tmp, "cache") };
+  // The producer and its workers share the queue's secret, as on real machines.
+  const secret = randomBytes(32).toString("hex");
+  const env = { ...process.env, GITGOOD_SANDBOX_ROOT: path.join(tmp, "sandboxes"), GITGOOD_CACHE_DIR: path.join(tmp, "cache"), GITGOOD_QUEUE_SECRET: secret };
   const redis = await startRedis(tmp);
   const log = (line) => process.stderr.write(`[${since(started)} s] ${line}; load ${load()}\n`);
   try {

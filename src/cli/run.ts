@@ -12,6 +12,7 @@ import { agentFromSpec, judgesFromSpec, ticketBase, ticketFor, type AgentSpec } 
 import { queueExecutor } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
 import { RunQueue } from "../queue/producer.js";
+import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
@@ -99,7 +100,8 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     if (queueFlags.queue !== undefined) {
       // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
-      queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { spillDir: queueFlags.spillDir ?? null });
+      const secret = queueSecret(queueFlags.secretFile);
+      queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { secret, spillDir: queueFlags.spillDir ?? null });
       flagRun.executor = queueExecutorFor(queue, flags, prepared.agentOptions, client?.model, io);
     }
     const summary = await runFromFlags(flagRun, flags);
@@ -126,6 +128,7 @@ interface QueueFlags {
   queue?: string;
   queueName?: string;
   spillDir?: string;
+  secretFile?: string;
 }
 
 /**
@@ -164,7 +167,8 @@ export function runCommand(io: CliIO): Command {
     .option("--out <dir>", "run directory (default: runs/<samples>-<agent>); with several agents or models, the directory of their runs (default: runs/<samples>-matrix)")
     .option("--queue <url>", "run the jobs on 'gitgood worker's through this Redis (redis://HOST:PORT[/DB]) instead of here; re-run to add what is missing")
     .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME)
-    .option("--spill-dir <dir>", "with --queue: where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from");
+    .option("--spill-dir <dir>", "with --queue: where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from")
+    .option("--secret-file <file>", "with --queue: the file holding the secret shared with the workers (default: $GITGOOD_QUEUE_SECRET); jobs are signed with it, results not signed with it are refused");
   return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import type { RepoLocator } from "../dataset/clones.js";
 import { DEFAULT_URL_PATTERN } from "../dataset/repos.js";
 import { RepoPool } from "../git/repo-pool.js";
@@ -8,6 +8,8 @@ import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
+import { NAMED_ONLY_AGENTS, checkPolicy, requestedIsolation, type WorkerPolicy } from "../queue/policy.js";
+import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_SPILL_BYTES } from "../queue/jobs.js";
 import { queueKeys } from "../queue/keys.js";
 import { SharedConnectionLimit } from "../queue/limit.js";
@@ -16,7 +18,9 @@ import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
 import { WorkerProxies } from "../queue/proxies.js";
 import { withRunPacks } from "../runs/executor.js";
 import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote } from "../sandbox/isolation.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
+import { repeatable } from "../util/options.js";
 import { escapeControls } from "../util/escape.js";
 import { positiveIntOption, type CliIO } from "./io.js";
 
@@ -30,6 +34,25 @@ interface WorkerFlags {
   spillDir?: string;
   spillBytes: number;
   lockDuration: number;
+  secretFile?: string;
+  isolation: string;
+  dockerImage: string;
+  network: boolean;
+  allowRead?: string[];
+  passEnv?: string[];
+  allowAgents?: string;
+}
+
+/** The worker's own policy from its flags; a flag naming what cannot be (an isolation that cannot run here, an unknown agent kind) is one line. */
+function policyOf(flags: WorkerFlags, io: CliIO): WorkerPolicy {
+  const agents = (flags.allowAgents ?? "").split(",").map((a) => a.trim()).filter(Boolean);
+  const unknown = agents.find((a) => !NAMED_ONLY_AGENTS.includes(a));
+  if (unknown !== undefined) throw new GitGoodError("BAD_OPTION", `--allow-agents takes ${NAMED_ONLY_AGENTS.join(", ")} (other agents need no leave), not '${unknown}'`);
+  // The most this worker gives must be able to run here: refused at start-up, not job by job.
+  const most = chooseIsolation({ mode: flags.isolation, network: flags.network, dockerImage: flags.dockerImage, allowRead: flags.allowRead ?? [], passEnv: flags.passEnv ?? [] });
+  const note = isolationNote(most);
+  if (note !== null) io.stderr.write(`${note}\n`);
+  return { isolation: most.mode, dockerImage: most.dockerImage, network: most.network, allowRead: most.allowRead, passEnv: most.passEnv, agents };
 }
 
 export function workerCommand(io: CliIO): Command {
@@ -43,9 +66,20 @@ export function workerCommand(io: CliIO): Command {
     .option("--url-pattern <pattern>", "with --clone: the remote of a sample's repository, {name} being owner/repo (https, http, ssh, git, user@host:path, or file:///DIR/{name} for local repositories under DIR)", DEFAULT_URL_PATTERN)
     .option("--spill-dir <dir>", "a directory the producer can read too (a shared mount): trajectories over --spill-bytes compressed go there by path instead of into Redis")
     .option("--spill-bytes <n>", "the compressed size from which a trajectory is spilled", positiveIntOption("--spill-bytes"), DEFAULT_SPILL_BYTES)
+    .option("--secret-file <file>", "the file holding the secret shared with the producer (default: $GITGOOD_QUEUE_SECRET); jobs not signed with it are refused, results are signed with it")
+    .addOption(
+      new Option("--isolation <mode>", `the isolation jobs run under at most (a job may ask for no less): ${isolationHelp()}`).choices(ISOLATION_MODES).default(DEFAULT_ISOLATION),
+    )
+    .option("--docker-image <image>", "the one image jobs of --isolation docker may use", DEFAULT_DOCKER_IMAGE)
+    .option("--network", "let jobs that ask for it give their isolated agent programs the network", false)
+    .option("--allow-read <path>", "a path (and what is under it) jobs may let their agent programs read (repeatable)", repeatable)
+    .option("--pass-env <name>", "a variable of this worker's environment jobs may pass to their agent programs (repeatable)", repeatable)
+    .option("--allow-agents <kinds>", `agent kinds that run a program or reach an address the job names, which this worker runs: ${NAMED_ONLY_AGENTS.join(",")} (none by default)`)
     .option("--lock-duration <ms>", "how long a job stays this worker's without a sign of life; the jobs of a killed worker go back to the queue after it", positiveIntOption("--lock-duration"), DEFAULT_LOCK_MS)
     .action(async (flags: WorkerFlags) => {
       const address = parseQueueAddress(flags.queue, flags.queueName);
+      const secret = queueSecret(flags.secretFile);
+      const policy = policyOf(flags, io);
       if (!flags.clone && (!existsSync(flags.repos) || !statSync(flags.repos).isDirectory())) {
         throw new GitGoodError("NOT_FOUND", `--repos ${flags.repos} is not a directory`);
       }
@@ -76,6 +110,7 @@ export function workerCommand(io: CliIO): Command {
       await withRunPacks(async (packs) => {
         const worker = await startWorker({
           address,
+          secret,
           concurrency: flags.concurrency,
           spillDir: flags.spillDir ?? null,
           spillBytes: flags.spillBytes,
@@ -83,6 +118,8 @@ export function workerCommand(io: CliIO): Command {
           log,
           run: async (data) => {
             const ticket = parseTicket(data.ticket);
+            // Refused before anything of the job runs: no clone fetched, no agent made.
+            checkPolicy(ticket, policy);
             if (fetchClone) await fetchClone(ticket.sample);
             await checkClone(ticket.sample, where, (dir) => sources.get(dir), found);
             // --max-connections holds across every worker of the queue, not per process.
@@ -90,7 +127,15 @@ export function workerCommand(io: CliIO): Command {
             const max = ticket.models.max_connections;
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
             const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
-            return runTicket(ticket, { where, models, proxy, packs, sources });
+            const asked = requestedIsolation(ticket);
+            const isolation = chooseIsolation({
+              mode: asked.mode,
+              network: asked.network,
+              ...(asked.docker_image !== null ? { dockerImage: asked.docker_image } : {}),
+              allowRead: asked.allow_read,
+              passEnv: asked.pass_env ?? [],
+            });
+            return runTicket(ticket, { where, models, proxy, packs, sources, isolation });
           },
         });
         io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);

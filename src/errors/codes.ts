@@ -94,6 +94,8 @@ export const ERROR_CODES = {
   QUEUE_UNREACHABLE: { fault: "infrastructure", meaning: "the Redis server of --queue cannot be reached or refused the connection" },
   WORKER_FAILED: { fault: "infrastructure", meaning: "every attempt of a queued job failed on the workers (a missing clone or commit, isolation that cannot run)" },
   CLONE_FAILED: { fault: "infrastructure", meaning: "a worker with --clone could not clone a sample's repository from its --url-pattern" },
+  BAD_SIGNATURE: { fault: "infrastructure", meaning: "a queued job or result is not signed with the queue's secret (forged on Redis, or a producer and worker with different secrets)" },
+  POLICY_REFUSED: { fault: "infrastructure", meaning: "a queued job asks for more than the worker's own policy gives (agent kind, isolation, reads, variables, network); not retried" },
   BAD_RESULT: { fault: "infrastructure", meaning: "a queued job's result is not a worker's (damaged, another job's, or a spilled trajectory outside the producer's --spill-dir)" },
   RUN_LOCKED: { fault: "infrastructure", meaning: "another gitgood run works in the run directory (its lock names the process)" },
   SERVER_STOPPED: { fault: "infrastructure", meaning: "the MCP server was stopped before the client finished the scenario" },

@@ -1,4 +1,5 @@
 import type { RedisOptions } from "bullmq";
+import { isIP } from "node:net";
 import { Redis } from "ioredis";
 import { GitGoodError } from "../errors.js";
 import type { QueueAddress } from "./url.js";
@@ -17,6 +18,8 @@ export function connectionOptions(address: QueueAddress): RedisOptions {
     db: address.db,
     ...(address.username !== undefined ? { username: address.username } : {}),
     ...(address.password !== undefined ? { password: address.password } : {}),
+    // The certificate is checked (Node's default): a server that cannot show one for the host is refused.
+    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
     connectTimeout: CONNECT_TIMEOUT_MS,
     // BullMQ's blocking commands need this; a command issued while the server is away waits for it.
     maxRetriesPerRequest: null,

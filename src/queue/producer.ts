@@ -3,7 +3,9 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { connectionOptions, connectRedis } from "./connection.js";
-import { JobDataSchema, identityHash, jobIdOf, unpackResult, type JobData, type Settled } from "./jobs.js";
+import { checkJob, identityHash, jobIdOf, signJob, unpackResult, type JobData, type Settled } from "./jobs.js";
+import type { QueueSecret } from "./secret.js";
+import { REFUSED_CODES } from "./worker.js";
 import { removeSpilled } from "./spill.js";
 import { queueKeys } from "./keys.js";
 import type { QueueAddress } from "./url.js";
@@ -54,14 +56,20 @@ export class RunQueue {
     private readonly attempts: number,
     private readonly backoffMs: number,
     private readonly spillDir: string | null,
+    private readonly secret: QueueSecret,
   ) {}
 
   /**
    * Connects (an unreachable server is one line) and checks that the queue is free or holds this run.
    * Nothing is written to Redis until `claim`. `spillDir` is where this machine sees the workers' spill
    * directory (`--spill-dir`): the only place a spilled trajectory is read from (none: no result may spill).
+   * `secret` signs the jobs and checks the results: it is shared with the workers, never put in Redis.
    */
-  static async open(address: QueueAddress, identity: unknown, opts: { attempts?: number; backoffMs?: number; spillDir?: string | null } = {}): Promise<RunQueue> {
+  static async open(
+    address: QueueAddress,
+    identity: unknown,
+    opts: { secret: QueueSecret; attempts?: number; backoffMs?: number; spillDir?: string | null },
+  ): Promise<RunQueue> {
     const redis = await connectRedis(address);
     const run = identityHash(identity);
     try {
@@ -79,7 +87,7 @@ export class RunQueue {
     }
     const queue = new Queue(address.name, { connection: connectionOptions(address) });
     queue.on("error", () => undefined);
-    return new RunQueue(address, run, identity, redis, queue, opts.attempts ?? DEFAULT_ATTEMPTS, opts.backoffMs ?? DEFAULT_BACKOFF_MS, opts.spillDir ?? null);
+    return new RunQueue(address, run, identity, redis, queue, opts.attempts ?? DEFAULT_ATTEMPTS, opts.backoffMs ?? DEFAULT_BACKOFF_MS, opts.spillDir ?? null, opts.secret);
   }
 
   /** Marks the queue as this run's (again, after a Redis that lost it). */
@@ -100,7 +108,7 @@ export class RunQueue {
       await this.queue.addBulk(
         missing.map((j) => ({
           name: j.key,
-          data: { run: this.run, key: j.key, ticket: j.ticket } satisfies JobData,
+          data: signJob(this.secret, { run: this.run, key: j.key, ticket: j.ticket }),
           opts: {
             jobId: jobIdOf(this.run, j.key),
             attempts: this.attempts,
@@ -138,17 +146,19 @@ export class RunQueue {
 
   /** Writes one finished job through the sink and removes it from the queue; returns its key (null: not a job of this producer's). */
   private async take(job: Job, state: "completed" | "failed", sink: Sink): Promise<string | null> {
-    const parsed = JobDataSchema.safeParse(job.data);
-    if (!parsed.success) {
-      // Not a job this producer enqueued (whoever writes to the queue's Redis put it there): dropped.
+    let data: JobData;
+    try {
+      data = checkJob(this.secret, job.data);
+    } catch {
+      // Not a job a producer of this queue enqueued (whoever writes to the queue's Redis put it there): dropped.
       await job.remove();
       return null;
     }
-    const data = parsed.data;
     if (state === "completed") {
       let settled: ReturnType<typeof unpackResult> | null = null;
       try {
-        settled = unpackResult(job.returnvalue, data.key, this.spillDir);
+        const agent = (this.identity as { agent?: unknown } | null)?.agent;
+        settled = unpackResult(job.returnvalue, data.key, { secret: this.secret, run: this.run, agent: typeof agent === "string" ? agent : null, spillDir: this.spillDir });
       } catch (err) {
         await sink.failed(data, toGitGoodError(err));
       }
@@ -158,7 +168,14 @@ export class RunQueue {
       }
     } else {
       const reason = job.failedReason?.split("\n")[0] ?? "the workers failed it";
-      await sink.failed(data, new GitGoodError("WORKER_FAILED", `every try on the workers failed: ${reason}`, { tries: job.attemptsMade }));
+      // A job a worker refused for what it is (its policy, its signature) keeps that code: it ran nowhere.
+      const refused = REFUSED_CODES.find((code) => reason.startsWith(`${code}: `));
+      await sink.failed(
+        data,
+        refused !== undefined
+          ? new GitGoodError(refused, `a worker refused the job: ${reason.slice(refused.length + 2)}`, { tries: job.attemptsMade })
+          : new GitGoodError("WORKER_FAILED", `every try on the workers failed: ${reason}`, { tries: job.attemptsMade }),
+      );
     }
     await job.remove();
     sink.onWritten?.(data.key);

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { DelayedError, Queue, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { toGitGoodError } from "../errors.js";
+import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { ErrorCode } from "../errors/codes.js";
 import { connectionOptions, connectRedis } from "./connection.js";
-import { DEFAULT_SPILL_BYTES, JobDataSchema, packResult, type JobData, type JobResult, type Settled } from "./jobs.js";
+import { DEFAULT_SPILL_BYTES, checkJob, packResult, type JobData, type JobResult, type Settled } from "./jobs.js";
+import type { QueueSecret } from "./secret.js";
 import { queueKeys } from "./keys.js";
 import type { QueueAddress } from "./url.js";
 
@@ -14,6 +16,11 @@ export const DEFAULT_LOCK_MS = 30_000;
 export const MAX_DEFERRALS = 50;
 /** Times a job may be found stalled (its worker gone) and run again before it counts as failed. */
 export const MAX_STALLED = 3;
+/**
+ * The codes of a job refused for what it is, not for this worker's state: not signed with the queue's
+ * secret, or asking for more than the worker's policy. Such a job fails at once, on no other worker.
+ */
+export const REFUSED_CODES: readonly ErrorCode[] = ["BAD_SIGNATURE", "BAD_TICKET", "POLICY_REFUSED"];
 
 /** One worker's line in the queue's worker table. */
 export interface WorkerEntry {
@@ -27,6 +34,8 @@ export interface WorkerEntry {
 
 export interface WorkerOptions {
   address: QueueAddress;
+  /** The secret shared with the producer: jobs not signed with it are refused, and results are signed with it. */
+  secret: QueueSecret;
   /** Jobs at once (default 1). */
   concurrency?: number;
   /** Runs one job: the settled attempt. A throw is an infrastructure failure (retried, elsewhere if it can be). */
@@ -80,8 +89,19 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 
   /** The last write of this worker's line in the worker table, which closing waits for. */
   let table: Promise<unknown> = Promise.resolve();
+  /** A job refused for what it is: one line, and the job fails everywhere at once. */
+  const refuse = (key: string, e: GitGoodError): never => {
+    const line = `${e.code}: ${e.message.split("\n")[0]}`;
+    log(`refused ${key}: ${line}`);
+    throw new UnrecoverableError(`${line} (on ${id})`);
+  };
   const processor = async (job: Job, token?: string): Promise<JobResult> => {
-    const data = JobDataSchema.parse(job.data);
+    let data: JobData;
+    try {
+      data = checkJob(opts.secret, job.data);
+    } catch (err) {
+      return refuse(String(job.id ?? "?").slice(0, 200), toGitGoodError(err));
+    }
     const avoid = data.avoid ?? [];
     if (avoid.includes(id) && (data.deferred ?? 0) < MAX_DEFERRALS && (await othersFor(avoid))) {
       await job.updateData({ ...data, deferred: (data.deferred ?? 0) + 1 });
@@ -94,11 +114,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       settled = await opts.run(data);
     } catch (err) {
       const e = toGitGoodError(err);
+      if ((REFUSED_CODES as readonly string[]).includes(e.code)) return refuse(data.key, e);
       await job.updateData({ ...data, avoid: [...new Set([...avoid, id])] });
       log(`failed ${data.key}: ${e.code}: ${e.message.split("\n")[0]}`);
       throw new Error(`${e.code}: ${e.message.split("\n")[0]} (on ${id})`);
     }
-    const result = packResult(settled, id, spill);
+    const result = packResult(settled, data, id, spill, opts.secret);
     entry.done++;
     entry.last = Date.now();
     // The worker table is for `gitgood status`: the job's result does not wait for it.

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 
 export interface TestRedis {
-  /** redis://127.0.0.1:PORT/DB */
+  /** redis://127.0.0.1:PORT/DB (rediss:// with TLS) */
   url: string;
   port: number;
   /** Stops the server (a private one: a SIGKILL, as a crash) and starts it again on the same port, empty. */
@@ -59,12 +59,13 @@ function exited(child: ChildProcess): Promise<void> {
 let sharedDb = 0;
 
 /**
- * Starts a private redis-server for a test file (`own: true` always does; the restart test needs its own).
+ * Starts a private redis-server for a test file (`own: true` always does; the restart test needs its own;
+ * so does one with more `args`, redis-server's own options, such as a password or TLS).
  * Otherwise GITGOOD_TEST_REDIS_URL, when set, is used with the next database number of this process.
  */
-export async function startRedis(opts: { own?: boolean } = {}): Promise<TestRedis> {
+export async function startRedis(opts: { own?: boolean; args?: readonly string[]; tls?: { cert: string; key: string } } = {}): Promise<TestRedis> {
   const shared = process.env.GITGOOD_TEST_REDIS_URL;
-  if (shared && !opts.own) {
+  if (shared && !opts.own && !opts.args && !opts.tls) {
     const base = new URL(shared);
     sharedDb = (sharedDb % 15) + 1;
     const url = `redis://${base.host}/${sharedDb}`;
@@ -81,7 +82,11 @@ export async function startRedis(opts: { own?: boolean } = {}): Promise<TestRedi
   let stderr = "";
   const start = async (): Promise<void> => {
     stderr = "";
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning"];
+    // With TLS the port speaks TLS only (clients show no certificate of their own).
+    const listen = opts.tls
+      ? ["--port", "0", "--tls-port", String(port), "--tls-cert-file", opts.tls.cert, "--tls-key-file", opts.tls.key, "--tls-auth-clients", "no"]
+      : ["--port", String(port)];
+    const args = [...listen, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning", ...(opts.args ?? [])];
     const c = spawn("redis-server", args, { stdio: ["ignore", "ignore", "pipe"] });
     c.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     child = c;
@@ -96,7 +101,7 @@ export async function startRedis(opts: { own?: boolean } = {}): Promise<TestRedi
   };
   await start();
   return {
-    url: `redis://127.0.0.1:${port}/0`,
+    url: `${opts.tls ? "rediss" : "redis"}://127.0.0.1:${port}/0`,
     port,
     restart: async () => {
       await kill();

@@ -1,16 +1,17 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Worker } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitGoodError } from "../../src/errors.js";
 import { checkClonePattern, cloneUrlOf } from "../../src/queue/clone.js";
 import { connectionOptions } from "../../src/queue/connection.js";
-import { identityHash, jobIdOf, type JobData, type Settled } from "../../src/queue/jobs.js";
+import { identityHash, jobIdOf, signJob, signResult, type JobData, type Settled } from "../../src/queue/jobs.js";
 import { SharedConnectionLimit } from "../../src/queue/limit.js";
 import { RunQueue, type Sink } from "../../src/queue/producer.js";
+import { queueSecret } from "../../src/queue/secret.js";
 import { queueStatus } from "../../src/queue/status.js";
 import { parseQueueAddress, type QueueAddress } from "../../src/queue/url.js";
 import { startWorker, type RunningWorker } from "../../src/queue/worker.js";
@@ -18,6 +19,9 @@ import { RESULTS_SCHEMA_VERSION } from "../../src/runs/record.js";
 import { resultRecord } from "../../src/runs/result.js";
 import { mergeSample } from "../helpers/dataset.js";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis.js";
+
+/** The secret the producers and workers of these tests share. */
+const secret = queueSecret(undefined, { GITGOOD_QUEUE_SECRET: "the-queue-tests-shared-secret" });
 
 let redis: TestRedis;
 let scratch: string;
@@ -78,7 +82,7 @@ describe("queue addresses", () => {
     expect(parseQueueAddress("redis://10.0.0.5:6380/2")).toMatchObject({ host: "10.0.0.5", port: 6380, db: 2, name: "gitgood" });
     expect(parseQueueAddress("redis://:secret@q.example:7000").shown).toBe("redis://q.example:7000/0");
     for (const bad of ["http://h:1", "redis://h:1/x", "redis://h:1/2?tls=1", "redis:///3", "h:6379", "redis://h:99999"]) {
-      expect(() => parseQueueAddress(bad), bad).toThrowError(/^--queue .* is not a Redis URL \(.*\); give redis:\/\/HOST:PORT\[\/DB\]$/);
+      expect(() => parseQueueAddress(bad), bad).toThrowError(/^--queue .* is not a Redis URL \(.*\); give redis:\/\/HOST:PORT\[\/DB\], or rediss:\/\/ for TLS$/);
     }
     expect(() => parseQueueAddress("redis://h:1", "a:b")).toThrowError(/--queue-name "a:b" is not a queue name/);
   });
@@ -109,14 +113,14 @@ describe("the run's queue", () => {
   it("enqueues each key once, two workers run them, the producer writes each once and frees the queue", async () => {
     const a = address();
     const identity = { samples: "x.jsonl", agent: "oracle" };
-    const q = await RunQueue.open(a, identity);
+    const q = await RunQueue.open(a, identity, { secret });
     expect(await q.enqueue(jobs)).toEqual({ added: 6, present: 0 });
     // A second producer of the same run adds nothing: the job ids are the run's and the key's.
     expect(await q.enqueue(jobs)).toEqual({ added: 0, present: 6 });
     const ran: string[] = [];
     const workers: RunningWorker[] = [];
     for (let i = 0; i < 2; i++) {
-      workers.push(await startWorker({ address: a, concurrency: 2, run: async (d) => (ran.push(d.key), settledFor(d)) }));
+      workers.push(await startWorker({ address: a, secret, concurrency: 2, run: async (d) => (ran.push(d.key), settledFor(d)) }));
     }
     const sink = memorySink();
     await q.drain(jobs, sink);
@@ -135,24 +139,25 @@ describe("the run's queue", () => {
 
   it("refuses a queue holding another run's jobs, and an unreachable server, in one line each", async () => {
     const a = address();
-    const first = await RunQueue.open(a, { agent: "oracle" });
+    const first = await RunQueue.open(a, { agent: "oracle" }, { secret });
     await first.enqueue(jobs.slice(0, 1));
     await first.close();
-    const other = RunQueue.open(a, { agent: "baseline" });
+    const other = RunQueue.open(a, { agent: "baseline" }, { secret });
     await expect(other).rejects.toThrowError(/^the queue t\d+ at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first$/);
     await expect(other).rejects.toMatchObject({ code: "QUEUE_MISMATCH" });
     const nobody = parseQueueAddress(`redis://127.0.0.1:${await freePort()}`);
-    await expect(RunQueue.open(nobody, {})).rejects.toThrowError(/^cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: ECONNREFUSED$/);
+    await expect(RunQueue.open(nobody, {}, { secret })).rejects.toThrowError(/^cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: ECONNREFUSED$/);
   });
 
   it("a job that fails on one worker for an infrastructure reason is run by another; one failing everywhere is recorded as failed", async () => {
     const a = address();
     // The retry waits long enough for the second worker to start: then the broken worker hands the job over.
-    const q = await RunQueue.open(a, { agent: "oracle", test: "handover" }, { attempts: 3, backoffMs: 2000 });
+    const q = await RunQueue.open(a, { agent: "oracle", test: "handover" }, { secret, attempts: 3, backoffMs: 2000 });
     await q.enqueue(jobs.slice(0, 2));
     const brokenLog: string[] = [];
     const broken = await startWorker({
       address: a,
+      secret,
       deferMs: 50,
       log: (line) => brokenLog.push(line),
       run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")),
@@ -160,7 +165,7 @@ describe("the run's queue", () => {
     const deadline = Date.now() + 20_000;
     while (!brokenLog.some((l) => l.startsWith("failed")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(brokenLog.find((l) => l.startsWith("failed"))).toMatch(/^failed acme_calc_merge_000\d\.MCR: MISSING_COMMIT: the clone of acme\/calc lacks commit abc$/);
-    const good = await startWorker({ address: a, run: async (d) => settledFor(d) });
+    const good = await startWorker({ address: a, secret, run: async (d) => settledFor(d) });
     const sink = memorySink();
     await q.drain(jobs.slice(0, 2), sink);
     expect(sink.failures).toEqual([]);
@@ -168,8 +173,8 @@ describe("the run's queue", () => {
     await Promise.all([good.close(), broken.close(), q.close()]);
     // With no other worker, the broken one runs the job in the end; every try fails, and the job is failed once.
     const alone = address();
-    const q2 = await RunQueue.open(alone, { agent: "oracle", test: "alone" }, { attempts: 3, backoffMs: 20 });
-    const lone = await startWorker({ address: alone, run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")) });
+    const q2 = await RunQueue.open(alone, { agent: "oracle", test: "alone" }, { secret, attempts: 3, backoffMs: 20 });
+    const lone = await startWorker({ address: alone, secret, run: () => Promise.reject(new GitGoodError("MISSING_COMMIT", "the clone of acme/calc lacks commit abc")) });
     await q2.enqueue(jobs.slice(2, 3));
     await q2.drain(jobs.slice(2, 3), sink);
     expect(sink.failures.map((f) => [f.key, f.error.code])).toEqual([[jobs[2]?.key, "WORKER_FAILED"]]);
@@ -180,9 +185,9 @@ describe("the run's queue", () => {
   it("a trajectory over the size limit goes by path to the spill directory, not into Redis, and is removed once written", async () => {
     const a = address();
     const spill = path.join(scratch, "spill");
-    const q = await RunQueue.open(a, { agent: "oracle", test: "spill" }, { spillDir: spill });
+    const q = await RunQueue.open(a, { agent: "oracle", test: "spill" }, { secret, spillDir: spill });
     await q.enqueue(jobs.slice(0, 2));
-    const w = await startWorker({ address: a, spillDir: spill, spillBytes: 2000, run: async (d) => settledFor(d, d.key === jobs[0]?.key ? 2000 : 1) });
+    const w = await startWorker({ address: a, secret, spillDir: spill, spillBytes: 2000, run: async (d) => settledFor(d, d.key === jobs[0]?.key ? 2000 : 1) });
     const raw = new Redis(connectionOptions(a));
     const sink = memorySink();
     let bigInRedis = -1;
@@ -224,13 +229,15 @@ describe("the run's queue", () => {
       [k4]: canary,
     };
     const victims = jobs.slice(0, 5);
-    const q = await RunQueue.open(a, { agent: "oracle", test: "hostile-spill" }, { spillDir: spill });
+    const q = await RunQueue.open(a, { agent: "oracle", test: "hostile-spill" }, { secret, spillDir: spill });
     await q.enqueue(victims);
     const liar = new Worker(
       a.name,
       async (job) => {
         const data = job.data as JobData;
-        return { key: data.key, worker: "w", record: settledFor(data).record, trajectory: { spilled: forged[data.key] } };
+        // A worker holding the secret signs what it sends: the names are refused for what they are.
+        const record = settledFor(data).record;
+        return { key: data.key, worker: "w", record, trajectory: { spilled: forged[data.key] }, sig: signResult(secret, data.run, { key: data.key, worker: "w", record }, canaryBytes) };
       },
       { connection: connectionOptions(a) },
     );
@@ -272,5 +279,123 @@ describe("the shared connection limit", () => {
     aborted.abort();
     await expect(limits[0]?.run(request, aborted.signal, "m")).rejects.toMatchObject({ code: "ABORTED" });
     for (const c of clients) c.disconnect();
+  });
+});
+
+describe("what a writer of the queue's Redis can do", () => {
+  it("a job that is unsigned, signed with another secret, or replayed under another key is refused by the worker in one line and never run", async () => {
+    const a = address();
+    const other = queueSecret(undefined, { GITGOOD_QUEUE_SECRET: "another-secret-than-the-workers" });
+    const run = identityHash({ agent: "oracle", test: "forged-jobs" });
+    const [k0, k1, k2] = jobs.map((j) => j.key) as [string, string, string];
+    const signed = signJob(secret, { run, key: k2, ticket: { sample: "x" } });
+    const raw = new Queue(a.name, { connection: connectionOptions(a) });
+    await raw.add(k0, { run, key: k0, ticket: { sample: "x" } }, { jobId: jobIdOf(run, k0), attempts: 3 });
+    await raw.add(k1, signJob(other, { run, key: k1, ticket: { sample: "x" } }), { jobId: jobIdOf(run, k1), attempts: 3 });
+    // A job the producer signed, copied under another key: its signature covers its id.
+    await raw.add("copy", { ...signed, key: k1 }, { jobId: `${run}.copy`, attempts: 3 });
+    const ran: string[] = [];
+    const log: string[] = [];
+    const w = await startWorker({ address: a, secret, log: (l) => log.push(l), run: async (d) => (ran.push(d.key), settledFor(d)) });
+    const deadline = Date.now() + 20_000;
+    while (((await raw.getJobCounts("failed")).failed ?? 0) < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await w.close();
+    expect(ran).toEqual([]);
+    expect(log.filter((l) => l.startsWith("refused ")).sort()).toEqual(
+      [jobIdOf(run, k0), jobIdOf(run, k1), `${run}.copy`].sort().map((id) => expect.stringMatching(new RegExp(`^refused ${id.replace(/\./g, "\\.")}: BAD_SIGNATURE: the job \\S+ is not signed with this queue's secret`))),
+    );
+    // Refused for what they are: failed after one try each, not retried.
+    const failed = await raw.getJobs(["failed"]);
+    expect(failed.map((j) => j.attemptsMade)).toEqual([1, 1, 1]);
+    await raw.close();
+  });
+
+  it("a result written straight to Redis is written to the run only when a worker holding the secret signed it for this run's job and agent", async () => {
+    const a = address();
+    const identity = { agent: "oracle", test: "forged-results" };
+    const q = await RunQueue.open(a, identity, { secret });
+    const victims = jobs.slice(0, 4);
+    const [k0, k1, k2, k3] = victims.map((j) => j.key) as [string, string, string, string];
+    await q.enqueue(victims);
+    const forger = new Worker(
+      a.name,
+      async (job) => {
+        const data = job.data as JobData;
+        const settled = settledFor(data);
+        const gz = gzipSync(JSON.stringify(settled.trajectory));
+        const base = { key: data.key, worker: "w", trajectory: { gzip: gz.toString("base64") } };
+        // k0: unsigned; k1: signed for another run's job of the same key; k2: signed, of another agent; k3: honest.
+        if (data.key === k0) return { ...base, record: settled.record };
+        if (data.key === k1) return { ...base, record: settled.record, sig: signResult(secret, identityHash({ other: true }), { ...base, record: settled.record }, gz) };
+        const record = data.key === k2 ? { ...settled.record, agent: "baseline" } : settled.record;
+        return { ...base, record, sig: signResult(secret, data.run, { ...base, record }, gz) };
+      },
+      { connection: connectionOptions(a) },
+    );
+    const sink = memorySink();
+    await q.drain(victims, sink);
+    await forger.close();
+    await q.close();
+    expect(sink.written.map((s) => s.record.key)).toEqual([k3]);
+    const why = Object.fromEntries(sink.failures.map((f) => [f.key, `${f.error.code}: ${f.error.message}`]));
+    expect(why[k0]).toMatch(/^BAD_SIGNATURE: the result of \S+ on the queue is not signed with this queue's secret/);
+    expect(why[k1]).toMatch(/^BAD_SIGNATURE: /);
+    expect(why[k2]).toMatch(/^BAD_RESULT: the result of \S+ on the queue is a record of agent baseline, this run's is oracle$/);
+  });
+
+  it("a job on the queue that its producer did not sign is dropped by the producer, not recorded", async () => {
+    const a = address();
+    const q = await RunQueue.open(a, { agent: "oracle", test: "stray" }, { secret });
+    await q.claim();
+    const raw = new Queue(a.name, { connection: connectionOptions(a) });
+    const [k0] = jobs.map((j) => j.key) as [string];
+    await raw.add(k0, { run: q.run, key: k0, ticket: {} }, { jobId: jobIdOf(q.run, k0) });
+    // A Redis writer's "worker" fails it with a reason of its choosing.
+    const fake = new Worker(a.name, () => Promise.reject(new Error("POLICY_REFUSED: made up")), { connection: connectionOptions(a) });
+    const deadline = Date.now() + 20_000;
+    while (((await raw.getJobCounts("failed")).failed ?? 0) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await fake.close();
+    expect((await raw.getJobCounts("failed")).failed).toBe(1);
+    const sink = memorySink();
+    await q.collect(sink);
+    expect(sink.written).toEqual([]);
+    expect(sink.failures).toEqual([]);
+    await raw.close();
+    await q.close();
+  });
+});
+
+describe("a queue secret", () => {
+  it("is required on both sides, of at least 16 characters, from the variable or a file, in one line", () => {
+    expect(() => queueSecret(undefined, {})).toThrowError(/^the queue needs a secret shared by the producer and every worker: set GITGOOD_QUEUE_SECRET or give --secret-file FILE/);
+    expect(() => queueSecret(undefined, { GITGOOD_QUEUE_SECRET: "short" })).toThrowError("the queue secret of GITGOOD_QUEUE_SECRET is shorter than 16 characters");
+    const file = path.join(scratch, "secret");
+    writeFileSync(file, "a-secret-from-a-file-0123\n");
+    expect(queueSecret(file, {}).key.toString()).toBe("a-secret-from-a-file-0123");
+    expect(() => queueSecret(path.join(scratch, "none"), {})).toThrowError(/^--secret-file \S+ cannot be read$/);
+  });
+});
+
+describe("a Redis with a password and an ACL user", () => {
+  it("runs a queue end to end as the ACL user, and refuses a client without the password in one line", async () => {
+    const guarded = await startRedis({ args: ["--requirepass", "default-password-1", "--user", "gitgood", "on", ">acl-password-1", "~bull:*", "~gitgood:*", "&*", "+@all"] });
+    try {
+      const base = new URL(guarded.url);
+      const asUser = parseQueueAddress(`redis://gitgood:acl-password-1@${base.host}/0`, "acl");
+      const q = await RunQueue.open(asUser, { agent: "oracle", test: "acl" }, { secret });
+      await q.enqueue(jobs.slice(0, 2));
+      const w = await startWorker({ address: parseQueueAddress(`redis://:default-password-1@${base.host}/0`, "acl"), secret, run: async (d) => settledFor(d) });
+      const sink = memorySink();
+      await q.drain(jobs.slice(0, 2), sink);
+      expect(sink.written.map((s) => s.record.key).sort()).toEqual(jobs.slice(0, 2).map((j) => j.key).sort());
+      await w.close();
+      await q.close();
+      await expect(RunQueue.open(parseQueueAddress(guarded.url, "acl"), {}, { secret })).rejects.toThrowError(/^cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: NOAUTH/);
+      await expect(RunQueue.open(parseQueueAddress(`redis://gitgood:wrong-password@${base.host}/0`, "acl"), {}, { secret })).rejects.toThrowError(
+        /^cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: WRONGPASS/,
+      );
+    } finally {
+      await guarded.stop();
+    }
   });
 });

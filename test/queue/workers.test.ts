@@ -1,7 +1,7 @@
 // The job queue end to end: `gitgood run --queue` and `gitgood worker`s as child processes of bin/gitgood.js, a
 // private redis-server, fixture repositories built in code, the oracle and a command agent as the agents. Every
 // wait is a poll with a deadline. Needs dist/ (npm run build).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../src/dataset/sample.js";
 import { RunQueue } from "../../src/queue/producer.js";
+import { queueSecret } from "../../src/queue/secret.js";
 import { parseQueueAddress } from "../../src/queue/url.js";
 import { BIN } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
@@ -28,6 +29,8 @@ interface Proc {
 
 /** The key the model proxy's upstream expects: the workers' own, never the producer's, never in Redis. */
 const USER_KEY = "sk-worker-key-never-in-redis";
+/** The secret the producers and workers of these tests share (GITGOOD_QUEUE_SECRET of every process started). */
+const SECRET = "the-workers-tests-shared-secret";
 
 let redis: TestRedis;
 let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
@@ -84,7 +87,7 @@ function fresh(label: string): string {
 }
 
 function start(args: string[], env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, GITGOOD_QUEUE_SECRET: SECRET, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
   child.stdout?.resume();
@@ -164,7 +167,7 @@ function sharedWorkers(): Promise<{ workers: Proc[]; traces: string[] }> {
     const traces = [fresh("trace-w1"), fresh("trace-w2")];
     const workers: Proc[] = [];
     for (const trace of traces) {
-      workers.push(await worker(SHARED, { env: { GIT_TRACE: trace, OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } }));
+      workers.push(await worker(SHARED, { extra: ["--allow-agents", "command", "--allow-read", path.dirname(ASKS_PROXY)], env: { GIT_TRACE: trace, OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } }));
     }
     shared = workers;
     return { workers, traces };
@@ -225,7 +228,9 @@ describe("gitgood run --queue with gitgood worker", () => {
     const marker = `gitgood-kill-${process.pid}-${n}`;
     const sandboxes = fresh("sandboxes-a");
     // A short lock: the killed worker's jobs go back to the queue 3 s after it stops renewing them.
-    const a = await worker("kill", { sandboxes, concurrency: 2, lockMs: 3000 });
+    // The command agent and the gate are what these workers give their jobs.
+    const leave = ["--allow-agents", "command", "--allow-read", gate];
+    const a = await worker("kill", { sandboxes, concurrency: 2, lockMs: 3000, extra: leave });
     const out = fresh("killed");
     const command = gatedCommand(path.join(gate, "open"), marker);
     const args = ["run", samplesFile, "--repos", repos, "--agent", "command", "--command", command, "--allow-read", gate, "--scenario", "MCR", "--out", out];
@@ -241,7 +246,7 @@ describe("gitgood run --queue with gitgood worker", () => {
     // The agents die with the worker (the jail dies with its parent).
     await until(() => agents().length === 0, "the killed worker's agent processes to end");
     writeFileSync(path.join(gate, "open"), "");
-    const b = await worker("kill", { lockMs: 3000 });
+    const b = await worker("kill", { lockMs: 3000, extra: leave });
     expect(await finished(p, "the producer after the kill"), p.stderr()).toBe(0);
     const keys = records(out).map((r) => r.key);
     expect(keys.sort()).toEqual(samples.filter((s) => s.sample_type === "merge").map((s) => `${s.id}.MCR`).sort());
@@ -272,7 +277,7 @@ describe("gitgood run --queue with gitgood worker", () => {
     const command = `sh -c 'while :; do t=$(ls ${tokens} | head -n 1); [ -n "$t" ] && rm "${tokens}/$t" 2>/dev/null && break; sleep 0.05; done; : ${marker}'`;
     const out = fresh("restart");
     const args = ["run", samplesFile, "--repos", repos, "--agent", "command", "--command", command, "--isolation", "none", "--scenario", "MCR", "--out", out, "--queue", redis.url, "--queue-name", "restart"];
-    const w = await worker("restart");
+    const w = await worker("restart", { extra: ["--isolation", "none", "--allow-agents", "command"] });
     const p = start(args);
     writeFileSync(path.join(tokens, "t0"), "");
     await until(() => records(out).length === 1, "the first record");
@@ -347,10 +352,10 @@ describe("gitgood run --queue with gitgood worker", () => {
 
   it("refuses a bad --queue, an unreachable Redis and a queue of another run in one line each, writing nothing", async () => {
     const cases: [string[], number, RegExp][] = [
-      [["--queue", "http://127.0.0.1:1"], 2, /^gitgood: --queue http:\/\/127\.0\.0\.1:1 is not a Redis URL \(the scheme is http, not redis\); give redis:\/\/HOST:PORT\[\/DB\]\n$/],
+      [["--queue", "http://127.0.0.1:1"], 2, /^gitgood: --queue http:\/\/127\.0\.0\.1:1 is not a Redis URL \(the scheme is http, not redis or rediss\); give redis:\/\/HOST:PORT\[\/DB\], or rediss:\/\/ for TLS\n$/],
       [["--queue", `redis://127.0.0.1:${await freePort()}`], 1, /^gitgood: cannot reach the queue's Redis at redis:\/\/127\.0\.0\.1:\d+\/0: ECONNREFUSED\n$/],
     ];
-    const other = await RunQueue.open(parseQueueAddress(redis.url, "taken"), { agent: "someone-else" });
+    const other = await RunQueue.open(parseQueueAddress(redis.url, "taken"), { agent: "someone-else" }, { secret: queueSecret(undefined, { GITGOOD_QUEUE_SECRET: SECRET }) });
     await other.claim();
     await other.close();
     cases.push([["--queue", redis.url, "--queue-name", "taken"], 2, /^gitgood: the queue taken at redis:\/\/127\.0\.0\.1:\d+\/0 holds the jobs of another run \(\w+, this one is \w+\); use another --queue-name, or collect that run first\n$/]);
@@ -365,4 +370,83 @@ describe("gitgood run --queue with gitgood worker", () => {
       expect(existsSync(out)).toBe(false);
     }
   }, 150_000);
+});
+
+describe("a worker owns its policy, and the queue's Redis is not trusted", () => {
+  /** The first merge sample's MCR job, run by `command` writing `canary` (outside every sandbox) on the queue `queue`. */
+  function canaryRun(queue: string, canary: string, extra: string[], env: Record<string, string> = {}): { out: string; p: Proc } {
+    const easy = samples.find((s) => s.sample_type === "merge");
+    const out = fresh(queue);
+    const args = ["run", samplesFile, "--repos", repos, "--ids", easy?.id ?? "", "--scenario", "MCR", "--agent", "command", "--command", `touch ${canary}`, "--allow-errors"];
+    return { out, p: start([...args, ...extra, "--out", out, "--queue", redis.url, "--queue-name", queue], env) };
+  }
+
+  it("a job asking for more than the worker gives (an unisolated command, the network, a read, a variable) fails as POLICY_REFUSED in one line, unrun", async () => {
+    const w = await worker("policy", { extra: ["--allow-agents", "command"] });
+    const home = fresh("home");
+    mkdirSync(home);
+    for (const [i, extra] of [["--isolation", "none"], ["--network"], ["--allow-read", home], ["--pass-env", "OPENAI_API_KEY"]].entries()) {
+      const canary = path.join(root, `canary-policy-${i}`);
+      const { out, p } = canaryRun("policy", canary, extra);
+      expect(await finished(p, `the producer of ${extra.join(" ")}`), p.stderr()).toBe(0);
+      const [record] = records(out);
+      expect(record, JSON.stringify(record)).toMatchObject({ status: "error", error: { code: "POLICY_REFUSED" } });
+      expect((record?.error as { message: string }).message).toMatch(/^a worker refused the job: the job asks for .+, which this worker does not give \(.+\) \(on \S+\)$/);
+      expect(existsSync(canary)).toBe(false);
+    }
+    // Refused once each, never retried: four refused, none done or failed (retried).
+    expect(w.stderr().match(/^refused \S+: POLICY_REFUSED: /gm) ?? []).toHaveLength(4);
+    expect(w.stderr()).not.toMatch(/^(done|failed) /m);
+  }, 150_000);
+
+  it("a job signed with another secret (a forged ticket: a command agent, unisolated) is refused even by a worker whose policy would run it", async () => {
+    const w = await worker("forged", { extra: ["--isolation", "none", "--allow-agents", "command"] });
+    const canary = path.join(root, "canary-forged");
+    const { out, p } = canaryRun("forged", canary, ["--isolation", "none"], { GITGOOD_QUEUE_SECRET: "a-forger-who-lacks-the-secret" });
+    expect(await finished(p, "the forger's producer"), p.stderr()).toBe(0);
+    expect(records(out)[0]).toMatchObject({ status: "error", error: { code: "BAD_SIGNATURE" } });
+    expect(existsSync(canary)).toBe(false);
+    expect(w.stderr()).toMatch(/^refused \S+: BAD_SIGNATURE: the job \S+ is not signed with this queue's secret/m);
+    // The same job from a producer with the secret runs: the worker's policy gives it.
+    const honest = canaryRun("forged", canary, ["--isolation", "none"]);
+    expect(await finished(honest.p, "the honest producer"), honest.p.stderr()).toBe(0);
+    expect(existsSync(canary)).toBe(true);
+  }, 150_000);
+
+  it("a worker or producer without a secret, or with a policy that cannot be, stops at start-up in one line", async () => {
+    const cases: [string[], RegExp][] = [
+      [["worker", "--queue", redis.url, "--repos", repos], /^gitgood: the queue needs a secret shared by the producer and every worker: set GITGOOD_QUEUE_SECRET or give --secret-file FILE .*\n$/],
+      [["run", samplesFile, "--repos", repos, "--agent", "oracle", "--out", fresh("nosecret"), "--queue", redis.url], /^gitgood: the queue needs a secret shared/],
+    ];
+    for (const [args, message] of cases) {
+      const p = start(args, { GITGOOD_QUEUE_SECRET: "" });
+      expect(await finished(p, args[0] ?? "")).toBe(2);
+      expect(p.stderr()).toMatch(message);
+    }
+    const bad = start(["worker", "--queue", redis.url, "--repos", repos, "--allow-agents", "command,shell"]);
+    expect(await finished(bad, "a worker with a bad --allow-agents")).toBe(2);
+    expect(bad.stderr()).toMatch(/^gitgood: --allow-agents takes command, mcp-command, a2a \(other agents need no leave\), not 'shell'\n$/);
+  }, 60_000);
+
+  it("talks TLS to a rediss:// server whose certificate it trusts, and refuses one it does not", async () => {
+    const certs = fresh("tls");
+    mkdirSync(certs);
+    const [cert, key] = [path.join(certs, "cert.pem"), path.join(certs, "key.pem")];
+    const made = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
+    const tls = await startRedis({ tls: { cert, key } });
+    try {
+      expect(tls.url).toMatch(/^rediss:\/\//);
+      const trusted = start(["status", "--queue", tls.url, "--json"], { NODE_EXTRA_CA_CERTS: cert });
+      let out = "";
+      trusted.child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+      expect(await finished(trusted, "status over TLS"), trusted.stderr()).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ waiting: 0 });
+      const untrusted = start(["status", "--queue", tls.url, "--json"]);
+      expect(await finished(untrusted, "status over TLS, certificate not trusted")).toBe(1);
+      expect(untrusted.stderr()).toMatch(/^gitgood: cannot reach the queue's Redis at rediss:\/\/127\.0\.0\.1:\d+\/0: (SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT)\n$/);
+    } finally {
+      await tls.stop();
+    }
+  }, 60_000);
 });

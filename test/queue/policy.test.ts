@@ -1,0 +1,67 @@
+// A worker's own policy against what a ticket asks: a ticket may narrow it, never widen it.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkPolicy, defaultPolicy, type WorkerPolicy } from "../../src/queue/policy.js";
+import type { JobTicket } from "../../src/runs/ticket.js";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "gitgood-policy-"));
+const allowed = path.join(root, "tools");
+const home = path.join(root, "home");
+mkdirSync(path.join(allowed, "bin"), { recursive: true });
+mkdirSync(home);
+// A link inside the allowed directory that leads out of it.
+symlinkSync(home, path.join(allowed, "out"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The parts of a ticket the policy reads. */
+function ticket(agent: string, isolation: Partial<NonNullable<JobTicket["isolation"]>> | null): JobTicket {
+  const iso = isolation === null ? null : { mode: "namespace", network: false, docker_image: null, allow_read: [], pass_env: [], ...isolation };
+  return { key: "s.MCR", agent: { name: agent, model: null, command: null, url: null, options: {} }, isolation: iso } as unknown as JobTicket;
+}
+
+function refusal(t: JobTicket, policy: WorkerPolicy): string | null {
+  try {
+    checkPolicy(t, policy);
+    return null;
+  } catch (err) {
+    return `${(err as { code?: string }).code}: ${(err as Error).message}`;
+  }
+}
+
+describe("a worker's policy", () => {
+  const wide: WorkerPolicy = { ...defaultPolicy(), network: true, allowRead: [allowed], passEnv: ["TOOL_HOME"], agents: ["command"] };
+
+  it("by default runs built-in, preset and llm agents in the namespace jail with nothing added, and nothing more", () => {
+    const policy = defaultPolicy();
+    for (const agent of ["oracle", "baseline", "llm", "claude-code"]) expect(refusal(ticket(agent, {}), policy), agent).toBeNull();
+    expect(refusal(ticket("oracle", null), policy)).toBeNull();
+    expect(refusal(ticket("command", {}), policy)).toBe("POLICY_REFUSED: the job asks for the command agent, which this worker does not give (--allow-agents command)");
+    expect(refusal(ticket("mcp-command", {}), policy)).toMatch(/^POLICY_REFUSED: the job asks for the mcp-command agent/);
+    expect(refusal(ticket("a2a", {}), policy)).toMatch(/^POLICY_REFUSED: the job asks for the a2a agent/);
+    expect(refusal(ticket("oracle", { mode: "none" }), policy)).toBe("POLICY_REFUSED: the job asks for --isolation none, which this worker does not give (it runs --isolation namespace)");
+    expect(refusal(ticket("oracle", { mode: "docker" }), policy)).toMatch(/^POLICY_REFUSED: the job asks for --isolation docker/);
+    expect(refusal(ticket("oracle", { network: true }), policy)).toBe("POLICY_REFUSED: the job asks for the network, which this worker does not give (--network)");
+    expect(refusal(ticket("oracle", { allow_read: [home] }), policy)).toBe(`POLICY_REFUSED: the job asks for reading ${home}, which this worker does not give (--allow-read)`);
+    expect(refusal(ticket("oracle", { pass_env: ["OPENAI_API_KEY"] }), policy)).toBe("POLICY_REFUSED: the job asks for the variable OPENAI_API_KEY, which this worker does not give (--pass-env OPENAI_API_KEY)");
+  });
+
+  it("lets a ticket narrow what the worker gives, never widen it: not by a path out of an allowed one, through '..' or a link", () => {
+    expect(refusal(ticket("command", { network: true, allow_read: [allowed, path.join(allowed, "bin")], pass_env: ["TOOL_HOME"] }), wide)).toBeNull();
+    expect(refusal(ticket("command", {}), wide)).toBeNull();
+    expect(refusal(ticket("mcp-command", {}), wide)).toMatch(/^POLICY_REFUSED: the job asks for the mcp-command agent/);
+    expect(refusal(ticket("command", { allow_read: [`${allowed}/../home`] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for reading .*\/tools\/\.\.\/home/);
+    expect(refusal(ticket("command", { allow_read: [path.join(allowed, "out")] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for reading .*\/tools\/out,/);
+    expect(refusal(ticket("command", { allow_read: [`${allowed}-sibling`] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for reading/);
+    expect(refusal(ticket("command", { pass_env: ["TOOL_HOME", "HOME_KEY"] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for the variable HOME_KEY/);
+    expect(refusal(ticket("command", { mode: "none" }), wide)).toMatch(/^POLICY_REFUSED: the job asks for --isolation none/);
+  });
+
+  it("a worker that runs unisolated takes any isolating ticket too, and docker only with its own image", () => {
+    const none: WorkerPolicy = { ...defaultPolicy(), isolation: "none", agents: ["command"] };
+    expect(refusal(ticket("command", { mode: "none", network: true }), none)).toBeNull();
+    expect(refusal(ticket("command", { mode: "namespace" }), none)).toBeNull();
+    expect(refusal(ticket("command", { mode: "docker", docker_image: "evil/image" }), none)).toMatch(/^POLICY_REFUSED: the job asks for the docker image evil\/image/);
+  });
+});
