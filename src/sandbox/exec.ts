@@ -246,7 +246,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
   const back = new Capped(limit, "head");
   return new Promise<ExecResult>((resolve, reject) => {
     if (opts.signal?.aborted) {
-      cmd.limits?.release();
+      void cmd.limits?.release();
       reject(new GitGoodError("ABORTED", `not started: ${file} was cancelled before it began`));
       return;
     }
@@ -302,14 +302,14 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
     };
     child.on("error", (e) => {
       finish();
-      cmd.limits?.release();
+      void cmd.limits?.release();
       const why = cmd.file === file ? e.message : `${cmd.file} (the ${place?.isolation.mode} isolation) cannot run: ${e.message}`;
       reject(new GitGoodError("EXEC_FAILED", `cannot start ${file}: ${why}`, { argv: [...argv] }));
     });
-    child.on("close", (code, signal) => {
+    child.on("close", async (code, signal) => {
       finish();
       const limit = overDisk ? "disk" : (cmd.limits?.hit() ?? SIGNAL_LIMITS.get(signal ?? code ?? 0) ?? null);
-      cmd.limits?.release();
+      await cmd.limits?.release();
       resolve({
         code,
         signal,

@@ -150,7 +150,7 @@ export class JailGroup {
         if (controller === "memory" && existsSync(swap)) writeFileSync(swap, h.version === 1 ? String(value) : "0");
       }
     } catch (err) {
-      group.remove();
+      void group.remove();
       throw err;
     }
     return group;
@@ -170,21 +170,44 @@ export class JailGroup {
     return null;
   }
 
-  /** Kills whatever is left in the groups and removes them (a group still busy is left empty of limits' use to its hierarchy). */
-  remove(): void {
-    for (const { dir } of this.dirs.values()) {
-      for (const pid of read(path.join(dir, "cgroup.procs")).split("\n").filter(Boolean)) {
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          /* gone already */
-        }
-      }
-      try {
-        rmdirSync(dir);
-      } catch {
-        /* a process just killed is still exiting: the group stays, empty, to be removed with its hierarchy */
-      }
+  /**
+   * Kills whatever is left in the groups and removes them. A process just killed may take a moment to
+   * leave its group: removal is tried again every REMOVE_RETRY_MS for REMOVE_WITHIN_MS (resolving once
+   * done), and a group still there then is tried once more when this process exits.
+   */
+  async remove(): Promise<void> {
+    let left = [...this.dirs.values()].map(({ dir }) => dir);
+    const deadline = Date.now() + REMOVE_WITHIN_MS;
+    for (;;) {
+      left = left.filter((dir) => !removeGroup(dir));
+      if (left.length === 0) return;
+      if (Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, REMOVE_RETRY_MS));
     }
+    if (leftAtExit.length === 0) process.once("exit", () => leftAtExit.forEach(removeGroup));
+    leftAtExit.push(...left);
+  }
+}
+
+const REMOVE_RETRY_MS = 20;
+const REMOVE_WITHIN_MS = 5_000;
+
+/** Groups still busy after REMOVE_WITHIN_MS, tried again when this process exits. */
+const leftAtExit: string[] = [];
+
+/** Kills the processes of the group at `dir` and removes it; false when it is still busy. */
+function removeGroup(dir: string): boolean {
+  for (const pid of read(path.join(dir, "cgroup.procs")).split("\n").filter(Boolean)) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      /* gone already */
+    }
+  }
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
 }

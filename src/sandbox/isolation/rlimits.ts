@@ -20,8 +20,8 @@ function onPath(name: string): string | null {
 /**
  * How limits are enforced on a program started on this host (the namespace backend): processes by a
  * pids cgroup (RLIMIT_NPROC counts a whole user's processes, and none at all for root, so it is not
- * used); memory by a memory cgroup and each process's RLIMIT_DATA, or RLIMIT_DATA alone (weak: per
- * process); disk by RLIMIT_FSIZE per file, the size of the jail's /tmp tmpfs and the work tree's watched
+ * used); memory by a memory cgroup (its out-of-memory kill names the limit), else by each process's
+ * RLIMIT_DATA (weak: per process, and a refused allocation is the program's own error); disk by RLIMIT_FSIZE per file, the size of the jail's /tmp tmpfs and the work tree's watched
  * growth (exec.ts); CPU by RLIMIT_CPU per process. The rlimits are set by util-linux `prlimit`.
  */
 export function hostEnforcement(limits: JailLimits): Record<LimitName, LimitEnforcement> {
@@ -34,11 +34,14 @@ export function hostEnforcement(limits: JailLimits): Record<LimitName, LimitEnfo
   const cpu = rl("RLIMIT_CPU per process");
   return {
     processes: pids ? { how: pids, weak: false } : { how: "none (no writable pids cgroup)", weak: true },
-    memory: memory && data ? { how: `${memory}, ${data}`, weak: false } : { how: data ?? "none (no writable memory cgroup, no prlimit)", weak: true },
+    memory: memory ? { how: memory, weak: false } : { how: data ?? "none (no writable memory cgroup, no prlimit)", weak: true },
     disk: { how: ["/tmp a tmpfs of that size", "the work tree's growth watched", ...(fsize ? [fsize] : [])].join(", "), weak: fsize === null },
     cpu: limits.cpu === null ? { how: "none asked", weak: false } : { how: cpu ?? "none (no prlimit)", weak: cpu === null },
   };
 }
+
+/** Seconds of CPU between SIGXCPU (the limit) and SIGKILL, for a process that ignores the signal. */
+const CPU_GRACE_S = 5;
 
 /** Joins the cgroups named (their count, then each `cgroup.procs`), then becomes the program; exit 125 when a join fails. */
 const JOIN = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
@@ -53,7 +56,7 @@ export function limitedCommand(limits: IsolationLimits, file: string, args: read
   const rlimits: string[] = [];
   if (how.memory.includes("RLIMIT_DATA")) rlimits.push(`--data=${limits.memory}`);
   if (how.disk.includes("RLIMIT_FSIZE")) rlimits.push(`--fsize=${limits.disk}`);
-  if (limits.cpu !== null && how.cpu.includes("RLIMIT_CPU")) rlimits.push(`--cpu=${limits.cpu}`);
+  if (limits.cpu !== null && how.cpu.includes("RLIMIT_CPU")) rlimits.push(`--cpu=${limits.cpu}:${limits.cpu + CPU_GRACE_S}`);
   const group = JailGroup.make({
     ...(how.processes.startsWith("cgroup") ? { processes: limits.processes } : {}),
     ...(how.memory.startsWith("cgroup") ? { memory: limits.memory } : {}),

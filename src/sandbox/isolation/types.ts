@@ -50,7 +50,7 @@ export interface IsolatedCommand {
   env: NodeJS.ProcessEnv;
   afterKill?: () => void;
   /** The limit the program ran into once it has ended (null: none), and the clean-up of what enforced it. */
-  limits?: { hit(): LimitName | null; release(): void };
+  limits?: { hit(): LimitName | null; release(): Promise<void> };
 }
 
 /**
