@@ -65,6 +65,9 @@ export interface ExecResult {
   limit: LimitName | null;
 }
 
+/** How often the cgroups of a running program are asked whether it ran into a limit. */
+const LIMIT_POLL_MS = 200;
+
 /** Exit codes of a program killed by SIGXCPU or SIGXFSZ as bubblewrap and shells report them (128 + signal). */
 const SIGNAL_LIMITS: ReadonlyMap<NodeJS.Signals | number, LimitName> = new Map<NodeJS.Signals | number, LimitName>([
   ["SIGXCPU", "cpu"],
@@ -255,7 +258,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
     let timedOut = false;
     let aborted = false;
     let killed = false;
-    let overDisk = false;
+    let stoppedFor: LimitName | null = null;
     const pid = child.pid;
     if (pid !== undefined) trackGroup(pid, cmd.afterKill);
     const stop = (): void => {
@@ -277,13 +280,18 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
       stop();
     };
     opts.signal?.addEventListener("abort", onAbort);
-    const watch =
-      limits && place && disk?.baseline != null
-        ? new DiskWatch(place.work, disk.baseline, limits.disk, () => {
-            overDisk = true;
-            stop();
-          })
-        : null;
+    const overLimit = (limit: LimitName): void => {
+      stoppedFor ??= limit;
+      stop();
+    };
+    const watch = limits && place && disk?.baseline != null ? new DiskWatch(place.work, disk.baseline, limits.disk, () => overLimit("disk")) : null;
+    // A fork refused for the process limit, or a process killed for memory, stops the program at once.
+    const groupWatch = cmd.limits
+      ? setInterval(() => {
+          const hit = cmd.limits?.hit();
+          if (hit) overLimit(hit);
+        }, LIMIT_POLL_MS)
+      : null;
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
     const fd3 = opts.channel ? child.stdio[3] : null;
@@ -293,6 +301,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
     const finish = (): void => {
       if (timer) clearTimeout(timer);
       watch?.stop();
+      if (groupWatch) clearInterval(groupWatch);
       opts.signal?.removeEventListener("abort", onAbort);
       if (pid !== undefined) {
         // The leader is gone; anything it left running in its group goes with it.
@@ -308,7 +317,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
     });
     child.on("close", async (code, signal) => {
       finish();
-      const limit = overDisk ? "disk" : (cmd.limits?.hit() ?? SIGNAL_LIMITS.get(signal ?? code ?? 0) ?? null);
+      const limit = stoppedFor ?? (cmd.limits?.hit() ?? SIGNAL_LIMITS.get(signal ?? code ?? 0) ?? null);
       await cmd.limits?.release();
       resolve({
         code,
