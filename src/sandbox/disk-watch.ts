@@ -27,7 +27,7 @@ export async function treeBytes(dir: string): Promise<number> {
 }
 
 /** The least pause between two measurements, and how many times a measurement's own duration the pause is at least. */
-const MIN_PAUSE_MS = 250;
+const MIN_PAUSE_MS = 100;
 const PAUSE_FACTOR = 4;
 
 /**
