@@ -88,8 +88,9 @@ describe.skipIf(noBwrap !== null)("the limits of a jail", () => {
     expect(third.limit).toBe("disk");
   });
 
-  it("keep /tmp to the disk limit: a file bigger than it cannot be written there", { timeout: 60_000 }, async () => {
-    const r = await jailed("dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>/dev/null; wc -c < /tmp/fill");
+  it("keep /tmp to the disk limit: files together bigger than it cannot be written there", { timeout: 60_000 }, async () => {
+    // Eight files of 4 MB, each under the per-file limit, 32 MB together.
+    const r = await jailed("for i in 1 2 3 4 5 6 7 8; do head -c 4000000 /dev/zero > /tmp/fill$i 2>/dev/null; done; cat /tmp/fill* | wc -c");
     expect(Number(r.out.trim())).toBeLessThanOrEqual(16 * MiB);
   });
 
