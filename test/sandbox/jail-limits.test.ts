@@ -127,6 +127,24 @@ describe.skipIf(noBwrap !== null)("the limits of a jail", () => {
   });
 });
 
+describe.skipIf(noBwrap !== null)("a limit this host cannot enforce", () => {
+  it("is refused in one line naming it, unless weaker enforcement is accepted, which the isolation then says", () => {
+    const path0 = process.env.PATH;
+    // Without prlimit on PATH no rlimit can be set: the CPU time goes unenforced.
+    process.env.PATH = scratch;
+    try {
+      expect(() => chooseIsolation({ mode: "namespace", limits: { ...SMALL, cpu: 10 } })).toThrow(
+        /^--timeout 10 \(CPU time per process\) cannot be enforced by --isolation namespace here \(only: none \(no prlimit\)\); pass --accept-weak-limits to run with that$/,
+      );
+      const weak = chooseIsolation({ mode: "namespace", limits: { ...SMALL, cpu: 10 }, acceptWeakLimits: true });
+      expect(weak.limits?.enforcement.cpu).toBe("none (no prlimit)");
+      expect(weak.acceptWeakLimits).toBe(true);
+    } finally {
+      process.env.PATH = path0;
+    }
+  });
+});
+
 describe("limit options", () => {
   it("take sizes with K, M, G, T and refuse anything below 1M in one line", () => {
     const parse = sizeOption("--max-memory");

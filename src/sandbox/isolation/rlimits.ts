@@ -35,7 +35,7 @@ export function hostEnforcement(limits: JailLimits): Record<LimitName, LimitEnfo
   return {
     processes: pids ? { how: pids, weak: false } : { how: "none (no writable pids cgroup)", weak: true },
     memory: memory ? { how: memory, weak: false } : { how: data ?? "none (no writable memory cgroup, no prlimit)", weak: true },
-    disk: { how: ["/tmp a tmpfs of that size", "the work tree's growth watched", ...(fsize ? [fsize] : [])].join(", "), weak: fsize === null },
+    disk: { how: ["/tmp a tmpfs of that size", "the work tree's growth watched", ...(fsize ? [fsize] : [])].join(", "), weak: false },
     cpu: limits.cpu === null ? { how: "none asked", weak: false } : { how: cpu ?? "none (no prlimit)", weak: cpu === null },
   };
 }
