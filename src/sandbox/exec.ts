@@ -315,11 +315,11 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
       const why = cmd.file === file ? e.message : `${cmd.file} (the ${place?.isolation.mode} isolation) cannot run: ${e.message}`;
       reject(new GitGoodError("EXEC_FAILED", `cannot start ${file}: ${why}`, { argv: [...argv] }));
     });
-    child.on("close", async (code, signal) => {
+    child.on("close", (code, signal) => {
       finish();
-      const limit = stoppedFor ?? (cmd.limits?.hit() ?? SIGNAL_LIMITS.get(signal ?? code ?? 0) ?? null);
-      await cmd.limits?.release();
-      resolve({
+      const limit = stoppedFor ?? cmd.limits?.hit() ?? SIGNAL_LIMITS.get(signal ?? code ?? 0) ?? null;
+      // The result comes once the program's cgroups are gone (removal never rejects).
+      void (cmd.limits?.release() ?? Promise.resolve()).then(() => resolve({
         code,
         signal,
         stdout: out.value,
@@ -329,7 +329,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
         dropped: { stdout: out.dropped, stderr: err.dropped },
         channel: back.value,
         limit: limits ? limit : null,
-      });
+      }));
     });
   });
 }
