@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../src/sandbox/exec.js";
-import { bwrapUnavailable, chooseIsolation, passwdStandIn, sizeOption, type Isolation, type JailLimits } from "../../src/sandbox/isolation.js";
+import { bwrapUnavailable, chooseIsolation, dockerArgs, passwdStandIn, sizeOption, type Isolation, type JailLimits } from "../../src/sandbox/isolation.js";
 import { Sandbox } from "../../src/sandbox/sandbox.js";
 import { Repo } from "../../src/git/repo.js";
 import { buildMergeFixture, useSandboxRoot } from "../helpers/scenarios.js";
@@ -142,6 +142,25 @@ describe.skipIf(noBwrap !== null)("a limit this host cannot enforce", () => {
     } finally {
       process.env.PATH = path0;
     }
+  });
+});
+
+describe("the docker backend's limits", () => {
+  it("go to docker run as --pids-limit, --memory (swap included), ulimits and tmpfs sizes", () => {
+    const limits = { ...SMALL, enforcement: { processes: "", memory: "", disk: "", cpu: "" } };
+    const iso: Isolation = { mode: "docker", network: false, dockerImage: "node:20-bookworm", allowRead: [], passEnv: [], limits };
+    const args = dockerArgs(iso, { work: scratch, cwd: scratch, env: {} }, "gitgood-test", ["true"]);
+    const pairs = args.slice(0, -1).map((a, i) => `${a} ${String(args[i + 1])}`);
+    expect(pairs).toEqual(
+      expect.arrayContaining([
+        "--pids-limit 32",
+        `--memory ${64 * MiB}`,
+        `--memory-swap ${64 * MiB}`,
+        `--ulimit fsize=${16 * MiB}:${16 * MiB}`,
+        "--ulimit cpu=2:2",
+        `--tmpfs /tmp:rw,exec,mode=1777,size=${16 * MiB}`,
+      ]),
+    );
   });
 });
 
