@@ -1,13 +1,17 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import os from "node:os";
+import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../src/sandbox/exec.js";
+import { cgroupParents } from "../../src/sandbox/isolation/cgroup.js";
 import { bwrapUnavailable, chooseIsolation, dockerArgs, passwdStandIn, sizeOption, type Isolation, type JailLimits } from "../../src/sandbox/isolation.js";
 import { Sandbox } from "../../src/sandbox/sandbox.js";
 import { Repo } from "../../src/git/repo.js";
 import { buildMergeFixture, useSandboxRoot } from "../helpers/scenarios.js";
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const noBwrap = bwrapUnavailable();
 if (noBwrap) process.stderr.write(`jail limit tests skipped: ${noBwrap}\n`);
 
@@ -141,6 +145,23 @@ describe.skipIf(noBwrap !== null)("a limit this host cannot enforce", () => {
       expect(weak.acceptWeakLimits).toBe(true);
     } finally {
       process.env.PATH = path0;
+    }
+  });
+});
+
+describe.skipIf(noBwrap !== null || cgroupParents().length === 0)("the cgroups of a killed gitgood", () => {
+  it("are removed by the next gitgood process that makes jails", { timeout: 60_000 }, () => {
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;
+    const left = cgroupParents().map((parent) => path.join(parent, `gitgood-${dead}-1`));
+    for (const dir of left) mkdirSync(dir);
+    try {
+      // A fresh process (the built one) probes the hierarchies, as the first jail of a run does.
+      const probe = `import(${JSON.stringify(path.join(ROOT, "dist/sandbox/isolation/cgroup.js"))}).then((m) => m.cgroupParents())`;
+      const r = spawnSync(process.execPath, ["-e", probe], { cwd: ROOT, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      expect(left.filter((dir) => existsSync(dir))).toEqual([]);
+    } finally {
+      for (const dir of left) rmSync(dir, { recursive: true, force: true });
     }
   });
 });

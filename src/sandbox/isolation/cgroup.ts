@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { LimitName } from "./limits.js";
+import { processAlive } from "../../util/processes.js";
 
 /** The cgroup controllers a jail's group uses: one bounds its processes, the other its memory. */
 type Controller = "pids" | "memory";
@@ -107,9 +108,34 @@ function hierarchies(): Map<Controller, Hierarchy> {
   found = new Map();
   for (const c of ["pids", "memory"] as const) {
     const h = findHierarchy(c, own);
-    if (h) found.set(c, h);
+    if (h) {
+      found.set(c, h);
+      sweepDeadGroups(h.parent);
+    }
   }
   return found;
+}
+
+/** The groups gitgood makes: `gitgood-PID-N` (a jail's) and `gitgood-probe-PID`. */
+const GROUP_NAME = /^gitgood-(?:probe-)?(\d+)(?:-\d+)?$/;
+
+/** Removes the groups below `parent` that a gitgood process killed before it could remove them left (their process is gone). */
+function sweepDeadGroups(parent: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = GROUP_NAME.exec(name)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid))) removeGroup(path.join(parent, name));
+  }
+}
+
+/** The directories this host lets gitgood make groups in (for tests and diagnostics). */
+export function cgroupParents(): string[] {
+  return [...hierarchies().values()].map((h) => h.parent);
 }
 
 /** How a limit of `controller` is enforced here ("cgroup v1 pids"), or null when no group with it can be made. */
