@@ -26,6 +26,7 @@ interface CodeInfo {
 export const ERROR_CODES = {
   // usage
   BAD_OPTION: { fault: "usage", meaning: "an option or argument is missing, malformed, unknown or contradicts another" },
+  LIMIT_UNENFORCEABLE: { fault: "usage", meaning: "a jail limit (--max-processes, --max-memory, --max-disk, the CPU time) can be enforced only weakly or not at all on this host; --accept-weak-limits runs anyway" },
   ISOLATION_UNAVAILABLE: { fault: "usage", meaning: "the isolation asked for (or the default) cannot run on this host; choose another with --isolation" },
   SANDBOX_ROOT_REFUSED: { fault: "usage", meaning: "the sandbox root is not the user's own (a symbolic link, another owner, writable by others) or cannot be made" },
   BAD_CONFIG: { fault: "usage", meaning: "the configuration file (gitgood.config.yaml, --config) is not YAML, or has an unknown key or a value of the wrong type" },
@@ -106,6 +107,7 @@ export const ERROR_CODES = {
   WRITE_FAILED: { fault: "infrastructure", meaning: "a file cannot be written to disk" },
 
   // agent
+  LIMIT_EXCEEDED: { fault: "agent", meaning: "a program of the agent's attempt ran into a jail limit (data: limit — processes, memory, disk or cpu) and was stopped" },
   AGENT_FAILED: { fault: "agent", meaning: "the agent's program could not start or exited with an error" },
   AGENT_UNREACHABLE: { fault: "agent", meaning: "the A2A agent under test cannot be reached (no agent card at its URL)" },
   ALREADY_INITIALIZED: { fault: "agent", meaning: "memory is set up already" },

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
-import { imageOf, type Isolation } from "../sandbox/isolation.js";
+import { imageOf, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 
@@ -80,6 +80,18 @@ const IsolationSchema = z.object({
   allow_read: z.array(z.string()),
   /** Host variables the agent programs got besides the allow-list (`--pass-env`); absent in runs made before it. */
   pass_env: z.array(z.string()).optional(),
+  /** What each agent program's jail could use and how this host enforced it; absent in runs made before limits. */
+  limits: z
+    .object({
+      processes: z.number().int(),
+      memory_bytes: z.number().int(),
+      disk_bytes: z.number().int(),
+      cpu_s: z.number().nullable(),
+      /** Whether the run was let go on with a limit enforced weakly or not at all (`--accept-weak-limits`). */
+      accept_weak: z.boolean(),
+      enforcement: z.object({ processes: z.string(), memory: z.string(), disk: z.string(), cpu: z.string() }),
+    })
+    .optional(),
 });
 
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
@@ -200,10 +212,16 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
             docker_image: imageOf(input.isolation),
             allow_read: [...input.isolation.allowRead],
             pass_env: [...input.isolation.passEnv],
+            ...(input.isolation.limits ? { limits: limitsRecord(input.isolation.limits, input.isolation.acceptWeakLimits === true) } : {}),
           },
         }
       : {}),
     ...(input.config ? { config: input.config } : {}),
     ...(input.shard ? { shard: { index: input.shard.index, count: input.shard.count } } : {}),
   };
+}
+
+/** The limits as run.json records them. */
+function limitsRecord(l: IsolationLimits, acceptWeak: boolean): NonNullable<NonNullable<RunConfig["isolation"]>["limits"]> {
+  return { processes: l.processes, memory_bytes: l.memory, disk_bytes: l.disk, cpu_s: l.cpu, accept_weak: acceptWeak, enforcement: { ...l.enforcement } };
 }

@@ -11,7 +11,7 @@ import { StepLog } from "../memory/steps.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import { runPackCache } from "../sandbox/packs.js";
-import type { Isolation } from "../sandbox/isolation.js";
+import { limitExceeded, type Isolation } from "../sandbox/isolation.js";
 import { removingInBackground } from "../util/cleanup.js";
 import { mapPool } from "../util/pool.js";
 import { repeatCacheScope } from "./result.js";
@@ -58,11 +58,11 @@ function timeoutError(seconds: number): GitGoodError {
   return new GitGoodError("TIMEOUT", `the agent did not finish within ${seconds} s`);
 }
 
-/** Rejects with TIMEOUT when `signal` aborts (at once if it has already). */
-function timeoutOf(signal: AbortSignal, seconds: number): Promise<never> {
+/** Rejects with `why()` (a TIMEOUT, or the limit a program ran into) when `signal` aborts (at once if it has already). */
+function stoppedBy(signal: AbortSignal, why: () => GitGoodError): Promise<never> {
   return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(timeoutError(seconds));
-    else signal.addEventListener("abort", () => reject(timeoutError(seconds)), { once: true });
+    if (signal.aborted) reject(why());
+    else signal.addEventListener("abort", () => reject(why()), { once: true });
   });
 }
 
@@ -89,6 +89,7 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
   };
   const controller = new AbortController();
   let timedOut = false;
+  let overLimit: GitGoodError | null = null;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
@@ -104,6 +105,11 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     // No other process opens an attempt's sandbox: its tool calls skip the lock file and the saved state.
     live.sandbox.holdAlone();
     if (ctx.isolation) live.sandbox.isolate(ctx.isolation);
+    // A program of the attempt that runs into a limit of its jail ends the attempt, as the agent's failure.
+    live.sandbox.onLimit = (limit) => {
+      overLimit = limitExceeded(live.sandbox.isolation, limit);
+      controller.abort();
+    };
     attempt.context = await live.initialContext();
     let extra: ToolProvider | null = null;
     if (job.memory) {
@@ -124,7 +130,8 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     // A scenario finished at set-up (a SWE instance that failed its own validation) gets no agent.
     const work = live.isDone() ? Promise.resolve() : ctx.agent.run(attempt.session);
     work.catch(() => undefined); // after a time-out its late failure is of no interest
-    await Promise.race([work, timeoutOf(controller.signal, ctx.timeoutSeconds)]);
+    await Promise.race([work, stoppedBy(controller.signal, () => overLimit ?? timeoutError(ctx.timeoutSeconds))]);
+    if (overLimit) throw overLimit;
     // An agent that stopped because its time ran out (during set-up, say) did not finish.
     if (timedOut) throw timeoutError(ctx.timeoutSeconds);
     controller.abort();
@@ -136,7 +143,7 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     controller.abort();
     await broker?.close();
     await steps?.flush();
-    return settleAttempt(attempt, ctx.scoring, toGitGoodError(err));
+    return settleAttempt(attempt, ctx.scoring, overLimit ?? toGitGoodError(err));
   } finally {
     clearTimeout(timer);
   }

@@ -147,6 +147,9 @@ export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
     dockerImage: flags.dockerImage,
     allowRead: flags.allowRead,
     passEnv: flags.passEnv,
+    // A process may use as much CPU time as the attempt has time.
+    limits: { processes: flags.maxProcesses, memory: flags.maxMemory, disk: flags.maxDisk, cpu: flags.timeout },
+    acceptWeakLimits: flags.acceptWeakLimits,
   });
   const note = isolationNote(isolation);
   if (note) stderr.write(`${note}\n`);

@@ -223,6 +223,12 @@ function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
     ...(record.docker_image !== null ? { dockerImage: record.docker_image } : {}),
     allowRead: record.allow_read,
     passEnv: record.pass_env ?? [],
+    ...(record.limits
+      ? {
+          limits: { processes: record.limits.processes, memory: record.limits.memory_bytes, disk: record.limits.disk_bytes, cpu: record.limits.cpu_s },
+          acceptWeakLimits: record.limits.accept_weak,
+        }
+      : {}),
   });
 }
 

@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { agentEnvironment } from "./agent-env.js";
-import { isolatedCommand, type Isolation } from "./isolation.js";
+import { DiskWatch, treeBytes } from "./disk-watch.js";
+import { isolatedCommand, isolates, type Isolation, type LimitName } from "./isolation.js";
 
 export interface ExecOptions {
   /** Seconds before the whole process group is killed (default: no limit). */
@@ -35,10 +36,15 @@ export interface ExecOptions {
   agent?: boolean;
 }
 
-/** Where a program runs isolated: its work tree (the only directory it may write) and the isolation around it. */
-interface ExecPlace {
+/**
+ * Where a program runs isolated: its work tree (the only directory it may write), the isolation around
+ * it, and the work tree's size its disk limit counts from (measured at the first program that has none,
+ * and kept there for the programs after it: the programs of one attempt share one).
+ */
+export interface ExecPlace {
   work: string;
   isolation: Isolation;
+  disk?: { baseline: number | null };
 }
 
 export interface ExecResult {
@@ -55,7 +61,20 @@ export interface ExecResult {
   dropped: { stdout: number; stderr: number };
   /** What the program wrote to file descriptor 3 when `channel` was asked for (else empty). */
   channel: Buffer;
+  /** The limit of its isolation it ran into (and was stopped or refused for), else null. */
+  limit: LimitName | null;
 }
+
+/** How often the cgroups of a running program are asked whether it ran into a limit. */
+const LIMIT_POLL_MS = 200;
+
+/** Exit codes of a program killed by SIGXCPU or SIGXFSZ as bubblewrap and shells report them (128 + signal). */
+const SIGNAL_LIMITS: ReadonlyMap<NodeJS.Signals | number, LimitName> = new Map<NodeJS.Signals | number, LimitName>([
+  ["SIGXCPU", "cpu"],
+  [152, "cpu"],
+  ["SIGXFSZ", "disk"],
+  [153, "disk"],
+]);
 
 const DEFAULT_MAX_OUTPUT = 1 << 20;
 
@@ -199,9 +218,13 @@ export function execDir(root: string, cwd: string | undefined): string {
  * rejects for the program's own failure: its exit code and output are the result. Rejects only when it
  * cannot be started at all.
  */
-export function execIn(dir: string, argv: readonly string[], opts: ExecOptions = {}, place?: ExecPlace): Promise<ExecResult> {
+export async function execIn(dir: string, argv: readonly string[], opts: ExecOptions = {}, place?: ExecPlace): Promise<ExecResult> {
   const [file] = argv;
-  if (!file) return Promise.reject(new GitGoodError("BAD_ARGUMENTS", "exec needs a program to run"));
+  if (!file) throw new GitGoodError("BAD_ARGUMENTS", "exec needs a program to run");
+  // The work tree may grow by the disk limit from its size before the attempt's first program.
+  const limits = place && isolates(place.isolation) ? place.isolation.limits : undefined;
+  const disk = place ? (place.disk ?? { baseline: null }) : null;
+  if (limits && disk && place) disk.baseline ??= await treeBytes(place.work);
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Whatever runs isolated is a repository's or an agent's code (a test run, an environment's set-up, an agent's
   // command): it gets the allow-list and what the user passes, never the host's keys, which it could print into a log.
@@ -212,15 +235,21 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     else env[k] = v;
   }
   env[WATCH_VAR] = watchToken;
-  const cmd = place
-    ? isolatedCommand(place.isolation, { work: place.work, cwd: dir, shared: opts.shared, env }, argv)
-    : { file, args: argv.slice(1), env };
+  let cmd;
+  try {
+    cmd = place ? isolatedCommand(place.isolation, { work: place.work, cwd: dir, shared: opts.shared, env }, argv) : { file, args: argv.slice(1), env };
+  } catch (err) {
+    if (err instanceof GitGoodError) throw err;
+    // The cgroups of the limits could not be made: the program does not start without them.
+    throw new GitGoodError("EXEC_FAILED", `cannot start ${file}: its limits cannot be set up (${err instanceof Error ? err.message : String(err)})`, { argv: [...argv] });
+  }
   const limit = opts.maxOutput ?? DEFAULT_MAX_OUTPUT;
   const out = new Capped(limit, opts.keep ?? "head");
   const err = new Capped(limit, opts.keep ?? "head");
   const back = new Capped(limit, "head");
   return new Promise<ExecResult>((resolve, reject) => {
     if (opts.signal?.aborted) {
+      void cmd.limits?.release();
       reject(new GitGoodError("ABORTED", `not started: ${file} was cancelled before it began`));
       return;
     }
@@ -229,6 +258,7 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     let timedOut = false;
     let aborted = false;
     let killed = false;
+    let stoppedFor: LimitName | null = null;
     const pid = child.pid;
     if (pid !== undefined) trackGroup(pid, cmd.afterKill);
     const stop = (): void => {
@@ -250,6 +280,18 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
       stop();
     };
     opts.signal?.addEventListener("abort", onAbort);
+    const overLimit = (limit: LimitName): void => {
+      stoppedFor ??= limit;
+      stop();
+    };
+    const watch = limits && place && disk?.baseline != null ? new DiskWatch(place.work, disk.baseline, limits.disk, () => overLimit("disk")) : null;
+    // A fork refused for the process limit, or a process killed for memory, stops the program at once.
+    const groupWatch = cmd.limits
+      ? setInterval(() => {
+          const hit = cmd.limits?.hit();
+          if (hit) overLimit(hit);
+        }, LIMIT_POLL_MS)
+      : null;
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
     const fd3 = opts.channel ? child.stdio[3] : null;
@@ -258,6 +300,8 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     child.stdin.end(opts.input ?? "");
     const finish = (): void => {
       if (timer) clearTimeout(timer);
+      watch?.stop();
+      if (groupWatch) clearInterval(groupWatch);
       opts.signal?.removeEventListener("abort", onAbort);
       if (pid !== undefined) {
         // The leader is gone; anything it left running in its group goes with it.
@@ -267,12 +311,15 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
     };
     child.on("error", (e) => {
       finish();
+      void cmd.limits?.release();
       const why = cmd.file === file ? e.message : `${cmd.file} (the ${place?.isolation.mode} isolation) cannot run: ${e.message}`;
       reject(new GitGoodError("EXEC_FAILED", `cannot start ${file}: ${why}`, { argv: [...argv] }));
     });
     child.on("close", (code, signal) => {
       finish();
-      resolve({
+      const limit = stoppedFor ?? cmd.limits?.hit() ?? SIGNAL_LIMITS.get(signal ?? code ?? 0) ?? null;
+      // The result comes once the program's cgroups are gone (removal never rejects).
+      void (cmd.limits?.release() ?? Promise.resolve()).then(() => resolve({
         code,
         signal,
         stdout: out.value,
@@ -281,7 +328,8 @@ export function execIn(dir: string, argv: readonly string[], opts: ExecOptions =
         aborted,
         dropped: { stdout: out.dropped, stderr: err.dropped },
         channel: back.value,
-      });
+        limit: limits ? limit : null,
+      }));
     });
   });
 }

@@ -4,10 +4,13 @@ import { GitGoodError } from "../errors.js";
 import { DEFAULT_DOCKER_IMAGE, dockerBackend } from "./isolation/docker.js";
 import { namespaceBackend } from "./isolation/namespace.js";
 import { noneBackend } from "./isolation/none.js";
-import type { IsolatedCommand, Isolation, IsolationBackend, Jail } from "./isolation/types.js";
+import { DEFAULT_LIMITS, formatSize, LIMIT_NAMES, type Enforcement, type JailLimits, type LimitName } from "./isolation/limits.js";
+import type { IsolatedCommand, Isolation, IsolationBackend, IsolationLimits, Jail } from "./isolation/types.js";
 import { at } from "../util/at.js";
 
-export { HOME_AT, SHARED_AT, type IsolatedCommand, type Isolation, type IsolationBackend, type Jail } from "./isolation/types.js";
+export { HOME_AT, SHARED_AT, type IsolatedCommand, type Isolation, type IsolationBackend, type IsolationLimits, type Jail } from "./isolation/types.js";
+export { DEFAULT_LIMITS, LIMIT_NAMES, formatSize, sizeOption, type Enforcement, type JailLimits, type LimitName } from "./isolation/limits.js";
+export { passwdStandIn } from "./isolation/etc.js";
 export { DEFAULT_DOCKER_IMAGE, dockerArgs, dockerUnavailable } from "./isolation/docker.js";
 export { bwrapArgs, bwrapUnavailable } from "./isolation/namespace.js";
 
@@ -45,6 +48,34 @@ export interface IsolationRequest {
   allowRead?: readonly string[];
   /** Host variables agent programs get besides the allow-list. */
   passEnv?: readonly string[];
+  /** What each program may use (default: DEFAULT_LIMITS). */
+  limits?: Partial<JailLimits>;
+  /** Run even where a limit can be enforced only weakly (per process) or not at all; else that is refused. */
+  acceptWeakLimits?: boolean;
+}
+
+/** The option that sets each limit, for refusals. */
+const LIMIT_OPTION: Record<LimitName, (l: JailLimits) => string> = {
+  processes: (l) => `--max-processes ${l.processes}`,
+  memory: (l) => `--max-memory ${formatSize(l.memory)}`,
+  disk: (l) => `--max-disk ${formatSize(l.disk)}`,
+  cpu: (l) => `--timeout ${String(l.cpu)} (CPU time per process)`,
+};
+
+/** The limits asked for with how `backend` enforces them here; refused in one line when one would be weak and that was not accepted. */
+function limitsFor(backend: IsolationBackend, request: IsolationRequest): IsolationLimits {
+  const limits: JailLimits = { ...DEFAULT_LIMITS, ...request.limits };
+  const how = backend.enforcement(limits);
+  const weak = LIMIT_NAMES.find((n) => how[n].weak);
+  if (weak !== undefined && backend.isolates && request.acceptWeakLimits !== true) {
+    throw new GitGoodError(
+      "LIMIT_UNENFORCEABLE",
+      `${LIMIT_OPTION[weak](limits)} cannot be enforced by --isolation ${backend.name} here (only: ${how[weak].how}); pass --accept-weak-limits to run with that`,
+      { limit: weak, enforcement: how[weak].how },
+    );
+  }
+  const enforcement = Object.fromEntries(LIMIT_NAMES.map((n) => [n, how[n].how])) as Enforcement;
+  return { ...limits, enforcement };
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -78,12 +109,18 @@ export function chooseIsolation(request: IsolationRequest): Isolation {
     dockerImage: request.dockerImage ?? DEFAULT_DOCKER_IMAGE,
     allowRead,
     passEnv,
+    limits: limitsFor(backend, request),
+    acceptWeakLimits: request.acceptWeakLimits === true,
   };
 }
 
-/** The isolation sandboxes use unless told otherwise: the default backend, refused where it cannot run. */
+/**
+ * The isolation sandboxes use unless told otherwise: the default backend, refused where it cannot run,
+ * with the default limits as far as this host enforces them (a run's agent programs get theirs from
+ * its flags, which refuse weak ones).
+ */
 export function defaultIsolation(): Isolation {
-  return chooseIsolation({ mode: DEFAULT_ISOLATION });
+  return chooseIsolation({ mode: DEFAULT_ISOLATION, acceptWeakLimits: true });
 }
 
 /** Whether the backend named `mode` keeps programs from the host; false for `none` and for a name this version does not know. */
@@ -117,4 +154,11 @@ export function nodeCommand(iso: Isolation): string {
 export function isolationNote(iso: Isolation): string | null {
   if (isolates(iso)) return null;
   return `isolation: ${iso.mode} (asked for); agent programs run without isolation: they can read and write whatever your user can, and use the network`;
+}
+
+/** The error of an attempt a program of which ran into `limit` of `iso`. */
+export function limitExceeded(iso: Isolation, limit: LimitName): GitGoodError {
+  const l = iso.limits;
+  const value = !l ? "" : limit === "processes" ? ` of ${l.processes}` : limit === "cpu" ? ` of ${String(l.cpu)} s` : ` of ${formatSize(l[limit])}`;
+  return new GitGoodError("LIMIT_EXCEEDED", `a program of the attempt ran into its ${limit} limit${value} and was stopped`, { limit });
 }

@@ -9,7 +9,7 @@ import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { publishGitView } from "./git-view.js";
-import { SHARED_AT, defaultIsolation, isolates, type Isolation } from "./isolation.js";
+import { SHARED_AT, defaultIsolation, isolates, type Isolation, type LimitName } from "./isolation.js";
 import { currentOwner, readOwner, writeOwner } from "./owner.js";
 import { ensureSandboxRoot } from "./root.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
@@ -76,6 +76,8 @@ function slug(label: string): string {
 export class Sandbox {
   private removed = false;
   private chosenIsolation: Isolation | null = null;
+  private disk: { baseline: number | null } = { baseline: null };
+  private firstLimit: LimitName | null = null;
   /** gitgood's repository has moved since `.git` in the work tree was last written (on-demand views only). */
   private viewStale = false;
   private heldAlone = false;
@@ -201,7 +203,17 @@ export class Sandbox {
   /** Sets the isolation of the programs run here (`chooseIsolation` makes one). */
   isolate(isolation: Isolation): void {
     this.chosenIsolation = isolation;
+    // The disk limit counts from the work tree as the next program finds it.
+    this.disk = { baseline: null };
   }
+
+  /** The first limit of the isolation a program run here ran into, else null. */
+  get limitHit(): LimitName | null {
+    return this.firstLimit;
+  }
+
+  /** Called once, with the first limit a program run here runs into (the attempt then ends as the agent's failure). */
+  onLimit: ((limit: LimitName) => void) | null = null;
 
   /** Where a program run here with `shared: dir` sees `dir`: at SHARED_AT when isolated, else where it is. */
   seenAt(dir: string): string {
@@ -213,11 +225,16 @@ export class Sandbox {
    * Test runs, builds and the programs of command agents go through here; on a time-out or abort its
    * whole process tree is killed.
    */
-  exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    if (this.removed) return Promise.reject(new GitGoodError("NO_SANDBOX", "the sandbox is removed"));
+  async exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    if (this.removed) throw new GitGoodError("NO_SANDBOX", "the sandbox is removed");
     // The program may read `.git`; what cannot be written (a view a program broke) shows in its own output.
     if (this.viewStale) this.writeView();
-    return execIn(execDir(this.workDir, opts.cwd), argv, opts, { work: this.workDir, isolation: this.isolation });
+    const result = await execIn(execDir(this.workDir, opts.cwd), argv, opts, { work: this.workDir, isolation: this.isolation, disk: this.disk });
+    if (result.limit !== null && this.firstLimit === null) {
+      this.firstLimit = result.limit;
+      this.onLimit?.(result.limit);
+    }
+    return result;
   }
 
   get isRemoved(): boolean {

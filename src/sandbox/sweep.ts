@@ -44,11 +44,25 @@ function unmarkedLeftover(root: string, name: string, dir: string, now: number):
 }
 
 /**
- * Removes sandboxes left behind by runs that were killed (their process is gone), abandoned kept
- * ones, and, in a root gitgood made itself, sandbox folders left unmarked for an hour (killed before
+ * Removes sandboxes left behind by runs that were killed (their process is gone), half-removed ones
+ * whose removal a kill cut short, abandoned kept ones, and, in a root gitgood made itself, sandbox folders left unmarked for an hour (killed before
  * their owner record existed). Live sandboxes of other processes, and anything gitgood did not make,
  * are left alone; symbolic links are never followed. Returns the removed paths.
  */
 export function sweepStale(root = sandboxRoot(), now = Date.now()): string[] {
-  return removeEntries(root, (name, dir) => staleReason(dir, now) !== null || unmarkedLeftover(root, name, dir, now));
+  return removeEntries(root, (name, dir) => staleReason(dir, now) !== null || unmarkedLeftover(root, name, dir, now) || orphanTrash(root, name, dir));
+}
+
+/** A sandbox's removal in the background: `<sandbox>.removing-<pid>-<hex>` (util/cleanup.ts). */
+const TRASH_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*-[A-Za-z0-9]{6}\.removing-(\d+)-[0-9a-f]{8}$/;
+
+/** Whether `dir` is a sandbox whose removal in the background was cut short by its process's death, in a root gitgood made. */
+function orphanTrash(root: string, name: string, dir: string): boolean {
+  const pid = TRASH_NAME.exec(name)?.[1];
+  if (pid === undefined || !existsSync(path.join(root, ROOT_MARK_FILE))) return false;
+  try {
+    return lstatSync(dir).isDirectory() && !processAlive(Number(pid));
+  } catch {
+    return false;
+  }
 }

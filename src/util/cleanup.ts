@@ -54,7 +54,8 @@ export async function removingInBackground<T>(fn: () => Promise<T>): Promise<T> 
 }
 
 function removeLater(target: string, pending: Set<Promise<void>>): void {
-  const trash = `${target}.removing-${randomBytes(4).toString("hex")}`;
+  // The trash names this process, so that a sweep can remove what a kill left half removed.
+  const trash = `${target}.removing-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     renameSync(target, trash);
   } catch {

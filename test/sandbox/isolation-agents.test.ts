@@ -141,6 +141,7 @@ describe("a hostile command agent in namespace isolation", () => {
       docker_image: null,
       allow_read: [],
       pass_env: [],
+      limits: expect.objectContaining({ processes: 512, memory_bytes: 4 * 1024 ** 3, disk_bytes: 2 * 1024 ** 3, accept_weak: false }),
     });
   });
 
@@ -216,6 +217,7 @@ describe("where bubblewrap cannot run", () => {
       docker_image: null,
       allow_read: [],
       pass_env: [],
+      limits: expect.objectContaining({ enforcement: { processes: "none (no isolation)", memory: "none (no isolation)", disk: "none (no isolation)", cpu: "none (no isolation)" } }),
     });
     expect(open.stdout).toContain("isolation: none (agent programs ran unisolated, as asked with --isolation none)");
     const report = spawnGitgood(["report", out], { env });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Repo } from "../../src/git/repo.js";
 import { currentOwner, OWNER_FILE, readOwner, writeOwner } from "../../src/sandbox/owner.js";
+import { ROOT_MARK_FILE } from "../../src/sandbox/root.js";
 import { Sandbox } from "../../src/sandbox/sandbox.js";
 import { sweepStale } from "../../src/sandbox/sweep.js";
 import { Fixture } from "../helpers/fixture.js";
@@ -35,6 +36,24 @@ function oldFolder(dir: string): string {
 }
 
 describe("the stale-sandbox sweeper removes only what gitgood made and marked", () => {
+  it("removes a sandbox whose removal in the background its process's death cut short, not one a live process is removing", () => {
+    const root = tmp("trash");
+    writeFileSync(path.join(root, ROOT_MARK_FILE), "");
+    const orphan = path.join(root, `merge_0000-zKSqrI.removing-${deadPid()}-48c316fe`);
+    const busy = path.join(root, `merge_0001-aBcDeF.removing-${process.pid}-0123abcd`);
+    const user = path.join(root, `notes.removing-${deadPid()}-48c316fe`);
+    for (const d of [orphan, busy, user]) {
+      mkdirSync(path.join(d, "work"), { recursive: true });
+      writeFileSync(path.join(d, "work", "f.txt"), "x\n");
+    }
+    expect(sweepStale(root)).toEqual([orphan]);
+    expect([existsSync(orphan), existsSync(busy), existsSync(user)]).toEqual([false, true, true]);
+    const elsewhere = tmp("trash-unmarked");
+    const unmarked = path.join(elsewhere, `merge_0000-zKSqrI.removing-${deadPid()}-48c316fe`);
+    mkdirSync(unmarked);
+    expect(sweepStale(elsewhere)).toEqual([]);
+  });
+
   it("with GITGOOD_SANDBOX_ROOT=$HOME, the user's folders survive and only a marked dead sandbox goes", async () => {
     const home = tmp("home");
     const projects = oldFolder(path.join(home, "projects"));

@@ -8,14 +8,20 @@ export const DEFAULT_DOCKER_IMAGE = "node:20-bookworm";
 /** Variables that describe the host process rather than the program's environment. */
 const HOST_ONLY = new Set(["PWD", "OLDPWD", "SHLVL", "_", "HOSTNAME"]);
 
-/** The `docker run` arguments for a program in a container named `name`: the same mounts, read-only root, no network by default. */
+/** The `docker run` arguments for a program in a container named `name`: the same mounts, read-only root, no network by default, the limits. */
 export function dockerArgs(iso: Isolation, jail: Jail, name: string, argv: readonly string[]): string[] {
   const args = ["run", "--rm", "-i", "--init", "--name", name, "--read-only"];
   if (!iso.network) args.push("--network", "none");
   if (typeof process.getuid === "function" && typeof process.getgid === "function") {
     args.push("--user", `${process.getuid()}:${process.getgid()}`);
   }
-  args.push("--tmpfs", "/tmp:rw,exec,mode=1777", "--tmpfs", `${HOME_AT}:rw,exec,mode=1777`);
+  const limits = iso.limits;
+  if (limits) {
+    args.push("--pids-limit", String(limits.processes), "--memory", String(limits.memory), "--memory-swap", String(limits.memory));
+    args.push("--ulimit", `fsize=${limits.disk}:${limits.disk}`);
+    if (limits.cpu !== null) args.push("--ulimit", `cpu=${limits.cpu}:${limits.cpu}`);
+  }
+  args.push("--tmpfs", `/tmp:rw,exec,mode=1777${limits ? `,size=${limits.disk}` : ""}`, "--tmpfs", `${HOME_AT}:rw,exec,mode=1777${limits ? `,size=${limits.disk}` : ""}`);
   for (const [real, at] of programPaths(iso, false)) args.push("-v", `${real}:${at}:ro`);
   if (jail.shared) args.push("-v", `${jail.shared}:${SHARED_AT}:ro`);
   args.push("-v", `${jail.work}:${jail.work}`, "-w", jail.cwd);
@@ -46,6 +52,12 @@ export const dockerBackend: IsolationBackend = {
   usesImage: true,
   isolates: true,
   unavailable: dockerUnavailable,
+  enforcement: (limits) => ({
+    processes: { how: "docker --pids-limit", weak: false },
+    memory: { how: "docker --memory (swap included)", weak: false },
+    disk: { how: "/tmp a tmpfs of that size, the work tree's growth watched, RLIMIT_FSIZE per file", weak: false },
+    cpu: { how: limits.cpu === null ? "none asked" : "docker --ulimit cpu (per process)", weak: false },
+  }),
   command(iso, jail, argv) {
     const name = `gitgood-${process.pid}-${++containers}-${Date.now().toString(36)}`;
     return {

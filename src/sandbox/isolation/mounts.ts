@@ -7,8 +7,8 @@ import type { Isolation } from "./types.js";
 /** The package directory of gitgood (src/sandbox/isolation or dist/sandbox/isolation, three levels up). */
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-/** System directories every program needs, read-only; a symbolic link among them (merged /usr) stays a link. */
-export const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
+/** System directories every program needs, read-only; a symbolic link among them (merged /usr) stays a link. Of /etc a jail sees only etc.ts's selection. */
+export const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"];
 
 export function isUnder(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);

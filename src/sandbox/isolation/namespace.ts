@@ -2,7 +2,9 @@ import { spawnSync } from "node:child_process";
 import { lstatSync, mkdtempSync, readlinkSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { etcArgs } from "./etc.js";
 import { programPaths, SYSTEM_DIRS } from "./mounts.js";
+import { hostEnforcement, limitedCommand } from "./rlimits.js";
 import { HOME_AT, SHARED_AT, jailEnv, lastLine, type Isolation, type IsolationBackend, type Jail } from "./types.js";
 import { errnoCode } from "../../util/errno.js";
 
@@ -58,9 +60,12 @@ export function bwrapArgs(iso: Isolation, jail: Jail): string[] {
     if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
     else if (stat.isDirectory()) args.push("--ro-bind", dir, dir);
   }
+  args.push(...etcArgs());
   // Name resolution through systemd-resolved reads its stub file below /run.
   if (iso.network) args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", HOME_AT);
+  // With limits, /tmp and the home are each a tmpfs of the disk limit's size.
+  const size = iso.limits ? ["--size", String(iso.limits.disk)] : [];
+  args.push("--proc", "/proc", "--dev", "/dev", ...size, "--tmpfs", "/tmp", ...size, "--tmpfs", HOME_AT);
   for (const [real, at] of programPaths(iso, true)) args.push("--ro-bind", real, at);
   if (jail.shared) args.push("--ro-bind", jail.shared, SHARED_AT);
   args.push("--bind", jail.work, jail.work, ...gitGuard(jail.work), "--remount-ro", "/", "--chdir", jail.cwd);
@@ -89,13 +94,17 @@ export function bwrapUnavailable(): string | null {
   return probe;
 }
 
-/** Linux namespaces through bubblewrap: read-only system, the work tree the only writable directory, no network by default. */
+/** Linux namespaces through bubblewrap: read-only system, /etc without secrets, the work tree the only writable directory, no network by default, the limits. */
 export const namespaceBackend: IsolationBackend = {
   name: "namespace",
   summary: "Linux namespaces through bubblewrap (bwrap)",
   usesImage: false,
   isolates: true,
   unavailable: bwrapUnavailable,
-  command: (iso, jail, argv) => ({ file: "bwrap", args: [...bwrapArgs(iso, jail), "--", ...argv], env: jailEnv(jail.env) }),
+  enforcement: hostEnforcement,
+  command(iso, jail, argv) {
+    const args = [...bwrapArgs(iso, jail), "--", ...argv];
+    return iso.limits ? limitedCommand(iso.limits, "bwrap", args, jailEnv(jail.env)) : { file: "bwrap", args, env: jailEnv(jail.env) };
+  },
   node: () => process.execPath,
 };

@@ -1,4 +1,6 @@
-import type { IsolationBackend } from "./types.js";
+import type { IsolationBackend, LimitEnforcement } from "./types.js";
+
+const NOT_ENFORCED: LimitEnforcement = { how: "none (no isolation)", weak: false };
 
 /** No isolation: programs run as the user, with the user's files and the network. Only ever used when asked for by name. */
 export const noneBackend: IsolationBackend = {
@@ -7,6 +9,12 @@ export const noneBackend: IsolationBackend = {
   usesImage: false,
   isolates: false,
   unavailable: () => null,
+  enforcement: () => ({
+    processes: NOT_ENFORCED,
+    memory: NOT_ENFORCED,
+    disk: NOT_ENFORCED,
+    cpu: NOT_ENFORCED,
+  }),
   command: (_iso, jail, [file, ...args]) => ({ file, args, env: jail.env }),
   node: () => process.execPath,
 };

@@ -1,3 +1,5 @@
+import type { Enforcement, JailLimits, LimitName } from "./limits.js";
+
 /** Where an isolated program sees gitgood's shared directory of an attempt (the tool socket, the `gitgood` shim). */
 export const SHARED_AT = "/run/gitgood";
 /** The fresh, empty home directory of an isolated program. */
@@ -15,6 +17,21 @@ export interface Isolation {
   readonly allowRead: readonly string[];
   /** Host variables agent programs get besides the allow-list (`--pass-env NAME`). */
   readonly passEnv: readonly string[];
+  /** What each program may use, and how each limit is enforced here (absent: no limits, as before they existed). */
+  readonly limits?: IsolationLimits;
+  /** Whether a limit enforced weakly or not at all was accepted (`--accept-weak-limits`). */
+  readonly acceptWeakLimits?: boolean;
+}
+
+/** The limits of an isolation and how this host enforces them. */
+export interface IsolationLimits extends JailLimits {
+  readonly enforcement: Enforcement;
+}
+
+/** How a backend enforces one limit: a line for the record, and whether it is weaker than the limit asks (per process, or not at all). */
+export interface LimitEnforcement {
+  how: string;
+  weak: boolean;
 }
 
 /** What one isolated program gets: the work tree (its only writable directory), where it starts, and its environment. */
@@ -32,6 +49,8 @@ export interface IsolatedCommand {
   args: string[];
   env: NodeJS.ProcessEnv;
   afterKill?: () => void;
+  /** The limit the program ran into once it has ended (null: none), and the clean-up of what enforced it. */
+  limits?: { hit(): LimitName | null; release(): Promise<void> };
 }
 
 /**
@@ -52,6 +71,8 @@ export interface IsolationBackend {
   unavailable(): string | null;
   /** The process that runs `argv` in `jail`; its `afterKill` is the clean-up after a kill. */
   command(iso: Isolation, jail: Jail, argv: readonly [string, ...string[]]): IsolatedCommand;
+  /** How it enforces each of `limits` on this host. */
+  enforcement(limits: JailLimits): Record<LimitName, LimitEnforcement>;
   /** The node an isolated program runs gitgood with (this process's, or the image's). */
   node(): string;
 }
