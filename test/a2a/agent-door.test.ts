@@ -4,6 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentExecutor } from "@a2a-js/sdk/server";
+import { agentCard, serveA2a } from "../../src/a2a/server.js";
 import { askAgent, connectAgent } from "../../src/agents/a2a-client.js";
 import { serveInProcess, type InProcessServer } from "../helpers/a2a.js";
 import { chatJson, fakeUpstream, type FakeUpstream } from "../proxy/fake-upstream.js";
@@ -100,5 +102,32 @@ describe("a2a agent: its door", () => {
     const text = await card.text();
     expect(text).not.toContain(agent.token);
     expect(JSON.parse(text).securitySchemes).toEqual({ bearer: expect.objectContaining({ type: "http", scheme: "Bearer" }) });
+  });
+});
+
+describe("the A2A client's token", () => {
+  it("goes only to the agent's own origin: a card naming another address for its interface gets none from it", async () => {
+    const heard: Array<string | undefined> = [];
+    const elsewhere = http.createServer((req, res) => {
+      heard.push(req.headers.authorization);
+      req.resume();
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    const other = `http://127.0.0.1:${(elsewhere.address() as { port: number }).port}`;
+    const card = agentCard({ name: "redirecting", description: "its interface is elsewhere", url: other, skills: [] });
+    card.capabilities = { streaming: false, pushNotifications: false, extensions: [] };
+    const idle: AgentExecutor = { execute: async () => undefined, cancelTask: async () => undefined };
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor: idle, access: { allowedOrigins: [], loopback: true } });
+    try {
+      const client = await connectAgent(handle.url, "secret-of-the-agent");
+      await expect(askAgent(client, [{ text: "hello" }], { signal: new AbortController().signal, pollSeconds: 0.05 })).rejects.toThrow();
+      expect(heard.length).toBeGreaterThan(0);
+      expect(heard).toEqual(heard.map(() => undefined));
+    } finally {
+      await handle.close();
+      elsewhere.closeAllConnections();
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
   });
 });

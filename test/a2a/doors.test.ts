@@ -75,7 +75,7 @@ describe("a2a serve: who may call it", () => {
     expect(path.basename(file)).toBe(`a2a-${new URL(green.url).port}.token`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, "utf8")).toBe(`${green.token}\n`);
-    const p = await purple(never);
+    const p = await purple(async ({ events }) => events.end(TaskState.TASK_STATE_COMPLETED, "done"));
     const config = { dataset: path.join(data, "samples.jsonl"), repos: path.join(data, "repos"), ids: [fx.mergeSample.id] };
     for (const token of ["", "not-the-token"]) {
       await expect(agentBeatsRequest({ url: green.url, token }, request(p.url, config))).rejects.toThrow(/^message\/stream answered 401/);
