@@ -77,7 +77,7 @@ describe("a2a agent: its door", () => {
   });
 
   it("refuses a task without the token, or with a wrong one, before its model is called", async () => {
-    for (const headers of [{}, { Authorization: "Bearer not-the-token" }]) {
+    for (const headers of [{}, { Authorization: "Bearer not-the-token" }] as Record<string, string>[]) {
       const r = await send(headers);
       expect(r.status).toBe(401);
     }
