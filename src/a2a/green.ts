@@ -32,6 +32,8 @@ export interface GreenOptions {
   toolHost: ToolHost;
   /** Where SWE tasks' REPO_DIR copies are made (a directory the participants can reach). */
   sharedDir?: string;
+  /** The bearer token sent to the participant a request names, to its URL's origin only (default: $GITGOOD_A2A_PARTICIPANT_TOKEN, else none). */
+  participantToken?: string;
   idleSeconds?: number;
   pollSeconds?: number;
   /** The real paths of the directories requests may name paths in (`--data`); a path elsewhere fails its task. */
@@ -116,6 +118,7 @@ export class GreenExecutor implements AgentExecutor {
   private async assess(ctx: RequestContext, events: TaskEvents, a: Assessment, samples: Sample[], cancelled: AbortSignal): Promise<void> {
     const agent = new A2aAgent({
       url: a.url,
+      ...(this.opts.participantToken !== undefined ? { token: this.opts.participantToken } : {}),
       toolHost: this.opts.toolHost,
       sharedDir: this.opts.sharedDir,
       scenarios: a.scenarios,

@@ -22,11 +22,16 @@ export interface CardInfo {
   /** Where clients reach the agent (`--card-url`), with or without a trailing slash. */
   url: string;
   skills: { id: string; name: string; description: string; tags: string[]; examples?: string[] }[];
+  /** Says that every request but the card's must carry `Authorization: Bearer <token>` (the token itself is never in the card). */
+  bearer?: boolean;
 }
+
+const BEARER = "bearer";
 
 /**
  * The agent card: one JSON-RPC interface, announced for A2A v0.3 (what AgentBeats clients speak; a
  * client without an A2A-Version header gets the v0.3 card) and for v1.0 at the same URL. Streaming on.
+ * With `bearer`, an HTTP bearer security scheme that every call requires.
  */
 export function agentCard(info: CardInfo): AgentCard {
   const url = info.url.replace(/\/+$/, "") + "/";
@@ -50,8 +55,10 @@ export function agentCard(info: CardInfo): AgentCard {
     provider: undefined,
     version: pkg.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
+    securitySchemes: info.bearer
+      ? { [BEARER]: { scheme: { $case: "httpAuthSecurityScheme", value: { description: "the token the agent was started with (--token)", scheme: "Bearer", bearerFormat: "" } } } }
+      : {},
+    securityRequirements: info.bearer ? [{ schemes: { [BEARER]: { list: [] } } }] : [],
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills,
@@ -68,10 +75,11 @@ export interface A2aServeOptions {
   toolHost?: McpToolHost;
   /**
    * Who may talk to the agent (the checks of `gitgood mcp`): Host and Origin on every request, and the
-   * bearer token, when one is set, on every request but the agent card's and the task endpoints'
-   * (which carry tokens of their own).
+   * bearer token, when one is set, on every request but the agent card's (public for discovery: it names
+   * the agent, its skills and its URL, never a secret) and the task endpoints' (which carry tokens of
+   * their own).
    */
-  access?: AccessPolicy;
+  access: AccessPolicy;
 }
 
 export interface A2aHandle {
@@ -90,17 +98,15 @@ export async function serveA2a(opts: A2aServeOptions): Promise<A2aHandle> {
   const app = express();
   const tools = opts.toolHost;
   const access = opts.access;
-  if (access) {
-    app.use((req: Request, res: Response, next: NextFunction) => {
-      const open = req.path === AGENT_CARD_PATH || tools?.handles(req) === true;
-      const denied = checkAccess(req.headers, open ? { ...access, token: undefined } : access);
-      if (!denied) {
-        next();
-        return;
-      }
-      res.status(denied.status).set(denied.headers ?? {}).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: denied.message } });
-    });
-  }
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const open = req.path === AGENT_CARD_PATH || tools?.handles(req) === true;
+    const denied = checkAccess(req.headers, open ? { ...access, token: undefined } : access);
+    if (!denied) {
+      next();
+      return;
+    }
+    res.status(denied.status).set(denied.headers ?? {}).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: denied.message } });
+  });
   if (tools) {
     // Before any body parser: the MCP transport reads the request itself.
     app.use((req: Request, res: Response, next: NextFunction) => {

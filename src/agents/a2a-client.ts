@@ -69,13 +69,33 @@ export function taskText(task: Task): string {
   return pieces.filter((p) => p !== "").join("\n");
 }
 
-/** A client for the A2A agent at `url` (its card at /.well-known/agent-card.json), speaking v1.0 or v0.3 as the card says. */
-export async function connectAgent(url: string): Promise<Client> {
+/**
+ * `fetch` that adds `Authorization: Bearer <token>` to requests for `base`'s origin only: a card that
+ * names another address for its interface gets no token from it.
+ */
+function bearerFetch(base: string, token: string): typeof fetch {
+  const origin = new URL(base).origin;
+  return (input, init) => {
+    const target = new URL(input instanceof Request ? input.url : String(input));
+    if (target.origin !== origin) return fetch(input, init);
+    const headers = new Headers(input instanceof Request ? input.headers : undefined);
+    for (const [name, value] of new Headers(init?.headers)) headers.set(name, value);
+    headers.set("authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+}
+
+/**
+ * A client for the A2A agent at `url` (its card at /.well-known/agent-card.json), speaking v1.0 or v0.3 as
+ * the card says; with `token`, every request to the agent's own origin carries it as a bearer token.
+ */
+export async function connectAgent(url: string, token?: string): Promise<Client> {
   const legacyCompat = { enabled: true };
+  const fetchImpl = token ? bearerFetch(url, token) : undefined;
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
-      cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+      transports: [new JsonRpcTransportFactory({ legacyCompat, fetchImpl }), new RestTransportFactory({ legacyCompat, fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ legacyCompat, fetchImpl }),
     }),
   );
   try {

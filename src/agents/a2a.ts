@@ -9,6 +9,8 @@ import type { Agent, Session } from "./agent.js";
 
 /** Where REPO_DIR copies of SWE tasks are made when nothing else is said: a directory both agents can reach. */
 export const SHARED_DIR_ENV = "GITGOOD_A2A_SHARED_DIR";
+/** The bearer token sent to the participant when none is given (`gitgood a2a agent` takes it as its --token). */
+export const PARTICIPANT_TOKEN_ENV = "GITGOOD_A2A_PARTICIPANT_TOKEN";
 
 /** The scenario tools of one attempt served over MCP (Streamable HTTP) at a URL of their own, behind a bearer token. */
 export interface HostedTools {
@@ -27,6 +29,8 @@ export interface ToolHost {
 interface A2aAgentOptions {
   /** The participant's A2A base URL (its card at /.well-known/agent-card.json). */
   url: string;
+  /** The bearer token the participant takes, sent only to the participant URL's origin (default: $GITGOOD_A2A_PARTICIPANT_TOKEN, else none). */
+  token?: string;
   /** Serves GitGoodBench scenarios' tools to the participant; without one, only SWE tasks can be given. */
   toolHost?: ToolHost | null;
   /** Where a SWE task's REPO_DIR is made (default: $GITGOOD_A2A_SHARED_DIR, else the temporary directory). */
@@ -104,7 +108,7 @@ export class A2aAgent implements Agent {
     this.opts.signal?.addEventListener("abort", stop, { once: true });
     if (session.signal.aborted || this.opts.signal?.aborted) controller.abort();
     try {
-      const client = await connectAgent(this.opts.url);
+      const client = await connectAgent(this.opts.url, this.opts.token ?? (process.env[PARTICIPANT_TOKEN_ENV] || undefined));
       if (session.definition.patchTask === true) await this.runPatchTask(session, client, controller.signal);
       else await this.runWithTools(session, client, controller.signal);
     } finally {

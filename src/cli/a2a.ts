@@ -7,11 +7,12 @@ import { GreenExecutor } from "../a2a/green.js";
 import { ParticipantExecutor, DEFAULT_PARTICIPANT_TURNS } from "../a2a/participant.js";
 import { agentCard, serveA2a, type A2aHandle } from "../a2a/server.js";
 import { DEFAULT_IDLE_SECONDS, DEFAULT_POLL_SECONDS } from "../agents/a2a-client.js";
-import { SHARED_DIR_ENV } from "../agents/a2a.js";
+import { PARTICIPANT_TOKEN_ENV, SHARED_DIR_ENV } from "../agents/a2a.js";
 import { GitGoodError } from "../errors.js";
 import { families } from "../families/registry.js";
-import { isLoopbackHost } from "../mcp/guard.js";
+import { isLoopbackHost, type AccessPolicy } from "../mcp/guard.js";
 import { requireTokenBeyondLoopback } from "../mcp/http.js";
+import { serverToken } from "../mcp/token.js";
 import { McpToolHost } from "../mcp/tool-host.js";
 import { lookupModel } from "../model/lookup.js";
 import { DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
@@ -27,6 +28,7 @@ interface ServeFlags {
   poll: number;
   data?: string[];
   token?: string;
+  participantToken?: string;
   maxAssessments?: number;
   isolation: IsolationMode;
 }
@@ -41,7 +43,7 @@ function onPath(name: string): boolean {
   return (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, name)));
 }
 
-/** The environment variable that gives `a2a serve` its bearer token. */
+/** The environment variable that gives `a2a serve` and `a2a agent` their bearer token. */
 const A2A_TOKEN_ENV = "GITGOOD_A2A_TOKEN";
 
 interface AgentFlags {
@@ -49,6 +51,7 @@ interface AgentFlags {
   host: string;
   port: number;
   cardUrl?: string;
+  token?: string;
   maxTurns: number;
   isolation: IsolationMode;
   sharedDir?: string;
@@ -94,14 +97,25 @@ function allowedHosts(bind: string, cardUrl: string | undefined): string[] {
   return [...new Set(hosts)];
 }
 
+/**
+ * The door of an A2A server, `gitgood mcp --http`'s: a bearer token on every request but the card's (the one
+ * given, else a fresh one, said once it listens), and a Host header naming a loopback host, the card URL's
+ * host or the bound address. Beyond loopback only with a token given.
+ */
+function door(flags: { host: string; token?: string }, cardUrl: string | undefined): { access: AccessPolicy; announce: (port: number, log: (line: string) => void) => string | null } {
+  const given = flags.token ?? (process.env[A2A_TOKEN_ENV] || undefined);
+  requireTokenBeyondLoopback(flags.host, given, `--token (or ${A2A_TOKEN_ENV})`);
+  const { token, announce } = serverToken(given, "a2a");
+  return { access: { token, allowedOrigins: [], loopback: isLoopbackHost(flags.host), allowedHosts: allowedHosts(flags.host, cardUrl) }, announce };
+}
+
 async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   checkPort(flags.port);
   let cardUrl = checkCardUrl(flags.cardUrl);
   const log = (line: string): void => {
     io.stderr.write(`gitgood a2a: ${line}\n`);
   };
-  const token = flags.token ?? (process.env[A2A_TOKEN_ENV] || undefined);
-  requireTokenBeyondLoopback(flags.host, token, `--token (or ${A2A_TOKEN_ENV})`);
+  const { access, announce } = door(flags, cardUrl);
   const roots = dataRoots(flags.data ?? []);
   const isolation = chooseIsolation({ mode: flags.isolation });
   const note = isolationNote(isolation);
@@ -113,6 +127,7 @@ async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     outDir: flags.out,
     toolHost,
     sharedDir: flags.sharedDir ?? (process.env[SHARED_DIR_ENV] || undefined),
+    ...(flags.participantToken !== undefined ? { participantToken: flags.participantToken } : {}),
     idleSeconds: flags.idleTimeout,
     pollSeconds: flags.poll,
     dataRoots: roots,
@@ -126,6 +141,7 @@ async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       "Assesses an A2A agent on SWE-style tasks and the GitGoodBench scenarios (MCR, IR, ICC). Send one message whose text is " +
       '{"participants": {"<role>": "<A2A URL>"}, "config": {"dataset": ..., "repos": ..., "scenarios": [...]}}; the answer is an artifact named Result.',
     url: cardUrl ?? "http://placeholder.invalid",
+    bearer: true,
     skills: [
       {
         id: "assess",
@@ -135,8 +151,8 @@ async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       },
     ],
   });
-  const access = { token, allowedOrigins: [], loopback: isLoopbackHost(flags.host), allowedHosts: allowedHosts(flags.host, cardUrl) };
   const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor, toolHost, access });
+  announce(Number(new URL(handle.url).port), log);
   cardUrl ??= handle.url;
   // Participants reach the per-task MCP servers where clients reach the agent.
   toolHost.baseUrl = cardUrl;
@@ -155,6 +171,7 @@ async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
   const shared = flags.sharedDir ?? (process.env[SHARED_DIR_ENV] || undefined);
   if (shared === undefined) throw new GitGoodError("BAD_OPTION", `give --shared-dir DIR (or $${SHARED_DIR_ENV}): the directory the green agent puts SWE tasks' REPO_DIR in`);
   const [sharedDir] = dataRoots([shared], "--shared-dir");
+  const { access, announce } = door(flags, cardUrl);
   const model = lookupModel(flags.model);
   const isolation = chooseIsolation({ mode: flags.isolation });
   const note = isolationNote(isolation);
@@ -165,13 +182,15 @@ async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
       "gitgood's llm agent as an A2A participant: works a SWE task (REPO_DIR:<path>, Problem Statement:, Hints:) in REPO_DIR with the SWE tools and answers <patch>…</patch>, " +
       "or a GitGoodBench task through the MCP server its message names.",
     url: cardUrl ?? "http://placeholder.invalid",
+    bearer: true,
     skills: [
       ...families().flatMap((f) => (f.participantTask ? [f.participantTask.skill] : [])),
       { id: "git-task", name: "Git task", description: "Resolves a merge conflict, cleans up a chain of commits, or commits changes in steps.", tags: ["git"] },
     ],
   });
   const executor = new ParticipantExecutor({ model, maxTurns: flags.maxTurns, isolation, sharedDir, maxRepoBytes: flags.maxRepoMb * 1024 * 1024, log });
-  const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor });
+  const handle = await serveA2a({ host: flags.host, port: flags.port, card, executor, access });
+  announce(Number(new URL(handle.url).port), log);
   cardUrl ??= handle.url;
   card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${cardUrl}/` }));
   log(`participant at ${cardUrl}/ with model ${model.model}`);
@@ -192,7 +211,8 @@ export function a2aCommand(io: CliIO): Command {
     .option("--idle-timeout <seconds>", "silence on a participant's stream after which its task is polled with tasks/get", numberOption("--idle-timeout", 0.01, 86_400), DEFAULT_IDLE_SECONDS)
     .option("--poll <seconds>", "interval of tasks/get polls", numberOption("--poll", 0.01, 3600), DEFAULT_POLL_SECONDS)
     .option("--data <dir>", "a directory requests may name datasets and repositories in (repeatable; paths elsewhere are refused)", (v: string, prev: string[] = []) => [...prev, v])
-    .option("--token <token>", `bearer token every request must carry (or set ${A2A_TOKEN_ENV}); required when --host is not loopback`)
+    .option("--token <token>", `bearer token every request but the agent card's must carry (or set ${A2A_TOKEN_ENV}); without one, one is made, said once on stderr and written to a2a-<port>.token in gitgood's directory of yours; required when --host is not loopback`)
+    .option("--participant-token <token>", `bearer token sent to the participant a request names, to its URL's origin only (or set ${PARTICIPANT_TOKEN_ENV})`)
     .option("--max-assessments <n>", "assessments at once; one more is refused as busy (default: the machine's cores)", positiveIntOption("--max-assessments"))
     .addOption(
       new Option("--isolation <mode>", `how evaluations' programs (test runs) are isolated, refused where it cannot run: ${isolationHelp()}`)
@@ -209,6 +229,7 @@ export function a2aCommand(io: CliIO): Command {
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--port <port>", "port to listen on (0: any free port)", intOption("--port"), 9019)
     .option("--card-url <url>", "the URL clients reach this agent at (default: the address it listens on)")
+    .option("--token <token>", `bearer token every request but the agent card's must carry (or set ${A2A_TOKEN_ENV}); without one, one is made, said once on stderr and written to a2a-<port>.token in gitgood's directory of yours; required when --host is not loopback`)
     .option("--max-turns <n>", "model turns per task", positiveIntOption("--max-turns"), DEFAULT_PARTICIPANT_TURNS)
     .addOption(
       new Option("--isolation <mode>", `how a SWE task's commands (run_command in REPO_DIR) are isolated, refused where it cannot run: ${isolationHelp()}`)

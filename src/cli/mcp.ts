@@ -12,7 +12,7 @@ import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../m
 import type { Recorder } from "../mcp/attempt.js";
 import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
-import { generateToken, writeTokenFile } from "../mcp/token.js";
+import { serverToken } from "../mcp/token.js";
 import { Workbench, type WorkbenchSource } from "../mcp/workbench.js";
 import { runConfig } from "../runs/config.js";
 import { lockRunDir } from "../runs/run-lock.js";
@@ -186,8 +186,7 @@ async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promise<void
   const given = flags.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
   if (flags.http !== undefined) requireTokenBeyondLoopback(flags.host, given);
   // Over HTTP every request carries a token, on loopback too: without one given, one is made (and said once when serving).
-  const token = flags.http !== undefined ? (given ?? generateToken()) : given;
-  const generated = flags.http !== undefined && given === undefined;
+  const door = flags.http !== undefined ? serverToken(given, "mcp") : null;
   // Registered before the run lock registers its own removal on a signal, so that a signal records the open scenarios first.
   const stop: Stop = { abandon: null };
   if (io.ownsProcess) onStop((code, message) => stop.abandon?.(code, message));
@@ -195,7 +194,7 @@ async function runMcp(files: string[], flags: McpFlags, io: CliIO): Promise<void
   // The run directory stays locked while the server serves: released when serving ends, or when the process exits or is stopped.
   let servesOn = false;
   try {
-    servesOn = await serve(source, what, { token, generated }, stop, flags, io, log);
+    servesOn = await serve(source, what, door, stop, flags, io, log);
   } finally {
     if (!servesOn) unlock?.();
   }
@@ -210,7 +209,7 @@ interface Stop {
 async function serve(
   source: WorkbenchSource,
   what: string,
-  { token, generated }: { token: string | undefined; generated: boolean },
+  door: ReturnType<typeof serverToken> | null,
   stop: Stop,
   flags: McpFlags,
   io: CliIO,
@@ -234,17 +233,14 @@ async function serve(
   handle = await serveHttp({
     port: flags.http,
     host: flags.host,
-    token,
+    token: door?.token,
     allowedOrigins: flags.allowOrigin ?? [],
     idleTimeoutSeconds: flags.idleTimeout,
     makeBench,
     log,
   });
   log(`serving ${served}`);
-  if (generated && token) {
-    const file = writeTokenFile(Number(new URL(handle.url).port), token);
-    log(`token ${token} (also in ${file}); every request must carry Authorization: Bearer <token>`);
-  }
+  door?.announce(Number(new URL(handle.url).port), log);
   log(`listening on ${handle.url}`);
   if (io.ownsProcess) return true; // it serves until a signal ends the process
   await stopped(io.signal);

@@ -23,23 +23,50 @@ export function familyOf(kind: ApiKind): UpstreamFamily {
 export type Route = { record: true; kind: ApiKind; path: string; model?: string; stream?: boolean } | { record: false; family: UpstreamFamily; path: string };
 
 /**
- * The route of a request path as agents send it: OpenAI clients put `/v1` in their base URL and Anthropic
- * clients add it themselves, so both arrive as `/v1/...`; a path without `/v1` is taken the same way. The
- * path given upstream is relative to the upstream's base (an OpenAI base URL ends in `/v1`, an Anthropic one
- * does not). Null: the proxy does not serve this path.
+ * The request's path as it may go upstream, or null when it could lead anywhere but where it says: it must
+ * start with `/`, and no segment may be empty (`//`), `.` or `..`, or decode (percent-encoding undone once)
+ * to one of those or to anything holding `/`, `\`, `%` or a control character. One trailing slash is
+ * dropped. What is left is passed on exactly as it came, so the upstream sees the path that was checked.
+ */
+export function cleanPath(pathname: string): string | null {
+  if (!pathname.startsWith("/")) return null;
+  const segments = pathname.slice(1).split("/");
+  if (segments.length > 1 && segments.at(-1) === "") segments.pop();
+  for (const raw of segments) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      return null;
+    }
+    // eslint-disable-next-line no-control-regex
+    if (decoded === "" || decoded === "." || decoded === ".." || /[/\\%\u0000-\u001f\u007f]/.test(decoded)) return null;
+  }
+  return `/${segments.join("/")}`;
+}
+
+/**
+ * The route of a request as agents send it, from an allow-list of the routes each API has (anything else is
+ * null, and the proxy does not serve it): OpenAI `POST /chat/completions`, `POST /responses`, `GET /models`
+ * and `GET /models/ID`; Anthropic `POST /messages` and `POST /messages/count_tokens`; Gemini's model calls
+ * and model list (./gemini.ts). OpenAI clients put `/v1` in their base URL and Anthropic clients add it
+ * themselves, so both arrive as `/v1/...`; a path without `/v1` is taken the same way. The path given
+ * upstream is relative to the upstream's base (an OpenAI base URL ends in `/v1`, an Anthropic one does not).
+ * A path that fails cleanPath is null whatever it names.
  */
 export function routeOf(method: string, url: string): Route | null {
   const q = url.indexOf("?");
-  const pathname = q >= 0 ? url.slice(0, q) : url;
+  const pathname = cleanPath(q >= 0 ? url.slice(0, q) : url);
+  if (pathname === null) return null;
   const query = q >= 0 ? url.slice(q) : "";
-  const gemini = geminiRoute(method, pathname.replace(/\/+$/, ""), query);
+  const gemini = geminiRoute(method, pathname, query);
   if (gemini) return gemini;
-  const rest = pathname.replace(/\/+$/, "").replace(/^\/v1(?=\/)/, "");
+  const rest = pathname.replace(/^\/v1(?=\/)/, "");
   if (method === "POST" && rest === "/chat/completions") return { record: true, kind: "openai-chat", path: `/chat/completions${query}` };
   if (method === "POST" && rest === "/responses") return { record: true, kind: "openai-responses", path: `/responses${query}` };
   if (method === "POST" && rest === "/messages") return { record: true, kind: "anthropic-messages", path: `/v1/messages${query}` };
   if (method === "POST" && rest === "/messages/count_tokens") return { record: false, family: "anthropic", path: `/v1/messages/count_tokens${query}` };
-  if (method === "GET" && (rest === "/models" || rest.startsWith("/models/"))) return { record: false, family: "openai", path: `${rest}${query}` };
+  if (method === "GET" && /^\/models(\/[^/]+)?$/.test(rest)) return { record: false, family: "openai", path: `${rest}${query}` };
   return null;
 }
 

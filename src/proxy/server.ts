@@ -101,8 +101,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-/** The headers a request goes upstream with: the agent's, without its key and hop-by-hop ones, with the user's key. */
-function upstreamHeaders(req: IncomingMessage, family: UpstreamFamily, upstream: Upstream, length: number): http.OutgoingHttpHeaders {
+/** The headers a request goes upstream with: the agent's, without its key and hop-by-hop ones, with the user's key (and a body's length, when it has one). */
+function upstreamHeaders(req: IncomingMessage, family: UpstreamFamily, upstream: Upstream, length: number | null): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (HOP_BY_HOP.has(name) || name === "authorization" || name === "x-api-key" || name === "x-goog-api-key" || name === "accept-encoding" || value === undefined) continue;
@@ -110,7 +110,7 @@ function upstreamHeaders(req: IncomingMessage, family: UpstreamFamily, upstream:
   }
   // Uncompressed, so the proxy can read the usage fields.
   out["accept-encoding"] = "identity";
-  out["content-length"] = length;
+  if (length !== null) out["content-length"] = length;
   if (family === "anthropic") out["x-api-key"] = upstream.apiKey;
   else if (family === "gemini") out["x-goog-api-key"] = upstream.apiKey;
   else out.authorization = `Bearer ${upstream.apiKey}`;
@@ -126,13 +126,14 @@ interface Exchange {
 }
 
 /**
- * Sends one request upstream and streams the answer to `res` as it comes, keeping its first MAX_KEPT
- * bytes. Ends with the attempt's signal, the time limit, or the agent hanging up.
+ * Sends one request upstream with its own method (a GET without a body) and streams the answer to `res` as
+ * it comes, keeping its first MAX_KEPT bytes. Ends with the attempt's signal, the time limit, or the agent
+ * hanging up.
  */
-function exchange(target: URL, headers: http.OutgoingHttpHeaders, body: Buffer, res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<Exchange> {
+function exchange(method: "GET" | "POST", target: URL, headers: http.OutgoingHttpHeaders, body: Buffer, res: ServerResponse, signal: AbortSignal, timeoutMs: number): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const lib = target.protocol === "https:" ? https : http;
-    const up = lib.request(target, { method: "POST", headers, agent: target.protocol === "https:" ? agents.https : agents.http, signal, timeout: timeoutMs });
+    const up = lib.request(target, { method, headers, agent: target.protocol === "https:" ? agents.https : agents.http, signal, timeout: timeoutMs });
     up.on("timeout", () => up.destroy(new GitGoodError("TIMEOUT", `the model endpoint did not answer within ${timeoutMs} ms`)));
     up.on("error", reject);
     // Small writes go out at once (no Nagle delay against the other side's delayed acknowledgement).
@@ -172,7 +173,8 @@ function exchange(target: URL, headers: http.OutgoingHttpHeaders, body: Buffer, 
       });
       answer.on("error", reject);
     });
-    up.end(body);
+    if (method === "POST") up.end(body);
+    else up.end();
   });
 }
 
@@ -297,10 +299,11 @@ export class ModelProxy {
       sendError(res, 401, "unknown key: this proxy serves only the attempts gitgood is running");
       return;
     }
-    const route = routeOf(req.method ?? "", req.url ?? "/");
-    if (!route) {
+    const method = req.method === "GET" || req.method === "POST" ? req.method : null;
+    const route = method ? routeOf(method, req.url ?? "/") : null;
+    if (!method || !route) {
       req.resume();
-      sendError(res, 404, `the gitgood model proxy does not serve ${req.method ?? ""} ${req.url ?? ""}`);
+      sendError(res, 404, `the gitgood model proxy does not serve ${req.method ?? ""} ${req.url ?? ""}: only its model APIs' routes, on paths without '.', '..' or empty segments, encoded '.', '/', '%' or backslashes`);
       return;
     }
     const family = route.record ? familyOf(route.kind) : route.family;
@@ -316,10 +319,14 @@ export class ModelProxy {
       sendError(res, 413, "the request body is larger than the proxy takes");
       return;
     }
+    if (method === "GET" && body.length > 0) {
+      sendError(res, 400, `a GET request carries no body: ${req.url ?? ""}`);
+      return;
+    }
     const target = new URL(upstream.baseURL.replace(/\/+$/, "") + route.path);
     const timeoutMs = this.opts.timeoutMs ?? 600_000;
     if (!route.record) {
-      await exchange(target, upstreamHeaders(req, family, upstream, body.length), body, res, att.signal, timeoutMs);
+      await this.passThrough(att, method, target, upstreamHeaders(req, family, upstream, method === "POST" ? body.length : null), body, res, timeoutMs);
       return;
     }
     let parsed: Record<string, unknown>;
@@ -350,7 +357,7 @@ export class ModelProxy {
       this.record(att, route.kind, facts.model, messages, 200, performance.now() - started, reply, true);
       return;
     }
-    const send = (): Promise<Exchange> => exchange(target, upstreamHeaders(req, family, upstream, (body).length), body, res, att.signal, timeoutMs);
+    const send = (): Promise<Exchange> => exchange(method, target, upstreamHeaders(req, family, upstream, body.length), body, res, att.signal, timeoutMs);
     let answer: Exchange;
     try {
       answer = this.opts.connections ? await this.opts.connections.run(send, att.signal, facts.model) : await send();
@@ -380,6 +387,20 @@ export class ModelProxy {
       });
     }
     this.record(att, route.kind, facts.model, messages, answer.status, ms, reply, false);
+  }
+
+  /** A call that is not a model turn (a model list, a token count): forwarded as it came, and noted in the trajectory with its outcome. */
+  private async passThrough(att: Live, method: "GET" | "POST", target: URL, headers: http.OutgoingHttpHeaders, body: Buffer, res: ServerResponse, timeoutMs: number): Promise<void> {
+    const started = performance.now();
+    const what = `${method} ${target.pathname}`;
+    try {
+      const answer = await exchange(method, target, headers, body, res, att.signal, timeoutMs);
+      if (att.open) att.recorder.note("note", `call through the proxy (not a model turn): ${what} answered ${answer.status} in ${Math.round(performance.now() - started)} ms`);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      if (att.open) att.recorder.note("note", `call through the proxy (not a model turn) failed: ${what}: ${why}`);
+      sendError(res, 502, `the model endpoint cannot be reached: ${why}`);
+    }
   }
 
   private record(att: Live, kind: ApiKind, model: string, messages: unknown[], status: number, ms: number, reply: TurnReply, cached: boolean): void {

@@ -80,7 +80,7 @@ describe("the participant agent (gitgood a2a agent)", () => {
     };
     const model = new ScriptedModelClient([resolve, { tool_calls: [{ name: "finish_scenario", arguments: { reason: "done" } }] }, "All conflicts resolved."]);
     const card = agentCard({ name: "participant", description: "test", url: "http://127.0.0.1:1", skills: [] });
-    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, access: { allowedOrigins: [], loopback: true }, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
     closers.push(() => handle.close());
     card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
     const out = path.join(fx.root, "run-participant");
@@ -95,7 +95,7 @@ describe("the participant agent (gitgood a2a agent)", () => {
   it("rejects a message that names no task it can work", async () => {
     const model = new ScriptedModelClient([]);
     const card = agentCard({ name: "participant", description: "test", url: "http://127.0.0.1:1", skills: [] });
-    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, access: { allowedOrigins: [], loopback: true }, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
     closers.push(() => handle.close());
     card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
     const client = await connectAgent(handle.url);
@@ -116,7 +116,7 @@ describe("the participant agent (gitgood a2a agent)", () => {
       async cancelTask() {},
     };
     const card = agentCard({ name: "slow starter", description: "test", url: "http://127.0.0.1:1", skills: [] });
-    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor });
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, access: { allowedOrigins: [], loopback: true }, card, executor });
     closers.push(() => handle.close());
     card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
     const client = await connectAgent(handle.url);

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 
 import http from "node:http";
 import path from "node:path";
@@ -37,8 +37,8 @@ afterAll(async () => {
   fx.cleanup();
 });
 
-async function purple(script: PurpleScript): Promise<Purple> {
-  const p = await startPurple(script);
+async function purple(script: PurpleScript, token?: string): Promise<Purple> {
+  const p = await startPurple(script, token !== undefined ? { token } : {});
   purples.push(p);
   return p;
 }
@@ -61,7 +61,7 @@ describe("a2a serve: paths a request names", () => {
     ["a relative path", () => ({ dataset: "samples.jsonl", repos: path.join(data, "repos") }), /invalid params: config\.dataset: give an absolute path/],
   ] as const)("refuses %s before reading anything or calling the participant", async ([, config, message]) => {
     const p = await purple(never);
-    const events = await agentBeatsRequest(green.url, request(p.url, config()));
+    const events = await agentBeatsRequest(green, request(p.url, config()));
     expect(finalState(events)).toBe("failed");
     expect(statusTexts(events).join("\n")).toMatch(message);
     expect(p.received).toEqual([]);
@@ -69,6 +69,38 @@ describe("a2a serve: paths a request names", () => {
 });
 
 describe("a2a serve: who may call it", () => {
+  it("takes a token on loopback too: made, said once and written 0600 when none is given; a request without it never reaches the participant it names", async () => {
+    expect(green.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const file = /token \S+ \(also in (\S+)\)/.exec(green.stderr())?.[1] as string;
+    expect(path.basename(file)).toBe(`a2a-${new URL(green.url).port}.token`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).toBe(`${green.token}\n`);
+    const p = await purple(async ({ events }) => events.end(TaskState.TASK_STATE_COMPLETED, "done"));
+    const config = { dataset: path.join(data, "samples.jsonl"), repos: path.join(data, "repos"), ids: [fx.mergeSample.id] };
+    for (const token of ["", "not-the-token"]) {
+      await expect(agentBeatsRequest({ url: green.url, token }, request(p.url, config))).rejects.toThrow(/^message\/stream answered 401/);
+    }
+    expect(p.received).toEqual([]);
+  });
+
+  it("sends the participant its token (--participant-token), to the participant's origin only; without it a tokened participant gets nothing", async () => {
+    const token = `purple-${process.pid}-token`;
+    const answering = await purple(async ({ events }) => events.end(TaskState.TASK_STATE_COMPLETED, "done"), token);
+    const config = { dataset: path.join(data, "samples.jsonl"), repos: path.join(data, "repos"), ids: [fx.mergeSample.id] };
+    const refused = await agentBeatsRequest(green, request(answering.url, config));
+    expect(finalState(refused)).toBe("completed");
+    expect(statusTexts(refused).join("\n")).toMatch(/MCR: error \(AGENT_/);
+    expect(answering.received).toEqual([]);
+    const withToken = await serveInProcess(["serve", "--out", path.join(fx.root, "runs-token"), "--data", data, "--participant-token", token, "--idle-timeout", "0.3", "--poll", "0.1"], sandboxVars(fx.sandboxRoot));
+    try {
+      const events = await agentBeatsRequest(withToken, request(answering.url, config));
+      expect(finalState(events)).toBe("completed");
+      expect(answering.received).toHaveLength(1);
+    } finally {
+      await withToken.stop();
+    }
+  });
+
   it("refuses a request whose Host header names another host (DNS rebinding)", async () => {
     const url = new URL(green.url);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -112,10 +144,10 @@ describe("a2a serve: how much it takes", () => {
   it("runs at most --max-assessments at once: one more fails at once as busy", async () => {
     const slow = await purple(never);
     const config = { dataset: path.join(data, "samples.jsonl"), repos: path.join(data, "repos"), ids: [fx.mergeSample.id] };
-    const first = agentBeatsRequest(green.url, request(slow.url, config)).catch(() => null);
+    const first = agentBeatsRequest(green, request(slow.url, config)).catch(() => null);
     await waitFor(() => slow.received.length === 1, "the first assessment reaches its participant");
     const other = await purple(never);
-    const second = await agentBeatsRequest(green.url, request(other.url, config));
+    const second = await agentBeatsRequest(green, request(other.url, config));
     expect(finalState(second)).toBe("failed");
     expect(statusTexts(second).join("\n")).toMatch(/busy: 1 assessment\(s\) are running, the most this green agent takes at once/);
     expect(other.received).toEqual([]);
@@ -139,7 +171,7 @@ describe("a2a serve: the published green agent's requests", () => {
     };
     const picked = new Set<string>();
     for (const seed of [0, 1, 2, 3, 4, 5]) {
-      const events = await agentBeatsRequest(green.url, request(answering.url, { ...config, seed }));
+      const events = await agentBeatsRequest(green, request(answering.url, { ...config, seed }));
       expect(finalState(events)).toBe("completed");
       expect(statusTexts(events)).toContain("warning: config key(s) eval_mode are not gitgood's and are ignored");
       expect(resultOf(events)?.data.green_agent_model).toBe("openai/gpt-4o");

@@ -79,7 +79,7 @@ describe("gitgood a2a serve: the green agent", () => {
 
   it("an AgentBeats-style client gets a log line per instance and a Result; the participant solved MCR through the MCP URL", async () => {
     const p = await purple(solving);
-    const events = await agentBeatsRequest(green.url, request(p.url));
+    const events = await agentBeatsRequest(green, request(p.url));
     expect(finalState(events)).toBe("completed");
     const lines = statusTexts(events);
     expect(lines).toContain(`[1/1] ${MERGE_ID} MCR: solved`);
@@ -116,26 +116,26 @@ describe("gitgood a2a serve: the green agent", () => {
   });
 
   it("a malformed request fails with invalid params, and the server answers the next one", async () => {
-    const bad = await agentBeatsRequest(green.url, "{not json");
+    const bad = await agentBeatsRequest(green, "{not json");
     expect(finalState(bad)).toBe("failed");
     expect(statusTexts(bad).join("\n")).toMatch(/^invalid params: the message is not JSON/m);
-    const unknown = await agentBeatsRequest(green.url, JSON.stringify({ participants: { agent: "http://127.0.0.1:1" }, config: { dataset: fx.samples, repos: fx.repos, max_rows: 0 } }));
+    const unknown = await agentBeatsRequest(green, JSON.stringify({ participants: { agent: "http://127.0.0.1:1" }, config: { dataset: fx.samples, repos: fx.repos, max_rows: 0 } }));
     expect(statusTexts(unknown).join("\n")).toMatch(/invalid params: config\.max_rows/);
     const p = await purple(solving);
-    const good = await agentBeatsRequest(green.url, request(p.url));
+    const good = await agentBeatsRequest(green, request(p.url));
     expect(finalState(good)).toBe("completed");
   });
 
   it("a participant whose task fails is an error naming the state; one that never connects is an error saying so", async () => {
     const failing = await purple(async ({ events }) => events.end(TaskState.TASK_STATE_FAILED, "out of ideas"));
-    const r1 = resultOf(await agentBeatsRequest(green.url, request(failing.url)));
+    const r1 = resultOf(await agentBeatsRequest(green, request(failing.url)));
     const [rec1] = Object.values(recordsIn(runDirOf(r1 as { data: Record<string, unknown> })));
     expect(rec1?.status).toBe("error");
     expect(rec1?.error?.code).toBe("AGENT_FAILED");
     expect(rec1?.error?.message).toBe("the participant's task ended in state failed: out of ideas");
 
     const absent = await purple(async ({ events }) => events.end(TaskState.TASK_STATE_COMPLETED, "done (without looking)"));
-    const r2 = resultOf(await agentBeatsRequest(green.url, request(absent.url)));
+    const r2 = resultOf(await agentBeatsRequest(green, request(absent.url)));
     const [rec2] = Object.values(recordsIn(runDirOf(r2 as { data: Record<string, unknown> })));
     expect(rec2?.error?.message).toMatch(/^the participant answered without ever connecting to its MCP server/);
   });
@@ -146,7 +146,7 @@ describe("gitgood a2a serve: the green agent", () => {
       await sleep(2000, task.signal);
       await solving(task);
     });
-    const events = await agentBeatsRequest(green.url, request(slow.url));
+    const events = await agentBeatsRequest(green, request(slow.url));
     const result = resultOf(events);
     const [rec] = Object.values(recordsIn(runDirOf(result as { data: Record<string, unknown> })));
     expect(rec?.verdict).toBe("solved");
@@ -165,7 +165,7 @@ describe("gitgood a2a serve: the green agent", () => {
       task.events.end(TaskState.TASK_STATE_COMPLETED, `resolved.\n${long}`);
     });
     // JSON allows any amount of white space: the request itself is 250 KB.
-    const events = await agentBeatsRequest(green.url, request(chatty.url) + " ".repeat(250_000));
+    const events = await agentBeatsRequest(green, request(chatty.url) + " ".repeat(250_000));
     const result = resultOf(events);
     const [rec] = Object.values(recordsIn(runDirOf(result as { data: Record<string, unknown> })));
     expect(rec?.verdict).toBe("solved");
@@ -180,7 +180,7 @@ describe("gitgood a2a serve: the green agent", () => {
       await sleep(60_000, task.signal);
       task.events.end(TaskState.TASK_STATE_CANCELED, "stopped");
     });
-    const client = await connectAgent(green.url);
+    const client = await connectAgent(green.url, green.token);
     const body = JSON.stringify({
       participants: { agent: mixed.url },
       config: { dataset: fx.samples, repos: fx.repos, scenarios: ["mcr", "ir"], max_concurrent_rows: 2 },

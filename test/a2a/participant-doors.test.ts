@@ -36,7 +36,7 @@ beforeAll(async () => {
   model = new ScriptedModelClient([]);
   const card = agentCard({ name: "participant", description: "test", url: "http://127.0.0.1:1", skills: [] });
   const executor = new ParticipantExecutor({ model, isolation: chooseIsolation({ mode: "none" }), sharedDir: shared, maxRepoBytes: 1024 * 1024, log: () => undefined });
-  handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor });
+  handle = await serveA2a({ host: "127.0.0.1", port: 0, access: { allowedOrigins: [], loopback: true }, card, executor });
   card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
 });
 afterAll(async () => {

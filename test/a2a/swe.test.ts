@@ -63,7 +63,7 @@ describe("gitgood a2a serve on SWE-style tasks", () => {
     };
     const p = await startPurple(gold);
     purples.push(p);
-    const events = await agentBeatsRequest(green.url, request(p.url));
+    const events = await agentBeatsRequest(green, request(p.url));
     expect(finalState(events)).toBe("completed");
     const received = p.received[0] ?? "";
     expect(received.length).toBeGreaterThan(100_000);
@@ -81,7 +81,7 @@ describe("gitgood a2a serve on SWE-style tasks", () => {
   it("a participant that answers nothing is no_op", async () => {
     const p = await startPurple(async ({ events }) => events.end(TaskState.TASK_STATE_COMPLETED, ""));
     purples.push(p);
-    const result = resultOf(await agentBeatsRequest(green.url, request(p.url)));
+    const result = resultOf(await agentBeatsRequest(green, request(p.url)));
     expect(result?.data).toMatchObject({ total_instances: 1, resolved_pct: 0, no_op_pct: 1 });
     const file = path.join(result?.data.run_dir as string, "results.jsonl");
     expect(readFileSync(file, "utf8")).toContain('"status":"no_op"');
@@ -90,7 +90,7 @@ describe("gitgood a2a serve on SWE-style tasks", () => {
   it("a participant whose task fails counts as error", async () => {
     const p = await startPurple(async ({ events }) => events.end(TaskState.TASK_STATE_REJECTED, "not my kind of task"));
     purples.push(p);
-    const result = resultOf(await agentBeatsRequest(green.url, request(p.url)));
+    const result = resultOf(await agentBeatsRequest(green, request(p.url)));
     expect(result?.data).toMatchObject({ total_instances: 1, error_pct: 1, resolved_pct: 0 });
     const [rec] = Object.values(recordsIn(result?.data.run_dir as string));
     expect(rec?.error?.message).toBe("the participant's task ended in state rejected: not my kind of task");
@@ -101,7 +101,7 @@ describe("gitgood a2a serve on SWE-style tasks", () => {
 async function participant(script: readonly ScriptStep[]): Promise<{ url: string; model: ScriptedModelClient }> {
   const model = new ScriptedModelClient(script);
   const card = agentCard({ name: "participant", description: "test", url: "http://127.0.0.1:1", skills: [] });
-  const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
+  const handle = await serveA2a({ host: "127.0.0.1", port: 0, access: { allowedOrigins: [], loopback: true }, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
   card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
   purples.push({ url: handle.url, received: [], close: () => handle.close() });
   return { url: handle.url, model };
@@ -136,7 +136,7 @@ describe("gitgood a2a agent on SWE tasks (the participant in REPO_DIR, with the 
       seen(call("finish", {})),
       seen("Fixed calc.sub."),
     ]);
-    const result = resultOf(await agentBeatsRequest(green.url, request(url)));
+    const result = resultOf(await agentBeatsRequest(green, request(url)));
     expect(result?.data).toMatchObject({ total_instances: 1, resolved_pct: 1, no_op_pct: 0, fail_to_pass_passed_pct: 1, pass_to_pass_passed_pct: 1 });
     // The model read the issue and the hints, and worked with the SWE scenario's tools.
     const first = model.requests[0] as ModelRequest;
@@ -159,7 +159,7 @@ describe("gitgood a2a agent on SWE tasks (the participant in REPO_DIR, with the 
 
   it("a model that changes nothing is no_op", async () => {
     const { url } = await participant([call("finish", {}), "Nothing to change."]);
-    const result = resultOf(await agentBeatsRequest(green.url, request(url)));
+    const result = resultOf(await agentBeatsRequest(green, request(url)));
     expect(result?.data).toMatchObject({ total_instances: 1, resolved_pct: 0, no_op_pct: 1, error_pct: 0 });
   }, 240_000);
 

@@ -152,7 +152,7 @@ describe("a task family defined outside src/ (its own sample type, one registrat
   it("is a task gitgood's A2A participant takes, and named in its refusal", async () => {
     const model = new ScriptedModelClient([{ tool_calls: [{ name: "submit_sum", arguments: { sum: 5 } }] }, "Five."]);
     const card = agentCard({ name: "participant", description: "test", url: "http://127.0.0.1:1", skills: [] });
-    const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
+    const handle = await serveA2a({ host: "127.0.0.1", port: 0, access: { allowedOrigins: [], loopback: true }, card, executor: new ParticipantExecutor({ model, log: () => undefined }) });
     try {
       card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
       const client = await connectAgent(handle.url);

@@ -23,8 +23,11 @@ export interface Purple {
   close(): Promise<void>;
 }
 
-/** A scripted A2A participant on 127.0.0.1 (the same server code as gitgood's agents: v1.0 and v0.3, large bodies). */
-export async function startPurple(script: PurpleScript, opts: { streaming?: boolean } = {}): Promise<Purple> {
+/**
+ * A scripted A2A participant on 127.0.0.1 (the same server code as gitgood's agents: v1.0 and v0.3, large
+ * bodies, a loopback Host), taking only requests with `token` when one is given.
+ */
+export async function startPurple(script: PurpleScript, opts: { streaming?: boolean; token?: string } = {}): Promise<Purple> {
   const received: string[] = [];
   const running = new Map<string, AbortController>();
   const executor: AgentExecutor = {
@@ -47,7 +50,7 @@ export async function startPurple(script: PurpleScript, opts: { streaming?: bool
   };
   const card = agentCard({ name: "scripted purple", description: "a test participant", url: "http://127.0.0.1:1", skills: [] });
   if (opts.streaming === false && card.capabilities) card.capabilities.streaming = false;
-  const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor });
+  const handle = await serveA2a({ host: "127.0.0.1", port: 0, card, executor, access: { token: opts.token, allowedOrigins: [], loopback: true } });
   card.supportedInterfaces = card.supportedInterfaces.map((i) => ({ ...i, url: `${handle.url}/` }));
   return { url: handle.url, received, close: () => handle.close() };
 }
@@ -69,8 +72,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A server started by serveInProcess: where it listens, and the token it takes (given in the environment, or the one it made and said). */
+export interface InProcessServer {
+  url: string;
+  token: string;
+  stderr: () => string;
+  stop: () => Promise<number>;
+}
+
 /** `gitgood a2a ARGS --port 0` in this process, until `stop`; resolves once it listens. */
-export async function serveInProcess(args: string[], env: Record<string, string>): Promise<{ url: string; stderr: () => string; stop: () => Promise<number> }> {
+export async function serveInProcess(args: string[], env: Record<string, string>): Promise<InProcessServer> {
   const controller = new AbortController();
   let listening!: (url: string) => void;
   const url = new Promise<string>((resolve) => (listening = resolve));
@@ -81,8 +92,12 @@ export async function serveInProcess(args: string[], env: Record<string, string>
   const restoreEnv = setEnv(env);
   const done = main(["a2a", ...args, "--port", "0"], { stdout: captureSink(), stderr, stdin: Readable.from([]), signal: controller.signal }).finally(restoreEnv);
   const exitedEarly = done.then((code) => Promise.reject(new Error(`server exited with ${code} before listening: ${stderr.text()}`)));
+  const address = await Promise.race([url, exitedEarly]);
+  const token = env.GITGOOD_A2A_TOKEN || /token (\S+) \(also in /.exec(stderr.text())?.[1];
+  if (!token) throw new Error(`the server said no token: ${stderr.text()}`);
   return {
-    url: await Promise.race([url, exitedEarly]),
+    url: address,
+    token,
     stderr: stderr.text,
     stop: async () => {
       controller.abort();
@@ -104,10 +119,10 @@ export interface LegacyEvent {
  * An AgentBeats-style client: what the Python a2a-sdk 0.3 sends (no A2A-Version header, JSON-RPC
  * `message/stream` with a v0.3 message whose one text part is the request), reading the SSE events.
  */
-export async function agentBeatsRequest(url: string, text: string): Promise<LegacyEvent[]> {
-  const res = await fetch(`${url}/`, {
+export async function agentBeatsRequest(server: { url: string; token: string }, text: string): Promise<LegacyEvent[]> {
+  const res = await fetch(`${server.url}/`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream", Authorization: `Bearer ${server.token}` },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: randomUUID(),
