@@ -18,7 +18,7 @@ import { loadSamples } from "../runs/from-flags.js";
 import { historyOption } from "../runs/flags.js";
 import { scenariosFor } from "../scenarios/registry.js";
 import { SFT_FORMATS, sftExport, type SftFormat } from "../export/sft.js";
-import { fileSafeName } from "../runs/record.js";
+import { safeFileName } from "../util/file-names.js";
 import { scenarioNamed } from "../scenarios/registry.js";
 import { writeOutputFile } from "../util/output.js";
 import type { CliIO } from "./io.js";
@@ -93,7 +93,7 @@ function atifCommand(io: CliIO): Command {
         const named = run.config.identity.model?.name;
         const model = named ? qualifiedModelName(named) : null;
         const prices = agentPrices(run);
-        const target = path.join(flags.out, fileSafeName(run.label));
+        const target = path.join(flags.out, safeFileName(run.label));
         mkdirSync(target, { recursive: true });
         for (const { record, trajectory } of attemptsOf(run)) {
           if (!trajectory) {
@@ -101,7 +101,7 @@ function atifCommand(io: CliIO): Command {
             continue;
           }
           const doc = atifTrajectory(run.label, pkg.version, record, trajectory, model, prices);
-          writeOutputFile(path.join(target, `${fileSafeName(record.key)}.json`), `${JSON.stringify(doc, null, 1)}\n`);
+          writeOutputFile(path.join(target, `${safeFileName(record.key)}.json`), `${JSON.stringify(doc, null, 1)}\n`);
           written++;
         }
       }
@@ -117,7 +117,7 @@ function inspectCommand(io: CliIO): Command {
     .action((dirs: string[], flags: { out: string }) => {
       distinctRunDirs(dirs);
       const runs = dirs.map(readRun);
-      const names = runs.map((r) => `${fileSafeName(r.label)}.eval`);
+      const names = runs.map((r) => `${safeFileName(r.label)}.eval`);
       const twice = names.find((n, i) => names.indexOf(n) !== i);
       if (twice) throw new GitGoodError("BAD_OPTION", `two run directories have the same name (${twice}); export them into different --out directories`);
       mkdirSync(flags.out, { recursive: true });

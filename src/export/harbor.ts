@@ -17,6 +17,7 @@ import { checkHarborTaskInContainer, type ContainerCheckOptions } from "./harbor
 import { harborParts, type HarborParts, type TaskFile } from "./harbor-tasks.js";
 import { START_SH, TASK_REPO } from "./harbor-scripts.js";
 import { tomlDocument } from "./harbor-toml.js";
+import { safeFileName } from "../util/file-names.js";
 
 /** What every task of an export shares. */
 export interface HarborExportOptions {
@@ -47,12 +48,11 @@ export interface HarborExport {
 export const BASE_IMAGE = "debian:bookworm-slim";
 
 /**
- * The task's directory name and Harbor name (`gitgood/<name>`): the sample id and the scenario, in the
- * characters Harbor's `org/name` pattern allows.
+ * The task's directory name and Harbor name (`gitgood/<name>`): the sample id and the scenario as a
+ * bounded safe file name in the characters Harbor's `org/name` pattern allows (`-` marks the digest).
  */
 export function harborTaskName(sample: Sample, scenario: string): string {
-  const name = `${sample.id}-${scenario.toLowerCase()}`.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[^A-Za-z0-9]+/, "");
-  return name === "" ? `task-${scenario.toLowerCase()}` : name;
+  return safeFileName(`${sample.id}-${scenario.toLowerCase()}`, "-");
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { extrasOf } from "../runs/fields.js";
-import { fileSafeName } from "../runs/record.js";
+import { safeFileName } from "../util/file-names.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
 import { chatMessages, conversationOf, type Conversation } from "../report/conversation.js";
 import { Attachments, inspectTranscript, inspectUsage, mapMessageText } from "./inspect-events.js";
@@ -71,7 +71,7 @@ function scoresOf(attempt: Attempt): Record<string, Json> {
 
 /** An attempt's id in the log: its key without the repeat (the repeat is the epoch). */
 function sampleId(attempt: Attempt): string {
-  return fileSafeName(attempt.record.key.replace(/#\d+$/, ""));
+  return safeFileName(attempt.record.key.replace(/#\d+$/, ""));
 }
 
 function metadata(attempt: Attempt): Json {

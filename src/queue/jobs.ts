@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { z } from "zod";
 import { GitGoodError } from "../errors.js";
-import { ResultRecordSchema, fileSafeName, type ResultRecord } from "../runs/record.js";
+import { ResultRecordSchema, type ResultRecord } from "../runs/record.js";
+import { safeFileName } from "../util/file-names.js";
 import { canonicalJson } from "./canonical.js";
 import { signedBy, signValue, type QueueSecret } from "./secret.js";
 import { readSpilled, spilledFile, writeSpilled } from "./spill.js";
@@ -29,7 +30,7 @@ export function identityHash(identity: unknown): string {
 /** The BullMQ job id of a run's attempt: the same run and key always give the same id, so enqueuing again adds nothing. */
 export function jobIdOf(run: string, key: string): string {
   // Result keys hold no ':' (BullMQ's separator); a key that did would be hashed into a safe form.
-  return `${run}.${key.includes(":") ? fileSafeName(key) : key}`;
+  return `${run}.${key.includes(":") ? safeFileName(key) : key}`;
 }
 
 /** What a queued job carries: the run it belongs to, its result key and the executor's ticket. */

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { fileSafeName } from "../runs/record.js";
+import { safeFileName } from "../util/file-names.js";
 import { writeOutputFile } from "../util/output.js";
 
 /** What a worker's name takes in a spilled file's name: the characters of a file name on any system. */
@@ -19,7 +19,7 @@ function workerPart(worker: string): string {
  */
 export function writeSpilled(dir: string, key: string, worker: string, gz: Buffer): string {
   mkdirSync(dir, { recursive: true });
-  const name = `${fileSafeName(key)}.${workerPart(worker)}${SUFFIX}`;
+  const name = `${safeFileName(key)}.${workerPart(worker)}${SUFFIX}`;
   writeOutputFile(path.join(dir, name), gz);
   return name;
 }
@@ -37,7 +37,7 @@ function refused(key: string, name: string, why: string): GitGoodError {
  */
 export function spilledFile(dir: string | null, key: string, name: string): string {
   if (dir === null) throw refused(key, name, "it was given no --spill-dir");
-  const prefix = `${fileSafeName(key)}.`;
+  const prefix = `${safeFileName(key)}.`;
   const middle = name.startsWith(prefix) && name.endsWith(SUFFIX) ? name.slice(prefix.length, name.length - SUFFIX.length) : "";
   if (name.includes("/") || name.includes("\\") || name.includes("\0") || !WORKER_PART.test(middle)) {
     throw refused(key, name, `it is not a file name of that job (${prefix}WORKER${SUFFIX})`);

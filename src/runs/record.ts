@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DIFFICULTIES } from "../dataset/sample.js";
+import { safeFileName } from "../util/file-names.js";
 
 /** Version of the results format (results.jsonl, run.json, trajectories); bumped on any incompatible change. */
 export const RESULTS_SCHEMA_VERSION = 2;
@@ -51,28 +51,10 @@ export const ResultRecordSchema = z.object({
 });
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;
 
-/** Longest text kept whole in a file name; longer text is cut and hashed. */
-const MAX_PLAIN = 100;
-/** Characters of the slug kept before the hash when a text is cut. */
-const SLUG_PREFIX = 60;
-
-/**
- * A short, readable, file-name-safe form of any text. Text of letters, digits, `.`, `_` and `-`, at
- * most 100 characters long, is kept as it is. Other text becomes a slug prefix, `~`, and a hash of
- * the exact text: distinct texts get distinct names (`a/b` and `a_b` differ), and since `~` is never
- * kept as it is, a hashed name never equals a kept one.
- */
-export function fileSafeName(text: string): string {
-  const slug = text.replace(/[^A-Za-z0-9._-]+/g, "_");
-  if (slug === text && text !== "" && text.length <= MAX_PLAIN) return text;
-  const hash = createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16);
-  return `${slug.slice(0, SLUG_PREFIX)}~${hash}`;
-}
-
 /**
  * The key of a sample × scenario in a run: unique, short, and safe as a file name. A plain sample id
  * (the published ones, the mined ones) is kept as it is, so existing run directories still resume.
  */
 export function resultKey(sampleId: string, scenario: string): string {
-  return `${fileSafeName(sampleId)}.${scenario}`;
+  return `${safeFileName(sampleId)}.${scenario}`;
 }

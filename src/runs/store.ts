@@ -3,7 +3,8 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig, type RunIdentity } from "./config.js";
-import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, fileSafeName, type ResultRecord } from "./record.js";
+import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, type ResultRecord } from "./record.js";
+import { safeFileName } from "../util/file-names.js";
 import { fsReason } from "../util/errno.js";
 
 export const RESULTS_FILE = "results.jsonl";
@@ -81,12 +82,11 @@ export function runDirFor(dir: string, identity: RunIdentity): string {
 }
 
 /**
- * Where the trajectory of a key goes, relative to the run directory: named after the key when the key is
- * a plain file name (result keys and their `+variant` suffixes are), else after a short safe form of it.
+ * Where the trajectory of a key goes, relative to the run directory: `trajectories/NAME.json`, NAME the
+ * key's safe file name (the key itself when it is a plain name, else a readable prefix and a digest).
  */
 export function trajectoryPath(key: string): string {
-  const name = /^[A-Za-z0-9._~+-]{1,150}$/.test(key) && !/^\.\.?$/.test(key) ? key : fileSafeName(key);
-  return path.join(TRAJECTORY_DIR, `${name}.json`);
+  return path.join(TRAJECTORY_DIR, `${safeFileName(key)}.json`);
 }
 
 /**
@@ -239,7 +239,9 @@ export class RunStore {
   /** Reads a trajectory file (path relative to the run directory) as JSON. */
   readTrajectory(rel: string): unknown {
     const file = path.resolve(this.dir, rel);
-    if (path.relative(path.resolve(this.dir, TRAJECTORY_DIR), file).startsWith("..")) {
+    // Inside the trajectories directory; a name that merely starts with ".." (older runs wrote them) is inside.
+    const inside = path.relative(path.resolve(this.dir, TRAJECTORY_DIR), file);
+    if (inside === "" || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) {
       throw new GitGoodError("BAD_RUN", `the trajectory path ${rel} leaves the run directory`);
     }
     let text: string;
