@@ -141,6 +141,7 @@ function renderSummary() {
     if (sum.by_difficulty.length) s.append(el("h3", {}, "By difficulty"), table(["agent", "scenario", "difficulty", "samples", "solve"], sum.by_difficulty.map((t) => [t.agent, t.scenario, t.difficulty, t.samples, pct(t.solve_rate)]), [3, 4]));
     if (sum.by_language.length) s.append(el("h3", {}, "By language"), table(["agent", "language", "scenario", "samples", "solve"], sum.by_language.map((t) => [t.agent, t.language, t.scenario, t.samples, pct(t.solve_rate)]), [3, 4]));
     if (sum.repeats.length) s.append(el("h3", {}, "Repeats"), table(["agent", "scenario", "difficulty", "attempts", "mean solve", "std. error", "pass@k"], sum.repeats.map((t) => [t.agent, t.scenario, t.difficulty, t.attempts, pct(t.mean_solve_rate), t.standard_error === null ? "–" : t.standard_error.toFixed(2), t.pass_at_k ? Object.entries(t.pass_at_k).map(([k, v]) => "@" + k + " " + (+v).toFixed(1) + "%").join(", ") : "–"]), [3, 4, 5]));
+    if (sum.failures && sum.failures.length) s.append(el("h3", {}, "System errors by cause"), table(["code", "attempts", "which", "cause"], sum.failures.map((f) => [f.code, f.keys.length, f.keys.slice(0, 5).join(", ") + (f.keys.length > 5 ? " and " + (f.keys.length - 5) + " more" : ""), f.message]), [1]));
     const repos = new Map();
     for (const r of index.rows.filter((x) => x.run === index.runs.indexOf(run))) {
       const g = repos.get(r.repository) || { n: 0, solved: 0 };

@@ -1,5 +1,6 @@
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { faultOf } from "../errors.js";
+import { failureCauses, type FailureCause } from "../runs/failures.js";
 import type { ResultRecord } from "../runs/record.js";
 import { reportRank, scenarioFamily, scenarioNames } from "../scenarios/registry.js";
 import { extrasOf, languageOf, tokensOf, treeMatchesOf } from "../runs/fields.js";
@@ -100,6 +101,8 @@ interface ReportTables {
   judge_cost_usd: number | null;
   cache_hits: number | null;
   samples: SampleRow[];
+  /** The system errors grouped by cause (code and whole message), with the attempts each hit; the most frequent first. */
+  failures: FailureCause[];
   /**
    * How the run's agent programs were isolated (run.json's `isolation.mode`), set by callers that know
    * the run; `isolated: false` only when the user asked for no isolation. Absent when unknown.
@@ -255,5 +258,6 @@ export function buildReport(records: readonly ResultRecord[]): Report {
       error: r.error ? `${r.error.code}: ${r.error.message}` : null,
       trajectory: r.trajectory,
     })),
+    failures: failureCauses(ordered),
   };
 }

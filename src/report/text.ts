@@ -3,6 +3,7 @@ import type { RepeatRow } from "./repeats.js";
 import type { RateRow, Report } from "./summary.js";
 import type { TextKit } from "../families/definition.js";
 import { reportSections } from "../families/registry.js";
+import { causeLine } from "../runs/failures.js";
 
 /** Headers of columns that hold words: left-aligned; every other column (numbers) is right-aligned. */
 const LEFT = ["agent", "scenario", "difficulty", "language", "repository", "sample", "status", "verdict", "error"];
@@ -56,17 +57,20 @@ function repeatCells(r: RepeatRow): string[] {
 }
 
 /** The tokens of a report: "unknown" when no attempt's usage is known, and how many are left out when some are not. */
-function tokensText(report: Pick<Report, "tokens" | "usage_unknown" | "totals">): string {
+function tokensText(report: Pick<Report, "tokens" | "usage_unknown" | "totals">, label: string): string {
   const unknown = report.usage_unknown;
   const attempts = report.totals.filter((r) => r.scenario === "total").reduce((a, r) => a + r.samples, 0);
-  if (unknown > 0 && unknown >= attempts) return "tokens unknown (the agent's model calls did not pass through gitgood)";
-  const counted = `tokens ${report.tokens.prompt} prompt + ${report.tokens.completion} completion`;
+  if (unknown > 0 && unknown >= attempts) return `${label} unknown (the agent's model calls did not pass through gitgood)`;
+  const counted = `${label} ${report.tokens.prompt} prompt + ${report.tokens.completion} completion`;
   return unknown > 0 ? `${counted} (usage unknown for ${unknown} attempt(s), not counted)` : counted;
 }
 
 /** The usage of a report as parts of a line: tokens and cost, the judges' when recorded, and cache hits when counted. */
-export function usageParts(report: Pick<Report, "tokens" | "usage_unknown" | "totals" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits">): string[] {
-  const parts = [tokensText(report)];
+export function usageParts(
+  report: Pick<Report, "tokens" | "usage_unknown" | "totals" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits">,
+  label = "tokens",
+): string[] {
+  const parts = [tokensText(report, label)];
   if (report.cost_usd !== null) parts.push(`cost $${report.cost_usd.toFixed(4)}`);
   if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
   if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
@@ -158,8 +162,13 @@ export function formatReport(report: Report): string {
       ]),
     ),
   );
+  if (report.failures.length > 0) {
+    out.push("");
+    out.push("System errors, one line per distinct cause (code ×attempts (which): message)");
+    for (const c of report.failures) out.push(causeLine(c));
+  }
   out.push("");
-  out.push(usageParts(report).join(", "));
+  out.push(usageParts(report, "tokens:").join(", "));
   return out.join("\n");
 }
 
