@@ -48,6 +48,12 @@ export interface Agent {
    * the object store: only the files the scenario touches are written, and set-up is faster).
    */
   readonly workTree?: WorkTreeMode;
+  /**
+   * Every model call of the agent passes through gitgood (its own model client, or the run's proxy for a
+   * preset), so its records' tokens are what it spent; other agents' usage is known only when some call came
+   * through the proxy.
+   */
+  readonly metered?: boolean;
   /** The agent is another program: the runner serves it the scenario's tools (`session.toolEndpoint`). */
   readonly external?: boolean;
   /** The scenarios it can work (baselines are scenario-specific); without it, every scenario. */

@@ -21,6 +21,7 @@ interface LlmAgentOptions {
 export class LlmAgent implements Agent {
   readonly name: string;
   readonly workTree = "tools";
+  readonly metered = true;
 
   constructor(
     private readonly model: ModelClient,

@@ -1,4 +1,5 @@
 import { GitGoodError } from "../errors.js";
+import { causeLine, failureCauses } from "../runs/failures.js";
 import type { ResultRecord } from "../runs/record.js";
 
 /** What decides the exit status of `gitgood run` and `gitgood bench` once the report is written. */
@@ -8,6 +9,9 @@ interface OutcomeFlags {
   /** Exit 3 when the solve rate (percent of the attempts solved) is below this. */
   failUnder?: number;
 }
+
+/** Distinct causes of system errors the last line of a run names; the report lists every one. */
+const MAX_CAUSES = 3;
 
 /** Solved attempts out of all, in percent with two decimals (errors and unjudged attempts are not solved). */
 function solveRate(records: readonly ResultRecord[]): number {
@@ -23,12 +27,13 @@ function solveRate(records: readonly ResultRecord[]): number {
 export function checkOutcome(records: readonly ResultRecord[], flags: OutcomeFlags): void {
   const errors = records.filter((r) => r.status === "error");
   if (errors.length > 0 && !flags.allowErrors) {
-    const byCode = new Map<string, number>();
-    for (const r of errors) byCode.set(r.error?.code ?? "ERROR", (byCode.get(r.error?.code ?? "ERROR") ?? 0) + 1);
-    const codes = [...byCode].map(([code, n]) => `${code} ${n}`).join(", ");
+    // Each distinct cause whole, with the attempts it hit: the code alone does not say what to fix.
+    const all = failureCauses(records);
+    const shown = all.slice(0, MAX_CAUSES).map(causeLine).join("; ");
+    const causes = all.length > MAX_CAUSES ? `${shown}; and ${all.length - MAX_CAUSES} more cause(s), in the report` : shown;
     throw new GitGoodError(
       "RUN_ERRORS",
-      `${errors.length} of ${records.length} attempt(s) ended in a system error (${codes}); run again with --retry-errors to retry them, or pass --allow-errors to exit 0`,
+      `${errors.length} of ${records.length} attempt(s) ended in a system error: ${causes}; run again with --retry-errors to retry them, or pass --allow-errors to exit 0`,
       { errors: errors.length, attempts: records.length },
     );
   }

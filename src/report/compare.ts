@@ -1,7 +1,7 @@
 import type { Difficulty } from "../dataset/sample.js";
 import { reportRank } from "../scenarios/registry.js";
 import { variantOf } from "../runs/fields.js";
-import { REPORT_SCHEMA_VERSION, type RateRow, type Report, type SampleRow } from "./summary.js";
+import { REPORT_SCHEMA_VERSION, type Report, type SampleRow } from "./summary.js";
 
 /** One run of a comparison: its report, and the label its columns carry. */
 interface LabelledReport {
@@ -53,10 +53,23 @@ interface Difference {
   outcomes: (Outcome | null)[];
 }
 
+/**
+ * Which sample × scenario pairs the runs have in common. The side-by-side rates count only the shared
+ * ones, so that runs over different samples are not compared on different denominators.
+ */
+export interface SampleOverlap {
+  /** Sample × scenario pairs every run attempted: the rates' samples. */
+  shared: number;
+  /** Per run, in the order of `runs`: the pairs it attempted that some other run did not (left out of the rates). */
+  only: number[];
+}
+
 export interface Comparison {
   schema_version: number;
   runs: LabelledReport[];
   columns: ComparisonColumn[];
+  overlap: SampleOverlap;
+  /** Rates over the shared samples only (see `overlap`). */
   totals: ComparisonRow[];
   by_difficulty: ComparisonRow[];
   /** Samples the runs disagree on, in report order. */
@@ -71,31 +84,51 @@ export function runLabels(dirs: readonly string[]): string[] {
 
 const rowKey = (r: { scenario: string; difficulty: string }) => `${r.scenario}\u0000${r.difficulty}`;
 
-function sideBySide(runs: readonly LabelledReport[], columns: readonly ComparisonColumn[], pick: (r: Report) => RateRow[]): ComparisonRow[] {
-  const rows = new Map<string, ComparisonRow>();
-  const order: { scenario: string; difficulty: RateRow["difficulty"] }[] = [];
-  const cells = new Map<string, RateRow>();
-  for (const run of runs) {
-    for (const r of pick(run.report)) {
-      if (!rows.has(rowKey(r))) {
-        rows.set(rowKey(r), { scenario: r.scenario, difficulty: r.difficulty, cells: [] });
-        order.push(r);
-      }
-      cells.set(`${run.label}\u0000${r.agent}\u0000${rowKey(r)}`, r);
-    }
+/** The key a sample × scenario is shared under: the same sample of the same scenario, whatever the agent or repeat. */
+const pairKey = (s: Pick<SampleRow, "scenario" | "sample_id">) => JSON.stringify([s.scenario, s.sample_id]);
+
+/** A cell's rates over the attempts of one column (rates as the report's rate rows count them). */
+function cellOf(rows: readonly SampleRow[]): ComparisonCell | null {
+  if (rows.length === 0) return null;
+  const percent = (n: number) => Math.round((n / rows.length) * 10_000) / 100;
+  const unjudged = rows.filter((r) => r.verdict === "unjudged").length;
+  return {
+    samples: rows.length,
+    success_rate: percent(rows.filter((r) => r.status === "success").length),
+    solve_rate: unjudged > 0 ? null : percent(rows.filter((r) => r.verdict === "solved").length),
+    unjudged,
+  };
+}
+
+/**
+ * Rows per scenario (`byDifficulty`: and difficulty), plus a total row per scenario set, with a cell per
+ * column counted over the attempts of `rows` (the shared samples) of that column's run and agent.
+ */
+function sideBySide(columns: readonly ComparisonColumn[], rows: readonly (SampleRow & { run: string })[], byDifficulty: boolean): ComparisonRow[] {
+  const groups = new Map<string, { scenario: string; difficulty: Difficulty | "all" }>();
+  for (const r of rows) {
+    const g = { scenario: r.scenario, difficulty: byDifficulty ? r.difficulty : ("all" as const) };
+    groups.set(rowKey(g), g);
   }
+  if (!byDifficulty && rows.length > 0) groups.set(rowKey({ scenario: "total", difficulty: "all" }), { scenario: "total", difficulty: "all" });
   const rank = (s: string) => (s === "total" ? Number.MAX_SAFE_INTEGER : reportRank(s));
   const difficultyRank = (d: string) => ["all", "easy", "medium", "hard"].indexOf(d);
-  return [...order]
+  return [...groups.values()]
     .sort((a, b) => rank(a.scenario) - rank(b.scenario) || (a.scenario < b.scenario ? -1 : a.scenario > b.scenario ? 1 : 0) || difficultyRank(a.difficulty) - difficultyRank(b.difficulty))
-    .map((o) => ({
-      scenario: o.scenario,
-      difficulty: o.difficulty,
-      cells: columns.map((c) => {
-        const r = cells.get(`${c.run}\u0000${c.agent}\u0000${rowKey(o)}`);
-        return r && r.samples > 0 ? { samples: r.samples, success_rate: r.success_rate, solve_rate: r.solve_rate, unjudged: r.unjudged } : null;
-      }),
+    .map((g) => ({
+      scenario: g.scenario,
+      difficulty: g.difficulty,
+      cells: columns.map((c) =>
+        cellOf(rows.filter((r) => r.run === c.run && r.agent === c.agent && (g.scenario === "total" || r.scenario === g.scenario) && (g.difficulty === "all" || r.difficulty === g.difficulty))),
+      ),
     }));
+}
+
+/** The sample × scenario pairs every run attempted, and how many each run attempted that another did not. */
+function overlapOf(runs: readonly LabelledReport[]): { keys: Set<string>; overlap: SampleOverlap } {
+  const perRun = runs.map((run) => new Set(run.report.samples.map(pairKey)));
+  const keys = new Set([...(perRun[0] ?? [])].filter((k) => perRun.every((set) => set.has(k))));
+  return { keys, overlap: { shared: keys.size, only: perRun.map((set) => set.size - keys.size) } };
 }
 
 function outcomeOf(rows: readonly SampleRow[]): Outcome {
@@ -109,8 +142,9 @@ function outcomeOf(rows: readonly SampleRow[]): Outcome {
 }
 
 /**
- * Puts the reports of several runs side by side: success and solve rate per scenario and difficulty in
- * one column per run (and agent), and the samples whose share of solved attempts differs between the
+ * Puts the reports of several runs side by side: completed and solve rate per scenario and difficulty in
+ * one column per run (and agent), counted over the sample × scenario pairs every run attempted (`overlap`
+ * says how many, and how many each run has alone), and the samples whose share of solved attempts differs between the
  * runs that attempted them.
  */
 export function compareReports(runs: readonly LabelledReport[]): Comparison {
@@ -142,12 +176,15 @@ export function compareReports(runs: readonly LabelledReport[]): Comparison {
       (a.sample_id < b.sample_id ? -1 : a.sample_id > b.sample_id ? 1 : 0) ||
       (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0),
   );
+  const { keys, overlap } = overlapOf(runs);
+  const shared = runs.flatMap((run) => run.report.samples.filter((s) => keys.has(pairKey(s))).map((s) => ({ ...s, run: run.label })));
   return {
     schema_version: REPORT_SCHEMA_VERSION,
     runs: [...runs],
     columns,
-    totals: sideBySide(runs, columns, (r) => r.totals),
-    by_difficulty: sideBySide(runs, columns, (r) => r.by_difficulty),
+    overlap,
+    totals: sideBySide(columns, shared, false),
+    by_difficulty: sideBySide(columns, shared, true),
     differences,
   };
 }

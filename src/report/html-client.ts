@@ -136,11 +136,12 @@ function renderSummary() {
   for (const run of index.runs) {
     const sum = run.summary;
     s.append(el("h2", {}, run.label + " — " + run.agent + (run.model ? " (" + run.model + ")" : "") + ", " + run.attempts + " attempt(s)"));
-    s.append(table(["agent", "scenario", "samples", "success", "solve", "solved", "unjudged", "infra errors", "agent errors", "ceiling"],
+    s.append(table(["agent", "scenario", "samples", "completed %", "solved %", "solved", "unjudged", "infra errors", "agent errors", "ceiling"],
       sum.totals.filter((t) => t.samples > 0).map((t) => [t.agent, t.scenario, t.samples, pct(t.success_rate), pct(t.solve_rate), t.solved, t.unjudged, t.infrastructure_errors, t.agent_errors, pct(t.ceiling)]), [2, 3, 4, 5, 6, 7, 8, 9]));
     if (sum.by_difficulty.length) s.append(el("h3", {}, "By difficulty"), table(["agent", "scenario", "difficulty", "samples", "solve"], sum.by_difficulty.map((t) => [t.agent, t.scenario, t.difficulty, t.samples, pct(t.solve_rate)]), [3, 4]));
     if (sum.by_language.length) s.append(el("h3", {}, "By language"), table(["agent", "language", "scenario", "samples", "solve"], sum.by_language.map((t) => [t.agent, t.language, t.scenario, t.samples, pct(t.solve_rate)]), [3, 4]));
     if (sum.repeats.length) s.append(el("h3", {}, "Repeats"), table(["agent", "scenario", "difficulty", "attempts", "mean solve", "std. error", "pass@k"], sum.repeats.map((t) => [t.agent, t.scenario, t.difficulty, t.attempts, pct(t.mean_solve_rate), t.standard_error === null ? "–" : t.standard_error.toFixed(2), t.pass_at_k ? Object.entries(t.pass_at_k).map(([k, v]) => "@" + k + " " + (+v).toFixed(1) + "%").join(", ") : "–"]), [3, 4, 5]));
+    if (sum.failures && sum.failures.length) s.append(el("h3", {}, "System errors by cause"), table(["code", "attempts", "which", "cause"], sum.failures.map((f) => [f.code, f.keys.length, f.keys.slice(0, 5).join(", ") + (f.keys.length > 5 ? " and " + (f.keys.length - 5) + " more" : ""), f.message]), [1]));
     const repos = new Map();
     for (const r of index.rows.filter((x) => x.run === index.runs.indexOf(run))) {
       const g = repos.get(r.repository) || { n: 0, solved: 0 };
@@ -177,7 +178,9 @@ function costPlot() {
   const pts = index.runs.map((r, i) => {
     const t = r.summary.totals.find((x) => x.scenario === "total");
     const cost = r.summary.cost_usd;
-    return { i, label: r.label, x: cost ?? r.summary.tokens.prompt + r.summary.tokens.completion, usd: cost !== null, y: t && t.solve_rate !== null ? t.solve_rate : null };
+    // A run with attempts of unknown usage has no token count to plot.
+    const y = t && t.solve_rate !== null && (cost !== null || !r.summary.usage_unknown) ? t.solve_rate : null;
+    return { i, label: r.label, x: cost ?? r.summary.tokens.prompt + r.summary.tokens.completion, usd: cost !== null, y };
   });
   const left = pts.filter((p) => p.y === null).map((p) => p.label);
   pts.splice(0, pts.length, ...pts.filter((p) => p.y !== null));
@@ -264,7 +267,7 @@ function filtered() {
   const q = state.q.trim().toLowerCase();
   let rows = index.rows.filter((r) => (!q || r.sample_id.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)) &&
     FILTERS.every(([f]) => !state.filters[f] || (f === "run" ? String(r.run) : String(r[f] ?? "none")) === state.filters[f]));
-  const by = { cost: (r) => r.cost_usd ?? -1, turns: (r) => r.turns, time: (r) => r.duration_ms, tokens: (r) => r.tokens }[state.sort];
+  const by = { cost: (r) => r.cost_usd ?? -1, turns: (r) => r.turns, time: (r) => r.duration_ms, tokens: (r) => r.tokens ?? -1 }[state.sort];
   if (by) rows = [...rows].sort((a, b) => by(b) - by(a));
   return rows;
 }
@@ -293,7 +296,7 @@ async function openAttempt(run, key) {
   try { a = await getAttempt(run, key); } catch (e) { d.replaceChildren(el("p", {}, "cannot load: " + e.message)); return; }
   if (!selected || selected.key !== key || selected.run !== run) return;
   const r = a.record;
-  d.replaceChildren(el("h2", { id: "attempt-title" }, r.sample_id + " · " + r.scenario), el("p", {}, verdictSpan(r.verdict), " · ", r.agent, " · ", r.repository, " · ", r.difficulty, " · ", r.turns + " turn(s), " + r.tool_calls + " call(s), ", (r.tokens.prompt + r.tokens.completion) + " tokens, ", money(r.cost_usd), ", ", secs(r.duration_ms)));
+  d.replaceChildren(el("h2", { id: "attempt-title" }, r.sample_id + " · " + r.scenario), el("p", {}, verdictSpan(r.verdict), " · ", r.agent, " · ", r.repository, " · ", r.difficulty, " · ", r.turns + " turn(s), " + r.tool_calls + " call(s), ", (r.usage_known === false ? "tokens unknown" : (r.tokens.prompt + r.tokens.completion) + " tokens") + ", ", money(r.cost_usd), ", ", secs(r.duration_ms)));
   if (r.error) d.append(el("p", { class: "v-error" }, r.error.code + ": " + r.error.message));
   if (a.problem) d.append(el("p", { class: "v-error" }, a.problem));
   if (a.href) d.append(el("p", {}, el("a", { href: a.href, class: "trajectory-link" }, "trajectory file")));
@@ -355,10 +358,15 @@ function renderCompare() {
   s.replaceChildren();
   if (index.runs.length < 2) { s.append(el("p", { class: "muted" }, "Give two or more run directories to compare them.")); return; }
   const scen = [...new Set(index.rows.map((r) => r.scenario))].sort();
+  // The rates count only the sample × scenario pairs every run attempted (as 'gitgood report A B' does).
+  const pair = (r) => r.sample_id + "\u0000" + r.scenario;
+  const perRun = index.runs.map((_, i) => new Set(index.rows.filter((r) => r.run === i).map(pair)));
+  const shared = new Set([...perRun[0]].filter((k) => perRun.every((set) => set.has(k))));
+  const alone = perRun.map((set) => set.size - shared.size);
   // As the summary counts them: a run × scenario with unjudged attempts (no judge ran) has no solve rate and no delta.
   const rateTable = table(["scenario", ...index.runs.map((r) => r.label), "Δ last − first"], scen.map((sc) => {
     const rates = index.runs.map((_, i) => {
-      const rs = index.rows.filter((r) => r.run === i && r.scenario === sc);
+      const rs = index.rows.filter((r) => r.run === i && r.scenario === sc && shared.has(pair(r)));
       const unjudged = rs.filter((r) => r.verdict === "unjudged").length;
       return rs.length === 0 ? null : unjudged > 0 ? { unjudged } : { rate: (100 * rs.filter((r) => r.verdict === "solved").length) / rs.length };
     });
@@ -367,7 +375,11 @@ function renderCompare() {
     return [sc, ...rates.map((x) => (x === null ? "–" : x.unjudged ? "unjudged (" + x.unjudged + ")" : x.rate.toFixed(1) + "%")), d === null ? "–" : (d >= 0 ? "+" : "") + d.toFixed(1)];
   }));
   rateTable.id = "rates";
-  s.append(el("h2", {}, "Solve rate per scenario"), rateTable);
+  s.append(el("h2", {}, "Solve rate per scenario, over the " + shared.size + " sample(s) every run attempted"));
+  if (alone.some((n) => n > 0)) {
+    s.append(el("p", { class: "warning", id: "cmp-overlap" }, "The runs attempted different samples: the rates leave out the ones not every run attempted (" + index.runs.map((r, i) => r.label + " " + alone[i]).join(", ") + ")."));
+  }
+  s.append(rateTable);
   const runOpts = (v) => index.runs.map((r, i) => el("option", { value: String(i), selected: v === String(i) }, r.label));
   s.append(el("div", { class: "controls" },
     el("label", {}, el("input", { type: "checkbox", id: "differs", checked: cmp.differs, onchange: (e) => { cmp.differs = e.target.checked; renderCompare(); } }), " only samples the runs disagree on "),

@@ -4,7 +4,7 @@ import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
 import { conversationOf, eventsOf, type AttemptEvent, type Turn } from "./conversation.js";
 import { buildReport, type Report } from "./summary.js";
-import { sectionValue, unisolatedLine } from "./text.js";
+import { sectionValue, unisolatedLine, usageParts } from "./text.js";
 
 /**
  * The data the viewer's page draws, the same whether a server hands it over (`gitgood view`) or the
@@ -29,7 +29,8 @@ export interface IndexRow {
   tampered: boolean;
   turns: number;
   tool_calls: number;
-  tokens: number;
+  /** null: the attempt's usage is unknown. */
+  tokens: number | null;
   cost_usd: number | null;
   duration_ms: number;
   /** The static page only: which of its attempt chunks holds this attempt. */
@@ -88,14 +89,8 @@ export const HTML_KIT: HtmlKit = {
 };
 
 /** A report's tokens, cost, judges and cache hits in one line; an unpriced judge is said to be, never "$0". */
-export function usageLine(report: Pick<Report, "tokens" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits">): string {
-  const parts = [`tokens ${report.tokens.prompt} prompt + ${report.tokens.completion} completion`];
-  if (report.cost_usd !== null) parts.push(`cost $${report.cost_usd.toFixed(4)}`);
-  if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
-  if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
-  else if ((report.judge_tokens ?? 0) > 0) parts.push("judge cost not priced");
-  if (report.cache_hits !== null) parts.push(`cache hits ${report.cache_hits}`);
-  return parts.join(" · ");
+export function usageLine(report: Parameters<typeof usageParts>[0]): string {
+  return usageParts(report).join(" · ");
 }
 
 /** Whether a record's scores say the agent changed what it must not (test files, the evaluation's inputs). */

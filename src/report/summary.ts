@@ -1,8 +1,9 @@
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { faultOf } from "../errors.js";
+import { failureCauses, type FailureCause } from "../runs/failures.js";
 import type { ResultRecord } from "../runs/record.js";
 import { reportRank, scenarioFamily, scenarioNames } from "../scenarios/registry.js";
-import { extrasOf, languageOf, treeMatchesOf } from "../runs/fields.js";
+import { extrasOf, languageOf, tokensOf, treeMatchesOf } from "../runs/fields.js";
 import { repeatRow, type RepeatRow } from "./repeats.js";
 import type { ReportSections } from "../families/definition.js";
 import { reportSections } from "../families/registry.js";
@@ -17,7 +18,7 @@ export interface RateRow {
   scenario: string;
   difficulty: Difficulty | "all";
   samples: number;
-  /** Ran without a system error. */
+  /** Completed: ran without a system error (solved or not). The text and HTML reports call it "completed". */
   success: number;
   solved: number;
   /** Finished without error but not judged (IR/ICC without --judge). */
@@ -28,7 +29,7 @@ export interface RateRow {
   agent_errors: number;
   /** The other error records: data (a sample or repository not as it must be), internal (a gitgood bug) and unknown codes. */
   other_errors: number;
-  /** success / samples, in percent with two decimals; null for no samples. */
+  /** success / samples (the completed rate), in percent with two decimals; null for no samples. */
   success_rate: number | null;
   /** solved / samples in percent; null when some samples are unjudged (the rate would mislead). */
   solve_rate: number | null;
@@ -67,11 +68,11 @@ export interface SampleRow {
   verdict: ResultRecord["verdict"];
   turns: number;
   tool_calls: number;
-  /** The agent's tokens: prompt + completion, and each. */
-  tokens: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** What the agent's tokens cost, US dollars (null: no price for its model). */
+  /** The agent's tokens: prompt + completion, and each; null when the record's usage is unknown. */
+  tokens: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** What the agent's tokens cost, US dollars (null: no price for its model, or its usage is unknown). */
   cost_usd: number | null;
   /** The judges' tokens scoring this attempt (null: the record does not say). */
   judge_tokens: number | null;
@@ -97,13 +98,18 @@ interface ReportTables {
   by_language: LanguageRow[];
   /** With repeats: mean solve rate, its standard error and pass@k per scenario and difficulty; empty without. */
   repeats: RepeatRow[];
+  /** Summed over the records whose usage is known (see `usage_unknown`). */
   tokens: { prompt: number; completion: number };
+  /** Records whose usage is unknown (`usage_known: false`): their tokens are in no total. */
+  usage_unknown: number;
   cost_usd: number | null;
   /** The judges' tokens and cost, and the response cache's hits, summed over the records that say (null: none does). */
   judge_tokens: number | null;
   judge_cost_usd: number | null;
   cache_hits: number | null;
   samples: SampleRow[];
+  /** The system errors grouped by cause (code and whole message), with the attempts each hit; the most frequent first. */
+  failures: FailureCause[];
   /**
    * How the run's agent programs were isolated (run.json's `isolation.mode`), set by callers that know
    * the run; `isolated: false` only when the user asked for no isolation. Absent when unknown.
@@ -218,6 +224,7 @@ export function buildReport(records: readonly ResultRecord[]): Report {
   }
   const extras = ordered.map(extrasOf);
   const costs = ordered.map((r) => r.cost_usd);
+  const known = ordered.map(tokensOf).filter((t): t is { prompt: number; completion: number } => t !== null);
   return {
     schema_version: REPORT_SCHEMA_VERSION,
     agents,
@@ -227,9 +234,10 @@ export function buildReport(records: readonly ResultRecord[]): Report {
     repeats,
     ...familySections(ordered),
     tokens: {
-      prompt: ordered.reduce((a, r) => a + r.tokens.prompt, 0),
-      completion: ordered.reduce((a, r) => a + r.tokens.completion, 0),
+      prompt: known.reduce((a, t) => a + t.prompt, 0),
+      completion: known.reduce((a, t) => a + t.completion, 0),
     },
+    usage_unknown: ordered.length - known.length,
     cost_usd: costs.some((c) => c === null) ? null : Math.round(costs.reduce((a: number, c) => a + (c ?? 0), 0) * 1e6) / 1e6,
     judge_tokens: sumKnown(extras.map((e) => e.judge_tokens)),
     // A judge that ran without a price leaves the total unknown, not $0.
@@ -250,9 +258,9 @@ export function buildReport(records: readonly ResultRecord[]): Report {
       verdict: r.verdict,
       turns: r.turns,
       tool_calls: r.tool_calls,
-      tokens: r.tokens.prompt + r.tokens.completion,
-      prompt_tokens: r.tokens.prompt,
-      completion_tokens: r.tokens.completion,
+      tokens: r.usage_known === false ? null : r.tokens.prompt + r.tokens.completion,
+      prompt_tokens: r.usage_known === false ? null : r.tokens.prompt,
+      completion_tokens: r.usage_known === false ? null : r.tokens.completion,
       cost_usd: r.cost_usd,
       judge_tokens: extras[i]?.judge_tokens ?? null,
       judge_cost_usd: extras[i]?.judge_cost_usd ?? null,
@@ -261,5 +269,6 @@ export function buildReport(records: readonly ResultRecord[]): Report {
       error: r.error ? `${r.error.code}: ${r.error.message}` : null,
       trajectory: r.trajectory,
     })),
+    failures: failureCauses(ordered),
   };
 }

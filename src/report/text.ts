@@ -3,6 +3,7 @@ import type { RepeatRow } from "./repeats.js";
 import type { RateRow, Report } from "./summary.js";
 import type { TextKit } from "../families/definition.js";
 import { reportSections } from "../families/registry.js";
+import { causeLine } from "../runs/failures.js";
 
 /** Headers of columns that hold words: left-aligned; every other column (numbers) is right-aligned. */
 const LEFT = ["agent", "scenario", "difficulty", "language", "repository", "sample", "status", "verdict", "error"];
@@ -20,8 +21,11 @@ function table(header: string[], rows: string[][], left: readonly string[] = LEF
 
 const pct = (v: number | null): string => (v === null ? "-" : v.toFixed(2));
 
-/** The columns of a rate row after its labels; errors are counted by whose fault they are. */
-const RATE_HEAD = ["samples", "success", "solve", "infra errors", "agent errors", "other errors"];
+/**
+ * The columns of a rate row after its labels: "completed" is the share that ran without a system error
+ * (solved or not), "solved" the share the scorer judged solved; errors are counted by whose fault they are.
+ */
+const RATE_HEAD = ["samples", "completed", "solved", "infra errors", "agent errors", "other errors"];
 /** With resolvability known (MCR samples that say): the ceiling, and the solve rate among resolvable samples. */
 const CEILING_HEAD = ["ceiling", "solve (resolvable)"];
 
@@ -52,15 +56,27 @@ function repeatCells(r: RepeatRow): string[] {
   ];
 }
 
-/** The usage line: tokens and cost, the judges' when recorded, and cache hits when counted. */
-function usageLine(report: Report): string {
-  const parts = [`tokens: ${report.tokens.prompt} prompt + ${report.tokens.completion} completion`];
+/** The tokens of a report: "unknown" when no attempt's usage is known, and how many are left out when some are not. */
+function tokensText(report: Pick<Report, "tokens" | "usage_unknown" | "totals">, label: string): string {
+  const unknown = report.usage_unknown;
+  const attempts = report.totals.filter((r) => r.scenario === "total").reduce((a, r) => a + r.samples, 0);
+  if (unknown > 0 && unknown >= attempts) return `${label} unknown (the agent's model calls did not pass through gitgood)`;
+  const counted = `${label} ${report.tokens.prompt} prompt + ${report.tokens.completion} completion`;
+  return unknown > 0 ? `${counted} (usage unknown for ${unknown} attempt(s), not counted)` : counted;
+}
+
+/** The usage of a report as parts of a line: tokens and cost, the judges' when recorded, and cache hits when counted. */
+export function usageParts(
+  report: Pick<Report, "tokens" | "usage_unknown" | "totals" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits">,
+  label = "tokens",
+): string[] {
+  const parts = [tokensText(report, label)];
   if (report.cost_usd !== null) parts.push(`cost $${report.cost_usd.toFixed(4)}`);
   if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
   if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
   else if ((report.judge_tokens ?? 0) > 0) parts.push("judge cost not priced");
   if (report.cache_hits !== null) parts.push(`cache hits ${report.cache_hits}`);
-  return parts.join(", ");
+  return parts;
 }
 
 /** The header line of a run whose agent programs ran without isolation (which only the user can ask for), else null. */
@@ -86,7 +102,7 @@ export function formatReport(report: Report): string {
   const unisolated = unisolatedLine(report);
   if (unisolated) out.push(unisolated);
   out.push("");
-  out.push("Success and solve rate (%) per scenario");
+  out.push("Completed (ran without a system error) and solved, % of samples, per scenario");
   out.push(table([...agentHead, "scenario", ...rateHead], report.totals.map((r) => [...who(r), r.scenario, ...rateCells(r, ceiling)])));
   if (report.by_difficulty.length > 0) {
     out.push("");
@@ -140,14 +156,19 @@ export function formatReport(report: Report): string {
         s.status,
         s.verdict,
         String(s.turns),
-        String(s.tokens),
+        s.tokens === null ? "unknown" : String(s.tokens),
         (s.duration_ms / 1000).toFixed(1),
         s.error ? s.error.slice(0, 80) : "",
       ]),
     ),
   );
+  if (report.failures.length > 0) {
+    out.push("");
+    out.push("System errors, one line per distinct cause (code ×attempts (which): message)");
+    for (const c of report.failures) out.push(causeLine(c));
+  }
   out.push("");
-  out.push(usageLine(report));
+  out.push(usageParts(report, "tokens:").join(", "));
   return out.join("\n");
 }
 
@@ -159,14 +180,26 @@ export function outcomeText(o: Outcome | null): string {
   return o.attempts === 1 ? o.verdict : `${o.solved}/${o.attempts} solved`;
 }
 
+/** A warning when the runs attempted different samples (the rates count only the shared ones), else null. */
+export function overlapLine(c: Pick<Comparison, "overlap" | "runs">): string | null {
+  if (c.overlap.only.every((n) => n === 0)) return null;
+  const alone = c.runs.map((r, i) => `${r.label} ${c.overlap.only[i] ?? 0}`).join(", ");
+  return `warning: the runs attempted different samples; the rates count only the ${c.overlap.shared} sample × scenario pair(s) every run attempted (attempted by one run and not all, left out: ${alone})`;
+}
+
 /** Several runs side by side, as plain-text tables. */
 export function formatComparison(c: Comparison): string {
   const out: string[] = [];
   out.push("runs:");
   for (const r of c.runs) out.push(`  ${r.label}: ${r.dir} (agent ${r.report.agents.join(", ") || "-"})`);
-  const head = c.columns.flatMap((col) => [`${col.name} success`, `${col.name} solve`]);
+  const head = c.columns.flatMap((col) => [`${col.name} completed`, `${col.name} solved`]);
+  const note = overlapLine(c);
+  if (note) {
+    out.push("");
+    out.push(note);
+  }
   out.push("");
-  out.push("Success and solve rate (%) per scenario");
+  out.push(`Completed and solved, % of the ${c.overlap.shared} sample(s) every run attempted, per scenario`);
   out.push(table(["scenario", ...head], c.totals.map((r) => [r.scenario, ...r.cells.flatMap(cellText)])));
   if (c.by_difficulty.length > 0) {
     out.push("");

@@ -122,6 +122,7 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
       steps = log;
     }
     attempt.session = new AgentSession(live, attempt.context, ctx.maxTurns, controller.signal, extra);
+    attempt.session.metered = ctx.agent.metered === true;
     if (steps) attempt.session.observer = stepObserver(steps);
     if (ctx.agent.external) {
       broker = await ToolBroker.open(attempt.session);

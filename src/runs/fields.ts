@@ -59,3 +59,8 @@ export function treeMatchesOf(record: ResultRecord): boolean | null {
   const value = (record.scores.exact_match as { tree_matches?: unknown } | undefined)?.tree_matches;
   return typeof value === "boolean" ? value : null;
 }
+
+/** The tokens a record's agent spent; null when its usage is unknown (`usage_known: false`). */
+export function tokensOf(record: ResultRecord): { prompt: number; completion: number } | null {
+  return record.usage_known === false ? null : record.tokens;
+}

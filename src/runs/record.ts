@@ -30,7 +30,13 @@ export const ResultRecordSchema = z.object({
   tool_calls: z.number().int(),
   /** Tokens the agent's model requests spent (answers from the response cache spend none). */
   tokens: TokensSchema,
-  /** What those tokens cost, US dollars (null: no prices for the agent's model). */
+  /**
+   * false: what the agent's model calls spent is unknown (they did not pass through gitgood: an A2A agent, a
+   * program that did not use the run's proxy, an agent without a model), and `tokens` are 0 by that, not
+   * measured. Absent in older records, which are read as known.
+   */
+  usage_known: z.boolean().optional(),
+  /** What those tokens cost, US dollars (null: no prices for the agent's model, or usage unknown). */
   cost_usd: z.number().nullable(),
   /** Model answers given by the response cache, the agent's and the judges' (older records: 0). */
   cache_hits: z.number().int().nonnegative().optional(),

@@ -75,6 +75,8 @@ export interface RecordInput {
   turns: number;
   toolCalls: number;
   tokens: { prompt: number; completion: number };
+  /** Whether `tokens` count what the agent's model calls spent (false: unknown; default true). */
+  usageKnown?: boolean;
   prices?: Prices;
   /** Path of the trajectory file, relative to the run directory. */
   trajectory: string | null;
@@ -114,7 +116,8 @@ export function resultRecord(r: RecordInput): ResultRecord {
     turns: r.turns,
     tool_calls: r.toolCalls,
     tokens: r.tokens,
-    cost_usd: cost(r.tokens, r.prices),
+    usage_known: r.usageKnown ?? true,
+    cost_usd: r.usageKnown === false ? null : cost(r.tokens, r.prices),
     cache_hits: (r.cacheHits ?? 0) + (r.judges?.cache_hits ?? 0),
     judge_tokens: r.judges?.tokens ?? { prompt: 0, completion: 0 },
     judge_cost_usd: r.judges ? r.judges.cost_usd : 0,

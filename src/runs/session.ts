@@ -44,6 +44,10 @@ export class AgentSession implements Session {
   readonly usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
   turns = 0;
   toolCalls = 0;
+  /** Set by the runner for an agent whose model calls all pass through gitgood (`Agent.metered`). */
+  metered = false;
+  /** Some model answer was recorded with its usage (through the agent's client or the run's proxy). */
+  private usageSeen = false;
   /** Set by the runner when it serves the tools to an external agent. */
   toolEndpoint: ToolEndpoint | null = null;
   /** Told of every trajectory entry as it is recorded (the runner's step log with --memory). */
@@ -66,6 +70,15 @@ export class AgentSession implements Session {
   ) {
     this.context = { data: context.data, text: escapeControls(context.text) };
     this.note("context", this.context.text);
+  }
+
+  /**
+   * Whether `usage` counts what the attempt's model calls spent: the agent is metered, or some answer came
+   * with its usage. Otherwise (an A2A agent, a program that never asked through the proxy, an agent without
+   * a model, an MCP client) what it spent is unknown, not 0.
+   */
+  get usageKnown(): boolean {
+    return this.metered || this.usageSeen;
   }
 
   get definition(): AnyScenarioDefinition {
@@ -119,6 +132,7 @@ export class AgentSession implements Session {
 
   recordModel(message: ChatMessage, usage?: Usage): void {
     if (usage) {
+      this.usageSeen = true;
       this.usage.prompt_tokens += usage.prompt_tokens;
       this.usage.completion_tokens += usage.completion_tokens;
     }

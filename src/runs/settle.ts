@@ -153,6 +153,8 @@ function settled(
     turns: a.session?.turns ?? 0,
     toolCalls: a.session?.toolCalls ?? 0,
     tokens: { prompt: a.session?.usage.prompt_tokens ?? 0, completion: a.session?.usage.completion_tokens ?? 0 },
+    // An attempt that never got a session called no model: its 0 tokens are known.
+    usageKnown: a.session?.usageKnown ?? true,
     prices: rec.prices,
     trajectory: trajectoryPath(key),
     memory: a.memory,

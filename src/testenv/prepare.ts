@@ -74,8 +74,11 @@ function tail(text: string, lines = 20): string {
   return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
-/** Output that says a program could not reach the network (npm's, pip's, git's, curl's words for it). */
-const NETWORK_TROUBLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|getaddrinfo|Could not resolve host|Temporary failure in name resolution|Failed to establish a new connection|Network is unreachable|network connectivity/i;
+/**
+ * Output that says a program could not reach the network (npm's, pip's, git's, curl's words for it), or
+ * that pip found no package to install, which without the network means no index was reachable.
+ */
+const NETWORK_TROUBLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|getaddrinfo|Could not resolve host|Temporary failure in name resolution|Failed to establish a new connection|Network is unreachable|network connectivity|No matching distribution found|Could not find a version that satisfies/i;
 
 /**
  * What a failed set-up step's message keeps of its output, on one line: the lines that name an error
@@ -90,7 +93,7 @@ export function failureDetail(tailText: string, network: boolean): string {
     .filter((l) => l !== "");
   const errors = lines.filter((l) => /ERR!|error/i.test(l));
   const kept = (errors.length > 0 ? errors : lines).slice(-20).filter((l, i, all) => i === 0 || l !== all[i - 1]);
-  const hint = !network && NETWORK_TROUBLE.test(tailText) ? " (hint: the set-up ran without the network; if it must download packages, set `network: true` for this repository in --env-spec)" : "";
+  const hint = !network && NETWORK_TROUBLE.test(tailText) ? " (hint: the set-up ran without the network; no package index was reachable: give the spec's env a local index (PIP_INDEX_URL or PIP_FIND_LINKS), or set `network: true` for this repository in --env-spec)" : "";
   return `${kept.join(" | ")}${hint}`;
 }
 

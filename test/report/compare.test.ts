@@ -74,7 +74,7 @@ describe("gitgood report RUN_A RUN_B", () => {
 
     const text = await gitgood(["report", runs.theirs, runs.ours], { env });
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^scenario\s+theirs success\s+theirs solve\s+ours success\s+ours solve$/m);
+    expect(text.stdout).toMatch(/^scenario\s+theirs completed\s+theirs solved\s+ours completed\s+ours solved$/m);
     expect(text.stdout).toMatch(/^MCR\s+100\.00\s+50\.00\s+100\.00\s+0\.00$/m);
     expect(text.stdout).toMatch(/^MCR\s+easy\s+100\.00\s+50\.00\s+100\.00\s+0\.00$/m);
     expect(text.stdout).toContain("Samples solved in one run and not in another: 1\n");

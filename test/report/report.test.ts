@@ -67,7 +67,7 @@ describe("report", () => {
 
   it("shows the counts in the text tables", () => {
     const text = formatReport(buildReport(records));
-    expect(text).toMatch(/^scenario\s+samples\s+success\s+solve\s+infra errors\s+agent errors\s+other errors$/m);
+    expect(text).toMatch(/^scenario\s+samples\s+completed\s+solved\s+infra errors\s+agent errors\s+other errors$/m);
     expect(text).toMatch(/^MCR\s+5\s+20\.00\s+20\.00\s+2\s+1\s+1$/m);
     expect(text).toMatch(/^total\s+9\s+22\.22\s+22\.22\s+2\s+2\s+3$/m);
     expect(text).toMatch(/^MCR\s+hard\s+3\s+0\.00\s+0\.00\s+1\s+1\s+1$/m);

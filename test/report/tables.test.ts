@@ -45,7 +45,7 @@ describe("the MCR ceiling", () => {
 
   it("shows the ceiling columns in the text only when samples say which are resolvable", () => {
     const text = formatReport(buildReport(records));
-    expect(text).toMatch(/^scenario\s+samples\s+success\s+solve\s+infra errors\s+agent errors\s+other errors\s+ceiling\s+solve \(resolvable\)$/m);
+    expect(text).toMatch(/^scenario\s+samples\s+completed\s+solved\s+infra errors\s+agent errors\s+other errors\s+ceiling\s+solve \(resolvable\)$/m);
     expect(text).toMatch(/^MCR\s+6\s+100\.00\s+33\.33\s+0\s+0\s+0\s+66\.67\s+50\.00$/m);
     expect(text).toMatch(/^MCR\s+easy\s+4\s+100\.00\s+50\.00\s+0\s+0\s+0\s+75\.00\s+66\.67$/m);
     expect(text).toMatch(/^IR\s+1\s+100\.00\s+100\.00\s+0\s+0\s+0\s+-\s+-$/m);

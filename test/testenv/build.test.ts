@@ -73,6 +73,16 @@ describe("building an environment", () => {
     expect(err.message).toMatch(/\(hint: the set-up ran without the network; .*`network: true`.*--env-spec\)$/);
   });
 
+  it("a pip install that finds no distribution offline keeps pip's cause and says a local index or `network: true` is missing", async () => {
+    // A stand-in for `pip install` without the network and without a local index.
+    const pip = ["Collecting tinydb-extra", "ERROR: Could not find a version that satisfies the requirement tinydb-extra (from versions: none)", "ERROR: No matching distribution found for tinydb-extra"];
+    const spec = custom([`printf '%s\\n' ${pip.map((l) => `'${l}'`).join(" ")} >&2; exit 1`]);
+    const err = (await prepareEnvironment({ sandbox: project.sandbox, target: { repo: "msiemens/tinydb", version: "1" }, spec, cacheDir: cache.dir, timeoutSeconds: 60 }).catch((e: unknown) => e)) as GitGoodError;
+    expect(err.code).toBe("ENV_BUILD_FAILED");
+    expect(err.message).toContain("No matching distribution found for tinydb-extra");
+    expect(err.message).toMatch(/\(hint: the set-up ran without the network; .*PIP_INDEX_URL.*`network: true`.*--env-spec\)$/);
+  });
+
   it("a set-up that runs out of time is killed and fails the same way", async () => {
     const spec = { ...custom(["sleep 120"]), setupTimeout: 1 };
     const err = (await prepareEnvironment({ sandbox: project.sandbox, target: { repo: "acme/slow", version: "1" }, spec, cacheDir: cache.dir, timeoutSeconds: 60 }).catch((e: unknown) => e)) as GitGoodError;

@@ -37,6 +37,7 @@ const PROVIDER_PREFIX = /^(openai|openai-responses|anthropic)\//;
 export class PresetAgent implements Agent {
   readonly name: string;
   readonly external = true;
+  readonly metered = true;
   private readonly version: string;
 
   constructor(
