@@ -1,11 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage } from "../../src/agents/presets/index.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";
-import { recordsIn } from "../helpers/mcp.js";
 import { MCR_SCRIPT, preset, presetFixtures, PROBE_OUTPUT, runPreset, SHELL_PROBE, shellStep, SWE_SCRIPT, USER_KEY, type PresetFixtures, type PresetRun } from "./preset-runs.js";
 import { offeredNames, scriptedUpstream, sentBack, USAGE } from "./presets-upstream.js";
 
@@ -71,7 +70,7 @@ describe(`--agent claude-code (${claude.package} ${claude.version} from npm, dri
 });
 
 describe("a preset that cannot be installed", () => {
-  it("is one line, an infrastructure error of each attempt, and the run goes on", async (ctx) => {
+  it("stops the run before it starts, in one line saying what npm lacks, and writes no run directory", async (ctx) => {
     if (noBwrap) ctx.skip();
     const agents = mkdtempSync(path.join(os.tmpdir(), "gitgood-no-agents-"));
     try {
@@ -81,14 +80,10 @@ describe("a preset that cannot be installed", () => {
         ["run", fx.mcr.samples, "--repo", fx.mcr.repo, "--agent", "claude-code", "--agent-version", "0.0.0-gitgood-missing", "--model", "claude-test", "--allow-errors", "--out", out],
         { env: { GITGOOD_AGENTS_DIR: agents, npm_config_offline: "true" } },
       );
-      expect(r.code, r.stderr).toBe(0);
-      const records = Object.values(recordsIn(out));
-      expect(records.length).toBe(2);
-      for (const rec of records) {
-        expect(rec).toMatchObject({ status: "error", error: { code: "AGENT_INSTALL_FAILED" } });
-        expect((rec as { error: { message: string } }).error.message).toMatch(/^cannot install @anthropic-ai\/claude-code@0\.0\.0-gitgood-missing: [^\n]+$/);
-      }
-      expect(readdirSync(agents)).toEqual([]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/^gitgood: cannot install @anthropic-ai\/claude-code@0\.0\.0-gitgood-missing: (the npm registry cannot be reached|npm has no version 0\.0\.0-gitgood-missing)[^\n]+\n$/);
+      expect(existsSync(out)).toBe(false);
+      expect(readdirSync(agents).filter((n) => !n.startsWith(".installing-"))).toEqual([]);
     } finally {
       rmSync(agents, { recursive: true, force: true });
     }

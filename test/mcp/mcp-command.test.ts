@@ -148,7 +148,7 @@ await client.close();
     const r = await gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", "echo broken >&2; exit 3", "--out", out]);
     // The run goes on past a failed sample, then exits 1 for it.
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/\ngitgood: 1 of 1 attempt\(s\) ended in a system error \(AGENT_FAILED 1\); .*--allow-errors/);
+    expect(r.stderr).toMatch(/\ngitgood: 1 of 1 attempt\(s\) ended in a system error: AGENT_FAILED ×1 \(acme_calc_merge_0000\.MCR\): agent command exited with code 3: broken; .*--allow-errors/);
     expect(recordsIn(out)[`${easy.id}.MCR`]).toMatchObject({ status: "error", error: { code: "AGENT_FAILED" } });
     expect(recordsIn(out)[`${easy.id}.MCR`]?.error?.message).toContain("exited with code 3: broken");
   });

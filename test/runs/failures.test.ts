@@ -202,7 +202,7 @@ describe("--retry-errors and exit codes", () => {
     expect(first.code).toBe(1);
     expect(first.stdout).toMatch(/MCR\s+2\s+0\.00/);
     expect(lastLine(first.stderr)).toBe(
-      "gitgood: 2 of 4 attempt(s) ended in a system error (AGENT_FAILED 2); run again with --retry-errors to retry them, or pass --allow-errors to exit 0",
+      "gitgood: 2 of 4 attempt(s) ended in a system error: AGENT_FAILED ×2 (acme_calc_merge_0000.MCR, acme_calc_merge_0001.MCR): agent command exited with code 3: not yet; run again with --retry-errors to retry them, or pass --allow-errors to exit 0",
     );
     const before = byKey(out);
     const failed = Object.values(before).filter((r) => r.status === "error");
