@@ -4,7 +4,7 @@ import type { ResultRecord } from "./record.js";
 export interface FailureCause {
   code: string;
   message: string;
-  /** The keys of the attempts that ended with it, in the order of the records. */
+  /** The keys of the attempts that ended with it, sorted (records are in the order attempts finished). */
   keys: string[];
 }
 
@@ -20,7 +20,8 @@ export function failureCauses(records: readonly ResultRecord[]): FailureCause[] 
     cause.keys.push(r.key);
     causes.set(id, cause);
   }
-  return [...causes.values()].sort((a, b) => b.keys.length - a.keys.length);
+  for (const c of causes.values()) c.keys.sort();
+  return [...causes.values()].sort((a, b) => b.keys.length - a.keys.length || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 }
 
 /** Attempt keys as a short list: the first few, then how many more. */
