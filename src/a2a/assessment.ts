@@ -6,6 +6,7 @@ import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { families } from "../families/registry.js";
 import { stratifiedSample } from "../runs/plan.js";
+import { requestableShape } from "../runs/spec.js";
 import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { underData } from "./data-roots.js";
 
@@ -42,6 +43,8 @@ function configSchema(names: readonly string[]) {
       judge: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
       /** The model of the published AgentBeats green agent's requests: not used here, echoed in the Result. */
       green_agent_model: z.string().optional(),
+      // The run settings a request may ask for (the jail's limits, at most the operator's): runs/spec.ts.
+      ...requestableShape(),
     })
     // Keys of other green agents' configs are dropped here, and named in a warning (parseAssessment).
     .strip();
@@ -69,6 +72,8 @@ export interface Assessment {
   judges: string[];
   /** Lines about the request said in the task's status (keys gitgood does not know, and ignores). */
   warnings: string[];
+  /** The run settings the request asked for (`narrowedSpec` keeps them within the operator's). */
+  requested: Record<string, unknown>;
 }
 
 function invalid(message: string): GitGoodError {
@@ -117,6 +122,7 @@ export function parseAssessment(text: string): Assessment {
     scenarios: new Set((config.scenarios ?? names).map((s) => scenarioNamed(s).name)),
     judges,
     warnings,
+    requested: Object.fromEntries(Object.keys(requestableShape()).flatMap((k) => (k in config ? [[k, (config as Record<string, unknown>)[k]]] : []))),
   };
 }
 

@@ -10,7 +10,8 @@ import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
-import type { Isolation } from "../sandbox/isolation.js";
+import { chooseIsolation, DEFAULT_ISOLATION, type Isolation } from "../sandbox/isolation.js";
+import { isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
@@ -42,6 +43,8 @@ export interface GreenOptions {
   maxAssessments: number;
   /** How the programs of evaluations (test runs, builds) are isolated (default: the default isolation, refused where it cannot run). */
   isolation?: Isolation;
+  /** The operator's run settings (`a2a serve`'s options): the most a request may ask for (default: every default). */
+  spec?: RunSpec;
   log: (line: string) => void;
 }
 
@@ -128,6 +131,9 @@ export class GreenExecutor implements AgentExecutor {
     });
     const judges = a.judges.map((m) => lookupModel(m));
     const timeout = a.config.timeout ?? DEFAULT_INSTANCE_TIMEOUT;
+    const operator = this.opts.spec ?? specFromOptions({});
+    const spec = narrowedSpec(operator, a.requested);
+    const isolation = this.isolationFor(spec, operator);
     const runDir = path.join(this.opts.outDir, ctx.taskId);
     const store = RunStore.open(
       runDir,
@@ -142,6 +148,8 @@ export class GreenExecutor implements AgentExecutor {
           jobs: a.config.max_concurrent_rows ?? 1,
           timeoutSeconds: timeout,
           maxTurns: 1,
+          spec,
+          ...(isolation ? { isolation } : {}),
         },
         (p) => path.resolve(p),
       ),
@@ -164,7 +172,7 @@ export class GreenExecutor implements AgentExecutor {
         timeoutSeconds: timeout,
         maxTurns: 1,
         judges,
-        ...(this.opts.isolation ? { isolation: this.opts.isolation } : {}),
+        ...(isolation ? { isolation } : {}),
         settings,
         onResult: (r) => {
           if (cancelled.aborted) return; // stopped by the cancel: not an instance that finished
@@ -185,6 +193,18 @@ export class GreenExecutor implements AgentExecutor {
     events.artifact("Result", [textPart(result.text), dataPart(result.data)]);
     this.opts.log(`task ${ctx.taskId}: ${result.text.split("\n")[0] ?? ""}`);
     events.end(cancelled.aborted ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED, result.text);
+  }
+
+  /** The operator's isolation, with the limits a request narrowed (the same when it asked for none). */
+  private isolationFor(spec: RunSpec, operator: RunSpec): Isolation | undefined {
+    const iso = this.opts.isolation;
+    if (JSON.stringify(spec) === JSON.stringify(operator)) return iso;
+    return chooseIsolation({
+      mode: iso?.mode ?? DEFAULT_ISOLATION,
+      network: iso?.network ?? false,
+      ...(iso ? { dockerImage: iso.dockerImage, allowRead: iso.allowRead, passEnv: iso.passEnv } : {}),
+      ...isolationLimits(spec, iso?.limits?.cpu ?? null),
+    });
   }
 
   /** Stops an assessment: no new instance starts, the running ones are stopped, and the Result covers what finished. */

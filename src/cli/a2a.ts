@@ -15,6 +15,8 @@ import { requireTokenBeyondLoopback } from "../mcp/http.js";
 import { serverToken } from "../mcp/token.js";
 import { McpToolHost } from "../mcp/tool-host.js";
 import { lookupModel } from "../model/lookup.js";
+import { isolationLimits, specFromOptions } from "../runs/spec.js";
+import { addSpecOptions } from "./spec-options.js";
 import { DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
 import { intOption, numberOption, positiveIntOption, type CliIO } from "./io.js";
 
@@ -117,7 +119,8 @@ async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   };
   const { access, announce } = door(flags, cardUrl);
   const roots = dataRoots(flags.data ?? []);
-  const isolation = chooseIsolation({ mode: flags.isolation });
+  const spec = specFromOptions(flags as unknown as Record<string, unknown>);
+  const isolation = chooseIsolation({ mode: flags.isolation, ...isolationLimits(spec, null) });
   const note = isolationNote(isolation);
   if (note) log(note);
   for (const [tool, what] of EVALUATION_TOOLS) if (!onPath(tool)) log(`warning: ${tool} is not on PATH: ${what} is missing`);
@@ -132,6 +135,7 @@ async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     pollSeconds: flags.poll,
     dataRoots: roots,
     isolation,
+    spec,
     maxAssessments: flags.maxAssessments ?? os.availableParallelism(),
     log,
   });
@@ -200,7 +204,7 @@ async function runAgent(flags: AgentFlags, io: CliIO): Promise<void> {
 
 export function a2aCommand(io: CliIO): Command {
   const cmd = new Command("a2a").description("A2A (AgentBeats): gitgood as a green (evaluator) agent, or its llm agent as a participant");
-  cmd
+  const serve = cmd
     .command("serve")
     .description("serve the green agent: assessments of any A2A agent on SWE-style and GitGoodBench tasks")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
@@ -218,10 +222,11 @@ export function a2aCommand(io: CliIO): Command {
       new Option("--isolation <mode>", `how evaluations' programs (test runs) are isolated, refused where it cannot run: ${isolationHelp()}`)
         .choices(ISOLATION_MODES)
         .default(DEFAULT_ISOLATION),
-    )
-    .action(async (flags: ServeFlags) => {
-      await runServe(flags, io);
-    });
+    );
+  // The run settings (the jail's limits): the most an assessment request may ask for.
+  addSpecOptions(serve).action(async (flags: ServeFlags) => {
+    await runServe(flags, io);
+  });
   cmd
     .command("agent")
     .description("serve gitgood's llm agent as an A2A participant (purple agent)")

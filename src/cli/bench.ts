@@ -18,6 +18,7 @@ import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import { writeReport } from "./report.js";
 import { addRunOptions, type RunFlags } from "../runs/flags.js";
+import { addSpecOptions } from "./spec-options.js";
 import { flagRunConfig, isolationFrom, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { runDirFor } from "../runs/store.js";
 import { at } from "../util/at.js";
@@ -92,7 +93,7 @@ export function benchCommand(io: CliIO): Command {
       [...DEFAULT_MINE_OPTIONS.languages],
     )
     .option("--include-unresolvable", "also run merges no agent can reproduce with the published MCR tools (left out by default)", false);
-  return withConfig(addRunOptions(cmd), "bench").action(async (repoArg: string | undefined, flags: BenchFlags) => {
+  return withConfig(addSpecOptions(addRunOptions(cmd)), "bench").action(async (repoArg: string | undefined, flags: BenchFlags) => {
     const out = flags.out ?? "gitgood-bench";
     // A repository given by name must open before anything is written.
     if (repoArg && !flags.demo) await Repo.open(repoArg);

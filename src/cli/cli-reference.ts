@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { runSpecJsonSchema } from "../runs/spec.js";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { CliIO } from "./io.js";
@@ -6,6 +7,13 @@ import { verbs } from "./verbs.js";
 
 /** Where the generated reference goes, relative to the package root. */
 export const CLI_REFERENCE_FILE = "docs/cli.md";
+/** Where `npm run docs` writes the run spec's JSON Schema (runs/spec.ts). */
+export const RUN_SPEC_SCHEMA_FILE = "docs/run-spec.schema.json";
+
+/** The run spec's JSON Schema as docs/ publishes it. */
+export function renderRunSpecSchema(): string {
+  return `${JSON.stringify({ title: "gitgood run spec", ...runSpecJsonSchema() }, null, 2)}\n`;
+}
 
 /** Every command under `cmd` (itself first), depth first, in the order they were declared. */
 function commandTree(cmd: Command): Command[] {
@@ -51,7 +59,10 @@ export async function renderCliReference(): Promise<string> {
 // `node dist/cli/cli-reference.js` (`npm run docs`) writes the reference.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   renderCliReference().then(
-    (text) => writeFileSync(CLI_REFERENCE_FILE, text),
+    (text) => {
+      writeFileSync(CLI_REFERENCE_FILE, text);
+      writeFileSync(RUN_SPEC_SCHEMA_FILE, renderRunSpecSchema());
+    },
     (err: unknown) => {
       process.stderr.write(`cli-reference: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exitCode = 1;

@@ -7,6 +7,7 @@ import { formatReport } from "../report/text.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { ResolvedConfig } from "../runs/config.js";
 import { addRunOptions, type RunFlags } from "../runs/flags.js";
+import { addSpecOptions } from "./spec-options.js";
 import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { agentFromSpec, judgesFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
 import { queueExecutor } from "../queue/executor.js";
@@ -169,7 +170,7 @@ export function runCommand(io: CliIO): Command {
     .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME)
     .option("--spill-dir <dir>", "with --queue: where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from")
     .option("--secret-file <file>", "with --queue: the file holding the secret shared with the workers (default: $GITGOOD_QUEUE_SECRET); jobs are signed with it, results not signed with it are refused");
-  return withConfig(addFamilyOptions(addRunOptions(cmd), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
+  return withConfig(addFamilyOptions(addSpecOptions(addRunOptions(cmd)), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });
 }

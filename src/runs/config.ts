@@ -5,6 +5,7 @@ import type { EnvSpecFile } from "../testenv/types.js";
 import { imageOf, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
+import { specIdentity, type RunSpec } from "./spec.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -52,6 +53,8 @@ const IdentitySchema = z.object({
   mcr_tools: z.enum(MCR_TOOL_SETS).optional(),
   /** Runs of every sample × scenario (`--repeats`), when more than 1 (absent otherwise, so older runs resume). */
   repeats: z.number().int().min(2).optional(),
+  /** The declared run settings that change what is evaluated, where not their defaults (`specIdentity`). */
+  spec: z.record(z.string(), z.unknown()).optional(),
 })
   /**
    * The families' own fields, each under its family's key (the SWE family's `swe`: the hints the agent
@@ -131,6 +134,11 @@ export const RunConfigSchema = z.object({
    * the run's identity: the shards of one run are one run, and `gitgood merge` joins them.
    */
   shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
+  /**
+   * Every declared run setting with its value in the latest session (spec.ts; `parseRunSpec` reads it).
+   * Absent in runs made before the spec.
+   */
+  spec: z.record(z.string(), z.unknown()).optional(),
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
@@ -173,6 +181,8 @@ export interface RunConfigInput {
   shard?: { index: number; count: number };
   /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
   families?: Readonly<Record<string, unknown>>;
+  /** The declared run settings (spec.ts): all recorded, the identity ones in the identity too. */
+  spec?: RunSpec;
 }
 
 
@@ -200,6 +210,7 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ...(input.mcrTools && input.mcrTools !== "paper" ? { mcr_tools: input.mcrTools } : {}),
       ...(input.repeats !== undefined && input.repeats > 1 ? { repeats: input.repeats } : {}),
       ...input.families,
+      ...specIdentityField(input.spec),
     },
     judges: [...(input.judges ?? [])],
     limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },
@@ -218,7 +229,14 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       : {}),
     ...(input.config ? { config: input.config } : {}),
     ...(input.shard ? { shard: { index: input.shard.index, count: input.shard.count } } : {}),
+    ...(input.spec ? { spec: { ...input.spec } } : {}),
   };
+}
+
+/** The identity's `spec`: present only when an identity setting is not at its default, so that older runs resume. */
+function specIdentityField(spec: RunSpec | undefined): { spec?: Record<string, unknown> } {
+  const fields = spec ? specIdentity(spec) : {};
+  return Object.keys(fields).length > 0 ? { spec: fields } : {};
 }
 
 /** The limits as run.json records them. */

@@ -5,7 +5,7 @@ import { RECORD_MODEL_IO, type RecordModelIo } from "../proxy/index.js";
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
-import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, DEFAULT_LIMITS, ISOLATION_MODES, isolationHelp, sizeOption, type IsolationMode } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, isolationHelp, type IsolationMode } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioNames } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
@@ -28,7 +28,10 @@ export interface ModelFlags {
   cache: boolean;
 }
 
-/** The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside, read by each family. */
+/**
+ * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
+ * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them).
+ */
 export interface RunFlags extends ModelFlags {
   dataset?: string[];
   repo?: string;
@@ -60,10 +63,6 @@ export interface RunFlags extends ModelFlags {
   dockerImage: string;
   allowRead?: string[];
   passEnv?: string[];
-  maxProcesses: number;
-  maxMemory: number;
-  maxDisk: number;
-  acceptWeakLimits: boolean;
   scenario?: string[];
   difficulty?: Difficulty[];
   language?: string[];
@@ -149,10 +148,6 @@ export function addRunOptions(cmd: Command): Command {
     .option("--network", "let isolated agent programs use the network", false)
     .option("--docker-image <image>", "the image of --isolation docker", DEFAULT_DOCKER_IMAGE)
     .option("--allow-read <path>", "a path isolated agent programs may read, e.g. their own installation (repeatable)", repeatable)
-    .option("--max-processes <n>", "processes at once in one agent program's jail (a pids cgroup)", positiveIntOption("--max-processes"), DEFAULT_LIMITS.processes)
-    .option("--max-memory <size>", "memory of one agent program's jail, e.g. 4G (a memory cgroup, and RLIMIT_DATA per process)", sizeOption("--max-memory"), DEFAULT_LIMITS.memory)
-    .option("--max-disk <size>", "how much an attempt's work tree may grow, and the size of the jail's /tmp and home, e.g. 2G", sizeOption("--max-disk"), DEFAULT_LIMITS.disk)
-    .option("--accept-weak-limits", "run even where this host enforces a limit only per process or not at all (else refused)", false)
     .option("--pass-env <name>", "a host environment variable agent programs get (repeatable; by default they get only PATH, HOME, LANG, TERM and gitgood's own)", repeatable)
     .option("--ids <list>", "only these sample ids, comma-separated", listOption)
     .option("--scenario <list>", `only these scenarios, comma-separated (${scenarioChoices().join(", ")}; any case)`, (v: string) => scenarioSet(listOption(v)))

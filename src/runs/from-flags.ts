@@ -11,6 +11,7 @@ import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
+import { isolationLimits, specFromOptions, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
@@ -139,6 +140,11 @@ export function modelSettings(flags: ModelFlags): ModelSettings {
   };
 }
 
+/** The run settings the flags give (every declared setting's option, or its default). */
+export function specOfFlags(flags: RunFlags): RunSpec {
+  return specFromOptions(flags as unknown as Record<string, unknown>);
+}
+
 /** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
 export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
   const isolation = chooseIsolation({
@@ -148,8 +154,7 @@ export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
     allowRead: flags.allowRead,
     passEnv: flags.passEnv,
     // A process may use as much CPU time as the attempt has time.
-    limits: { processes: flags.maxProcesses, memory: flags.maxMemory, disk: flags.maxDisk, cpu: flags.timeout },
-    acceptWeakLimits: flags.acceptWeakLimits,
+    ...isolationLimits(specOfFlags(flags), flags.timeout),
   });
   const note = isolationNote(isolation);
   if (note) stderr.write(`${note}\n`);
@@ -229,6 +234,7 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
     isolation: run.isolation,
     config: run.config,
     families: run.families,
+    spec: specOfFlags(flags),
   };
   return runConfig(input, (p) => path.resolve(p));
 }

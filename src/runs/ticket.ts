@@ -18,6 +18,7 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "./result.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
+import { parseRunSpec } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -79,6 +80,11 @@ export const JobTicketSchema = z.object({
   prices: z.object({ agent: PricesSchema.nullable(), models: z.record(z.string(), PricesSchema) }),
   /** The model the agent calls (its prices are `prices.agent` when `prices.models` has none). */
   agent_model: z.string().nullable(),
+  /**
+   * The run's declared settings (run.json's `spec`), checked where the ticket runs: a setting this
+   * process does not declare refuses the ticket. Absent from tickets of runs made before the spec.
+   */
+  spec: z.record(z.string(), z.unknown()).optional(),
 });
 export type JobTicket = z.infer<typeof JobTicketSchema>;
 
@@ -167,6 +173,7 @@ export function parseTicket(value: unknown): JobTicket {
     const issue = parsed.error.issues[0];
     throw new GitGoodError("BAD_TICKET", `not a job ticket: ${issue ? `${issue.path.join(".") || "(top)"}: ${issue.message}` : "invalid"}`);
   }
+  if (parsed.data.spec !== undefined) parseRunSpec(parsed.data.spec, "not a job ticket: spec", "BAD_TICKET");
   return parsed.data;
 }
 
@@ -252,6 +259,7 @@ export function ticketBase(
     isolation: config.isolation ?? null,
     prices: { agent: run.prices, models: { ...run.modelPrices } },
     agent_model: run.agentModel,
+    ...(config.spec ? { spec: { ...config.spec } } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { TaskState } from "@a2a-js/sdk";
@@ -113,6 +113,20 @@ describe("gitgood a2a serve: the green agent", () => {
     } finally {
       connection.closeSync();
     }
+  });
+
+  it("a request may lower the jail's limits, never raise them above the operator's; the run records what applied", async () => {
+    const p = await purple(solving);
+    const events = await agentBeatsRequest(green, request(p.url, { max_processes: 64, max_memory: 2 ** 50 }));
+    expect(finalState(events)).toBe("completed");
+    const run = JSON.parse(readFileSync(path.join(runDirOf(resultOf(events) as { data: Record<string, unknown> }), "run.json"), "utf8")) as {
+      spec: Record<string, number>;
+      isolation: { limits: { processes: number; memory_bytes: number } };
+    };
+    expect(run.spec.max_processes).toBe(64);
+    expect(run.spec.max_memory).toBe(4 * 2 ** 30);
+    expect(run.isolation.limits.processes).toBe(64);
+    expect(run.isolation.limits.memory_bytes).toBe(4 * 2 ** 30);
   });
 
   it("a malformed request fails with invalid params, and the server answers the next one", async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CLI_REFERENCE_FILE, renderCliReference } from "../../src/cli/cli-reference.js";
+import { CLI_REFERENCE_FILE, RUN_SPEC_SCHEMA_FILE, renderCliReference, renderRunSpecSchema } from "../../src/cli/cli-reference.js";
 import { verbs } from "../../src/cli/verbs.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -12,6 +12,12 @@ describe("docs/cli.md", () => {
     const generated = await renderCliReference();
     const written = readFileSync(path.join(root, CLI_REFERENCE_FILE), "utf8");
     expect(written, "docs/cli.md is out of date: run npm run docs").toBe(generated);
+  });
+
+  it("docs/run-spec.schema.json is the declared run settings' schema (npm run docs writes it again)", () => {
+    const written = readFileSync(path.join(root, RUN_SPEC_SCHEMA_FILE), "utf8");
+    expect(written, "docs/run-spec.schema.json is out of date: run npm run docs").toBe(renderRunSpecSchema());
+    expect(Object.keys((JSON.parse(written) as { properties: object }).properties)).toContain("max_processes");
   });
 
   it("has a section for every verb and every subcommand", async () => {

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { GitGoodError, type ErrorCode } from "../errors.js";
+
+/*
+ * The settings of a run, declared once. Each `RunSetting` names its key (run.json's `spec`, a queue
+ * ticket, an A2A request's `config`), its command-line option (which is also its configuration-file key),
+ * its type, its default, and whether it changes what is evaluated (then it is part of the run's identity)
+ * and what a requester may ask of it. The CLI, the configuration file, run.json, queue tickets and the
+ * A2A input schema are all made from this one list; nothing else needs to know a setting exists.
+ */
+
+/** What a less trusted requester (an A2A assessment request) may ask of a setting. */
+export type RequestRule =
+  /** Nothing: only the operator sets it. */
+  | "operator"
+  /** A number the request may lower, never raise above the operator's (a limit). */
+  | "at-most";
+
+/** One setting of a run. */
+export interface RunSetting<T = unknown> {
+  /** The name in run.json's `spec`, in tickets and in A2A requests: snake_case. */
+  readonly key: string;
+  /** The long command-line option without its dashes (`max-processes`): also the configuration file's key. */
+  readonly option: string;
+  /** The option's value placeholder (`<n>`); absent for a switch that is off unless given. */
+  readonly value?: string;
+  /** One line of help, as `--help` prints it. */
+  readonly help: string;
+  readonly schema: z.ZodType<T>;
+  /** Reads the option's text (from the command line or the configuration file); errors name `option`. */
+  readonly parse?: (text: string, option: string) => T;
+  readonly default: T;
+  /** How `--help` shows the default, when not as the value itself (`4G` for a byte count). */
+  readonly defaultLabel?: string;
+  /** Whether it changes what is evaluated: a run resumed with a different value is refused. */
+  readonly identity: boolean;
+  readonly request: RequestRule;
+  /** The group the reference lists it under (`limits`). */
+  readonly group: string;
+}
+
+/** A run's settings by key: every declared setting, each with its value or its default. */
+export type RunSpec = Readonly<Record<string, unknown>>;
+
+const declared = new Map<string, RunSetting>();
+
+const KEY = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+const OPTION = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+/**
+ * Declares a run setting (gitgood's own in spec.ts; a plug-in or a test may add its own before the
+ * CLI or a server is built). A key or option used twice, or a default its schema refuses, is a
+ * programming error and throws.
+ */
+export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
+  if (!KEY.test(setting.key)) throw new Error(`run setting key '${setting.key}' is not snake_case`);
+  if (!OPTION.test(setting.option)) throw new Error(`run setting option '${setting.option}' is not kebab-case`);
+  if (declared.has(setting.key)) throw new Error(`run setting '${setting.key}' is declared twice`);
+  if ([...declared.values()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
+  if (setting.value === undefined && setting.default !== false) throw new Error(`run setting '${setting.key}' is a switch: its default must be false`);
+  if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
+  if (setting.request === "at-most" && typeof setting.default !== "number") throw new Error(`run setting '${setting.key}': only a number can be asked for at most`);
+  declared.set(setting.key, setting);
+  return setting;
+}
+
+/** Every declared setting, in declaration order. */
+export function runSettings(): readonly RunSetting[] {
+  return [...declared.values()];
+}
+
+/** The value of one setting in a spec (its default when the spec predates it). */
+export function specValue<T>(spec: RunSpec | undefined, setting: RunSetting<T>): T {
+  const value = spec?.[setting.key];
+  return value === undefined ? setting.default : (value as T);
+}
+
+/** The schema of a spec: every declared key optional (absent: its default), nothing else. */
+export function runSpecSchema() {
+  return z.object(Object.fromEntries(runSettings().map((s) => [s.key, s.schema.default(s.default).describe(s.help)]))).strict();
+}
+
+/** The spec's JSON Schema (as a file or a request gives it: every key optional, with its default), published in docs/. */
+export function runSpecJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(runSpecSchema(), { target: "draft-2020-12", io: "input" });
+}
+
+/**
+ * Checks a spec read from elsewhere (run.json, a ticket): a key this process does not declare, or a
+ * value of the wrong type, is `code` in one line. Missing keys get their defaults.
+ */
+export function parseRunSpec(value: unknown, where: string, code: ErrorCode): RunSpec {
+  const parsed = runSpecSchema().safeParse(value ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue && issue.path.length > 0 ? `.${issue.path.join(".")}` : "";
+    throw new GitGoodError(code, `${where}${path}: ${issue?.message ?? "not a run spec"}`);
+  }
+  return parsed.data;
+}
+
+/** The camelCase name commander gives an option's value (`max-processes` → `maxProcesses`). */
+export function optionProperty(option: string): string {
+  return option.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The spec parsed flags describe: each setting's option value, or its default. */
+export function specFromOptions(values: Readonly<Record<string, unknown>>): RunSpec {
+  return parseRunSpec(Object.fromEntries(runSettings().map((s) => [s.key, values[optionProperty(s.option)] ?? s.default])), "options", "BAD_OPTION");
+}
+
+/**
+ * What run.json's identity holds of a spec: the identity settings whose value is not the default
+ * (so that a run made before a setting existed still resumes under its default).
+ */
+export function specIdentity(spec: RunSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of runSettings()) {
+    const value = spec[s.key];
+    if (s.identity && value !== undefined && JSON.stringify(value) !== JSON.stringify(s.default)) out[s.key] = value;
+  }
+  return out;
+}
+
+/** The fields of a spec a requester may ask for (A2A's `config`), each optional. */
+export function requestableShape(): Record<string, z.ZodType> {
+  return Object.fromEntries(runSettings().filter((s) => s.request !== "operator").map((s) => [s.key, s.schema.optional().describe(s.help)]));
+}
+
+/**
+ * The spec a run gets when a requester asks for `requested` within the operator's `operator`: an
+ * `at-most` number is the lesser of the two; a key the requester may not set is refused.
+ */
+export function narrowedSpec(operator: RunSpec, requested: Readonly<Record<string, unknown>>): RunSpec {
+  const out: Record<string, unknown> = { ...operator };
+  for (const s of runSettings()) {
+    const asked = requested[s.key];
+    if (asked === undefined) continue;
+    if (s.request === "operator") throw new GitGoodError("BAD_OPTION", `${s.key} is set by the operator, not by a request`);
+    const mine = specValue(operator, s) as number;
+    out[s.key] = Math.min(mine, asked as number);
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
+import { positiveIntOption } from "../util/options.js";
+import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
+
+export * from "./spec-registry.js";
+
+/*
+ * A run's spec: the registry of run settings (spec-registry.ts) with gitgood's own settings declared in
+ * it. Import the registry from here, so that the built-in settings are always declared before anything
+ * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
+ * the A2A request schema. The jail's limits are the first group declared this way; the other settings
+ * still travel their older ways (RunFlags → RunConfigInput → JobTicket).
+ */
+
+const MiB = 1024 * 1024;
+
+/** Processes and threads at once in one agent program's jail. */
+export const MAX_PROCESSES = defineRunSetting<number>({
+  key: "max_processes",
+  option: "max-processes",
+  value: "<n>",
+  help: "processes at once in one agent program's jail (a pids cgroup)",
+  schema: z.number().int().min(1),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: DEFAULT_LIMITS.processes,
+  identity: false,
+  request: "at-most",
+  group: "limits",
+});
+
+/** Bytes of memory of one agent program's jail. */
+export const MAX_MEMORY = defineRunSetting<number>({
+  key: "max_memory",
+  option: "max-memory",
+  value: "<size>",
+  help: "memory of one agent program's jail, e.g. 4G (a memory cgroup, and RLIMIT_DATA per process)",
+  schema: z.number().int().min(MiB),
+  parse: (text, option) => sizeOption(option)(text),
+  default: DEFAULT_LIMITS.memory,
+  defaultLabel: formatSize(DEFAULT_LIMITS.memory),
+  identity: false,
+  request: "at-most",
+  group: "limits",
+});
+
+/** Bytes an attempt's work tree may grow by, and the size of the jail's /tmp and home. */
+export const MAX_DISK = defineRunSetting<number>({
+  key: "max_disk",
+  option: "max-disk",
+  value: "<size>",
+  help: "how much an attempt's work tree may grow, and the size of the jail's /tmp and home, e.g. 2G",
+  schema: z.number().int().min(MiB),
+  parse: (text, option) => sizeOption(option)(text),
+  default: DEFAULT_LIMITS.disk,
+  defaultLabel: formatSize(DEFAULT_LIMITS.disk),
+  identity: false,
+  request: "at-most",
+  group: "limits",
+});
+
+/** Run even where a limit is enforced only per process or not at all. */
+export const ACCEPT_WEAK_LIMITS = defineRunSetting<boolean>({
+  key: "accept_weak_limits",
+  option: "accept-weak-limits",
+  help: "run even where this host enforces a limit only per process or not at all (else refused)",
+  schema: z.boolean(),
+  default: false,
+  identity: false,
+  request: "operator",
+  group: "limits",
+});
+
+/** What the spec's limits ask of the isolation: the jail's limits (CPU time per process: `cpuSeconds`) and whether weak ones are accepted. */
+export function isolationLimits(spec: RunSpec, cpuSeconds: number | null): Pick<IsolationRequest, "limits" | "acceptWeakLimits"> {
+  return {
+    limits: { processes: specValue(spec, MAX_PROCESSES), memory: specValue(spec, MAX_MEMORY), disk: specValue(spec, MAX_DISK), cpu: cpuSeconds },
+    acceptWeakLimits: specValue(spec, ACCEPT_WEAK_LIMITS),
+  };
+}

@@ -1,0 +1,144 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { parseAssessment } from "../../src/a2a/assessment.js";
+import { buildProgram } from "../../src/cli/main.js";
+import { readDataset } from "../../src/dataset/importer.js";
+import { sampleToJson } from "../../src/dataset/sample.js";
+import { mine } from "../../src/mining/mine.js";
+import { planJobs } from "../../src/runs/plan.js";
+import { defineRunSetting, narrowedSpec, parseRunSpec, runSpecJsonSchema, specFromOptions } from "../../src/runs/spec.js";
+import { RunStore } from "../../src/runs/store.js";
+import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
+import { createAgent } from "../../src/agents/index.js";
+import { captureSink, gitgood } from "../helpers/cli.js";
+import { Fixture } from "../helpers/fixture.js";
+
+/*
+ * A run setting is declared in one place and reaches every surface of a run. This file is that one
+ * place for a made-up limit: nothing else in src/ knows `fake_limit`, and yet the CLI, the configuration
+ * file, run.json, a queue ticket and the A2A request schema all take it.
+ */
+const FAKE_LIMIT = defineRunSetting<number>({
+  key: "fake_limit",
+  option: "fake-limit",
+  value: "<n>",
+  help: "a made-up limit of the spec's test",
+  schema: z.number().int().min(1),
+  parse: (text, option) => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${option} takes a whole number of at least 1, not '${text}'`);
+    return n;
+  },
+  default: 100,
+  identity: true,
+  request: "at-most",
+  group: "test",
+});
+
+let fx: Fixture;
+let samplesFile: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  fx = new Fixture();
+  fx.git("remote", "add", "origin", "https://github.com/acme/calc.git");
+  fx.commit("Initial", { "a.py": Fixture.lines("a", 20) });
+  fx.checkout("topic", true);
+  fx.commit("Topic", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 topic\n") });
+  fx.checkout("main");
+  fx.commit("Main", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 main\n") });
+  fx.merge("topic", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 both\n") });
+  const { samples } = await mine(fx.dir, { name: "acme/calc", type: "merge" });
+  if (samples.length !== 1) throw new Error(`the fixture gave ${samples.length} merge samples, not 1`);
+  samplesFile = path.join(fx.scratch("data"), "samples.jsonl");
+  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
+  env = { GITGOOD_SANDBOX_ROOT: fx.scratch("sandboxes") };
+});
+afterAll(() => fx.remove());
+
+const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
+
+describe("a run setting declared once", () => {
+  it("is an option of run, bench and a2a serve, with its help and default", async () => {
+    for (const verb of ["run", "bench"]) {
+      const cmd = (await buildProgram(silent, verb)).commands.find((c) => c.name() === verb);
+      expect(cmd?.helpInformation()).toMatch(/--fake-limit <n>\s+a made-up limit of the spec's test \(default: 100\)/);
+    }
+    const a2a = (await buildProgram(silent, "a2a")).commands.find((c) => c.name() === "a2a");
+    expect(a2a?.commands.find((c) => c.name() === "serve")?.helpInformation()).toContain("--fake-limit <n>");
+  });
+
+  it("is read from the configuration file into run.json's spec and identity, and a resume with another value is refused", async () => {
+    const out = path.join(fx.scratch("runs"), "configured");
+    const config = path.join(fx.scratch("config"), "gitgood.config.yaml");
+    writeFileSync(config, "fake-limit: 7\n");
+    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--config", config], { env });
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    const run = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { spec: Record<string, unknown>; identity: { spec?: Record<string, unknown> } };
+    expect(r.stderr).toContain("[1/1]");
+    expect(run.spec.fake_limit).toBe(7);
+    expect(run.spec.max_processes).toBe(512);
+    expect(run.identity.spec).toEqual({ fake_limit: 7 });
+    const again = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--fake-limit", "8"], { env });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/fake_limit: 7 -> 8/);
+  });
+
+  it("refuses a bad value from the command line or the file in one line", async () => {
+    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", path.join(fx.scratch("runs"), "bad"), "--fake-limit", "0"], { env });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("--fake-limit takes a whole number of at least 1, not '0'");
+    const config = path.join(fx.scratch("config-bad"), "gitgood.config.yaml");
+    writeFileSync(config, "fake-limit: many\n");
+    const f = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", path.join(fx.scratch("runs"), "bad2"), "--config", config], { env });
+    expect(f.code).not.toBe(0);
+    expect(f.stderr).toMatch(/fake-limit.*not 'many'/);
+  });
+
+  it("travels in a queue ticket, and a worker refuses a ticket whose spec it cannot honour", async () => {
+    const out = path.join(fx.scratch("runs"), "ticketed");
+    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--fake-limit", "9"], { env });
+    expect(r.code).toBe(0);
+    const config = RunStore.readConfig(out);
+    const base = ticketBase(config, {
+      agent: { name: "oracle", model: null, command: null, url: null, options: {} },
+      settings: {},
+      flags: {},
+      prices: null,
+      modelPrices: {},
+      agentModel: null,
+      timeoutSeconds: 60,
+      maxTurns: 5,
+    });
+    const [job] = planJobs((await readDataset([samplesFile])).samples, createAgent("oracle")).jobs;
+    if (!job) throw new Error("no job planned");
+    const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
+    expect(ticket.spec?.fake_limit).toBe(9);
+    expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, fake_limit: "nine" } })).toThrow(/BAD_TICKET|spec\.fake_limit/);
+    expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, not_declared_here: 1 } })).toThrow(/spec/);
+  });
+
+  it("is in the A2A request schema, kept within the operator's value, and refused when malformed", () => {
+    const request = (config: Record<string, unknown>) => JSON.stringify({ participants: { agent: "http://127.0.0.1:9/" }, config: { dataset: "d.jsonl", repo: "r", ...config } });
+    const asked = parseAssessment(request({ fake_limit: 3 }));
+    expect(asked.requested).toEqual({ fake_limit: 3 });
+    expect(asked.warnings).toEqual([]);
+    const operator = specFromOptions({ fakeLimit: 7 });
+    expect(narrowedSpec(operator, asked.requested).fake_limit).toBe(3);
+    expect(narrowedSpec(operator, parseAssessment(request({ fake_limit: 50 })).requested).fake_limit).toBe(7);
+    expect(() => parseAssessment(request({ fake_limit: "lots" }))).toThrow(/invalid params: config\.fake_limit/);
+    expect(() => narrowedSpec(operator, { accept_weak_limits: true })).toThrow(/operator/);
+  });
+
+  it("is in the spec's JSON Schema with its default, and a spec with an unknown key is refused", () => {
+    const schema = runSpecJsonSchema() as { properties: Record<string, { default?: unknown }> };
+    expect(schema.properties.fake_limit?.default).toBe(100);
+    expect(parseRunSpec({}, "run.json spec", "BAD_CONFIG").fake_limit).toBe(FAKE_LIMIT.default);
+    expect(() => parseRunSpec({ surprise: 1 }, "run.json spec", "BAD_CONFIG")).toThrow(/run\.json spec/);
+  });
+});
