@@ -8,6 +8,8 @@ import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
+import { isolationLimits, specFromOptions } from "../runs/spec.js";
+import { addSpecOptions } from "./spec-options.js";
 import { NAMED_ONLY_AGENTS, checkPolicy, requestedIsolation, type WorkerPolicy } from "../queue/policy.js";
 import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_SPILL_BYTES } from "../queue/jobs.js";
@@ -49,14 +51,22 @@ function policyOf(flags: WorkerFlags, io: CliIO): WorkerPolicy {
   const unknown = agents.find((a) => !NAMED_ONLY_AGENTS.includes(a));
   if (unknown !== undefined) throw new GitGoodError("BAD_OPTION", `--allow-agents takes ${NAMED_ONLY_AGENTS.join(", ")} (other agents need no leave), not '${unknown}'`);
   // The most this worker gives must be able to run here: refused at start-up, not job by job.
-  const most = chooseIsolation({ mode: flags.isolation, network: flags.network, dockerImage: flags.dockerImage, allowRead: flags.allowRead ?? [], passEnv: flags.passEnv ?? [] });
+  const spec = specFromOptions(flags as unknown as Record<string, unknown>);
+  const most = chooseIsolation({
+    mode: flags.isolation,
+    network: flags.network,
+    dockerImage: flags.dockerImage,
+    allowRead: flags.allowRead ?? [],
+    passEnv: flags.passEnv ?? [],
+    ...isolationLimits(spec, null),
+  });
   const note = isolationNote(most);
   if (note !== null) io.stderr.write(`${note}\n`);
-  return { isolation: most.mode, dockerImage: most.dockerImage, network: most.network, allowRead: most.allowRead, passEnv: most.passEnv, agents };
+  return { isolation: most.mode, dockerImage: most.dockerImage, network: most.network, allowRead: most.allowRead, passEnv: most.passEnv, agents, spec };
 }
 
 export function workerCommand(io: CliIO): Command {
-  return new Command("worker")
+  const cmd = new Command("worker")
     .description("take jobs of a 'gitgood run --queue' from Redis and run each in a local sandbox, from local clones (run on any number of machines)")
     .requiredOption("--queue <url>", "the queue's Redis: redis://HOST:PORT[/DB]")
     .option("--queue-name <name>", "the queue's name on that server", DEFAULT_QUEUE_NAME)
@@ -75,7 +85,10 @@ export function workerCommand(io: CliIO): Command {
     .option("--allow-read <path>", "a path (and what is under it) jobs may let their agent programs read (repeatable)", repeatable)
     .option("--pass-env <name>", "a variable of this worker's environment jobs may pass to their agent programs (repeatable)", repeatable)
     .option("--allow-agents <kinds>", `agent kinds that run a program or reach an address the job names, which this worker runs: ${NAMED_ONLY_AGENTS.join(",")} (none by default)`)
-    .option("--lock-duration <ms>", "how long a job stays this worker's without a sign of life; the jobs of a killed worker go back to the queue after it", positiveIntOption("--lock-duration"), DEFAULT_LOCK_MS)
+    .option("--lock-duration <ms>", "how long a job stays this worker's without a sign of life; the jobs of a killed worker go back to the queue after it", positiveIntOption("--lock-duration"), DEFAULT_LOCK_MS);
+  // The run settings (the jail's limits) of a worker are the most a job may ask for.
+  return addSpecOptions(cmd)
+    .addHelpText("after", "\nThe jail's limits above (--max-processes, --max-memory, --max-disk) are the most a job may ask for; a job asking\nfor more, or for --accept-weak-limits when this worker was not given it, is refused (POLICY_REFUSED).")
     .action(async (flags: WorkerFlags) => {
       const address = parseQueueAddress(flags.queue, flags.queueName);
       const secret = queueSecret(flags.secretFile);

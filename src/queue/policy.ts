@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { beyondSpec, specFromOptions, specOfLimits, type RunSpec } from "../runs/spec.js";
 import type { JobTicket } from "../runs/ticket.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, modeIsolates } from "../sandbox/isolation.js";
 
@@ -24,11 +25,13 @@ export interface WorkerPolicy {
   passEnv: readonly string[];
   /** Kinds of NAMED_ONLY_AGENTS this worker runs (`--allow-agents`). */
   agents: readonly string[];
+  /** The run settings (`--max-processes`, `--max-memory`, …): a ticket's limits at most these, an operator-only setting this or its default. */
+  spec: RunSpec;
 }
 
 /** The policy of a worker given no flags: the default isolation, no network, no extra reads or variables, no named-only agents. */
 export function defaultPolicy(): WorkerPolicy {
-  return { isolation: DEFAULT_ISOLATION, dockerImage: DEFAULT_DOCKER_IMAGE, network: false, allowRead: [], passEnv: [], agents: [] };
+  return { isolation: DEFAULT_ISOLATION, dockerImage: DEFAULT_DOCKER_IMAGE, network: false, allowRead: [], passEnv: [], agents: [], spec: specFromOptions({}) };
 }
 
 /** A path with its links resolved, or as given (resolved) when it does not exist: it is then refused by the isolation. */
@@ -71,5 +74,10 @@ export function checkPolicy(ticket: JobTicket, policy: WorkerPolicy): void {
   }
   for (const name of iso.pass_env ?? []) {
     if (!policy.passEnv.includes(name)) refuse(`the variable ${name}`, `--pass-env ${name}`);
+  }
+  // The settings as the ticket states them, and the limits its isolation record would enforce: both within the worker's.
+  for (const asked of [ticket.spec ?? {}, iso.limits ? specOfLimits(iso.limits) : {}]) {
+    const over = beyondSpec(policy.spec, asked);
+    if (over) refuse(`${over.key} ${JSON.stringify(over.asked)}`, `--${over.setting.option} ${JSON.stringify(over.most)}`);
   }
 }

@@ -117,7 +117,7 @@ export function specIdentity(spec: RunSpec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of runSettings()) {
     const value = spec[s.key];
-    if (s.identity && value !== undefined && JSON.stringify(value) !== JSON.stringify(s.default)) out[s.key] = value;
+    if (s.identity && value !== undefined && !same(value, s.default)) out[s.key] = value;
   }
   return out;
 }
@@ -141,4 +141,23 @@ export function narrowedSpec(operator: RunSpec, requested: Readonly<Record<strin
     out[s.key] = Math.min(mine, asked as number);
   }
   return out;
+}
+
+/**
+ * The first setting `asked` (a ticket's) takes beyond `most` (a worker's): an `at-most` number above it,
+ * or an operator's setting at neither its value nor its default. Null when every one is within.
+ */
+export function beyondSpec(most: RunSpec, asked: Readonly<Record<string, unknown>>): { key: string; setting: RunSetting; asked: unknown; most: unknown } | null {
+  for (const s of runSettings()) {
+    const want = asked[s.key];
+    if (want === undefined) continue;
+    const have = specValue(most, s);
+    const within = s.request === "at-most" ? (want as number) <= (have as number) : same(want, have) || same(want, s.default);
+    if (!within) return { key: s.key, setting: s, asked: want, most: have };
+  }
+  return null;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -78,3 +78,8 @@ export function isolationLimits(spec: RunSpec, cpuSeconds: number | null): Pick<
     acceptWeakLimits: specValue(spec, ACCEPT_WEAK_LIMITS),
   };
 }
+
+/** The spec's limits as run.json's isolation record holds them (`isolation.limits`). */
+export function specOfLimits(limits: { processes: number; memory_bytes: number; disk_bytes: number; accept_weak: boolean }): RunSpec {
+  return { max_processes: limits.processes, max_memory: limits.memory_bytes, max_disk: limits.disk_bytes, accept_weak_limits: limits.accept_weak };
+}

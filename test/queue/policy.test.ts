@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkPolicy, defaultPolicy, type WorkerPolicy } from "../../src/queue/policy.js";
 import type { JobTicket } from "../../src/runs/ticket.js";
 
+const GiB = 2 ** 30;
 const root = mkdtempSync(path.join(os.tmpdir(), "gitgood-policy-"));
 const allowed = path.join(root, "tools");
 const home = path.join(root, "home");
@@ -63,5 +64,24 @@ describe("a worker's policy", () => {
     expect(refusal(ticket("command", { mode: "none", network: true }), none)).toBeNull();
     expect(refusal(ticket("command", { mode: "namespace" }), none)).toBeNull();
     expect(refusal(ticket("command", { mode: "docker", docker_image: "evil/image" }), none)).toMatch(/^POLICY_REFUSED: the job asks for the docker image evil\/image/);
+  });
+
+  it("lets a ticket lower the jail's limits, never raise them above the worker's, by its spec or by its isolation record", () => {
+    const limits = (l: Partial<{ processes: number; memory_bytes: number; disk_bytes: number; accept_weak: boolean }>) => ({
+      limits: { processes: 512, memory_bytes: 4 * GiB, disk_bytes: 2 * GiB, cpu_s: null, accept_weak: false, enforcement: { processes: "", memory: "", disk: "", cpu: "" }, ...l },
+    });
+    const policy = defaultPolicy();
+    const withSpec = (spec: Record<string, unknown>, iso: Record<string, unknown> = {}) => ({ ...ticket("oracle", iso), spec }) as JobTicket;
+    expect(refusal(withSpec({ max_processes: 64, max_memory: GiB }), policy)).toBeNull();
+    expect(refusal(ticket("oracle", limits({ processes: 64 })), policy)).toBeNull();
+    expect(refusal(withSpec({ max_processes: 100_000 }), policy)).toBe(
+      "POLICY_REFUSED: the job asks for max_processes 100000, which this worker does not give (--max-processes 512)",
+    );
+    // A ticket whose spec says little but whose isolation record would enforce more is refused all the same.
+    expect(refusal(withSpec({ max_processes: 64 }, limits({ memory_bytes: 64 * GiB })), policy)).toMatch(/^POLICY_REFUSED: the job asks for max_memory 68719476736, .*--max-memory 4294967296/);
+    expect(refusal(withSpec({ accept_weak_limits: true }), policy)).toMatch(/^POLICY_REFUSED: the job asks for accept_weak_limits true/);
+    expect(refusal(ticket("oracle", limits({ accept_weak: true })), policy)).toMatch(/^POLICY_REFUSED: the job asks for accept_weak_limits true/);
+    const generous: WorkerPolicy = { ...policy, spec: { ...policy.spec, max_processes: 200_000, accept_weak_limits: true } };
+    expect(refusal(withSpec({ max_processes: 100_000, accept_weak_limits: true }), generous)).toBeNull();
   });
 });
