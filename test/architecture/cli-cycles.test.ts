@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { circles, importGraph } from "../helpers/import-graph.js";
 
 /**
  * The CLI's files import no circle: a verb module never imports the verb table (verbs.ts) that loads it,
@@ -9,44 +10,6 @@ import { describe, expect, it } from "vitest";
  */
 
 const CLI = path.resolve(import.meta.dirname, "../../src/cli");
-
-/** The circles (strongly connected groups of two files or more) of a graph of file → files it imports. */
-function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const out: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
-      } else if (stack.includes(w)) {
-        low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
-      }
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const group: string[] = [];
-    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) group.push(w);
-    if (group.length > 1) out.push(group.sort());
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return out;
-}
-
-/** File → the files of the same folder it imports, from the sources' text. */
-function importGraph(sources: ReadonlyMap<string, string>): Map<string, string[]> {
-  return new Map(
-    [...sources].map(([file, text]) => [
-      file,
-      [...text.matchAll(/(?:from|import)\s*\(?\s*["']\.\/([^"'/]+)\.js["']/g)].map((m) => `${m[1] ?? ""}.ts`).filter((f) => sources.has(f)),
-    ]),
-  );
-}
 
 describe("src/cli/", () => {
   it("has no import circle", () => {
