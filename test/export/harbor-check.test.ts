@@ -9,6 +9,7 @@ import type { Fixture } from "../helpers/fixture.js";
 import { buildRunFixture } from "../helpers/runs.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
+import { runScript, startRepo } from "./harbor-scripts.js";
 
 /*
  * The export's gate (src/export/harbor-check.ts): a task whose oracle does not score 1, or whose untouched
@@ -53,7 +54,8 @@ beforeAll(async () => {
   samples = path.join(scratch, "samples.jsonl");
   writeFileSync(samples, `${JSON.stringify(merge)}\n`);
   // tinydb's case: the project's pytest.ini asks for pytest-cov, which nothing installs.
-  swe = pythonTask({ "pytest.ini": "[pytest]\naddopts = --cov=calc\n" });
+  // test_unnamed.py is in no test list: a verifier that runs the whole suite instead of the named files shows it.
+  swe = pythonTask({ "pytest.ini": "[pytest]\naddopts = --cov=calc\n", "tests/test_unnamed.py": "def test_unnamed():\n    pass\n" });
   instances = path.join(scratch, "instances.json");
   writeFileSync(instances, JSON.stringify([swe.sample().scenario]));
 }, 120_000);
@@ -121,6 +123,26 @@ describe("export harbor --check: a task that fails the gate is reported and left
     expect(dockerfile).toContain('RUN ["sh","-c","echo set-up from the spec"]\n');
     expect(dockerfile).toContain('RUN ["sh","-c","if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . || python -m pip install --no-build-isolation -e . ; fi"]\n');
     expect(dockerfile).not.toContain("--no-deps");
+  });
+
+  it("a SWE task runs the environment's own test command: an --env-spec whose test command overrides addopts passes the check", async () => {
+    const env = { GITGOOD_CACHE_DIR: cache.dir };
+    const out = path.join(scratch, "swe-test-command");
+    const spec = path.join(scratch, "test-command.yaml");
+    writeFileSync(spec, 'envs:\n  acme/calc:\n    "*":\n      test: python -m pytest -rA -p no:cacheprovider -o addopts= --junitxml="$GITGOOD_JUNIT"\n');
+    const r = await gitgood(["export", "harbor", instances, out, "--repo", swe.fixture.dir, "--env-spec", spec], { env });
+    expect(r.stderr).toContain("(checked: the oracle scores 1, the untouched start 0)");
+    expect(r.code).toBe(0);
+    const task = path.join(out, "acme__calc-1-swe");
+    expect(readFileSync(path.join(task, "tests", "test-command"), "utf8")).toContain("-o addopts=");
+    // As Harbor runs it: the gold patch, then the verifier, which runs the named test files only.
+    const repo = startRepo(task, scratch);
+    runScript(task, "solution/solve.sh", repo, scratch);
+    const verified = runScript(task, "tests/test.sh", repo, scratch);
+    expect(verified.reward).toBe("1\n");
+    const log = readFileSync(path.join(verified.logs, "verifier", "pytest.log"), "utf8");
+    expect(log).toContain("PASSED tests/test_sub.py::test_sub");
+    expect(log).not.toContain("test_unnamed");
   });
 
   it("refuses an --env-spec file that does not exist, in one line", async () => {

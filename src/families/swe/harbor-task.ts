@@ -7,8 +7,8 @@ import { RESTORE_EVALUATION_FILES, SOLVE_PRELUDE, SUMMARY_LINES_PY, TASK_REPO, T
 
 /**
  * SWE, as gitgood's evaluation: the evaluation's files (test files, pytest's configuration and hooks,
- * start-up hooks, byte code: owned.py) put back as the base has them, the test patch applied, pytest run on
- * the test files, and the verdict: solved when every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or
+ * start-up hooks, byte code: owned.py) put back as the base has them, the test patch applied, the environment's
+ * test command (its spec's `test`, after its `before_tests`) run on the test files, and the verdict: solved when every FAIL_TO_PASS and PASS_TO_PASS test passed (PASSED or
  * XFAIL; a test missing from the log failed); reward.json adds the share of each list that passed and of both.
  */
 const SWE_TEST_SH = `${TEST_PRELUDE}${RESTORE_EVALUATION_FILES}
@@ -18,7 +18,12 @@ restore_evaluation_files "$base" || { echo "the evaluation's files could not be 
 if [ -s "$here/test.patch" ]; then
   g apply --binary "$here/test.patch" || { echo "the test patch does not apply"; reward 0; }
 fi
-xargs -0 python3 -m pytest -rA -p no:cacheprovider < "$here/run-files" > "$logs/verifier/pytest.log" 2>&1
+# The environment's own commands (its spec: --env-spec, the configuration's envs:, else the defaults), with the
+# test files appended; gitgood's results file is the verifier's.
+export GITGOOD_JUNIT="$logs/verifier/junit.xml" GITGOOD_RESULTS="$logs/verifier"
+: > "$logs/verifier/pytest.log"
+while IFS= read -r -d '' command; do sh -c "$command" >> "$logs/verifier/pytest.log" 2>&1; done < "$here/before-tests"
+xargs -0 sh -c "$(cat "$here/test-command") \\"\\$@\\"" sh < "$here/run-files" >> "$logs/verifier/pytest.log" 2>&1
 tail -n 40 "$logs/verifier/pytest.log"
 # shellcheck disable=SC2046 # verdict.py prints the value, then NAME=NUMBER words
 reward $(python3 "$here/verdict.py" "$logs/verifier/pytest.log" "$here/tests.json")
@@ -80,6 +85,7 @@ export const SWE_HARBOR_TASK: HarborTask = {
     if (sample.programming_language !== null && sample.programming_language.toLowerCase() !== "python") {
       throw new GitGoodError("BAD_SAMPLE", `a Harbor task runs its tests with pytest; ${sample.id} is ${sample.programming_language}`);
     }
+    const spec = sweEnvSpec(scenario.sandbox, sample, scenario.options);
     const testFiles = patchFiles(task.test_patch);
     const named = [...task.FAIL_TO_PASS, ...task.PASS_TO_PASS].map((t) => t.split("::")[0] ?? t);
     const run = [...new Set([...named, ...testFiles.filter((f) => /(^|\/)test_[^/]*\.py$|_test\.py$/.test(f))])].filter((f) => f !== "").sort();
@@ -103,11 +109,13 @@ export const SWE_HARBOR_TASK: HarborTask = {
         "test.patch": text(task.test_patch),
         ...(await evaluationFiles(scenario.sandbox.repo, task.base_commit, diffPaths(task.test_patch))),
         "run-files": nulList(run),
+        "test-command": text(`${spec.test}\n`),
+        "before-tests": nulList(spec.beforeTests),
         "tests.json": text(`${JSON.stringify({ FAIL_TO_PASS: task.FAIL_TO_PASS, PASS_TO_PASS: task.PASS_TO_PASS }, null, 1)}\n`),
       },
       solution: { "solve.sh": script(SWE_SOLVE_SH), "gold.patch": text(task.patch) },
-      ...pythonEnvironment(sweEnvSpec(scenario.sandbox, sample, scenario.options)),
-      notes: { scoring: "every FAIL_TO_PASS and PASS_TO_PASS test passes (pytest, after the test patch)" },
+      ...pythonEnvironment(spec),
+      notes: { scoring: "every FAIL_TO_PASS and PASS_TO_PASS test passes (the environment's pytest command, after the test patch)" },
       checkEnvironment: () => environmentFor(scenario.sandbox, sample, scenario.options),
     };
   },
