@@ -44,6 +44,14 @@ const CHILD_PROCESS = {
   message: "only src/git/ and src/sandbox/ start processes: run git through a typed function of src/git/",
 };
 
+/** Only these folders declare command-line options: the CLI, and each family's own command line (until families declare their options as run settings). */
+const COMMANDER_FOLDERS = new Set(["cli", "families"]);
+
+const COMMANDER = {
+  group: ["commander"],
+  message: "the command line is declared in src/cli/ (a run setting: defineRunSetting in src/runs/spec.ts, which cli/spec-options.ts turns into options)",
+};
+
 /** Raw argument lists for git (`repo.run([...])`, `sandbox.git([...])`) belong in src/git/ only. */
 const RAW_GIT_CALL = {
   selector: "CallExpression[callee.property.name=/^(run|text|stream|git)$/][arguments.0.type='ArrayExpression']",
@@ -55,6 +63,7 @@ function forbiddenFor(folder) {
   const above = LAYERS.slice(LAYERS.indexOf(folder) + 1);
   const patterns = [];
   if (!PROCESS_FOLDERS.has(folder)) patterns.push(CHILD_PROCESS);
+  if (!COMMANDER_FOLDERS.has(folder)) patterns.push(COMMANDER);
   if (above.length > 0) {
     patterns.push({
       regex: `^(\\.\\./)+(${above.join("|")})(/|\\.js$)`,

@@ -7,7 +7,7 @@ import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario } from "../scenarios/index.js";
 import { escapeControls } from "../util/escape.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
-import { historyOption, mcrToolsOption, scenarioChoices } from "../runs/flags.js";
+import { historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js";
 import { loadSamples } from "../runs/from-flags.js";
 import type { Sample } from "../dataset/sample.js";
 import { addFamilyOptions, familySettings } from "../families/options.js";

@@ -15,14 +15,14 @@ import { Repo } from "../git/repo.js";
 import { defaultIsolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
 import { loadSamples } from "../runs/from-flags.js";
-import { historyOption } from "../runs/flags.js";
+import { historyOption } from "./run-options.js";
 import { scenariosFor } from "../scenarios/registry.js";
 import { SFT_FORMATS, sftExport, type SftFormat } from "../export/sft.js";
 import { safeFileName } from "../util/file-names.js";
 import { scenarioNamed } from "../scenarios/registry.js";
 import { writeOutputFile } from "../util/output.js";
 import type { CliIO } from "./io.js";
-import { scenarioChoices } from "../runs/flags.js";
+import { scenarioChoices } from "./run-options.js";
 
 const VERDICTS = ["solved", "unsolved", "unjudged", "error"] as const;
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };

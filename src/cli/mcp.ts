@@ -22,7 +22,8 @@ import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
 import { intOption, listOption, repeatable } from "../util/options.js";
 import type { CliIO } from "./io.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
-import { addModelOptions, historyOption, mcrToolsOption, scenarioChoices, type ModelFlags } from "../runs/flags.js";
+import { addModelOptions, historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js";
+import { type ModelFlags } from "../runs/flags.js";
 import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
 import { addFamilyOptions, familySettings } from "../families/options.js";
 

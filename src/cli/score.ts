@@ -8,7 +8,8 @@ import type { Prices } from "../runs/result.js";
 import { resolvedConfig, withConfig } from "./config.js";
 import { listOption, numberOption, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
-import { addModelOptions, type ModelFlags } from "../runs/flags.js";
+import { addModelOptions } from "./run-options.js";
+import { type ModelFlags } from "../runs/flags.js";
 import { modelOptions } from "../runs/from-flags.js";
 
 interface ScoreFlags extends ModelFlags {
