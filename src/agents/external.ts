@@ -3,20 +3,15 @@ import { GitGoodError } from "../errors.js";
 import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
 import type { RunProxy } from "../proxy/index.js";
-import { openModelAccess } from "./model-access.js";
+import { openModelAccess, type SharedDir } from "./model-access.js";
+
+export type { SharedDir } from "./model-access.js";
 import { TOOL_SOCKET_ENV } from "./tool-socket.js";
 
 export { TOOL_SOCKET_ENV };
 
 const OUTPUT_CAP = 200_000;
 
-/** The directory of the attempt's tool broker: where gitgood writes it (`host`), and where the agent program sees it (`seen`). */
-export interface SharedDir {
-  host: string;
-  seen: string;
-  /** The tool socket as the program sees it. */
-  socket: string;
-}
 
 /** The broker directory of a session whose agent is another program. */
 export function sharedDir(session: Session): SharedDir {

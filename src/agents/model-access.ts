@@ -3,7 +3,14 @@ import { FORWARDER, type ProxyAttempt, type RunProxy } from "../proxy/index.js";
 import { isolates, nodeCommand } from "../sandbox/isolation.js";
 import { shellQuote } from "./mcp-config.js";
 import type { Session } from "./agent.js";
-import type { SharedDir } from "./external.js";
+
+/** The directory of the attempt's tool broker: where gitgood writes it (`host`), and where the agent program sees it (`seen`). */
+export interface SharedDir {
+  host: string;
+  seen: string;
+  /** The tool socket as the program sees it. */
+  socket: string;
+}
 
 /** The name of the proxy's Unix socket in an attempt's broker directory. */
 const SOCKET = "model.sock";

@@ -1,26 +1,16 @@
 import type { ChatMessage, ToolCall } from "../model/types.js";
+import type { ApiKind, Route, TurnReply, TurnUsage, UpstreamFamily } from "./types.js";
 import { geminiMessages, geminiReplyOfJson, geminiReplyOfStream, geminiRoute, geminiTemperature } from "./gemini.js";
 
-/**
- * The model APIs the proxy passes through, each to an upstream of the same kind (no translation):
- * OpenAI chat completions, the OpenAI Responses API, the Anthropic Messages API and Gemini's generateContent
- * (./gemini.ts).
- */
-export type ApiKind = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini-generate";
+export type { ApiKind, Route, TurnReply, TurnUsage, UpstreamFamily } from "./types.js";
+
+/** Every kind of model API the proxy records. */
 export const API_KINDS: readonly ApiKind[] = ["openai-chat", "openai-responses", "anthropic-messages", "gemini-generate"];
 
-/** Which upstream a kind of request goes to: the OpenAI-style endpoint, the Anthropic one or the Gemini one. */
-export type UpstreamFamily = "openai" | "anthropic" | "gemini";
-
+/** The upstream a kind of request goes to. */
 export function familyOf(kind: ApiKind): UpstreamFamily {
   return kind === "anthropic-messages" ? "anthropic" : kind === "gemini-generate" ? "gemini" : "openai";
 }
-
-/**
- * What a request path asks for: a model turn of one kind (recorded), or another call passed through
- * unrecorded. A kind that names the model and the stream in the path (Gemini) gives them here.
- */
-export type Route = { record: true; kind: ApiKind; path: string; model?: string; stream?: boolean } | { record: false; family: UpstreamFamily; path: string };
 
 /**
  * The request's path as it may go upstream, or null when it could lead anywhere but where it says: it must
@@ -70,22 +60,6 @@ export function routeOf(method: string, url: string): Route | null {
   return null;
 }
 
-/** Tokens of one answer as its usage fields give them. `prompt` counts every input token, cached ones included. */
-export interface TurnUsage {
-  prompt: number;
-  completion: number;
-  /** Input tokens read from the provider's prompt cache (part of `prompt`). */
-  cacheRead: number;
-  /** Input tokens written to the provider's prompt cache (Anthropic; part of `prompt`). */
-  cacheWrite: number;
-}
-
-/** What the proxy records of one answer: the assistant's message in gitgood's chat shape, and its usage (null when the answer gave none). */
-export interface TurnReply {
-  message: Extract<ChatMessage, { role: "assistant" }>;
-  usage: TurnUsage | null;
-  stop: string | null;
-}
 
 type Json = Record<string, unknown>;
 

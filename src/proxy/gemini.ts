@@ -1,5 +1,5 @@
 import type { ToolCall } from "../model/types.js";
-import type { Route, TurnReply, TurnUsage } from "./api.js";
+import type { Route, TurnReply, TurnUsage } from "./types.js";
 
 /**
  * The Gemini API (`generateContent` and `streamGenerateContent`, as Google's SDKs and gemini-cli send them),

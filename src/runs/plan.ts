@@ -10,6 +10,9 @@ import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import { reportRank, scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { keyOf } from "./settle.js";
 import { shardJobs, type Shard } from "./shard.js";
+import type { Job } from "./types.js";
+
+export type { Job } from "./types.js";
 
 /**
  * Which samples and scenarios a run works. Filters narrow the dataset (each one given must match);
@@ -28,16 +31,6 @@ export interface Selection {
   limit?: number;
 }
 
-/** One sample × scenario the runner works (twice with `--memory`: without and with the memory tools). */
-export interface Job {
-  sample: Sample;
-  scenario: AnyScenarioDefinition;
-  key: string;
-  /** This run of the scenario offers the agent the memory tools. */
-  memory: boolean;
-  /** Which of `--repeats` runs of the sample × scenario this is (0-based). */
-  repeat: number;
-}
 
 /** The scenario names of a list, as the registry spells them, in report order (unknown names are a one-line error). */
 export function scenarioSet(names: readonly string[]): string[] {

@@ -11,6 +11,9 @@ import { MEMORY_VARIANT, attemptKey, cacheHitsIn, judgeAccount, resultRecord, ty
 import type { AgentSession } from "./session.js";
 import { trajectoryPath, type RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
+import type { Settled } from "./types.js";
+
+export type { Settled } from "./types.js";
 import type { Trajectory } from "./trajectory.js";
 
 /** Seconds the scorers of one attempt may take when the recorder gives no limit (a run's default `--timeout`). */
@@ -57,11 +60,6 @@ export interface Recorder extends Scoring {
   store: RunStore;
 }
 
-/** A settled attempt: its record and its trajectory, written by nobody yet (the run's writer appends them). */
-export interface Settled {
-  record: ResultRecord;
-  trajectory: Trajectory;
-}
 
 /** One attempt at one scenario of one sample, as far as it got. */
 export interface Attempt {

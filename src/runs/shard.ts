@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { GitGoodError } from "../errors.js";
-import type { Job } from "./plan.js";
+import type { Job } from "./types.js";
 
 /** Part `index` (1-based) of `count` equal parts of a run's planned jobs (`--shard K/N`). */
 export interface Shard {

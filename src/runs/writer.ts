@@ -1,6 +1,6 @@
 import { GitGoodError } from "../errors.js";
 import { ResultRecordSchema, type ResultRecord } from "./record.js";
-import type { Settled } from "./settle.js";
+import type { Settled } from "./types.js";
 import { trajectoryPath, type RunStore } from "./store.js";
 import { TrajectorySchema } from "./trajectory.js";
 

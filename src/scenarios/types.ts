@@ -1,9 +1,14 @@
+import type { z } from "zod";
 import type { Sample } from "../dataset/sample.js";
+import type { PackCache } from "../git/packs.js";
+import type { Repo } from "../git/repo.js";
+import type { WorkTreeMode } from "../git/shared-clone.js";
+import type { HistoryDepth } from "../git/store.js";
+import type { Scorer } from "../scoring/scorer.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { FunctionTool } from "../tools/schema.js";
 import type { ToolResult } from "../tools/tool.js";
-import type { AnyScenarioDefinition } from "./definition.js";
 
 export type { CommitRecord, FileContent, HistoryFinalState } from "./shared/schemas.js";
 
@@ -38,3 +43,110 @@ export interface LiveScenario {
   /** Removes the sandbox. */
   close(): void;
 }
+
+/** What a scripted strategy (an oracle or a baseline) works through: the same calls an agent makes. */
+export interface ScenarioSession<L extends LiveScenario = LiveScenario> {
+  readonly scenario: L;
+  readonly context: InitialContext;
+  beginTurn(): void;
+  call(tool: string, args: unknown): Promise<ScenarioToolResult>;
+  isDone(): boolean;
+}
+
+/** A scripted way to work a scenario, offered as an agent under its name. */
+export interface Strategy<L extends LiveScenario = LiveScenario> {
+  readonly name: string;
+  /** One line for `--help` and the README. */
+  readonly description: string;
+  run(session: ScenarioSession<L>): Promise<void>;
+}
+
+export interface ScenarioSetupOptions {
+  /** Keep the sandbox after this process ends (until `close()` or `gitgood env --finish`). */
+  keep?: boolean;
+  /** Directory to make the sandbox in. */
+  root?: string;
+  /** Scenario-specific settings (ICC: `scope`, MCR: `mcrTools`); a scenario reads the ones it knows. */
+  settings?: Record<string, unknown>;
+  /** First-parent commits of history below the starting point the sandbox gets, or `full` (default: DEFAULT_HISTORY). */
+  history?: HistoryDepth;
+  /**
+   * `full` (default): every file in the work tree, for agents with a shell. `tools`: only the files the
+   * scenario touches (conflicted files, the chain's files); the tools read every other file from the
+   * object store. For agents that act only through the scenario's tools.
+   */
+  workTree?: WorkTreeMode;
+  /** Packs built for earlier sandboxes of the run, reused when a starting point comes again. */
+  packs?: PackCache | null;
+}
+
+/** What a sandbox keeps of its scenario between processes. */
+export interface SavedScenario {
+  schema_version: number;
+  /** The scenario's name in the registry. */
+  scenario: string;
+  sample: Sample;
+  /** Absolute path of the source repository. */
+  source: string;
+  /** The scenario's own state, checked against its `stateSchema`. */
+  data: unknown;
+}
+
+/**
+ * Everything gitgood knows about one kind of scenario, in one object: the runner, the report, the CLI,
+ * MCP and `env` derive what they need from it, and nothing outside the registry switches on a
+ * scenario's name.
+ */
+export interface ScenarioDefinition<S extends Sample = Sample, L extends LiveScenario = LiveScenario, F = unknown, D = unknown> {
+  /** The one name: in results (`scenario`), result keys, reports, CLI choices (any case) and MCP. */
+  readonly name: string;
+  /** A few words for listings ("merge conflict resolution"). */
+  readonly title: string;
+  /**
+   * The benchmark the scenario belongs to ("GitGoodBench" for IR, ICC and MCR). A report lists every
+   * registered scenario of each family its records come from, as the family's own table does, and no
+   * other. Default: the scenario is a family of its own.
+   */
+  readonly family?: string;
+  /**
+   * The agent's answer is a patch of the work tree, as in SWE-bench: an A2A participant gets a copy of
+   * the repository (REPO_DIR) and the task's text and answers with its diff, instead of the scenario's
+   * tools over MCP. Default: false.
+   */
+  readonly patchTask?: boolean;
+  /** Which samples give this scenario. */
+  accepts(sample: Sample): sample is S;
+  /** The tools an agent works with. */
+  readonly tools: ToolRegistry<L>;
+  /**
+   * Tools a scenario setting can add to `tools` (MCR's `--mcr-tools extended`): known as this scenario's
+   * tools everywhere, offered only by a live scenario whose setting asks for them.
+   */
+  readonly optionalTools?: ToolRegistry<L>;
+  /** The agent's task, as a model agent's system prompt states it. */
+  readonly prompt: string;
+  /** Sets the scenario up in a new sandbox made from `source`. */
+  setup(sample: S, source: Repo, opts: ScenarioSetupOptions): Promise<L>;
+  /** Re-opens a scenario saved in `sandbox` (its `data` already checked against `stateSchema`). */
+  restore(sandbox: Sandbox, sample: S, source: string, data: D): L;
+  /** The scenario's saved state. */
+  readonly stateSchema: z.ZodType<D>;
+  /** The final state an agent leaves: what scorers read, saved in trajectories for re-scoring. */
+  readonly finalSchema: z.ZodType<F>;
+  readonly scorers: readonly Scorer<S, F>[];
+  /**
+   * The agent's result next to the ground truth, as text for reports; read while the sandbox is
+   * still there (it may hold the agent's objects), with the source repository for the truth.
+   */
+  groundTruth(scenario: L, final: F, source: Repo): Promise<string>;
+  /** Drives the tools to the recorded answer (checks that a scenario can be solved at all). */
+  readonly oracle: Strategy<L>;
+  /** Simple strategies: the floors an agent should beat. The first is the scenario's part of `baseline`. */
+  readonly baselines: readonly Strategy<L>[];
+  /** A final state in a few lines for people (`gitgood env --finish`). */
+  describeFinal(final: F): string;
+}
+
+/** A definition with its type parameters erased, as the registry holds it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyScenarioDefinition = ScenarioDefinition<any, any, any, any>;

@@ -1,33 +1,15 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
-import { commitsAfter, firstParentLine, readCommits, requireCommits, type Person } from "../../git/commits.js";
+import { commitsAfter, firstParentLine, readCommits, requireCommits } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
 import { treeOf } from "../../git/trees.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import type { CommitRecord, HistoryFinalState } from "./schemas.js";
+import type { Chain, CommitRecord, HistoryFinalState } from "./schemas.js";
 import { at } from "../../util/at.js";
 
-interface ChainCommit {
-  oid: string;
-  subject: string;
-}
-
-/** A file-commit chain as a scenario needs it. */
-export interface Chain {
-  /** Parent of the oldest commit: where the new history starts. */
-  base: string;
-  /** Oldest first; a commit's position is its `commit_index`. */
-  commits: ChainCommit[];
-  tip: ChainCommit;
-  /** The tip's tree: the state the chain ends in (an ICC sandbox has this tree but not the tip commit). */
-  tipTree: string;
-  /** Author and committer of the tip, used for every commit the scenario makes, so results are reproducible. */
-  author: Person;
-  committer: Person;
-  committerEnv: Record<string, string>;
-}
+export type { Chain } from "./schemas.js";
 
 /** Reads the chain of a sample from its source repository: the first-parent line from the newest commit back to the oldest. */
 export async function loadChain(source: Repo, sample: ChainSample): Promise<Chain> {

@@ -1,10 +1,30 @@
 import { z } from "zod";
-import type { Chain } from "./chain.js";
 import type { Person } from "../../git/commits.js";
 import { isPathNotation } from "../../git/paths.js";
 import type { ConflictState } from "./conflicts.js";
 
-/** zod schemas of the state scenarios save and the final states they leave (checked when read back). */
+/** zod schemas of the state scenarios save and the final states they leave (checked when read back), and the chain they describe. */
+
+/** A commit of a chain: its id and subject. */
+export interface ChainCommit {
+  oid: string;
+  subject: string;
+}
+
+/** A file-commit chain as a scenario needs it. */
+export interface Chain {
+  /** Parent of the oldest commit: where the new history starts. */
+  base: string;
+  /** Oldest first; a commit's position is its `commit_index`. */
+  commits: ChainCommit[];
+  tip: ChainCommit;
+  /** The tip's tree: the state the chain ends in (an ICC sandbox has this tree but not the tip commit). */
+  tipTree: string;
+  /** Author and committer of the tip, used for every commit the scenario makes, so results are reproducible. */
+  author: Person;
+  committer: Person;
+  committerEnv: Record<string, string>;
+}
 
 const PersonSchema: z.ZodType<Person> = z.object({ name: z.string(), email: z.string(), date: z.string() });
 
