@@ -1,14 +1,14 @@
 import type { Sample } from "../dataset/sample.js";
 import type { Repo } from "../git/repo.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import type { LiveScenario, ScenarioDefinition, ScenarioSetupOptions, Strategy } from "./types.js";
+import type { AnyScenarioDefinition, LiveScenario, ScenarioDefinition, ScenarioSetupOptions, Strategy } from "./types.js";
 
 export type { AnyScenarioDefinition, SavedScenario, ScenarioDefinition, ScenarioSession, ScenarioSetupOptions, Strategy } from "./types.js";
 
 /** A scenario's live class, as its statics make it: set up in a new sandbox, or re-opened from a saved one. */
 interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
-  setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O): Promise<L>;
-  restore(sandbox: Sandbox, sample: S, source: string, data: D): L;
+  setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O, definition: AnyScenarioDefinition): Promise<L>;
+  restore(sandbox: Sandbox, sample: S, source: string, data: D, definition: AnyScenarioDefinition): L;
 }
 
 /** What `defineScenario` needs: a definition whose set-up and re-opening come from the live class. */
@@ -35,11 +35,13 @@ export function defineScenario<S extends Sample, L extends LiveScenario, F, D, O
   spec: ScenarioSpec<S, L, F, D, O>,
 ): ScenarioDefinition<S, L, F, D> {
   const { live, settings, baselines, describeFinal, ...rest } = spec;
-  return {
+  // The live scenario is given its definition, so that its class need not import the module defining it.
+  const definition: ScenarioDefinition<S, L, F, D> = {
     ...rest,
-    setup: (sample, source, opts) => live().setup(sample, source, { ...opts, ...(settings?.(opts.settings) ?? ({} as O)) }),
-    restore: (sandbox, sample, source, data) => live().restore(sandbox, sample, source, data),
+    setup: (sample, source, opts) => live().setup(sample, source, { ...opts, ...(settings?.(opts.settings) ?? ({} as O)) }, definition),
+    restore: (sandbox, sample, source, data) => live().restore(sandbox, sample, source, data, definition),
     baselines: baselines ?? [],
     describeFinal: describeFinal ?? ((final) => JSON.stringify(final, null, 2)),
   };
+  return definition;
 }

@@ -8,7 +8,7 @@ import { circles, importGraph, readSources } from "../helpers/import-graph.js";
  * test), and this ratchet keeps the ones inside folders from growing. When you break one, lower the
  * figure here to what the test reports.
  */
-const MOST_CIRCLES = 7;
+const MOST_CIRCLES = 2;
 
 const SRC = path.resolve(import.meta.dirname, "../../src");
 

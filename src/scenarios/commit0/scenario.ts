@@ -4,7 +4,7 @@ import { stubbedFilesInOrder, type StubbedFile } from "../../commit0/order.js";
 import { completionEnvironment, relatedTestFiles, runSuite, suiteFlags, testFilesAt } from "../../commit0/tests.js";
 import type { RepoCompletionSample } from "../../dataset/sample.js";
 import { execInEnvironment, runTests } from "../../testenv/index.js";
-import type { Environment, TestRun } from "../../testenv/types.js";
+import type { Environment } from "../../testenv/types.js";
 import { GitGoodError } from "../../errors.js";
 import { worktreePatch } from "../../git/apply.js";
 import { changedFiles, commitAll, resetHard } from "../../git/checkpoint.js";
@@ -20,8 +20,9 @@ import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import type { InitialContext } from "../types.js";
-import { COMMIT0 } from "./index.js";
 import type { AttemptRecord, Commit0Data, Commit0FinalState, SavedOptions } from "./state.js";
+import type { CompileCheck, Commit0Host, ScenarioTestRun } from "./types.js";
+
 
 const COMMIT0_BRANCH = "gitgood/commit0";
 
@@ -44,20 +45,6 @@ const COMPILE_SCRIPT = [
   "sys.exit(1 if bad else 0)",
 ].join("\n");
 
-/** What a test run of the scenario gave: the run, the files it ran (none: the whole suite) and, for the suite, the counted tests passing. */
-export interface ScenarioTestRun {
-  run: TestRun;
-  files: string[] | null;
-  counted: { passed: number; total: number } | null;
-}
-
-/** What the compile check found: whether every file compiles, and the compiler's messages. */
-interface CompileCheck {
-  ok: boolean;
-  files: string[];
-  output: string;
-}
-
 function savedOptions(o: Commit0Options): SavedOptions {
   return {
     envSpecFile: o.envSpecFile ?? null,
@@ -75,7 +62,7 @@ function savedOptions(o: Commit0Options): SavedOptions {
  * tests in the task's environment; the loop agents also commit each step and roll back to their best
  * commit. The final state is the work tree's diff against the skeleton.
  */
-export class Commit0Scenario extends ScenarioBase<Commit0Data> {
+export class Commit0Scenario extends ScenarioBase<Commit0Data> implements Commit0Host {
   declare readonly sample: RepoCompletionSample;
   private environment: Promise<Environment> | null = null;
   /** The last test run and compile check of this process (the loop agents read them after their tool calls). */
@@ -83,20 +70,18 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> {
   lastCompile: CompileCheck | null = null;
 
   constructor(
+    definition: AnyScenarioDefinition,
     sandbox: Sandbox,
     sample: RepoCompletionSample,
     source: string,
     data: Commit0Data,
     private readonly isolated: Commit0Options["isolation"] = undefined,
   ) {
-    super(sandbox, sample, source, data);
+    super(definition, sandbox, sample, source, data);
   }
 
-  get definition(): AnyScenarioDefinition {
-    return COMMIT0;
-  }
 
-  static async setup(sample: RepoCompletionSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<Commit0Scenario> {
+  static async setup(sample: RepoCompletionSample, source: Repo, opts: ScenarioSetupOptions, definition: AnyScenarioDefinition): Promise<Commit0Scenario> {
     const options = commit0OptionsOf(opts.settings);
     const base = sample.scenario.base_commit;
     await requireCommits(source, [base]);
@@ -107,12 +92,12 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, COMMIT0_BRANCH, base);
       const data: Commit0Data = { finished: false, counted, options: savedOptions(options), lastSuite: null, history: [], best: null };
-      return new Commit0Scenario(sandbox, sample, source.dir, data, options.isolation);
+      return new Commit0Scenario(definition, sandbox, sample, source.dir, data, options.isolation);
     });
   }
 
-  static restore(sandbox: Sandbox, sample: RepoCompletionSample, source: string, data: Commit0Data): Commit0Scenario {
-    return new Commit0Scenario(sandbox, sample, source, data);
+  static restore(sandbox: Sandbox, sample: RepoCompletionSample, source: string, data: Commit0Data, definition: AnyScenarioDefinition): Commit0Scenario {
+    return new Commit0Scenario(definition, sandbox, sample, source, data);
   }
 
   /** The task's settings (the environment's spec file, the cache, the time limits, the isolation). */

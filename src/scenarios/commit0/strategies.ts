@@ -3,14 +3,14 @@ import { applyPatch } from "../../git/apply.js";
 import { patchBetween } from "../../git/diff.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
-import type { Commit0Scenario } from "./scenario.js";
+import type { Commit0Host } from "./types.js";
 
 /**
  * The reference oracle: checks out the reference implementation of every file the skeleton changed
  * (read from the source repository: the sandbox holds nothing of it) and finishes. It reaches the
  * reference pass rate, which is every counted test.
  */
-function referenceStrategy(name: string): Strategy<Commit0Scenario> {
+function referenceStrategy(name: string): Strategy<Commit0Host> {
   return {
     name,
     description: "COMMIT0: checks out the reference implementation (the oracle: reaches the reference pass rate)",
@@ -27,10 +27,10 @@ function referenceStrategy(name: string): Strategy<Commit0Scenario> {
   };
 }
 
-export const commit0Oracle: Strategy<Commit0Scenario> = referenceStrategy("oracle");
+export const commit0Oracle: Strategy<Commit0Host> = referenceStrategy("oracle");
 
 /** The floor: the skeleton as it is (every stub left), finished at once. */
-const skeleton: Strategy<Commit0Scenario> = {
+const skeleton: Strategy<Commit0Host> = {
   name: "skeleton",
   description: "COMMIT0: changes nothing and finishes (the floor: the skeleton's own pass rate)",
   async run(session) {
@@ -40,4 +40,4 @@ const skeleton: Strategy<Commit0Scenario> = {
 };
 
 /** `skeleton` is COMMIT0's part of the combined `baseline` agent; `reference` is the oracle under the name commit0's tables use. */
-export const commit0Baselines: readonly Strategy<Commit0Scenario>[] = [skeleton, referenceStrategy("reference")];
+export const commit0Baselines: readonly Strategy<Commit0Host>[] = [skeleton, referenceStrategy("reference")];

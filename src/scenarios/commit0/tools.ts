@@ -7,7 +7,7 @@ import { checkRelativePath, entryKind, readProjectFile, writeProjectFile } from 
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
 import { listFilesTool, viewFileTool } from "../shared/project-tools.js";
-import type { Commit0Scenario, ScenarioTestRun } from "./scenario.js";
+import type { Commit0Host, ScenarioTestRun } from "./types.js";
 
 /** Characters of a test run's output a tool result shows (the first failure's traceback first). */
 const TEST_OUTPUT_BUDGET = 6000;
@@ -28,10 +28,10 @@ export function describeTestRun(t: ScenarioTestRun, budget = TEST_OUTPUT_BUDGET)
   return `${head.join("\n")}\n${trimTestOutput(run.log, budget)}`;
 }
 
-export const COMMIT0_TOOLS = new ToolRegistry<Commit0Scenario>([
-  listFilesTool<Commit0Scenario>((s) => s.sandbox.workDir),
-  viewFileTool<Commit0Scenario>((s) => s.sandbox.workDir),
-  defineTool<Commit0Scenario, { path: z.ZodOptional<z.ZodString> }>({
+export const COMMIT0_TOOLS = new ToolRegistry<Commit0Host>([
+  listFilesTool<Commit0Host>((s) => s.sandbox.workDir),
+  viewFileTool<Commit0Host>((s) => s.sandbox.workDir),
+  defineTool<Commit0Host, { path: z.ZodOptional<z.ZodString> }>({
     name: "list_stubs",
     description:
       "Without path: the source files that still have stubbed functions, dependencies first (implement them in this " +
@@ -52,7 +52,7 @@ export const COMMIT0_TOOLS = new ToolRegistry<Commit0Scenario>([
       return [`${p.shown}: ${stubs.length} stubbed function(s)`, ...stubs.map((f) => `line ${f.line}: ${f.name}: ${f.signature.replace(/\s*\n\s*/g, " ")}`)].join("\n");
     },
   }),
-  defineTool<Commit0Scenario, { path: typeof pathParam; function: z.ZodString; body: z.ZodString; line: z.ZodOptional<z.ZodNumber> }>({
+  defineTool<Commit0Host, { path: typeof pathParam; function: z.ZodString; body: z.ZodString; line: z.ZodOptional<z.ZodNumber> }>({
     name: "replace_function_body",
     description:
       "Replaces the body of one function or method (by its dotted name, e.g. helper or Cache.get) with the code you " +
@@ -80,7 +80,7 @@ export const COMMIT0_TOOLS = new ToolRegistry<Commit0Scenario>([
       return `Replaced the body of ${r.function.name} (line ${r.function.line}) in ${p.shown}; ${left} stub(s) left in the file.`;
     },
   }),
-  defineTool<Commit0Scenario, { source_file: z.ZodOptional<z.ZodString>; test_files: z.ZodOptional<z.ZodArray<z.ZodString>> }>({
+  defineTool<Commit0Host, { source_file: z.ZodOptional<z.ZodString>; test_files: z.ZodOptional<z.ZodArray<z.ZodString>> }>({
     name: "run_tests",
     description:
       "Runs tests in the project's environment and shows the counts and the output, the first failure's traceback " +
@@ -107,7 +107,7 @@ export const COMMIT0_TOOLS = new ToolRegistry<Commit0Scenario>([
       return describeTestRun(await s.runTests(files));
     },
   }),
-  defineTool<Commit0Scenario, { paths: z.ZodOptional<z.ZodArray<z.ZodString>> }>({
+  defineTool<Commit0Host, { paths: z.ZodOptional<z.ZodArray<z.ZodString>> }>({
     name: "compile_check",
     description:
       "Compiles Python files with the project's interpreter (as python -m py_compile does) and shows every syntax " +
@@ -120,7 +120,7 @@ export const COMMIT0_TOOLS = new ToolRegistry<Commit0Scenario>([
       return c.ok ? `All ${c.files.length} file(s) compile: ${c.files.join(", ")}.` : `Syntax errors:\n${c.output}`;
     },
   }),
-  defineTool<Commit0Scenario, Record<string, never>>({
+  defineTool<Commit0Host, Record<string, never>>({
     name: "finish",
     description: "Ends the task. Your answer is the code in the work tree; the library's tests will judge it.",
     params: {},

@@ -1,9 +1,9 @@
 import type { InitialContext } from "../types.js";
 import { renderHunk } from "./hunks.js";
-import type { IccScenario, Remaining } from "./scenario.js";
+import type { IccHost, Remaining } from "./types.js";
 
 /** The hunks left to commit (and, with the default scope, the other files' changes), as text. */
-export function renderRemaining(s: IccScenario, left: Remaining): string {
+export function renderRemaining(s: IccHost, left: Remaining): string {
   const lines: string[] = [];
   if (left.hunks.length > 0) {
     lines.push(`Hunks left to commit (${left.hunks.length}):`, "", ...left.hunks.map((h) => `${renderHunk(h)}\n`));
@@ -21,7 +21,7 @@ export function renderRemaining(s: IccScenario, left: Remaining): string {
   return lines.join("\n").trimEnd();
 }
 
-export async function iccContext(s: IccScenario): Promise<InitialContext> {
+export async function iccContext(s: IccHost): Promise<InitialContext> {
   const left = await s.remaining();
   const scope =
     s.scope === "all" ? "every changed file's hunks are offered" : `only the hunks of ${s.sample.scenario.file} are offered`;

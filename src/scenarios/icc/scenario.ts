@@ -14,21 +14,14 @@ import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
 import { iccContext } from "./context.js";
-import { buildPatch, numberHunks, parseDiff, type FileDiff, type Hunk } from "./hunks.js";
-import { ICC } from "./index.js";
+import type { IccHost, Remaining } from "./types.js";
+import { buildPatch, numberHunks, parseDiff, type FileDiff } from "./hunks.js";
 import type { IccData, IccScope } from "./state.js";
 
 export type { IccScope };
 
 const ICC_BRANCH = "gitgood/icc";
 
-export interface Remaining {
-  files: FileDiff[];
-  /** The hunks offered, numbered from 0. */
-  hunks: Hunk[];
-  /** Files with changes that are not offered as hunks (only with the default scope). */
-  others: FileDiff[];
-}
 
 /**
  * Iterative committing: HEAD at the parent of the chain's oldest commit, the work tree holding the
@@ -36,17 +29,15 @@ export interface Remaining {
  * HEAD to the tree of the chain's tip, so hunks are git's own and are renumbered after every commit.
  * The sandbox holds the base's history and that tree, but none of the chain's commits.
  */
-export class IccScenario extends ScenarioBase<IccData> {
+export class IccScenario extends ScenarioBase<IccData> implements IccHost {
   declare readonly sample: ChainSample;
 
-  get definition(): AnyScenarioDefinition {
-    return ICC;
-  }
 
   static async setup(
     sample: ChainSample,
     source: Repo,
-    opts: ScenarioSetupOptions & { scope?: IccScope } = {},
+    opts: ScenarioSetupOptions & { scope?: IccScope },
+    definition: AnyScenarioDefinition,
   ): Promise<IccScenario> {
     const chain = await loadChain(source, sample);
     const store = await treeStore(source, chain.base, await treeOf(source, chain.base), chain.tipTree, opts.history ?? DEFAULT_HISTORY);
@@ -57,15 +48,15 @@ export class IccScenario extends ScenarioBase<IccData> {
       if (opts.workTree === "tools") checkOutOnly(sandbox.repo.gitDir, change.entries.map((e) => e.path));
       await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.base);
       await checkoutTreeOnly(sandbox.repo, chain.tipTree, sandbox.privatePath("checkout-index"));
-      const scenario = new IccScenario(sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
+      const scenario = new IccScenario(definition, sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
       scenario.left = Promise.resolve(scenario.remainingOf(change));
       scenario.data.done = (await scenario.remaining()).files.length === 0;
       return scenario;
     });
   }
 
-  static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IccData): IccScenario {
-    return new IccScenario(sandbox, sample, source, data);
+  static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IccData, definition: AnyScenarioDefinition): IccScenario {
+    return new IccScenario(definition, sandbox, sample, source, data);
   }
 
   get scope(): IccScope {

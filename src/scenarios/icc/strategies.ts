@@ -2,7 +2,7 @@ import { readCommits } from "../../git/commits.js";
 import { readBlobs } from "../../git/trees.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
-import type { IccScenario } from "./scenario.js";
+import type { IccHost } from "./types.js";
 
 /**
  * True when `version` already holds a hunk's change: its added lines (blank ones aside) are there, or,
@@ -26,7 +26,7 @@ function appliedIn(hunkText: string, version: string): boolean {
  * file already has it, with that commit's message; whatever is left goes into the last one. The
  * original commits are read from the source repository (the sandbox does not hold them).
  */
-export const iccOracle: Strategy<IccScenario> = {
+export const iccOracle: Strategy<IccHost> = {
   name: "oracle",
   description: "commits the hunks as the original commits did",
   async run(session) {
@@ -53,7 +53,7 @@ export const iccOracle: Strategy<IccScenario> = {
 };
 
 /** An ICC floor: one commit per file (in the order the hunks list them), or everything in one commit. */
-function commitStrategy(mode: "per-file" | "one-commit"): Strategy<IccScenario> {
+function commitStrategy(mode: "per-file" | "one-commit"): Strategy<IccHost> {
   return {
     name: mode,
     description: mode === "per-file" ? "one commit per changed file" : "everything in one commit",
@@ -86,4 +86,4 @@ function commitStrategy(mode: "per-file" | "one-commit"): Strategy<IccScenario> 
 }
 
 /** The ICC baselines; the first is ICC's part of the combined `baseline` agent. */
-export const iccBaselines: readonly Strategy<IccScenario>[] = [commitStrategy("per-file"), commitStrategy("one-commit")];
+export const iccBaselines: readonly Strategy<IccHost>[] = [commitStrategy("per-file"), commitStrategy("one-commit")];

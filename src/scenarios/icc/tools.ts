@@ -3,7 +3,7 @@ import { GitGoodError } from "../../errors.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
 import { renderRemaining } from "./context.js";
-import type { IccScenario } from "./scenario.js";
+import type { IccHost } from "./types.js";
 
 const hunkRef = z.union([z.number().int().min(0), z.string().regex(/^HUNK-\d+$/)]);
 const selectedHunks = z
@@ -20,14 +20,14 @@ function requireMessage(text: string): void {
   if (text.trim() === "") throw new GitGoodError("BAD_ARGUMENTS", "commit_message must not be blank");
 }
 
-async function afterCommit(s: IccScenario, oid: string): Promise<string> {
+async function afterCommit(s: IccHost, oid: string): Promise<string> {
   const head = `Committed ${oid}.`;
   if (s.isDone()) return `${head}\nEverything is committed. The task is finished.`;
   return `${head}\n${renderRemaining(s, await s.remaining())}`;
 }
 
-export const ICC_TOOLS = new ToolRegistry<IccScenario>([
-  defineTool<IccScenario, { selected_hunks: typeof selectedHunks; commit_message: typeof message }>({
+export const ICC_TOOLS = new ToolRegistry<IccHost>([
+  defineTool<IccHost, { selected_hunks: typeof selectedHunks; commit_message: typeof message }>({
     name: "commit_changes_in",
     description:
       "Commits exactly the selected hunks with the given message; every other change stays uncommitted in the work " +
@@ -41,7 +41,7 @@ export const ICC_TOOLS = new ToolRegistry<IccScenario>([
       return afterCommit(s, oid);
     },
   }),
-  defineTool<IccScenario, { commit_message: typeof message }>({
+  defineTool<IccHost, { commit_message: typeof message }>({
     name: "commit_remaining_changes",
     description: "Commits every change not yet committed, in all files, with the given message. This finishes the task.",
     params: { commit_message: message },
@@ -52,7 +52,7 @@ export const ICC_TOOLS = new ToolRegistry<IccScenario>([
       return afterCommit(s, await s.commitRest(args.commit_message));
     },
   }),
-  defineTool<IccScenario, Record<string, never>>({
+  defineTool<IccHost, Record<string, never>>({
     name: "view_remaining_hunks",
     description: "Lists the hunks not yet committed, with their current numbers (an addition to the published tools).",
     params: {},

@@ -1,11 +1,11 @@
 import { readCommits } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import type { InitialContext } from "../types.js";
-import type { IrScenario } from "./scenario.js";
+import type { IrHost } from "./types.js";
 import { at } from "../../util/at.js";
 
 /** The todo list as the agent sees it. */
-export function renderTodo(s: IrScenario): string {
+export function renderTodo(s: IrHost): string {
   const lines = s.todo.map((item, pos) => {
     const c = s.chain.commits[item.commit_index];
     const msg = item.commit_msg !== undefined ? `  -> new message ${JSON.stringify(item.commit_msg)}` : "";
@@ -21,7 +21,7 @@ export function renderTodo(s: IrScenario): string {
 }
 
 /** Every commit of the chain with its message and diff, and the starting todo list. */
-export async function irContext(s: IrScenario): Promise<InitialContext> {
+export async function irContext(s: IrHost): Promise<InitialContext> {
   const oids = s.chain.commits.map((c) => c.oid);
   const [infos, diffs] = await Promise.all([readCommits(s.sandbox.repo, oids), commitDiffs(s.sandbox.repo, oids)]);
   const commits = oids.map((oid, index) => {

@@ -10,14 +10,14 @@ import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
-import { VIEW_CURRENT, nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
+import { VIEW_CURRENT, nextConflictLine } from "../shared/conflict-tools.js";
 import { conflictPaths, readConflictIndex, scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
 import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
 import { irContext } from "./context.js";
+import type { IrHost } from "./types.js";
 import { gitTodo, type TodoItem } from "./todo.js";
-import { IR } from "./index.js";
 import type { IrData, IrPhase } from "./state.js";
 
 export type { IrPhase };
@@ -29,14 +29,11 @@ const IR_BRANCH = "gitgood/ir";
  * started and paused before any step. The sandbox holds the chain and its past, nothing after the tip. The agent plans a todo list, executes it, and resolves any
  * conflicts a reordering causes (or aborts back to the paused start).
  */
-export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
+export class IrScenario extends ScenarioBase<IrData> implements IrHost {
   declare readonly sample: ChainSample;
 
-  get definition(): AnyScenarioDefinition {
-    return IR;
-  }
 
-  static async setup(sample: ChainSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<IrScenario> {
+  static async setup(sample: ChainSample, source: Repo, opts: ScenarioSetupOptions, definition: AnyScenarioDefinition): Promise<IrScenario> {
     const chain = await loadChain(source, sample);
     const store = await chainStore(source, chain.base, chain.tip.oid, opts.history ?? DEFAULT_HISTORY);
     const where = { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
@@ -55,13 +52,13 @@ export class IrScenario extends ScenarioBase<IrData> implements ConflictHost {
         conflicts: null,
         stoppedAt: null,
       };
-      const scenario = new IrScenario(sandbox, sample, source.dir, data);
+      const scenario = new IrScenario(definition, sandbox, sample, source.dir, data);
       return scenario;
     });
   }
 
-  static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IrData): IrScenario {
-    return new IrScenario(sandbox, sample, source, data);
+  static restore(sandbox: Sandbox, sample: ChainSample, source: string, data: IrData, definition: AnyScenarioDefinition): IrScenario {
+    return new IrScenario(definition, sandbox, sample, source, data);
   }
 
   get chain(): Chain {

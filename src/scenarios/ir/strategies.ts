@@ -1,9 +1,9 @@
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
-import type { IrScenario } from "./scenario.js";
+import type { IrHost } from "./types.js";
 
 /** Replays the original history: every commit picked as it was. */
-export const irOracle: Strategy<IrScenario> = {
+export const irOracle: Strategy<IrHost> = {
   name: "oracle",
   description: "picks every commit as it was (the original history)",
   async run(session) {
@@ -23,7 +23,7 @@ function isFixupSubject(subject: string): boolean {
 }
 
 /** An IR floor: `keep` picks every commit; `squash-fixups` folds commits whose subject marks a fix-up into the one before. */
-function rebaseStrategy(mode: "keep" | "squash-fixups"): Strategy<IrScenario> {
+function rebaseStrategy(mode: "keep" | "squash-fixups"): Strategy<IrHost> {
   return {
     name: mode,
     description: mode === "keep" ? "picks every commit as it is" : "folds commits whose subject announces a fix-up into the commit before",
@@ -40,4 +40,4 @@ function rebaseStrategy(mode: "keep" | "squash-fixups"): Strategy<IrScenario> {
 }
 
 /** The IR baselines; the first is IR's part of the combined `baseline` agent. */
-export const irBaselines: readonly Strategy<IrScenario>[] = [rebaseStrategy("squash-fixups"), rebaseStrategy("keep")];
+export const irBaselines: readonly Strategy<IrHost>[] = [rebaseStrategy("squash-fixups"), rebaseStrategy("keep")];

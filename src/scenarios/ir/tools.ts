@@ -6,14 +6,14 @@ import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
 import { conflictTools } from "../shared/conflict-tools.js";
 import { renderTodo } from "./context.js";
-import type { IrScenario } from "./scenario.js";
+import type { IrHost } from "./types.js";
 import { TodoItemSchema, validateTodo } from "./todo.js";
 
 const commitIndex = z.number().int().min(0).describe("0-based index of the commit in the chain (0 is the oldest).");
 const items = z.array(TodoItemSchema).describe("The whole new todo list, in the order the rebase should apply it.");
 
-export const IR_TOOLS = new ToolRegistry<IrScenario>([
-  defineTool<IrScenario, Record<string, never>>({
+export const IR_TOOLS = new ToolRegistry<IrHost>([
+  defineTool<IrHost, Record<string, never>>({
     name: "view_rebase_todo",
     description: "Shows the current rebase todo list: one line per commit with its command, and where the rebase stands.",
     params: {},
@@ -22,7 +22,7 @@ export const IR_TOOLS = new ToolRegistry<IrScenario>([
       return renderTodo(s);
     },
   }),
-  defineTool<IrScenario, { commit_index: typeof commitIndex }>({
+  defineTool<IrHost, { commit_index: typeof commitIndex }>({
     name: "show_changes_in",
     description: "Shows one commit of the chain: its author, date, full message and the patch it introduces.",
     params: { commit_index: commitIndex },
@@ -40,7 +40,7 @@ export const IR_TOOLS = new ToolRegistry<IrScenario>([
       return `commit ${args.commit_index}: ${c.oid}\nAuthor: ${info.author.name} <${info.author.email}>\nDate:   ${info.committedIso}\n\n${info.message}\n\n${diff}`.trimEnd();
     },
   }),
-  defineTool<IrScenario, { rebase_todo_list_items: typeof items }>({
+  defineTool<IrHost, { rebase_todo_list_items: typeof items }>({
     name: "update_rebase_todo_list",
     description:
       "Replaces the whole todo list. Give exactly one item per commit; the list order is the new commit order. " +
@@ -55,7 +55,7 @@ export const IR_TOOLS = new ToolRegistry<IrScenario>([
       return `The todo list was updated.\n${renderTodo(s)}`;
     },
   }),
-  defineTool<IrScenario, Record<string, never>>({
+  defineTool<IrHost, Record<string, never>>({
     name: "execute_rebase",
     description:
       "Runs the rebase with the current todo list. If a step conflicts, the rebase stops and the conflict tools " +
@@ -68,7 +68,7 @@ export const IR_TOOLS = new ToolRegistry<IrScenario>([
       return s.execute();
     },
   }),
-  defineTool<IrScenario, Record<string, never>>({
+  defineTool<IrHost, Record<string, never>>({
     name: "abort_rebase",
     description:
       "While the rebase is stopped on a conflict: abandons it and returns to the start, paused before the first " +
@@ -79,5 +79,5 @@ export const IR_TOOLS = new ToolRegistry<IrScenario>([
       return s.abort();
     },
   }),
-  ...conflictTools<IrScenario>(),
+  ...conflictTools<IrHost>(),
 ]);

@@ -3,7 +3,7 @@ import { VIEW_CURRENT } from "../shared/conflict-tools.js";
 import { locate, renderConflict } from "../shared/conflicts.js";
 import { lineAt } from "../shared/lines.js";
 import type { InitialContext } from "../types.js";
-import type { McrScenario } from "./scenario.js";
+import type { McrHost } from "./types.js";
 
 interface Side {
   side: string;
@@ -17,7 +17,7 @@ function side(label: string, c: CommitInfo): Side {
 }
 
 /** The temporal order of the two sides, the conflicted files and every conflict, as data and as text. */
-export async function mcrContext(s: McrScenario): Promise<InitialContext> {
+export async function mcrContext(s: McrHost): Promise<InitialContext> {
   const [p1, p2] = s.sample.scenario.parents;
   const ours = await readCommit(s.sandbox.repo, p1);
   const theirs = await readCommit(s.sandbox.repo, p2);

@@ -13,7 +13,7 @@ import { Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
-import { nextConflictLine, type ConflictHost } from "../shared/conflict-tools.js";
+import { nextConflictLine } from "../shared/conflict-tools.js";
 import {
   LINK_MODE,
   conflictOrder,
@@ -28,7 +28,7 @@ import {
 import { fileContent, privateText } from "../shared/files.js";
 import type { InitialContext } from "../types.js";
 import { mcrContext } from "./context.js";
-import { MCR } from "./index.js";
+import type { McrHost } from "./types.js";
 import { resolvabilityOf } from "./resolvable.js";
 import type { McrData, McrFinalState, McrToolSet } from "./state.js";
 import { MCR_EXTENDED_TOOLS, MCR_TOOLS, WRITE_FILE } from "./tools.js";
@@ -41,17 +41,15 @@ const MCR_BRANCH = "gitgood/mcr";
  * is committed with the original merge commit's message, author and committer (read from the source:
  * the sandbox holds the parents' history, never the merge commit).
  */
-export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
+export class McrScenario extends ScenarioBase<McrData> implements McrHost {
   declare readonly sample: MergeSample;
 
-  get definition(): AnyScenarioDefinition {
-    return MCR;
-  }
 
   static async setup(
     sample: MergeSample,
     source: Repo,
-    opts: ScenarioSetupOptions & { tools?: McrToolSet } = {},
+    opts: ScenarioSetupOptions & { tools?: McrToolSet },
+    definition: AnyScenarioDefinition,
   ): Promise<McrScenario> {
     const { merge_commit_hash: merge, parents } = sample.scenario;
     await requireCommits(source, [parents[0], parents[1], merge]);
@@ -80,13 +78,13 @@ export class McrScenario extends ScenarioBase<McrData> implements ConflictHost {
         tools: opts.tools ?? "paper",
         edited: [],
       };
-      const scenario = new McrScenario(sandbox, sample, source.dir, data);
+      const scenario = new McrScenario(definition, sandbox, sample, source.dir, data);
       return scenario;
     });
   }
 
-  static restore(sandbox: Sandbox, sample: MergeSample, source: string, data: McrData): McrScenario {
-    return new McrScenario(sandbox, sample, source, data);
+  static restore(sandbox: Sandbox, sample: MergeSample, source: string, data: McrData, definition: AnyScenarioDefinition): McrScenario {
+    return new McrScenario(definition, sandbox, sample, source, data);
   }
 
   get conflicts(): ConflictState {

@@ -8,7 +8,7 @@ import { conflictedContent } from "../shared/conflicts.js";
 import { resolutionsOf } from "../shared/resolutions.js";
 import { RESOLVE_CURRENT } from "../shared/conflict-tools.js";
 import { callOrFail } from "../shared/strategy.js";
-import type { McrScenario } from "./scenario.js";
+import type { McrHost } from "./types.js";
 import { WRITE_FILE } from "./tools.js";
 
 /** One step of the oracle's plan: a resolution of the current conflict, or a whole file written (extended tools). */
@@ -30,7 +30,7 @@ function asText(bytes: Buffer): string | null {
  * where the merge also changed text outside the regions, its whole recorded content. Null when even
  * these tools cannot get there (a file deleted, a mode changed, bytes no text argument carries).
  */
-async function extendedPlan(s: McrScenario, source: Repo, merge: string): Promise<Step[] | null> {
+async function extendedPlan(s: McrHost, source: Repo, merge: string): Promise<Step[] | null> {
   const recorded = await treeEntries(source, merge);
   const staged = await stagedEntries(s.sandbox.repo);
   const conflicted = new Set(s.conflicts.files.map((f) => f.path));
@@ -62,7 +62,7 @@ async function extendedPlan(s: McrScenario, source: Repo, merge: string): Promis
 }
 
 /** The published tools' way: every conflict region resolved to the recorded merge's text there. */
-async function regionPlan(s: McrScenario, source: Repo, merge: string): Promise<Step[]> {
+async function regionPlan(s: McrHost, source: Repo, merge: string): Promise<Step[]> {
   const steps: Step[] = [];
   for (const f of s.conflicts.files) {
     const conflicted = conflictedContent(s.sandbox.workDir, f);
@@ -86,7 +86,7 @@ async function regionPlan(s: McrScenario, source: Repo, merge: string): Promise<
  * attempt ends unsolved, with the reason in its score, rather than as an error. With the extended
  * tools it also writes what the merge changed outside the regions.
  */
-export const mcrOracle: Strategy<McrScenario> = {
+export const mcrOracle: Strategy<McrHost> = {
   name: "oracle",
   description: "reproduces the recorded merge (where the tools can: see --mcr-tools)",
   async run(session) {
@@ -111,7 +111,7 @@ const DESCRIPTIONS: Record<Side, string> = {
 };
 
 /** An MCR floor: every conflict resolved to one side, or to both sides' lines (ours first). */
-function sideStrategy(side: Side): Strategy<McrScenario> {
+function sideStrategy(side: Side): Strategy<McrHost> {
   return {
     name: side,
     description: DESCRIPTIONS[side],
@@ -128,4 +128,4 @@ function sideStrategy(side: Side): Strategy<McrScenario> {
 }
 
 /** The MCR baselines; the first is MCR's part of the combined `baseline` agent. */
-export const mcrBaselines: readonly Strategy<McrScenario>[] = [sideStrategy("union"), sideStrategy("ours"), sideStrategy("theirs")];
+export const mcrBaselines: readonly Strategy<McrHost>[] = [sideStrategy("union"), sideStrategy("ours"), sideStrategy("theirs")];

@@ -7,7 +7,7 @@ import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
 import { conflictTools } from "../shared/conflict-tools.js";
 import { describeFile, showFile } from "../shared/files.js";
-import type { McrScenario } from "./scenario.js";
+import type { McrHost } from "./types.js";
 
 const pathParam = z
   .string()
@@ -25,7 +25,7 @@ export const WRITE_FILE = "write_file_at";
  * The extended tool set's one addition (`--mcr-tools extended`): write any file of the merge whole, so
  * that edits outside the conflict regions (and in files without conflicts) can be made too.
  */
-const writeFileTool = defineTool<McrScenario, { relative_path_from_project_root: typeof pathParam; content: typeof contentParam }>({
+const writeFileTool = defineTool<McrHost, { relative_path_from_project_root: typeof pathParam; content: typeof contentParam }>({
   name: WRITE_FILE,
   description:
     "Writes one file of the merge whole: `content` replaces the file's entire content exactly as given (a missing " +
@@ -40,9 +40,9 @@ const writeFileTool = defineTool<McrScenario, { relative_path_from_project_root:
   },
 });
 
-export const MCR_TOOLS = new ToolRegistry<McrScenario>([
-  ...conflictTools<McrScenario>(),
-  defineTool<McrScenario, { relative_path_from_project_root: typeof pathParam }>({
+export const MCR_TOOLS = new ToolRegistry<McrHost>([
+  ...conflictTools<McrHost>(),
+  defineTool<McrHost, { relative_path_from_project_root: typeof pathParam }>({
     name: "view_diff_for",
     description:
       "Shows a diff for one file. For a file with conflicts it is git's combined diff of the work tree against both " +
@@ -56,7 +56,7 @@ export const MCR_TOOLS = new ToolRegistry<McrScenario>([
       return out === "" ? `No changes in ${p.shown}.` : out;
     },
   }),
-  defineTool<McrScenario, { relative_path_from_project_root: typeof pathParam }>({
+  defineTool<McrHost, { relative_path_from_project_root: typeof pathParam }>({
     name: "view_file_at",
     description:
       "Shows the current content of one file of the project (conflict markers included while unresolved). The first " +
@@ -84,7 +84,7 @@ export const MCR_TOOLS = new ToolRegistry<McrScenario>([
 ]);
 
 /** Tools `--mcr-tools extended` adds to the published ones. */
-export const MCR_OPTIONAL_TOOLS = new ToolRegistry<McrScenario>([writeFileTool]);
+export const MCR_OPTIONAL_TOOLS = new ToolRegistry<McrHost>([writeFileTool]);
 
 /** The published tools and the extended tool (`--mcr-tools extended`). */
-export const MCR_EXTENDED_TOOLS = new ToolRegistry<McrScenario>([...MCR_TOOLS.tools, writeFileTool]);
+export const MCR_EXTENDED_TOOLS = new ToolRegistry<McrHost>([...MCR_TOOLS.tools, writeFileTool]);

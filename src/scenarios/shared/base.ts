@@ -78,12 +78,13 @@ function viewNote(problems: readonly string[]): string {
  * later process can carry on), the tool calls, and removal of the sandbox.
  */
 export abstract class ScenarioBase<D> implements LiveScenario {
-  abstract readonly definition: AnyScenarioDefinition;
   private busy = false;
   /** The handle on the source the scenario was set up from, while this process has it. */
   private sourceRepo: Repo | null = null;
 
   constructor(
+    /** The registry entry this scenario is an instance of (`defineScenario` gives it to set-up and re-opening). */
+    readonly definition: AnyScenarioDefinition,
     readonly sandbox: Sandbox,
     readonly sample: Sample,
     readonly source: string,

@@ -1,8 +1,8 @@
 import type { InitialContext } from "../types.js";
-import type { SweScenario } from "./scenario.js";
+import type { SweHost } from "./types.js";
 
 /** The issue to fix, the repository and its commit, and the hints when asked for, as data and as text. */
-export function sweContext(s: SweScenario): InitialContext {
+export function sweContext(s: SweHost): InitialContext {
   const sc = s.sample.scenario;
   const hints = s.hintsShown && sc.hints_text.trim() !== "" ? sc.hints_text : null;
   const text = [

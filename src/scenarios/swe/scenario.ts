@@ -12,9 +12,8 @@ import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import type { InitialContext } from "../types.js";
 import { sweContext } from "./context.js";
-import { SWE } from "./index.js";
 import type { SweData, SweFinalState } from "./state.js";
-import type { SweWork } from "./tools.js";
+import type { SweHost } from "./types.js";
 
 const SWE_BRANCH = "gitgood/swe";
 
@@ -24,24 +23,22 @@ const SWE_BRANCH = "gitgood/swe";
  * and run commands. The final state is the work tree's diff against `base_commit`. An instance that
  * fails its own validation is finished at set-up, so no agent works it.
  */
-export class SweScenario extends ScenarioBase<SweData> implements SweWork {
+export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   declare readonly sample: SweSample;
 
   constructor(
+    definition: AnyScenarioDefinition,
     sandbox: Sandbox,
     sample: SweSample,
     source: string,
     data: SweData,
     readonly options: SweOptions = {},
   ) {
-    super(sandbox, sample, source, data);
+    super(definition, sandbox, sample, source, data);
   }
 
-  get definition(): AnyScenarioDefinition {
-    return SWE;
-  }
 
-  static async setup(sample: SweSample, source: Repo, opts: ScenarioSetupOptions = {}): Promise<SweScenario> {
+  static async setup(sample: SweSample, source: Repo, opts: ScenarioSetupOptions, definition: AnyScenarioDefinition): Promise<SweScenario> {
     const options = sweOptionsOf(opts.settings);
     const started = Date.now();
     const base = sample.scenario.base_commit;
@@ -62,12 +59,12 @@ export class SweScenario extends ScenarioBase<SweData> implements SweWork {
         setup_s: Math.round((ready - started) / 100) / 10,
         ready_at: ready,
       };
-      return new SweScenario(sandbox, sample, source.dir, data, options);
+      return new SweScenario(definition, sandbox, sample, source.dir, data, options);
     });
   }
 
-  static restore(sandbox: Sandbox, sample: SweSample, source: string, data: SweData): SweScenario {
-    return new SweScenario(sandbox, sample, source, data);
+  static restore(sandbox: Sandbox, sample: SweSample, source: string, data: SweData, definition: AnyScenarioDefinition): SweScenario {
+    return new SweScenario(definition, sandbox, sample, source, data);
   }
 
   /** Where the SWE tools work: the sandbox's work tree, commands in its isolation. */

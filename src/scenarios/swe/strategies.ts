@@ -2,14 +2,14 @@ import { GitGoodError } from "../../errors.js";
 import { applyPatch } from "../../git/apply.js";
 import type { Strategy } from "../definition.js";
 import { callOrFail } from "../shared/strategy.js";
-import type { SweScenario } from "./scenario.js";
+import type { SweHost } from "./types.js";
 
 /**
  * The SWE oracle: applies the instance's gold patch to the work tree (knowledge no agent has: the
  * sandbox holds neither the fix nor any later commit) and finishes. It must reach `resolved` on every
  * valid instance.
  */
-function goldStrategy(name: string): Strategy<SweScenario> {
+function goldStrategy(name: string): Strategy<SweHost> {
   return {
     name,
     description: "SWE: applies the instance's gold patch (the oracle: proves the evaluation reaches resolved)",
@@ -26,10 +26,10 @@ function goldStrategy(name: string): Strategy<SweScenario> {
   };
 }
 
-export const sweOracle: Strategy<SweScenario> = goldStrategy("oracle");
+export const sweOracle: Strategy<SweHost> = goldStrategy("oracle");
 
 /** The SWE floor: changes nothing and finishes (its status is no_op on a valid instance). */
-const empty: Strategy<SweScenario> = {
+const empty: Strategy<SweHost> = {
   name: "empty",
   description: "SWE: changes nothing and finishes (the floor: no_op on every valid instance)",
   async run(session) {
@@ -39,4 +39,4 @@ const empty: Strategy<SweScenario> = {
 };
 
 /** `empty` is SWE's part of the combined `baseline` agent; `gold` is the oracle under its SWE name. */
-export const sweBaselines: readonly Strategy<SweScenario>[] = [empty, goldStrategy("gold")];
+export const sweBaselines: readonly Strategy<SweHost>[] = [empty, goldStrategy("gold")];

@@ -3,22 +3,11 @@ import { GitGoodError } from "../../errors.js";
 import { checkRelativePath, entryKind, readProjectFile, writeProjectFile } from "../../sandbox/paths.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { defineTool } from "../../tools/tool.js";
-import type { Workspace } from "../../sandbox/workspace.js";
 import { listFilesTool, projectPathParam, viewFileTool } from "../shared/project-tools.js";
 import { makeParents, searchText } from "../shared/project-files.js";
+import type { SweWork } from "./types.js";
 
-/**
- * What the SWE tools work on: a workspace (the directory and how commands run there), the commands'
- * time limit, and the task's end. A SweScenario is one (its sandbox the workspace); so is the A2A
- * participant's REPO_DIR (src/families/swe/a2a-task.ts).
- */
-export interface SweWork {
-  readonly workspace: Workspace;
-  readonly commandTimeoutSeconds: number;
-  isDone(): boolean;
-  /** Ends the task (the `finish` tool), keeping the agent's text answer. */
-  finish(answer: string | null): void;
-}
+export type { SweWork } from "./types.js";
 
 /** Bytes of a command's stdout and of its stderr shown to the agent (the end of each: where errors are). */
 const COMMAND_OUTPUT_LIMIT = 10_000;

@@ -7,7 +7,7 @@ import { COMMON_SAMPLE_FIELDS, type Sample, type SampleTypeDefinition } from "..
 import type { FamilyCommandLine } from "../../../src/families/command-line.js";
 import { defineFamily, type ParticipantTask, type ReportFormat, type ReportSection } from "../../../src/families/definition.js";
 import type { ResultRecord } from "../../../src/runs/record.js";
-import { defineScenario, type ScenarioDefinition, type Strategy } from "../../../src/scenarios/definition.js";
+import { defineScenario, type AnyScenarioDefinition, type ScenarioDefinition, type Strategy } from "../../../src/scenarios/definition.js";
 import { ScenarioBase, inNewSandbox } from "../../../src/scenarios/shared/base.js";
 import type { InitialContext } from "../../../src/scenarios/types.js";
 import type { Scorer } from "../../../src/scoring/scorer.js";
@@ -46,18 +46,19 @@ type ToyFinal = z.infer<typeof FinalSchema>;
 class ToySumScenario extends ScenarioBase<ToyData> {
   declare readonly sample: Sample;
 
-  get definition(): ScenarioDefinition<Sample, ToySumScenario, ToyFinal, ToyData> {
-    return TOYSUM;
-  }
-
-  static setup(sample: Sample, source: { dir: string } & Parameters<typeof inNewSandbox>[0], opts: { keep?: boolean; root?: string; hint?: boolean }) {
+  static setup(
+    sample: Sample,
+    source: { dir: string } & Parameters<typeof inNewSandbox>[0],
+    opts: { keep?: boolean; root?: string; hint?: boolean },
+    definition: AnyScenarioDefinition,
+  ) {
     return inNewSandbox(source, { label: sample.id, keep: opts.keep, root: opts.root, store: { packs: [], shallow: [] } }, async (sandbox) =>
-      new ToySumScenario(sandbox, sample, source.dir, { answer: null, hinted: opts.hint === true }),
+      new ToySumScenario(definition, sandbox, sample, source.dir, { answer: null, hinted: opts.hint === true }),
     );
   }
 
-  static restore(sandbox: ConstructorParameters<typeof ToySumScenario>[0], sample: Sample, source: string, data: ToyData) {
-    return new ToySumScenario(sandbox, sample, source, data);
+  static restore(sandbox: ConstructorParameters<typeof ToySumScenario>[1], sample: Sample, source: string, data: ToyData, definition: AnyScenarioDefinition) {
+    return new ToySumScenario(definition, sandbox, sample, source, data);
   }
 
   answer(n: number): string {

@@ -23,10 +23,6 @@ type ToyFinal = z.infer<typeof FinalSchema>;
 class ToyScenario extends ScenarioBase<ToyData> {
   declare readonly sample: ChainSample;
 
-  get definition(): ScenarioDefinition<ChainSample, ToyScenario, ToyFinal, ToyData> {
-    return TOY;
-  }
-
   answer(n: number): string {
     this.data.answer = n;
     return `Recorded ${n}. The task is finished.`;
@@ -84,9 +80,9 @@ export const TOY: ScenarioDefinition<ChainSample, ToyScenario, ToyFinal, ToyData
   prompt: "Your task: say how many commits the chain has.",
   setup: (sample: ChainSample, source: Repo, opts) =>
     inNewSandbox(source, { label: sample.id, keep: opts.keep, root: opts.root, store: { packs: [], shallow: [] } }, async (sandbox: Sandbox) =>
-      new ToyScenario(sandbox, sample, source.dir, { answer: null }),
+      new ToyScenario(TOY, sandbox, sample, source.dir, { answer: null }),
     ),
-  restore: (sandbox, sample, source, data) => new ToyScenario(sandbox, sample, source, data),
+  restore: (sandbox, sample, source, data) => new ToyScenario(TOY, sandbox, sample, source, data),
   stateSchema: StateSchema,
   finalSchema: FinalSchema,
   scorers: [rightCount],
