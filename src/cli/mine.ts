@@ -7,6 +7,7 @@ import type { FamilyMineType, MineMode } from "../families/command-line.js";
 import { mineSummary, mineTypeHelp } from "./mine-text.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
+import { dateOption } from "../util/options.js";
 import { intOption, keywordListOption, numberOption, type CliIO, type Sink } from "./io.js";
 
 interface MineFlags {
@@ -22,6 +23,9 @@ interface MineFlags {
   filter: boolean;
   jobs: number;
   resolvableOnly: boolean;
+  /** `--since`/`--until`, seconds since the epoch. */
+  since?: number;
+  until?: number;
   output?: string;
   json: boolean;
 }
@@ -109,6 +113,8 @@ export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Comman
     .option("--filter", "apply GitGoodBench's repository filters first; a failing repository yields nothing", false)
     .addOption(new Option("-j, --jobs <n>", "git processes to run at once").argParser(intOption("--jobs")).default(DEFAULT_MINE_OPTIONS.jobs, "the number of cores"))
     .option("--resolvable-only", "keep only merge samples whose recorded merge replacing conflict regions can reproduce", false)
+    .option("--since <date>", "only samples committed on or after this date (ISO 8601), e.g. after a model's training cut-off: a merge by its merge commit, a chain by its newest commit, a SWE change by its commit", dateOption("--since"))
+    .option("--until <date>", "only samples committed on or before this date (ISO 8601)", dateOption("--until"))
     .option("-o, --output <file>", "write samples to a file instead of stdout")
     .option("--json", "print the summary as JSON (on stderr)", false);
   const withModes = types.reduce((c, t) => t.mode.options(c), cmd);
@@ -133,6 +139,7 @@ export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Comman
         filter: flags.filter,
         jobs: flags.jobs,
         resolvableOnly: flags.resolvableOnly,
+        window: { since: flags.since ?? null, until: flags.until ?? null },
         onProgress: progress.update,
       }).finally(progress.clear);
       const text = result.samples.map((s) => `${sampleToJson(s)}\n`).join("");

@@ -31,6 +31,8 @@ export const MergeScenarioSchema = z.object({
    * reaches, and what stands in the way (gitgood's field, after `resolvable`).
    */
   unresolvable_reason: z.string().optional(),
+  /** The merge commit's committer date, ISO 8601 in UTC (gitgood's field, last; `mine --since/--until` read it). */
+  committed_at: z.string().optional(),
 });
 export type MergeScenario = z.infer<typeof MergeScenarioSchema>;
 
@@ -43,6 +45,8 @@ export const ChainScenarioSchema = z.object({
   oldest_commit: oid,
   contains_non_pl_files: z.boolean(),
   non_pl_files: z.array(z.string()).optional(),
+  /** The newest commit's committer date, ISO 8601 in UTC (gitgood's field, last; `mine --since/--until` read it). */
+  committed_at: z.string().optional(),
 });
 export type ChainScenario = z.infer<typeof ChainScenarioSchema>;
 
@@ -190,7 +194,7 @@ export type RepositoryFields = Pick<
   "name" | "default_branch" | "license" | "stargazers" | "created_at" | "topics" | "programming_language" | "project_size"
 >;
 
-/** A merge scenario with the published field order, gitgood's `resolvable` (and why not) last when it is known. */
+/** A merge scenario with the published field order, gitgood's `resolvable` (and why not) and `committed_at` last when known. */
 function orderedMergeScenario(s: MergeScenario): MergeScenario {
   const ordered: MergeScenario = {
     merge_commit_hash: s.merge_commit_hash,
@@ -201,6 +205,7 @@ function orderedMergeScenario(s: MergeScenario): MergeScenario {
   };
   if (s.resolvable !== undefined) ordered.resolvable = s.resolvable;
   if (s.resolvable === false && s.unresolvable_reason !== undefined) ordered.unresolvable_reason = s.unresolvable_reason;
+  if (s.committed_at !== undefined) ordered.committed_at = s.committed_at;
   return ordered;
 }
 

@@ -6,6 +6,7 @@ import { byCodeUnits } from "./merges.js";
 import { chainDifficulty, roundedRatio, type DifficultyThresholds } from "./purity.js";
 import type { CommitSummaries, PathTable } from "./summaries.js";
 import { at } from "../util/at.js";
+import { committedAt, inWindow, type DateWindow } from "./window.js";
 
 export interface ChainFinding {
   /** Committer time of the oldest commit, for a stable chronological order. */
@@ -15,6 +16,8 @@ export interface ChainFinding {
 }
 
 interface ChainMiningOptions {
+  /** Only chains whose newest commit was committed in it. */
+  window: DateWindow;
   minChain: number;
   maxChain: number;
   minPurity: number;
@@ -72,6 +75,7 @@ export function mineChains(history: ChainHistory, opts: ChainMiningOptions, drop
     const key = `${oldest} ${newest} ${file}`;
     if (seen.has(key)) return;
     seen.add(key);
+    if (!inWindow(opts.window, graph.time(newest))) return drops.chain("outside_dates");
     if (run.cutBy) return drops.chain(run.cutBy);
     if (commits.length < opts.minChain) return drops.chain("too_short");
     if (commits.length > opts.maxChain) return drops.chain("too_long");
@@ -100,6 +104,7 @@ export function mineChains(history: ChainHistory, opts: ChainMiningOptions, drop
       contains_non_pl_files: nonPl.length > 0,
     };
     if (nonPl.length > 0) scenario.non_pl_files = nonPl;
+    scenario.committed_at = committedAt(graph.time(newest));
     const finding = { time: graph.time(oldest), scenario, difficulty: chainDifficulty(purity, opts.thresholds) };
     findings.push(finding);
     if (run.branch === null) unowned.push({ finding, newest });

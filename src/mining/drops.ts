@@ -10,6 +10,7 @@ export const DROP_REASONS = {
     too_many_conflicts: "more conflict regions than --max-conflicts",
     missing_objects: "objects missing (partial clone) or git could not re-merge",
     shallow: "a parent lies beyond the shallow boundary",
+    outside_dates: "the merge was committed outside --since/--until",
   },
   file_commit_chain: {
     too_short: "run shorter than --min-chain (single changes are not counted)",
@@ -19,6 +20,7 @@ export const DROP_REASONS = {
     no_line_changes: "no changed lines in the chain (binary or mode-only changes)",
     shallow: "the run reaches the shallow boundary, so its length is unknown",
     missing_objects: "objects missing (partial clone) in a commit of the run",
+    outside_dates: "the chain's newest commit was committed outside --since/--until",
   },
 } as const;
 

@@ -8,6 +8,7 @@ import { remergeResolvable } from "../git/resolvable.js";
 import type { DropCounter } from "./drops.js";
 import type { LanguageSet } from "../dataset/languages.js";
 import type { Slots } from "../util/slots.js";
+import { committedAt, inWindow, type DateWindow } from "./window.js";
 
 interface MergeFinding {
   /** Committer time of the merge commit, for a stable chronological order. */
@@ -19,6 +20,8 @@ interface MergeFinding {
 interface MergeMiningOptions {
   languages: LanguageSet;
   maxConflicts: number;
+  /** Only merges committed in it (by the merge commit's committer date). */
+  window: DateWindow;
   jobs: number;
   /** Shared with a pass running beside this one: the re-merge processes wait for one each. */
   slots?: Slots;
@@ -59,6 +62,10 @@ export async function mineMerges(
     const [p1, p2] = [graph.parent(i, 0), graph.parent(i, 1)];
     if (!graph.has(p1) || !graph.has(p2)) {
       drops.merge("shallow");
+      continue;
+    }
+    if (!inWindow(opts.window, graph.time(i))) {
+      drops.merge("outside_dates");
       continue;
     }
     merges.add(i);
@@ -152,6 +159,7 @@ function judgeMerge(
       number_of_files_with_merge_conflict: files.length,
       total_number_of_merge_conflicts: total,
       files_in_merge_conflict: files,
+      committed_at: committedAt(graph.time(i)),
     },
     difficulty: mergeDifficulty(files.length, total),
   };

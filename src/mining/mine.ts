@@ -25,6 +25,7 @@ import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
 import { describeRepository } from "./repository.js";
 import { CommitSummaries, PathTable, type CommitLines } from "./summaries.js";
 import { Slots } from "../util/slots.js";
+import { ANY_DATE, type DateWindow } from "./window.js";
 
 const SUMMARY_SCHEMA_VERSION = 1;
 
@@ -44,6 +45,8 @@ export interface MineOptions {
   jobs: number;
   /** Keep only merge samples whose recorded merge replacing conflict regions can reproduce (chains unaffected). */
   resolvableOnly: boolean;
+  /** Only samples committed in it: a merge by its merge commit's committer date, a chain by its newest commit's. */
+  window: DateWindow;
   /** Told how far mining is, now and then (the CLI draws a progress line on a terminal). */
   onProgress?: (progress: MineProgress) => void;
 }
@@ -66,6 +69,7 @@ export const DEFAULT_MINE_OPTIONS: MineOptions = {
   filter: false,
   jobs: Math.max(1, os.availableParallelism()),
   resolvableOnly: false,
+  window: ANY_DATE,
 };
 
 type Counts = Record<Difficulty | "total", number>;
@@ -122,6 +126,7 @@ function validate(o: MineOptions): void {
   if (!(o.minPurity >= 0 && o.minPurity <= 1)) bad("--min-purity must be between 0 and 1");
   if (!Number.isInteger(o.jobs) || o.jobs < 1) bad("--jobs must be a whole number >= 1");
   if (o.name !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(o.name)) bad(`--name must look like owner/repo, not '${o.name}'`);
+  if (o.window.since !== null && o.window.until !== null && o.window.since > o.window.until) bad("--since is after --until");
 }
 
 /** The commits at the edge of a shallow clone, by number in the graph: 1 for each. */
@@ -354,7 +359,7 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   };
   const [found] = await Promise.all([
     wantMerges
-      ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, jobs: o.jobs, slots }, drops, (done, total) => {
+      ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, window: o.window, jobs: o.jobs, slots }, drops, (done, total) => {
           progress.merges = { done, total };
           report();
         })

@@ -49,3 +49,12 @@ export function keywordListOption(value: string): string[] {
 export function repeatable(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** Parses a date option (`2025-06-01`, `2025-06-01T12:00:00Z`) into seconds since the epoch. */
+export function dateOption(name: string): (value: string) => number {
+  return (value: string) => {
+    const ms = Date.parse(value);
+    if (!Number.isFinite(ms)) throw new GitGoodError("BAD_OPTION", `${name} takes a date such as 2025-06-01 or 2025-06-01T12:00:00Z, not '${value}'`);
+    return Math.floor(ms / 1000);
+  };
+}

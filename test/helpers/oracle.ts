@@ -40,3 +40,8 @@ export function numstat(f: Fixture, commit: string): Map<string, number> {
   }
   return m;
 }
+
+/** A commit's committer date as git prints it (`%cI`), in the form samples carry it: ISO 8601 in UTC, to the second. */
+export function committerDate(f: Fixture, commit: string): string {
+  return new Date(f.git("show", "-s", "--format=%cI", commit)).toISOString().replace(/\.\d{3}Z$/, "Z");
+}

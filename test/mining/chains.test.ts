@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
 import { mine } from "../../src/mining/mine.js";
 import { Fixture } from "../helpers/fixture.js";
-import { numstat } from "../helpers/oracle.js";
+import { committerDate, numstat } from "../helpers/oracle.js";
 
 /** The history every test starts from, built once: each test gets a copy (a file copy, no git process). */
 let template: Fixture | null = null;
@@ -65,6 +65,7 @@ describe("chain mining", () => {
       newest_commit: run[2],
       oldest_commit: run[0],
       contains_non_pl_files: false,
+      committed_at: committerDate(f, run[2] ?? ""),
     });
     expect(s.difficulty).toBe("easy");
     expect(summary.samples.file_commit_chain).toEqual({ total: 1, easy: 1, medium: 0, hard: 0 });

@@ -7,7 +7,7 @@ import { mergeResolvable } from "../../src/git/resolvable.js";
 import { mine } from "../../src/mining/mine.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture, useFixtures } from "../helpers/fixture.js";
-import { realMergeConflicts } from "../helpers/oracle.js";
+import { committerDate, realMergeConflicts } from "../helpers/oracle.js";
 
 const fixture = useFixtures();
 
@@ -241,6 +241,7 @@ describe("merge mining", () => {
         total_number_of_merge_conflicts: 1,
         files_in_merge_conflict: ["a.py"],
         resolvable: true,
+        committed_at: committerDate(f, merge),
       },
     ]);
     expect(samples[0]?.difficulty).toBe("easy");
@@ -277,7 +278,7 @@ describe("merge mining", () => {
       expect(s.scenario.unresolvable_reason ?? null).toBe(judged.reason);
     }
     expect([byHash.get(clean), byHash.get(spaced), byHash.get(other)]).toEqual([true, false, false]);
-    expect(sampleToJson(samples[0]!)).toMatch(/"files_in_merge_conflict":\["a\.py"\],"resolvable":true\},"sample_type":"merge"/);
+    expect(sampleToJson(samples[0]!)).toMatch(/"files_in_merge_conflict":\["a\.py"\],"resolvable":true,"committed_at":"[0-9T:-]+Z"\},"sample_type":"merge"/);
 
     const only = await mergeSamples(f, { resolvableOnly: true });
     expect(only.samples.map((s) => s.scenario.merge_commit_hash)).toEqual([clean]);

@@ -23,8 +23,9 @@ interface SweMineFlags {
   p2p: P2pScope;
   minFiles: number;
   maxFiles: number;
-  since?: string;
-  until?: string;
+  /** `--since`/`--until` (mine's options), seconds since the epoch. */
+  since?: number;
+  until?: number;
   maxCandidates?: number;
   rejects?: string;
   envSpec?: string;
@@ -43,8 +44,6 @@ function addSweMineOptions(cmd: Command): Command {
     .addOption(new Option("--p2p <scope>", "swe: PASS_TO_PASS from the test files the change touches, or the whole suite (pytest)").choices(["touched", "full"]).default("touched"))
     .option("--min-files <n>", "swe: fewest files a candidate change touches", positiveIntOption("--min-files"), 1)
     .option("--max-files <n>", "swe: most files a candidate change touches", positiveIntOption("--max-files"), 15)
-    .option("--since <date>", "swe: only changes committed on or after this date (ISO 8601), e.g. after a model's training cut-off")
-    .option("--until <date>", "swe: only changes committed on or before this date (ISO 8601)")
     .option("--max-candidates <n>", "swe: validate only the newest N candidates", positiveIntOption("--max-candidates"))
     .option("--rejects <file>", "swe: write every dropped candidate with its reason (JSONL)")
     .option("--env-spec <file>", "swe: environment specs (YAML) per repository and version, over the built-in defaults")
@@ -54,13 +53,6 @@ function addSweMineOptions(cmd: Command): Command {
     .option("--describe-with <model>", "swe: a model writes each problem statement from the fix and its failing tests (default: the commit message)")
     .option("--test-timeout <seconds>", "swe: time limit of one test run", positiveIntOption("--test-timeout"), DEFAULT_TEST_TIMEOUT)
     .option("--setup-timeout <seconds>", "swe: time limit for building one environment", positiveIntOption("--setup-timeout"), DEFAULT_SETUP_TIMEOUT);
-}
-
-function dateOption(flag: string, text: string | undefined): number | null {
-  if (text === undefined) return null;
-  const ms = Date.parse(text);
-  if (!Number.isFinite(ms)) throw new GitGoodError("BAD_OPTION", `${flag} takes a date such as 2025-06-01 or 2025-06-01T12:00:00Z, not '${text}'`);
-  return Math.floor(ms / 1000);
 }
 
 function formatSweSummary(s: SweMineSummary, to: string): string {
@@ -92,8 +84,8 @@ async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io: Comma
     p2p: flags.p2p,
     minFiles: flags.minFiles,
     maxFiles: flags.maxFiles,
-    since: dateOption("--since", flags.since),
-    until: dateOption("--until", flags.until),
+    since: flags.since ?? null,
+    until: flags.until ?? null,
     maxCandidates: flags.maxCandidates ?? null,
     describeWith: flags.describeWith ? lookupModel(flags.describeWith) : null,
     swe: {
