@@ -113,7 +113,7 @@ export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Comman
     .option("--filter", "apply GitGoodBench's repository filters first; a failing repository yields nothing", false)
     .addOption(new Option("-j, --jobs <n>", "git processes to run at once").argParser(intOption("--jobs")).default(DEFAULT_MINE_OPTIONS.jobs, "the number of cores"))
     .option("--resolvable-only", "keep only merge samples whose recorded merge replacing conflict regions can reproduce", false)
-    .option("--since <date>", "only samples committed on or after this date (ISO 8601), e.g. after a model's training cut-off: a merge by its merge commit, a chain by its newest commit, a SWE change by its commit", dateOption("--since"))
+    .option("--since <date>", "only samples committed on or after this date (ISO 8601), e.g. after a model's training cut-off: a merge by its merge commit, a chain by its newest commit, a change mined for another type by its commit", dateOption("--since"))
     .option("--until <date>", "only samples committed on or before this date (ISO 8601)", dateOption("--until"))
     .option("-o, --output <file>", "write samples to a file instead of stdout")
     .option("--json", "print the summary as JSON (on stderr)", false);
