@@ -39,7 +39,7 @@ export async function renderCliReference(): Promise<string> {
     "# Command-line reference",
     "",
     "Generated from the commands' own definitions by `npm run docs` (`src/cli/cli-reference.ts`); do not edit by hand.",
-    "The README's [CLI section](../README.md#cli) says what each verb is for, with examples.",
+    "The README's [tour of the main jobs](../README.md#a-tour-of-the-main-jobs) says what the verbs are for, with examples; the pages beside this one say the rest.",
     "",
   ];
   const top = await buildProgram(io);

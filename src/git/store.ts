@@ -12,7 +12,7 @@ import { at } from "../util/at.js";
 export type HistoryDepth = number | "full";
 
 /**
- * The default depth, chosen by measurement (bench/setup.js; README, "Sandboxes"): 50 first-parent
+ * The default depth, chosen by measurement (bench/setup.js; docs/benchmarks.md, "History cut and set-up time"): 50 first-parent
  * commits fill a few screens of `git log` at no measurable set-up time over a cut at one commit and at
  * most a tenth more space, where `full` costs up to four times the time on a real repository.
  */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { verbs } from "../../src/cli/verbs.js";
@@ -6,13 +6,16 @@ import { gitgood } from "../helpers/cli.js";
 import { buildMergeFixture } from "../helpers/scenarios.js";
 
 /**
- * The README's commands stay true. Every `gitgood …` command line of its shell blocks names a verb (and
+ * The documentation's commands stay true. Every `gitgood …` command line of the shell blocks of the README
+ * and of the pages under docs/ (the README's reference moved there) names a verb (and
  * subcommand) that exists and options that verb has; the ones that run offline on a small repository
  * (`mine` but for `--type swe`, `dataset stats`, `run … --dry-run`) are run as written, with the
  * repository they name replaced by a fixture, in a scratch directory.
  */
 
-const README = readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8");
+const root = path.resolve(import.meta.dirname, "../..");
+/** The README and the pages of docs/ but the generated option reference (docs/cli.md): where the commands a reader copies are. */
+const PAGES = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md") && f !== "cli.md").sort().map((f) => `docs/${f}`)];
 
 type Word = string | { op: string };
 
@@ -44,7 +47,7 @@ function shellWords(line: string): Word[] {
   return out;
 }
 
-/** The arguments of every `gitgood` (or `npx gitgood`) command in the README's shell blocks, in order. */
+/** The arguments of every `gitgood` (or `npx gitgood`) command in a Markdown text's shell blocks, in order. */
 function readmeCommands(text: string): string[][] {
   const commands: string[][] = [];
   const lines = text.split("\n");
@@ -79,7 +82,7 @@ function readmeCommands(text: string): string[][] {
   return commands;
 }
 
-const commands = readmeCommands(README);
+const commands = PAGES.flatMap((page) => readmeCommands(readFileSync(path.join(root, page), "utf8")));
 const fixture = buildMergeFixture().fx;
 afterAll(() => fixture.remove());
 
@@ -93,7 +96,7 @@ async function helpOf(words: readonly string[]): Promise<{ code: number; text: s
   return { code: r.code, text: r.stdout };
 }
 
-describe("the README's gitgood commands", () => {
+describe("the gitgood commands of the README and docs/", () => {
   it("are found in its shell blocks", () => {
     expect(commands.length).toBeGreaterThan(50);
     expect(commands).toContainEqual(["mine", "/tmp/synthetic", "-o", "samples.jsonl"]);

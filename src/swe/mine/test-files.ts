@@ -1,7 +1,7 @@
 /**
  * What counts as a test file, per language, when a change is split into the gold `patch` and the
  * `test_patch`. A file is a test file when its language's name rule says so, or (any file: data,
- * snapshots, fixtures) when it lies in a test directory. The rules are listed in the README.
+ * snapshots, fixtures) when it lies in a test directory. The rules are listed in docs/mining-rules.md.
  */
 
 /** A language SWE mining knows test files of. */
