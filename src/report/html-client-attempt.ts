@@ -95,7 +95,9 @@ async function renderSide() {
   const chosen = side.runs.filter((i) => having.includes(i)).slice(0, 4);
   const picks = el("div", { class: "controls", id: "side-runs" }, "runs: ", having.map((i) => el("label", {}, el("input", { type: "checkbox", value: String(i), checked: chosen.includes(i), disabled: !chosen.includes(i) && chosen.length >= 4,
     onchange: (e) => { side.runs = e.target.checked ? [...chosen, i].sort((x, y) => x - y) : chosen.filter((x) => x !== i); writeHash(true); renderSide(); } }), " " + index.runs[i].label)));
-  const cols = el("div", { class: "side-cols", style: "grid-template-columns:repeat(" + Math.max(1, chosen.length) + ",minmax(0,1fr))" });
+  const cols = el("div", { class: "side-cols" });
+  // Set through the style object: the page's policy refuses style attributes.
+  cols.style.gridTemplateColumns = "repeat(" + Math.max(1, chosen.length) + ",minmax(0,1fr))";
   s.replaceChildren(el("h2", { id: "side-title" }, side.sample + " · " + side.scenario), picks, cols);
   const wanted = side.sample + "\u0000" + side.scenario + "\u0000" + chosen.join(",");
   for (const i of chosen) {

@@ -24,7 +24,7 @@ function axes(g, x0, y0, x1, y1, xl, yl) {
 }
 /* The runs a plot draws, each with its colour: the legend. */
 function legend(runs) {
-  return el("div", { class: "legend" }, runs.map((r) => el("span", { class: "key" }, el("i", { style: "background:" + colorOf(r.i) }), r.label)));
+  return el("div", { class: "legend" }, runs.map((r) => el("span", { class: "key" }, el("i", { class: "c" + (r.i % COLORS.length) }), r.label)));
 }
 /* A plot in its panel: the drawing, its legend, its numbers as a table behind one click. */
 function plotPanel(name, g, runs, head, rows, numeric) {

@@ -71,6 +71,7 @@ pre.diff .d-hunk{color:#6a4bb0}pre.diff .d-file{font-weight:700;color:#1d232b}
 .args .path{font:600 13px ui-monospace,SFMono-Regular,Menlo,monospace;margin:4px 0;padding:2px 6px;background:#e8eef8;border-radius:3px;overflow-wrap:anywhere}
 .args .arg-name{font-size:12px;color:#6b7480;margin-top:4px}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:4px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+.legend i.c0{background:#2f6fdb}.legend i.c1{background:#d2603a}.legend i.c2{background:#2a9d5c}.legend i.c3{background:#8e44ad}.legend i.c4{background:#c49a00}.legend i.c5{background:#1f9bb0}.legend i.c6{background:#b03060}
 .plot details.data summary{font-size:12px;cursor:pointer;color:#2f6fdb}.plot-note{font-size:12px;max-width:420px;margin:2px 0}
 svg text.zero{font-size:10px;fill:#6b7480}svg text.muted{fill:#6b7480}
 .view-picks{margin:12px 0 4px;display:flex;gap:4px}.view-pick{font:inherit;border:1px solid #c9d1d9;background:#fff;border-radius:4px;padding:2px 10px;cursor:pointer}.view-pick.on{background:#1d232b;color:#fff}
