@@ -182,6 +182,7 @@ describe.skipIf(noBrowser)("the viewer's views in a real browser", () => {
     expect(await page.locator(".side-col").nth(0).locator(".v-solved").count()).toBe(1);
     expect(await page.locator(".side-col").nth(1).locator(".v-unsolved").count()).toBe(1);
     expect(await hash()).toContain("runs=0,1");
+    expect(await page.textContent("#side")).not.toMatch(/\bnull\b/);
     await page.reload();
     await page.waitForSelector("#side-title");
     expect(await page.textContent("#side-title")).toContain(runs.ids[2]);
