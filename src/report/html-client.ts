@@ -66,6 +66,7 @@ td.id{white-space:nowrap;overflow:hidden;overflow-wrap:normal;word-break:normal}
 .idwrap{display:flex;min-width:0}.idwrap>span{white-space:nowrap}.id-pre{display:none}.idwrap.cut::before{content:"…";color:#6b7480;flex-shrink:0}
 .id-head{overflow:hidden;text-overflow:ellipsis;min-width:0;flex-shrink:1}.id-tail{flex-shrink:0}
 td.num,th.num{white-space:nowrap;overflow-wrap:normal;word-break:normal}
+#rows th,.cut{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;overflow-wrap:normal;word-break:normal}
 pre.diff .d-add{color:#0a6b2c;background:#e3f6e8;display:inline-block;min-width:100%}pre.diff .d-del{color:#a0231c;background:#fbe6e3;display:inline-block;min-width:100%}
 pre.diff .d-hunk{color:#6a4bb0}pre.diff .d-file{font-weight:700;color:#1d232b}
 .args .path{font:600 13px ui-monospace,SFMono-Regular,Menlo,monospace;margin:4px 0;padding:2px 6px;background:#e8eef8;border-radius:3px;overflow-wrap:anywhere}
@@ -232,7 +233,7 @@ function renderList() {
   const body = el("tbody");
   for (const r of rows.slice(0, shown)) {
     const tr = el("tr", { "data-key": r.key, "data-run": r.run, class: selected && selected.run === r.run && selected.key === r.key ? "sel" : null, onclick: () => openAttempt(r.run, r.key) },
-      multi ? el("td", {}, index.runs[r.run].label) : null, idCell(r.sample_id + (r.repeat ? " #" + r.repeat : "") + (r.agent.endsWith("+memory") ? " +memory" : "")), el("td", {}, r.scenario), el("td", {}, verdictSpan(r.verdict), r.error ? el("div", { class: "muted" }, r.error) : null),
+      multi ? el("td", { class: "cut", title: index.runs[r.run].label }, index.runs[r.run].label) : null, idCell(r.sample_id + (r.repeat ? " #" + r.repeat : "") + (r.agent.endsWith("+memory") ? " +memory" : "")), el("td", { class: "cut" }, r.scenario), el("td", {}, verdictSpan(r.verdict), r.error ? el("div", { class: "muted cut", title: r.error }, r.error) : null),
       el("td", { class: "num" }, r.turns), el("td", { class: "num" }, money(r.cost_usd)), el("td", { class: "num" }, secs(r.duration_ms)));
     body.append(tr);
   }
