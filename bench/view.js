@@ -1,10 +1,11 @@
 // Benchmark: the viewer on a big run. Writes a synthetic run directory of BENCH_ATTEMPTS attempts (default
 // 5,000; each with a trajectory of BENCH_TURNS model turns and tool calls), serves it with `gitgood view`'s
-// server, opens it in Debian's chromium (playwright-core, no download) at 1400×900, and prints: the time to
-// the first paint of the sample list, the time to open one attempt, the index's size on the wire, and the
+// server, opens it in Debian's chromium (playwright-core, no download) at 1400×900, and prints: the time
+// from starting `gitgood view` to its address on stdout, the time to the first paint of the sample list, the time to open one attempt, the index's size on the wire, and the
 // browser's peak JS heap; next to the floor of the same run: reading and parsing results.jsonl in Node.
 //
 //   npm run build && node bench/view.js
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -26,9 +27,28 @@ const t0 = performance.now();
 const floorRecords = readFileSync(path.join(dir, "results.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l)).length;
 const floorMs = performance.now() - t0;
 
+/** Starts `gitgood view DIR` as a user would and times it to the address on its stdout; then stops it. */
+async function timeToAddress() {
+  const bin = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "bin", "gitgood.js");
+  const begin = performance.now();
+  const child = spawn(process.execPath, [bin, "view", dir], { stdio: ["ignore", "pipe", "ignore"] });
+  const ms = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(performance.now() - begin);
+    });
+    child.once("exit", (code) => reject(new Error(`gitgood view exited (${code}) before printing its address`)));
+  });
+  child.removeAllListeners("exit");
+  child.kill("SIGTERM");
+  return ms;
+}
+const addressMs = await timeToAddress();
+
 const viewer = await serveViewer({ runs: new RunSet([dir], ["bench"]), host: "127.0.0.1", port: 0 });
 const serverStart = performance.now();
-const indexBytes = Buffer.byteLength(JSON.stringify(new RunSet([dir], ["bench"]).index()));
+const indexBytes = Buffer.byteLength(JSON.stringify(await new RunSet([dir], ["bench"]).index()));
 const serverMs = performance.now() - serverStart;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--enable-precise-memory-info"] });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -64,6 +84,7 @@ rmSync(root, { recursive: true, force: true });
 console.log(`attempts: ${ATTEMPTS} (${floorRecords} records), ${TURNS} turns each`);
 console.log(`floor: read and parse results.jsonl in Node: ${floorMs.toFixed(0)} ms`);
 console.log(`the server's index (read, report, JSON), cold: ${serverMs.toFixed(0)} ms (${(serverMs / floorMs).toFixed(1)}× the floor)`);
+console.log(`gitgood view: time to its address: ${addressMs.toFixed(0)} ms`);
 console.log(`time to first paint of the sample list: ${firstPaint.toFixed(0)} ms (${(firstPaint / floorMs).toFixed(1)}× the floor)`);
 console.log(`open one attempt (lazy): ${openMs.toFixed(0)} ms`);
 console.log(`index on the wire: ${(indexBytes / 1024 / 1024).toFixed(2)} MiB; peak JS heap in the page: ${(peakHeap / 1024 / 1024).toFixed(1)} MiB`);

@@ -1,8 +1,7 @@
 import { Command } from "commander";
 import { GitGoodError } from "../errors.js";
 import { distinctRunDirs } from "../export/attempts.js";
-import { requireTokenBeyondLoopback } from "../mcp/http.js";
-import { runLabels } from "../report/compare.js";
+import { requireTokenBeyondLoopback } from "../mcp/guard.js";
 import { RunStore } from "../runs/store.js";
 import { RunSet } from "../view/data.js";
 import { serveViewer } from "../view/server.js";
@@ -32,7 +31,7 @@ export function viewCommand(io: CliIO): Command {
       requireTokenBeyondLoopback(flags.host, token);
       distinctRunDirs(dirs);
       for (const d of dirs) RunStore.readConfig(d);
-      const handle = await serveViewer({ runs: new RunSet(dirs, runLabels(dirs)), host: flags.host, port, token });
+      const handle = await serveViewer({ runs: new RunSet(dirs), host: flags.host, port, token });
       io.stderr.write(`gitgood view: serving ${dirs.length} run(s); open ${handle.url}\n(stop with Ctrl-C)\n`);
       io.stdout.write(`${handle.url}\n`);
       await new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { GitGoodError } from "../errors.js";
 import { at } from "../util/at.js";
 
 /** Who may talk to the HTTP server. */
@@ -84,4 +85,11 @@ export function checkAccess(headers: IncomingHttpHeaders, policy: AccessPolicy):
     }
   }
   return null;
+}
+
+/** Binding beyond loopback lets other machines connect: only with a bearer token (`how` says where one is given). */
+export function requireTokenBeyondLoopback(host: string, token: string | undefined, how = "--token (or GITGOOD_MCP_TOKEN)"): void {
+  if (!isLoopbackHost(host) && !token) {
+    throw new GitGoodError("BAD_OPTION", `binding to ${host} lets other machines connect: give ${how}, or bind to 127.0.0.1`);
+  }
 }

@@ -5,9 +5,11 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { GitGoodError, toGitGoodError, type ErrorCode } from "../errors.js";
-import { checkAccess, isLoopbackHost, type AccessPolicy } from "./guard.js";
+import { checkAccess, isLoopbackHost, requireTokenBeyondLoopback, type AccessPolicy } from "./guard.js";
 import { createMcpServer } from "./server.js";
 import type { Workbench } from "./workbench.js";
+
+export { requireTokenBeyondLoopback } from "./guard.js";
 
 const MCP_PATH = "/mcp";
 const MAX_INIT_BODY = 1024 * 1024;
@@ -91,13 +93,6 @@ export async function readInitialize(req: IncomingMessage, res: ServerResponse):
     return null;
   }
   return body;
-}
-
-/** Binding beyond loopback lets other machines connect: only with a bearer token (`how` says where one is given). */
-export function requireTokenBeyondLoopback(host: string, token: string | undefined, how = "--token (or GITGOOD_MCP_TOKEN)"): void {
-  if (!isLoopbackHost(host) && !token) {
-    throw new GitGoodError("BAD_OPTION", `binding to ${host} lets other machines connect: give ${how}, or bind to 127.0.0.1`);
-  }
 }
 
 /**

@@ -6,10 +6,15 @@
  * families' report tables, written with the report's escaping kit, are the one exception.
  */
 
+import { ATTEMPT_SCRIPT } from "./html-client-attempt.js";
+import { CODE_SCRIPT } from "./html-client-code.js";
+import { LINKS_SCRIPT } from "./html-client-links.js";
+import { PLOTS_SCRIPT } from "./html-client-plots.js";
+
 /** The page's body: the header with its tabs, and the three views the script fills. */
 export function pageBody(title: string, live: boolean): string {
   return `<header><h1>${escapeHtml(title)}</h1>
-<nav><button data-tab="summary" class="on">Summary</button><button data-tab="samples">Samples</button><button data-tab="compare">Compare</button></nav>
+<nav><button data-tab="summary" class="on">Summary</button><button data-tab="samples">Samples</button><button data-tab="compare">Compare</button><button data-tab="side">Side by side</button></nav>
 ${live ? '<label class="live"><input type="checkbox" id="live" checked> live</label>' : ""}<span id="status"></span></header>
 <main>
 <section id="summary"></section>
@@ -18,6 +23,7 @@ ${live ? '<label class="live"><input type="checkbox" id="live" checked> live</la
  <div class="split"><div id="list"></div><div id="detail"><p class="muted">Choose an attempt to see its transcript.</p></div></div>
 </section>
 <section id="compare" hidden></section>
+<section id="side" hidden></section>
 </main>
 `;
 }
@@ -56,12 +62,32 @@ svg text{font:11px system-ui,sans-serif;fill:#1d232b}
 button.more{margin:6px 0}
 #detail{min-width:0}
 .fam-good{color:#0a7a32}.fam-bad{color:#a0331c}.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(0,1fr));gap:8px}.cols>div{min-width:0}
-td.id{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;overflow-wrap:normal;word-break:normal}
+td.id{white-space:nowrap;overflow:hidden;overflow-wrap:normal;word-break:normal}
+.idwrap{display:flex;min-width:0}.idwrap>span{white-space:nowrap}.id-pre{display:none}.idwrap.cut::before{content:"…";color:#6b7480;flex-shrink:0}
+.id-head{overflow:hidden;text-overflow:ellipsis;min-width:0;flex-shrink:1}.id-tail{flex-shrink:0}
+td.num,th.num{white-space:nowrap;overflow-wrap:normal;word-break:normal}
+#rows th,.cut{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;overflow-wrap:normal;word-break:normal}
+pre.diff .d-add{color:#0a6b2c;background:#e3f6e8;display:inline-block;min-width:100%}pre.diff .d-del{color:#a0231c;background:#fbe6e3;display:inline-block;min-width:100%}
+pre.diff .d-hunk{color:#6a4bb0}pre.diff .d-file{font-weight:700;color:#1d232b}
+.args .path{font:600 13px ui-monospace,SFMono-Regular,Menlo,monospace;margin:4px 0;padding:2px 6px;background:#e8eef8;border-radius:3px;overflow-wrap:anywhere}
+.args .arg-name{font-size:12px;color:#6b7480;margin-top:4px}
+.legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:4px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+.legend i.c0{background:#2f6fdb}.legend i.c1{background:#d2603a}.legend i.c2{background:#2a9d5c}.legend i.c3{background:#8e44ad}.legend i.c4{background:#c49a00}.legend i.c5{background:#1f9bb0}.legend i.c6{background:#b03060}
+.plot details.data summary{font-size:12px;cursor:pointer;color:#2f6fdb}.plot-note{font-size:12px;max-width:420px;margin:2px 0}
+svg text.zero{font-size:10px;fill:#6b7480}svg text.muted{fill:#6b7480}
+.view-picks{margin:12px 0 4px;display:flex;gap:4px}.view-pick{font:inherit;border:1px solid #c9d1d9;background:#fff;border-radius:4px;padding:2px 10px;cursor:pointer}.view-pick.on{background:#1d232b;color:#fff}
+ol.timeline{list-style:none;padding:0;margin:4px 0}
+.ev{display:grid;grid-template-columns:72px 64px minmax(0,1fr);gap:6px;padding:4px 6px;border-left:3px solid #c9d1d9;background:#fff;margin:2px 0}
+.ev-at{font:12px ui-monospace,monospace;color:#6b7480;text-align:right}.ev-kind{font-size:11px;text-transform:uppercase;color:#6b7480;padding-top:1px}
+.ev-model{border-color:#2f6fdb}.ev-tool{border-color:#8e44ad}.ev-result{border-color:#2a9d5c}.ev-judge,.ev-score{border-color:#c49a00}
+.ev-error{border-color:#c0392b;background:#fdecea}.ev-error .ev-kind{color:#c0392b;font-weight:700}
+.side-cols{display:grid;gap:10px}.side-col{min-width:0;background:#fff;border:1px solid #e3e6ea;padding:6px}
+a.side-link{text-decoration:none}
 .w-run{width:13%}.w-sample{width:30%}.w-scen{width:11%}.w-verdict{width:15%}
 .cell-solved{background:#d7f2df}.cell-unsolved{background:#f8ded8}.cell-error{background:#efd8f4}.cell-unjudged{background:#f6f0c8}.cell-none{background:#fff}
 `;
 
-export const SCRIPT = String.raw`
+const CORE_SCRIPT = String.raw`
 "use strict";
 const token = new URLSearchParams(location.search).get("token") || "";
 let index = { runs: [], rows: [] };
@@ -121,8 +147,23 @@ const pct = (v) => (v === null || v === undefined ? "–" : v.toFixed(2) + "%");
 const money = (v) => (v === null || v === undefined ? "–" : "$" + v.toFixed(v < 1 ? 4 : 2));
 const secs = (ms) => (ms / 1000).toFixed(1) + " s";
 const verdictSpan = (v) => el("span", { class: "v-" + v }, v);
-/* A sample id on one line, cut with an ellipsis where the column ends; the whole id in its title. */
-const idCell = (text) => el("td", { class: "id", title: text }, text);
+/*
+ * A sample id on one line, the whole id in its title. The part every id of the runs shares at their start
+ * is hidden behind a "…" (ten rows of one repository then differ where they show), and a long rest is cut
+ * in its middle, so its end (a number, usually) stays in view; the cell's text is still the whole id.
+ */
+let idPrefix = 0;
+function sharedPrefix(ids) {
+  if (ids.length < 2) return 0;
+  let n = ids.reduce((m, id) => { let i = 0; while (i < m && i < id.length && id[i] === ids[0][i]) i++; return i; }, ids[0].length);
+  while (n > 0 && !/[_/\-.:]/.test(ids[0][n - 1])) n--;
+  return n >= 6 ? n : 0;
+}
+function idCell(text) {
+  const cut = text.length - idPrefix > 4 ? idPrefix : 0;
+  const rest = text.slice(cut), tail = rest.length > 14 ? rest.slice(-10) : "";
+  return el("td", { class: "id", title: text }, el("div", { class: "idwrap" + (cut ? " cut" : "") }, cut ? el("span", { class: "id-pre" }, text.slice(0, cut)) : null, el("span", { class: "id-head" }, tail ? rest.slice(0, -10) : rest), tail ? el("span", { class: "id-tail" }, tail) : null));
+}
 function table(head, rows, numeric) {
   const num = new Set(numeric || []);
   return el("table", {}, el("thead", {}, el("tr", {}, head.map((h, i) => el("th", { class: num.has(i) ? "num" : null }, h)))),
@@ -156,94 +197,8 @@ function renderSummary() {
       s.append(el("h3", {}, sec.title), el("p", { class: "muted" }, sec.intro), ...parsed.body.childNodes);
     }
   }
-  s.append(el("h2", {}, "Plots"), el("div", { class: "plots" }, costPlot(), passAtKPlot(), difficultyPlot()));
+  s.append(el("h2", {}, "Plots"), ...plots());
 }
-const COLORS = ["#2f6fdb", "#d2603a", "#2a9d5c", "#8e44ad", "#c49a00", "#1f9bb0", "#b03060"];
-function frame(title, w, h) {
-  const g = svg("svg", { width: w, height: h, viewBox: "0 0 " + w + " " + h, role: "img", "aria-label": title });
-  g.append(svg("text", { x: 8, y: 14, "font-weight": 600 }, title));
-  return g;
-}
-function axes(g, x0, y0, x1, y1, xl, yl) {
-  g.append(svg("line", { x1: x0, y1: y1, x2: x1, y2: y1, stroke: "#888" }), svg("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#888" }));
-  g.append(svg("text", { x: (x0 + x1) / 2, y: y1 + 28, "text-anchor": "middle" }, xl));
-  g.append(svg("text", { x: 12, y: (y0 + y1) / 2, transform: "rotate(-90 12 " + (y0 + y1) / 2 + ")", "text-anchor": "middle" }, yl));
-  for (const p of [0, 50, 100]) {
-    const y = y1 - ((y1 - y0) * p) / 100;
-    g.append(svg("text", { x: x0 - 4, y: y + 4, "text-anchor": "end" }, p + "%"), svg("line", { x1: x0, x2: x1, y1: y, y2: y, stroke: "#eee" }));
-  }
-}
-function costPlot() {
-  const g = frame("Solve rate against cost (per run)", 420, 260);
-  const pts = index.runs.map((r, i) => {
-    const t = r.summary.totals.find((x) => x.scenario === "total");
-    const cost = r.summary.cost_usd;
-    // A run with attempts of unknown usage has no token count to plot.
-    const y = t && t.solve_rate !== null && (cost !== null || !r.summary.usage_unknown) ? t.solve_rate : null;
-    return { i, label: r.label, x: cost ?? r.summary.tokens.prompt + r.summary.tokens.completion, usd: cost !== null, y };
-  });
-  const left = pts.filter((p) => p.y === null).map((p) => p.label);
-  pts.splice(0, pts.length, ...pts.filter((p) => p.y !== null));
-  const usd = pts.every((p) => p.usd);
-  axes(g, 50, 24, 400, 220, usd ? "cost (US$)" : "tokens (no prices)", "solve rate");
-  unjudgedNote(g, left);
-  const xmax = Math.max(1e-9, ...pts.map((p) => p.x));
-  for (const p of pts) {
-    const cx = 50 + (350 * p.x) / xmax, cy = 220 - (196 * p.y) / 100;
-    g.append(svg("circle", { cx, cy, r: 5, fill: COLORS[p.i % COLORS.length] }, svg("title", {}, p.label + ": " + p.y + "% at " + (usd ? money(p.x) : p.x + " tokens"))));
-    g.append(svg("text", { x: Math.min(cx + 7, 330), y: cy - 6 }, p.label));
-  }
-  g.append(svg("text", { x: 400, y: 236, "text-anchor": "end" }, usd ? money(xmax) : String(xmax)));
-  return el("div", { class: "plot" }, g);
-}
-/* Names what a plot leaves out because no judge ran on it (the summary gives it no solve rate either). */
-function unjudgedNote(g, labels) {
-  if (labels.length === 0) return;
-  const text = "unjudged, not plotted: " + labels.join(", ");
-  g.append(svg("text", { x: 56, y: 32, fill: "#7a6a00", class: "unjudged-note" }, text.length > 60 ? text.slice(0, 59) + "…" : text, svg("title", {}, text)));
-}
-function passAtKPlot() {
-  const g = frame("pass@k (runs with repeats)", 420, 260);
-  axes(g, 50, 24, 400, 220, "k", "pass@k");
-  const curves = index.runs.map((r, i) => ({ i, label: r.label, row: r.summary.repeats.find((x) => x.scenario === "total" && x.difficulty === "all") })).filter((c) => c.row && c.row.pass_at_k);
-  const kmax = Math.max(1, ...curves.map((c) => Object.keys(c.row.pass_at_k).length));
-  if (curves.length === 0) g.append(svg("text", { x: 225, y: 120, "text-anchor": "middle", fill: "#888" }, "no run has repeats (--repeats)"));
-  for (const c of curves) {
-    const pts = Object.entries(c.row.pass_at_k).map(([k, v]) => [50 + (350 * (Number(k) - 1)) / Math.max(1, kmax - 1), 220 - (196 * v) / 100]);
-    g.append(svg("polyline", { points: pts.map((p) => p.join(",")).join(" "), fill: "none", stroke: COLORS[c.i % COLORS.length], "stroke-width": 2 }));
-    for (const p of pts) g.append(svg("circle", { cx: p[0], cy: p[1], r: 3, fill: COLORS[c.i % COLORS.length] }));
-    const last = pts[pts.length - 1];
-    g.append(svg("text", { x: Math.min(last[0] + 4, 360), y: last[1] - 4 }, c.label));
-  }
-  for (let k = 1; k <= kmax; k++) g.append(svg("text", { x: 50 + (350 * (k - 1)) / Math.max(1, kmax - 1), y: 234, "text-anchor": "middle" }, k));
-  return el("div", { class: "plot" }, g);
-}
-function difficultyPlot() {
-  const groups = [];
-  const left = [];
-  index.runs.forEach((r, i) => {
-    for (const d of r.summary.by_difficulty) {
-      if (d.solve_rate !== null) groups.push({ i, key: d.scenario + " " + d.difficulty, v: d.solve_rate, label: r.label });
-      else if (d.unjudged > 0) left.push(r.label + " " + d.scenario + " " + d.difficulty);
-    }
-  });
-  const keys = [...new Set(groups.map((x) => x.key))];
-  const w = Math.max(420, 60 + keys.length * (14 * index.runs.length + 16));
-  const g = frame("Solve rate per difficulty", Math.min(w, 900), 260);
-  const x1 = Math.min(w, 900) - 20;
-  axes(g, 50, 24, x1, 220, "scenario and difficulty", "solve rate");
-  unjudgedNote(g, left);
-  const slot = (x1 - 60) / Math.max(1, keys.length), bw = Math.max(3, (slot - 8) / Math.max(1, index.runs.length));
-  keys.forEach((k, ki) => {
-    for (const b of groups.filter((x) => x.key === k)) {
-      const h = (196 * b.v) / 100;
-      g.append(svg("rect", { x: 56 + ki * slot + b.i * bw, y: 220 - h, width: bw - 1, height: h, fill: COLORS[b.i % COLORS.length] }, svg("title", {}, b.label + " " + k + ": " + b.v + "%")));
-    }
-    g.append(svg("text", { x: 56 + ki * slot + slot / 2 - 4, y: 234, "text-anchor": "middle" }, k));
-  });
-  return el("div", { class: "plot" }, g);
-}
-
 /* ---------- samples ---------- */
 const FILTERS = [["run", "run"], ["scenario", "scenario"], ["difficulty", "difficulty"], ["verdict", "verdict"], ["status", "status"], ["error", "error"], ["language", "language"], ["repository", "repository"], ["tampered", "tampered"]];
 const state = { q: "", sort: "key", filters: {} };
@@ -253,14 +208,14 @@ function optionValues(field) {
 }
 function renderFilters() {
   const f = $("filters");
-  f.replaceChildren(el("input", { id: "search", type: "search", placeholder: "search sample id…", value: state.q, oninput: (e) => { state.q = e.target.value; shown = 300; renderList(); } }));
+  f.replaceChildren(el("input", { id: "search", type: "search", placeholder: "search sample id…", value: state.q, oninput: (e) => { state.q = e.target.value; shown = 300; writeHash(false); renderList(); } }));
   for (const [field, label] of FILTERS) {
-    const sel = el("select", { id: "filter-" + field, "aria-label": label, onchange: (e) => { state.filters[field] = e.target.value; shown = 300; renderList(); } },
+    const sel = el("select", { id: "filter-" + field, "aria-label": label, onchange: (e) => { state.filters[field] = e.target.value; shown = 300; writeHash(false); renderList(); } },
       el("option", { value: "" }, "any " + label),
       optionValues(field).map((v) => el("option", { value: v, selected: state.filters[field] === v }, field === "run" ? index.runs[Number(v)]?.label ?? v : v)));
     f.append(sel);
   }
-  f.append(el("select", { id: "sort", "aria-label": "sort", onchange: (e) => { state.sort = e.target.value; renderList(); } },
+  f.append(el("select", { id: "sort", "aria-label": "sort", onchange: (e) => { state.sort = e.target.value; writeHash(false); renderList(); } },
     [["key", "sort: sample"], ["cost", "most cost"], ["turns", "most turns"], ["time", "longest"], ["tokens", "most tokens"]].map(([v, l]) => el("option", { value: v, selected: state.sort === v }, l))));
 }
 function filtered() {
@@ -278,7 +233,7 @@ function renderList() {
   const body = el("tbody");
   for (const r of rows.slice(0, shown)) {
     const tr = el("tr", { "data-key": r.key, "data-run": r.run, class: selected && selected.run === r.run && selected.key === r.key ? "sel" : null, onclick: () => openAttempt(r.run, r.key) },
-      multi ? el("td", {}, index.runs[r.run].label) : null, idCell(r.sample_id + (r.repeat ? " #" + r.repeat : "") + (r.agent.endsWith("+memory") ? " +memory" : "")), el("td", {}, r.scenario), el("td", {}, verdictSpan(r.verdict), r.error ? el("div", { class: "muted" }, r.error) : null),
+      multi ? el("td", { class: "cut", title: index.runs[r.run].label }, index.runs[r.run].label) : null, idCell(r.sample_id + (r.repeat ? " #" + r.repeat : "") + (r.agent.endsWith("+memory") ? " +memory" : "")), el("td", { class: "cut" }, r.scenario), el("td", {}, verdictSpan(r.verdict), r.error ? el("div", { class: "muted cut", title: r.error }, r.error) : null),
       el("td", { class: "num" }, r.turns), el("td", { class: "num" }, money(r.cost_usd)), el("td", { class: "num" }, secs(r.duration_ms)));
     body.append(tr);
   }
@@ -287,44 +242,24 @@ function renderList() {
   list.replaceChildren(el("p", { class: "muted", id: "count" }, rows.length + " of " + index.rows.length + " attempt(s)"), t);
   if (rows.length > shown) list.append(el("button", { class: "more", onclick: () => { shown += 300; renderList(); } }, "show 300 more"));
 }
-async function openAttempt(run, key) {
+async function openAttempt(run, key, push = true) {
   selected = { run, key };
+  if (push) writeHash(true);
   for (const tr of document.querySelectorAll("#rows tr[data-key]")) tr.classList.toggle("sel", tr.dataset.key === key && tr.dataset.run === String(run));
   const d = $("detail");
   d.replaceChildren(el("p", { class: "muted" }, "loading " + key + "…"));
   let a;
   try { a = await getAttempt(run, key); } catch (e) { d.replaceChildren(el("p", {}, "cannot load: " + e.message)); return; }
   if (!selected || selected.key !== key || selected.run !== run) return;
-  const r = a.record;
-  d.replaceChildren(el("h2", { id: "attempt-title" }, r.sample_id + " · " + r.scenario), el("p", {}, verdictSpan(r.verdict), " · ", r.agent, " · ", r.repository, " · ", r.difficulty, " · ", r.turns + " turn(s), " + r.tool_calls + " call(s), ", (r.usage_known === false ? "tokens unknown" : (r.tokens.prompt + r.tokens.completion) + " tokens") + ", ", money(r.cost_usd), ", ", secs(r.duration_ms)));
-  if (r.error) d.append(el("p", { class: "v-error" }, r.error.code + ": " + r.error.message));
-  if (a.problem) d.append(el("p", { class: "v-error" }, a.problem));
-  if (a.href) d.append(el("p", {}, el("a", { href: a.href, class: "trajectory-link" }, "trajectory file")));
-  d.append(el("h3", {}, "Outcome"), familyView(a.family || []), outcomeView(r, a.outcome, (a.family || []).length > 0));
-  if (a.timings && a.timings.length) d.append(el("h3", {}, "Timings"), table(["phase", "time", "share"], a.timings.map((t) => [t.phase, secs(t.ms), r.duration_ms > 0 ? ((100 * t.ms) / r.duration_ms).toFixed(0) + "%" : "–"]), [1, 2]));
-  d.append(el("h3", {}, "Transcript"));
-  if (a.system) d.append(el("details", {}, el("summary", {}, "system prompt"), el("pre", {}, a.system)));
-  if (a.task !== null) d.append(el("details", { open: true }, el("summary", {}, "task"), el("pre", {}, a.task)));
-  a.turns.forEach((t, i) => {
-    const meta = ["turn " + (i + 1)];
-    if (t.usage) meta.push(t.usage.prompt_tokens + " prompt + " + t.usage.completion_tokens + " completion tokens" + (t.usage.cached ? " (cache hit)" : ""));
-    if (t.latency_ms !== null) meta.push(secs(t.latency_ms));
-    if (t.at_ms !== null) meta.push("at " + secs(t.at_ms));
-    d.append(el("div", { class: "turn" }, el("div", { class: "meta" }, meta.join(" · ")), t.content !== null ? el("pre", {}, t.content) : null,
-      t.calls.map((c) => el("div", { class: "call" + (c.result && !c.result.ok ? " fail" : "") }, el("b", {}, c.name), el("pre", {}, prettyArgs(c.arguments)), el("div", { class: "meta" }, c.result ? (c.result.ok ? "result" : "failed") : "no result recorded"), c.result ? el("pre", {}, c.result.output) : null)),
-      t.notes.map((n) => el("pre", { class: "muted" }, n))));
-  });
-  const stray = a.notes.filter((n) => !a.turns.some((t) => t.notes.includes(n) || t.calls.some((c) => c.result && c.result.output === n)));
-  if (stray.length) d.append(el("h3", {}, "Notes and agent output (stdout, stderr)"), stray.map((n) => el("pre", {}, n)));
+  d.replaceChildren(...attemptNodes(a, detailView, run));
 }
-function prettyArgs(text) { try { return JSON.stringify(JSON.parse(text), null, 1); } catch { return text; } }
 function familyView(blocks) {
   const box = el("div", { class: "family" });
   for (const b of blocks) {
     if (b.kind === "heading") box.append(el("h3", {}, b.text));
     else if (b.kind === "text") box.append(el("p", { class: b.tone ? "fam-" + b.tone : null }, b.text));
-    else if (b.kind === "code") box.append(el("details", { open: b.open ? true : null }, el("summary", {}, b.title), el("pre", {}, b.text)));
-    else if (b.kind === "columns") box.append(el("div", { class: "cols" }, b.columns.map((c) => el("div", {}, el("b", {}, c.title), el("pre", {}, c.text)))));
+    else if (b.kind === "code") box.append(el("details", { open: b.open ? true : null }, el("summary", {}, b.title), codeBlock(b.text)));
+    else if (b.kind === "columns") box.append(el("div", { class: "cols" }, b.columns.map((c) => el("div", {}, el("b", {}, c.title), codeBlock(c.text)))));
     else if (b.kind === "table") {
       const t = table(b.head, b.rows);
       if (b.tones) b.tones.forEach((tones, ri) => (tones || []).forEach((tone, ci) => { if (tone) t.tBodies[0].rows[ri]?.cells[ci]?.classList.add("fam-" + tone); }));
@@ -344,9 +279,9 @@ function outcomeView(r, o, hasFamily) {
   }
   if (rows.length) box.append(hasFamily ? el("details", {}, el("summary", {}, "scores"), table(["score", "value"], rows)) : table(["score", "value"], rows));
   const finalText = o.final && typeof o.final === "object" ? Object.entries(o.final).filter(([, x]) => typeof x === "string" && x.length > 0) : [];
-  for (const [k, x] of finalText) box.append(el("details", {}, el("summary", {}, "final: " + k), el("pre", {}, x)));
+  for (const [k, x] of finalText) box.append(el("details", {}, el("summary", {}, "final: " + k), codeBlock(x)));
   if (o.final && typeof o.final === "object" && finalText.length === 0) box.append(el("details", {}, el("summary", {}, "final state"), el("pre", {}, JSON.stringify(o.final, null, 1))));
-  if (o.ground_truth_diff) box.append(el("details", {}, el("summary", {}, "against the recorded answer"), el("pre", {}, o.ground_truth_diff)));
+  if (o.ground_truth_diff) box.append(el("details", {}, el("summary", {}, "against the recorded answer"), codeBlock(o.ground_truth_diff)));
   if (o.ended_by) box.append(el("p", { class: "muted" }, "ended by " + o.ended_by));
   return box;
 }
@@ -382,11 +317,11 @@ function renderCompare() {
   s.append(rateTable);
   const runOpts = (v) => index.runs.map((r, i) => el("option", { value: String(i), selected: v === String(i) }, r.label));
   s.append(el("div", { class: "controls" },
-    el("label", {}, el("input", { type: "checkbox", id: "differs", checked: cmp.differs, onchange: (e) => { cmp.differs = e.target.checked; renderCompare(); } }), " only samples the runs disagree on "),
-    el("label", {}, el("input", { type: "checkbox", id: "only", checked: cmp.only, onchange: (e) => { cmp.only = e.target.checked; renderCompare(); } }), " only solved in "),
-    el("select", { id: "cmp-a", onchange: (e) => { cmp.a = e.target.value; renderCompare(); } }, runOpts(cmp.a)), " not in ",
-    el("select", { id: "cmp-b", onchange: (e) => { cmp.b = e.target.value; renderCompare(); } }, runOpts(cmp.b)),
-    el("select", { id: "cmp-scenario", onchange: (e) => { cmp.scenario = e.target.value; renderCompare(); } }, el("option", { value: "" }, "any scenario"), scen.map((x) => el("option", { value: x, selected: cmp.scenario === x }, x)))));
+    el("label", {}, el("input", { type: "checkbox", id: "differs", checked: cmp.differs, onchange: (e) => { cmp.differs = e.target.checked; writeHash(false); renderCompare(); } }), " only samples the runs disagree on "),
+    el("label", {}, el("input", { type: "checkbox", id: "only", checked: cmp.only, onchange: (e) => { cmp.only = e.target.checked; writeHash(false); renderCompare(); } }), " only solved in "),
+    el("select", { id: "cmp-a", onchange: (e) => { cmp.a = e.target.value; writeHash(false); renderCompare(); } }, runOpts(cmp.a)), " not in ",
+    el("select", { id: "cmp-b", onchange: (e) => { cmp.b = e.target.value; writeHash(false); renderCompare(); } }, runOpts(cmp.b)),
+    el("select", { id: "cmp-scenario", onchange: (e) => { cmp.scenario = e.target.value; writeHash(false); renderCompare(); } }, el("option", { value: "" }, "any scenario"), scen.map((x) => el("option", { value: x, selected: cmp.scenario === x }, x)))));
   const cells = new Map();
   for (const r of index.rows) {
     const id = r.sample_id + "\u0000" + r.scenario + "\u0000" + (r.agent.endsWith("+memory") ? "+memory" : "");
@@ -403,23 +338,31 @@ function renderCompare() {
   // "Not solved in B" asks for a verdict: an attempt of B that no judge looked at does not say it.
   if (cmp.only) list = list.filter((c) => { const b = c.runs.get(Number(cmp.b)); return (c.runs.get(Number(cmp.a))?.solved ?? 0) > 0 && (!b || (b.solved === 0 && b.unjudged === 0)); });
   const head = el("tr", {}, el("th", { class: "w-sample" }, "sample"), el("th", {}, "scenario"), index.runs.map((r) => el("th", {}, r.label)));
-  const body = el("tbody", {}, list.slice(0, 1000).map((c) => el("tr", {}, idCell(c.sample + c.variant), el("td", {}, c.scenario), index.runs.map((_, i) => {
+  // A sample's id leads to it side by side in the runs that have it (the first four).
+  const sideLink = (c) => el("a", { class: "side-link", href: hashFor({ tab: "side", side: { sample: c.sample, scenario: c.scenario, runs: [...c.runs.keys()].sort((x, y) => x - y).slice(0, 4) } }), title: "side by side" }, "⇆");
+  const body = el("tbody", {}, list.slice(0, 1000).map((c) => el("tr", {}, idCell(c.sample + c.variant), el("td", {}, c.runs.size > 1 ? [sideLink(c), " "] : null, c.scenario), index.runs.map((_, i) => {
     const v = c.runs.get(i);
     if (!v) return el("td", { class: "cell-none muted" }, "—");
     const word = outcome(v);
     const cls = v.solved > 0 ? "solved" : v.verdicts.has("error") ? "error" : v.unjudged > 0 ? "unjudged" : "unsolved";
-    return el("td", { class: "cell-" + cls, "data-verdict": cls }, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showTab("samples"); openAttempt(i, v.key); } }, word));
+    return el("td", { class: "cell-" + cls, "data-verdict": cls }, el("a", { href: hashFor({ tab: "samples", selected: { run: i, key: v.key } }) }, word));
   }))));
   s.append(el("p", { class: "muted", id: "cmp-count" }, list.length + " sample(s)" + (list.length > 1000 ? ", the first 1000 shown" : "")), el("table", { id: "matrix" }, el("thead", {}, head), body));
 }
+`;
 
+/** The page's frame: its tabs, and the index loaded (and again every few seconds while "live" is on). */
+const FRAME_SCRIPT = String.raw`
 /* ---------- frame ---------- */
 let compareStale = true;
-function showTab(name) {
+function showTab(name, write = true) {
+  currentTab = name;
+  if (write) writeHash(true);
   for (const b of document.querySelectorAll("nav button")) b.classList.toggle("on", b.dataset.tab === name);
   for (const s of document.querySelectorAll("main > section")) s.hidden = s.id !== name;
   // The matrix is drawn when it is looked at, not with every index.
   if (name === "compare" && compareStale) { compareStale = false; renderCompare(); }
+  if (name === "side") renderSide();
 }
 for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => showTab(b.dataset.tab));
 let lastText = "";
@@ -428,11 +371,18 @@ async function load() {
     const fresh = await getIndex();
     const text = JSON.stringify(fresh);
     if (text !== lastText) {
+      const first = lastText === "";
       lastText = text;
       index = fresh;
-      renderSummary(); renderFilters(); renderList();
+      idPrefix = sharedPrefix([...new Set(index.rows.map((r) => r.sample_id))]);
+      renderSummary();
       compareStale = true;
-      if (!$("compare").hidden) { compareStale = false; renderCompare(); }
+      // The first index draws the view the address names; a later one redraws the lists in place.
+      if (first) restoreView();
+      else {
+        renderFilters(); renderList();
+        if (!$("compare").hidden) { compareStale = false; renderCompare(); }
+      }
     }
     $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s)" + (STATIC ? "" : ", read " + new Date().toLocaleTimeString());
   } catch (e) {
@@ -442,3 +392,6 @@ async function load() {
 load();
 if (!STATIC) setInterval(() => { if ($("live") && $("live").checked && !document.hidden) load(); }, 3000);
 `;
+
+/** The page's script: its parts in the order they must run (the address is read once the state it sets exists). */
+export const SCRIPT = CORE_SCRIPT + PLOTS_SCRIPT + CODE_SCRIPT + ATTEMPT_SCRIPT + LINKS_SCRIPT + FRAME_SCRIPT;

@@ -1,8 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { attemptViewOf, indexOfRun, type AttemptView, type IndexRow, type IndexRun, type ViewIndex } from "../report/html-data.js";
+import type { AttemptView, IndexRow, IndexRun, ViewIndex } from "../report/html-data.js";
 import { RESULTS_FILE, RUN_FILE, RunStore } from "../runs/store.js";
-import { TrajectorySchema } from "../runs/trajectory.js";
 import { at } from "../util/at.js";
 
 export type { AttemptView, IndexRow, IndexRun, ViewIndex } from "../report/html-data.js";
@@ -15,17 +14,32 @@ interface Cached {
   rows: IndexRow[];
 }
 
+/** The code that reads runs for the page, loaded on the first request rather than before the address is printed. */
+async function loadKit() {
+  const [data, trajectory, compare] = await Promise.all([import("../report/html-data.js"), import("../runs/trajectory.js"), import("../report/compare.js")]);
+  return { attemptViewOf: data.attemptViewOf, indexOfRun: data.indexOfRun, TrajectorySchema: trajectory.TrajectorySchema, runLabels: compare.runLabels };
+}
+type Kit = Awaited<ReturnType<typeof loadKit>>;
+
 /**
  * The run directories a viewer serves, read again whenever a run's files change (a run being written is
- * seen live), and otherwise from memory.
+ * seen live), and otherwise from memory. Nothing is read, and the report's code is not loaded, until the
+ * page first asks: the viewer's address comes at once whatever the runs' size.
  */
 export class RunSet {
   private readonly cache = new Map<string, Cached>();
+  private kit: Promise<Kit> | null = null;
 
+  /** `labels`: the runs' names in the page (by default their directories' names, told apart where they clash). */
   constructor(
     readonly dirs: readonly string[],
-    readonly labels: readonly string[],
+    private readonly labels?: readonly string[],
   ) {}
+
+  private loaded(): Promise<Kit> {
+    this.kit ??= loadKit();
+    return this.kit;
+  }
 
   private stamp(dir: string): string {
     const parts = [RUN_FILE, RESULTS_FILE].map((f) => {
@@ -39,16 +53,17 @@ export class RunSet {
     return parts.join("|");
   }
 
-  private read(i: number): Cached {
+  private read(kit: Kit, i: number): Cached {
     const dir = at(this.dirs, i);
     const stamp = this.stamp(dir);
     const cached = this.cache.get(dir);
     if (cached && cached.stamp === stamp) return cached;
     const config = RunStore.readConfig(dir);
     const store = RunStore.openExisting(dir);
-    const { run, rows } = indexOfRun(
+    const labels = this.labels ?? kit.runLabels(this.dirs);
+    const { run, rows } = kit.indexOfRun(
       store.all(),
-      { label: this.labels[i] ?? dir, dir: path.resolve(dir), agent: config.identity.agent, model: config.identity.model?.name ?? null, created_at: config.created_at },
+      { label: labels[i] ?? dir, dir: path.resolve(dir), agent: config.identity.agent, model: config.identity.model?.name ?? null, created_at: config.created_at },
       i,
     );
     const fresh = { stamp, store, run, rows };
@@ -56,11 +71,12 @@ export class RunSet {
     return fresh;
   }
 
-  index(): ViewIndex {
+  async index(): Promise<ViewIndex> {
+    const kit = await this.loaded();
     const runs: IndexRun[] = [];
     const rows: IndexRow[] = [];
     this.dirs.forEach((_, i) => {
-      const c = this.read(i);
+      const c = this.read(kit, i);
       runs.push(c.run);
       rows.push(...c.rows);
     });
@@ -68,22 +84,23 @@ export class RunSet {
   }
 
   /** One attempt in full; null when there is none of that key. */
-  attempt(runIndex: number, key: string): AttemptView | null {
+  async attempt(runIndex: number, key: string): Promise<AttemptView | null> {
     if (this.dirs[runIndex] === undefined) return null;
-    const { store } = this.read(runIndex);
+    const kit = await this.loaded();
+    const { store } = this.read(kit, runIndex);
     const record = store.get(key);
     if (!record) return null;
     let trajectory = null;
     let problem: string | null = null;
     if (record.trajectory) {
       try {
-        const parsed = TrajectorySchema.safeParse(store.readTrajectory(record.trajectory));
+        const parsed = kit.TrajectorySchema.safeParse(store.readTrajectory(record.trajectory));
         if (parsed.success) trajectory = parsed.data;
         else problem = "the trajectory file is not in the expected format";
       } catch (err) {
         problem = `the trajectory file cannot be read (${err instanceof Error ? err.message : String(err)})`;
       }
     }
-    return attemptViewOf(record, trajectory, problem);
+    return kit.attemptViewOf(record, trajectory, problem);
   }
 }

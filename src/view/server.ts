@@ -46,7 +46,7 @@ const json = (res: ServerResponse, status: number, value: unknown): void => send
 export async function serveViewer(opts: ViewServeOptions): Promise<ViewHandle> {
   const token = opts.token ?? randomBytes(24).toString("base64url");
   const loopback = isLoopbackHost(opts.host);
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const given = url.searchParams.get("token");
     const headers = given !== null && req.headers.authorization === undefined ? { ...req.headers, authorization: `Bearer ${given}` } : req.headers;
@@ -60,11 +60,11 @@ export async function serveViewer(opts: ViewServeOptions): Promise<ViewHandle> {
           "Content-Security-Policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
         });
       }
-      if (url.pathname === "/api/index") return json(res, 200, opts.runs.index());
+      if (url.pathname === "/api/index") return json(res, 200, await opts.runs.index());
       if (url.pathname === "/api/attempt") {
         const run = Number(url.searchParams.get("run"));
         const key = url.searchParams.get("key") ?? "";
-        const view = Number.isInteger(run) ? opts.runs.attempt(run, key) : null;
+        const view = Number.isInteger(run) ? await opts.runs.attempt(run, key) : null;
         return view ? json(res, 200, view) : json(res, 404, { error: `no attempt ${key} in run ${url.searchParams.get("run") ?? ""}` });
       }
       return send(res, 404, "text/plain; charset=utf-8", "not found\n");
@@ -73,7 +73,7 @@ export async function serveViewer(opts: ViewServeOptions): Promise<ViewHandle> {
       return json(res, 500, { error: err instanceof GitGoodError ? err.message : "the run could not be read" });
     }
   };
-  const server = createServer(handle);
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) =>
       reject(new GitGoodError("LISTEN_FAILED", `cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}`)),

@@ -82,8 +82,8 @@ describe("a run over samples with odd ids", () => {
 
     // The viewer's data: every attempt with its trajectory.
     const view = new RunSet([run], ["odd"]);
-    for (const row of view.index().rows) {
-      const a = view.attempt(0, row.key);
+    for (const row of (await view.index()).rows) {
+      const a = await view.attempt(0, row.key);
       expect(a, row.key).not.toBeNull();
       expect(JSON.stringify(a)).not.toMatch(/cannot be read|not in the expected format/);
     }

@@ -54,7 +54,9 @@ async function noHorizontalScroll(): Promise<void> {
 describe.skipIf(noBrowser)("the static report (report --html) in a real browser, with no server", () => {
   it("shows the viewer's summary with its plots, and no live control", async () => {
     expect(await page.locator("#summary h2").first().textContent()).toMatch(/llm/);
-    expect(await page.locator("#summary svg").count()).toBe(3);
+    // The runs have no repeats: no pass@k panel, a line saying so.
+    expect(await page.locator("#summary svg").count()).toBe(2);
+    expect(await page.textContent("#empty-plots")).toMatch(/pass@k/);
     expect(await page.locator("#live").count()).toBe(0);
     await noHorizontalScroll();
     await page.screenshot({ path: path.join(shots, "1-summary.png"), fullPage: true });

@@ -62,7 +62,9 @@ const visibleRows = async (): Promise<string[][]> =>
 describe.skipIf(noBrowser)("gitgood view in a real browser", () => {
   it("shows the summary with tables and hand-made SVG plots, without scrolling sideways", async () => {
     expect(await page.locator("#summary h2").first().textContent()).toMatch(/llm/);
-    expect(await page.locator("#summary svg").count()).toBe(3);
+    // The runs have no repeats: no pass@k panel, a line saying so.
+    expect(await page.locator("#summary svg").count()).toBe(2);
+    expect(await page.textContent("#empty-plots")).toMatch(/pass@k/);
     await noHorizontalScroll();
     await page.screenshot({ path: path.join(shots, "1-summary.png"), fullPage: true });
   });
@@ -135,7 +137,7 @@ describe.skipIf(noBrowser)("gitgood view in a real browser", () => {
     await expect.poll(async () => (await visibleRows()).length, { timeout: 20_000 }).toBe(before + 1);
   });
 
-  it("keeps a long sample id on one line, cut with an ellipsis, the whole id in its title", async () => {
+  it("keeps a long sample id on one line, cut in its middle so that its end shows, the whole id in its title", async () => {
     await page.click("nav button[data-tab=samples]");
     const long = `${"very_long_owner_name_".repeat(8)}merge_0001`;
     const line = readFileSync(path.join(ex.llmRun, RESULTS_FILE), "utf8").trimEnd().split("\n")[0]!;
@@ -143,10 +145,12 @@ describe.skipIf(noBrowser)("gitgood view in a real browser", () => {
     const cell = page.locator(`#rows tr[data-key="${long}.MCR"] td.id`);
     await cell.waitFor({ timeout: 20_000 });
     expect(await cell.getAttribute("title")).toBe(long);
-    // Cut rather than wrapped: the text is wider than the cell, and the cut is drawn as an ellipsis.
-    const [scroll, client, overflow] = (await page.evaluate(`(() => { const td = document.querySelector('#rows tr[data-key="${long}.MCR"] td.id'); return [td.scrollWidth, td.clientWidth, getComputedStyle(td).textOverflow]; })()`)) as [number, number, string];
-    expect(scroll).toBeGreaterThan(client);
+    // The head is cut with an ellipsis; the tail (the number that tells rows apart) is shown whole, inside the cell.
+    const [headScroll, headClient, overflow, tailRight, cellRight] = (await page.evaluate(`(() => { const td = document.querySelector('#rows tr[data-key="${long}.MCR"] td.id'); const h = td.querySelector(".id-head"), t = td.querySelector(".id-tail"); return [h.scrollWidth, h.clientWidth, getComputedStyle(h).textOverflow, t.getBoundingClientRect().right, td.getBoundingClientRect().right]; })()`)) as [number, number, string, number, number];
+    expect(headScroll).toBeGreaterThan(headClient);
     expect(overflow).toBe("ellipsis");
+    expect(tailRight).toBeLessThanOrEqual(cellRight);
+    expect(await cell.locator(".id-tail").textContent()).toBe("merge_0001");
     await noHorizontalScroll();
   });
 
