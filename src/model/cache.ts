@@ -39,6 +39,17 @@ function canonical(value: unknown): string {
   );
 }
 
+/**
+ * The messages as the key reads them: each text split at every nonce into the list of its pieces (an
+ * encoding no text can imitate), so requests that differ only in their nonces share a key.
+ */
+function withoutNonces(messages: ModelRequest["messages"], nonces: readonly string[]): unknown[] {
+  const nonempty = nonces.filter((n) => n !== "");
+  if (nonempty.length === 0) return [...messages];
+  const pieces = (text: string): string[] => nonempty.reduce<string[]>((parts, n) => parts.flatMap((p) => p.split(n)), [text]);
+  return messages.map((m) => (typeof m.content === "string" ? { ...m, content: pieces(m.content) } : m));
+}
+
 /** What a cache entry is looked up by within a scope (see `inCacheScope`). */
 const scope = new AsyncLocalStorage<string>();
 
@@ -75,7 +86,7 @@ export class ResponseCache {
       max_tokens: request.max_tokens ?? null,
       seed: request.seed ?? null,
       json: request.json === true,
-      messages: request.messages,
+      messages: withoutNonces(request.messages, request.nonces ?? []),
       tools: request.tools ?? [],
     };
     return createHash("sha256").update(canonical(material), "utf8").digest("hex");

@@ -49,6 +49,12 @@ export interface ModelRequest {
   /** Ask for a JSON object answer (models that support it). */
   json?: boolean;
   /**
+   * Random strings the messages hold that are drawn anew for each request (a judge's fence token). They
+   * are sent as they are; the response cache keys the request as if each were blank, so asking the same
+   * thing again with a new draw still finds the answer.
+   */
+  nonces?: readonly string[];
+  /**
    * Aborting it stops the request at once, the HTTP call and any pending retry, and the request
    * rejects with a GitGoodError of code ABORTED (a sample's time-out aborts its model call this way).
    */

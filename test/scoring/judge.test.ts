@@ -19,8 +19,8 @@ describe("pairwise judge", () => {
       [2, "agent"],
     ]);
     // The agent's history is the one shown first in the first request and second in the second.
-    expect(winWin.requests[0]?.messages[1]?.content).toMatch(/History 1:\n\nCommit 1 of 1:\ncommit 3{40}\n[^]*\n {4}Add a and b helpers\n/);
-    expect(winWin.requests[1]?.messages[1]?.content).toMatch(/History 2:\n\nCommit 1 of 1:\ncommit 3{40}\n[^]*\n {4}Add a and b helpers\n/);
+    expect(winWin.requests[0]?.messages[1]?.content).toMatch(/⟦history 1 commit 1 of 1 begin · \w+⟧\ncommit 3{40}\n[^]*\n {4}Add a and b helpers\n/);
+    expect(winWin.requests[1]?.messages[1]?.content).toMatch(/⟦history 2 commit 1 of 1 begin · \w+⟧\ncommit 3{40}\n[^]*\n {4}Add a and b helpers\n/);
 
     const winLose = await judgeHistories([new ScriptedModelClient([say("1"), say("1")])], original, agent);
     expect(winLose.solved).toBe(false);

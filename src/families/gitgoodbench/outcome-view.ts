@@ -112,6 +112,16 @@ function historyOutcome({ record, trajectory }: OutcomeInput): OutcomeBlock[] {
     });
     const per = arr(judge.judges).flatMap((j) => (obj(j) ? [obj(j) as Json] : []));
     if (per.length > 0) out.push({ kind: "text", text: per.map((j) => `${str(j.judge) ?? "?"}: ${j.wins_both === true ? "prefers the agent's history in both orders" : "does not prefer it in both orders"}`).join("; ") });
+    // Records written before the judge looked for it have no instructions_to_judge: nothing to show.
+    const notes = arr(judge.instructions_to_judge).flatMap((f) => (obj(f) ? [obj(f) as Json] : []));
+    if (notes.length > 0) {
+      out.push({ kind: "text", tone: "bad", text: "The agent's history holds text addressed to the judge (flagged only: the verdict is the judges'):" });
+      out.push({
+        kind: "table",
+        head: ["where", "rule", "excerpt"],
+        rows: notes.map((f) => [`commit ${String(f.commit ?? "?")}, ${str(f.part) ?? "?"}`, str(f.rule) ?? "?", str(f.excerpt) ?? ""]),
+      });
+    }
   }
   for (const [i, c] of commits.entries()) out.push({ kind: "code", title: `produced commit ${i + 1}: ${subject(str(c.message) ?? "")}`, text: `${str(c.message) ?? ""}\n\n${str(c.diff) ?? ""}` });
   const tree = trajectory?.ground_truth_diff?.split("\n").findIndex((l) => l.startsWith("Final tree"));
