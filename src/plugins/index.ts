@@ -1,0 +1,3 @@
+export { PLUGIN_API, type PluginApi, type PluginRegister } from "./api.js";
+export { loadPlugins, type PluginRequest } from "./load.js";
+export { resolvePlugin } from "./resolve.js";
