@@ -3,3 +3,4 @@ export { loadPlugins, type PluginRequest } from "./load.js";
 export { resolvePlugin } from "./resolve.js";
 export type { ConformanceCheck } from "./conformance.js";
 export { isolationConformance } from "./isolation-conformance.js";
+export { familyConformance, type FamilyFixture } from "./family-conformance.js";
