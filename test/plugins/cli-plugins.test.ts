@@ -88,6 +88,22 @@ describe("gitgood --plugin: a family from outside src/, through the real CLI", (
     expect(missing.stderr).toBe(`gitgood: plug-in ../nowhere/plugin.js (${path.join(other, "my.yaml")}): no such file or installed package (looked from ${other})\n`);
   });
 
+  it("takes a plug-in's isolation backend by name, refuses it where it cannot run, and lists the names for an unknown one", () => {
+    const dir = fx.scratch("isolation-plugin");
+    writeFileSync(
+      path.join(dir, "jail.js"),
+      `export default (api) => api.registerIsolation({ name: "far-jail", summary: "a jail on another host", usesImage: false, isolates: true,
+        unavailable: () => "the far host is not reachable", command: () => { throw new Error("never started"); },
+        enforcement: () => { throw new Error("never asked"); }, node: () => "node" });\n`,
+    );
+    const run = spawnGitgood(["--plugin", "./jail.js", "--plugin", path.join(ROOT, TOY), "run", samples, "--repo", fx.dir, "--agent", "oracle", "--isolation", "far-jail", "--out", path.join(dir, "run")], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("gitgood: --isolation far-jail cannot run here (the far host is not reachable); choose --isolation namespace or --isolation docker or --isolation none");
+    const unknown = spawnGitgood(["--plugin", "./jail.js", "run", samples, "--isolation", "nowhere"], { cwd: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Allowed choices are namespace, docker, none, far-jail.");
+  });
+
   it("refuses a plug-in that cannot be loaded in one line naming it and the cause", () => {
     const dir = fx.scratch("bad-plugins");
     writeFileSync(path.join(dir, "none.js"), "export const x = 1;\n");
