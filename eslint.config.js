@@ -33,6 +33,7 @@ export const LAYERS = [
   "a2a", // the A2A front end
   "view", // the local web viewer over run directories (reads runs, report and export; the MCP guard)
   "demo", // the demo repository for the quick start
+  "plugins", // loading plug-ins: the registration API they are given
   "cli", // one file per verb
 ];
 

@@ -26,7 +26,8 @@ export { defineTool, type Tool, type ToolResult } from "./tools/tool.js";
 export {
   chooseIsolation,
   defaultIsolation,
-  ISOLATION_MODES,
+  isolationModes,
+  registerIsolation,
   type Isolation,
   type IsolationMode,
   type IsolationRequest,

@@ -1,3 +1,5 @@
 // gitgood/testing: a model that answers from a script, for tests and dry runs without an endpoint.
 export { ScriptedModelClient, type ScriptStep } from "./model/scripted.js";
 export type { ModelClient, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, Usage } from "./model/types.js";
+// Plug-ins: the registration API a plug-in's register function is given, and the conformance suites.
+export { PLUGIN_API, familyConformance, isolationConformance, type ConformanceCheck, type FamilyFixture, type PluginApi, type PluginRegister } from "./plugins/index.js";

@@ -17,7 +17,7 @@ import { McpToolHost } from "../mcp/tool-host.js";
 import { lookupModel } from "../model/lookup.js";
 import { isolationLimits, specFromOptions } from "../runs/spec.js";
 import { addSpecOptions } from "./spec-options.js";
-import { DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
+import { DEFAULT_ISOLATION, isolationModes, chooseIsolation, isolationHelp, isolationNote, type IsolationMode } from "../sandbox/isolation.js";
 import { intOption, numberOption, positiveIntOption, type CliIO } from "./io.js";
 
 interface ServeFlags {
@@ -220,7 +220,7 @@ export function a2aCommand(io: CliIO): Command {
     .option("--max-assessments <n>", "assessments at once; one more is refused as busy (default: the machine's cores)", positiveIntOption("--max-assessments"))
     .addOption(
       new Option("--isolation <mode>", `how evaluations' programs (test runs) are isolated, refused where it cannot run: ${isolationHelp()}`)
-        .choices(ISOLATION_MODES)
+        .choices(isolationModes())
         .default(DEFAULT_ISOLATION),
     );
   // The run settings (the jail's limits): the most an assessment request may ask for.
@@ -238,7 +238,7 @@ export function a2aCommand(io: CliIO): Command {
     .option("--max-turns <n>", "model turns per task", positiveIntOption("--max-turns"), DEFAULT_PARTICIPANT_TURNS)
     .addOption(
       new Option("--isolation <mode>", `how a SWE task's commands (run_command in REPO_DIR) are isolated, refused where it cannot run: ${isolationHelp()}`)
-        .choices(ISOLATION_MODES)
+        .choices(isolationModes())
         .default(DEFAULT_ISOLATION),
     )
     .option("--shared-dir <dir>", `the directory SWE tasks' REPO_DIR must lie in, shared with the green agent (or $${SHARED_DIR_ENV})`)

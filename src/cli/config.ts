@@ -1,17 +1,20 @@
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { Command, Option } from "commander";
 import { parseDocument } from "yaml";
 import { parseEnvSpecs } from "../testenv/spec-file.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { PluginRequest } from "../plugins/index.js";
 import type { ResolvedConfig } from "../runs/config.js";
 import type { Prices } from "../runs/result.js";
+import { CONFIG_FILE_NAME } from "./config-name.js";
 import { verbSourceOf } from "./verb-source.js";
 import { at } from "../util/at.js";
 
 /** The configuration file read from the working directory when no `--config FILE` is given. */
-export const CONFIG_FILE = "gitgood.config.yaml";
+export const CONFIG_FILE = CONFIG_FILE_NAME;
 
 /** The verbs a configuration file configures; each has a section of its own. */
 const CONFIG_VERBS = ["run", "bench", "report", "score"] as const;
@@ -21,6 +24,8 @@ type ConfigVerb = (typeof CONFIG_VERBS)[number];
 const PRICES_KEY = "prices";
 /** SWE environment specs (as `--env-spec FILE` holds them), for the verbs that set up SWE tasks (those with `--env-spec`). */
 const ENVS_KEY = "envs";
+/** The plug-ins to load (module names, or paths from the file's directory), read before any verb is built. */
+const PLUGINS_KEY = "plugins";
 /** Options a configuration file cannot set. */
 const NOT_CONFIGURABLE = new Set(["config", "help", "version"]);
 
@@ -163,10 +168,11 @@ async function readConfig(
       envs = parseEnvSpecs(value, `${file}: ${key}`);
       continue;
     }
+    if (key === PLUGINS_KEY) continue;
     if ((CONFIG_VERBS as readonly string[]).includes(key)) continue;
     const owners = CONFIG_VERBS.filter((v) => options.get(v)?.has(key));
     if (owners.length === 0) {
-      bad(file, key, `unknown option; keys are the long options of ${CONFIG_VERBS.map((v) => `gitgood ${v}`).join(", ")}, a section per verb (${CONFIG_VERBS.join(", ")}), prices and envs`);
+      bad(file, key, `unknown option; keys are the long options of ${CONFIG_VERBS.map((v) => `gitgood ${v}`).join(", ")}, a section per verb (${CONFIG_VERBS.join(", ")}), prices, envs and plugins`);
     }
     for (const v of owners) {
       const opt = options.get(v)?.get(key) as Option;
@@ -239,4 +245,30 @@ export function resolvedConfig(cmd: Command): ResolvedConfig {
   }
   const from = loaded.get(cmd);
   return { file: from?.file ?? null, options, prices: from?.prices ?? {}, ...(from?.envs ? { envs: from.envs } : {}) };
+}
+
+/**
+ * The plug-ins the configuration file names under `plugins:` (a module or a list of them; a path is taken
+ * from the file's directory): the file `--config FILE` in `args` names, else ./gitgood.config.yaml when
+ * it is there. Read before the verb is built, so that its options and registries include theirs.
+ */
+export function configuredPlugins(args: readonly string[]): PluginRequest[] {
+  const file = configArgument(args) ?? (existsSync(CONFIG_FILE) ? CONFIG_FILE : null);
+  if (file === null) return [];
+  const raw = readYaml(file)[PLUGINS_KEY];
+  if (raw === undefined || raw === null) return [];
+  const modules = Array.isArray(raw) ? raw : [raw];
+  if (!modules.every((m): m is string => typeof m === "string" && m !== "")) bad(file, PLUGINS_KEY, "takes a module name or path, or a list of them");
+  const base = path.dirname(path.resolve(file));
+  return modules.map((module) => ({ module, base, from: file }));
+}
+
+/** The value of `--config FILE` (or `--config=FILE`) among the arguments before a `--`. */
+function configArgument(args: readonly string[]): string | null {
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    const arg = at(args, i);
+    if (arg === "--config") return args[i + 1] ?? null;
+    if (arg.startsWith("--config=")) return arg.slice("--config=".length);
+  }
+  return null;
 }

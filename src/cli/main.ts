@@ -7,6 +7,7 @@ import type { CliIO } from "./io.js";
 import { verbs } from "./verbs.js";
 import { familyTitles } from "../families/command-line.js";
 import { provideVerbs } from "./verb-source.js";
+import { PLUGIN_OPTION, loadRequestedPlugins, splitPluginArgs } from "./plugin-args.js";
 import { at } from "../util/at.js";
 
 /** `gitgood --help`'s first line: what gitgood does, and the families it does it for. */
@@ -42,6 +43,7 @@ export async function buildProgram(io: CliIO, verb?: string): Promise<Command> {
   const program = new Command("gitgood")
     .description(description())
     .version(version)
+    .option(`${PLUGIN_OPTION} <module>`, "load a plug-in first: a path from the working directory or an installed package (may be repeated; see docs/plugins.md)")
     .showHelpAfterError("(run 'gitgood --help' for usage)")
     .hook("preAction", async () => {
       const { gitVersion } = await import("../git/version.js");
@@ -93,10 +95,14 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = { FAIL_UNDER: 3 };
  * in a system error among them). Errors become one line on stderr, never a stack trace.
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
-  // `help VERB` is `VERB --help`: the listing's placeholders for the verbs have no options to show.
-  const args = argv.length === 2 && argv[0] === "help" && verbs().some((v) => v.name === argv[1]) ? [at(argv, 1), "--help"] : argv;
   try {
-    const help = tableHelp(args, io);
+    // A command agent's tool call (`gitgood tool`, run in its jail from a directory it writes) loads no plug-in.
+    const { args: given, plugins } = argv[0] === "tool" ? { args: [...argv], plugins: [] } : splitPluginArgs(argv);
+    const extended = argv[0] !== "tool" && (await loadRequestedPlugins(given, plugins));
+    // `help VERB` is `VERB --help`: the listing's placeholders for the verbs have no options to show.
+    const args = given.length === 2 && given[0] === "help" && verbs().some((v) => v.name === given[1]) ? [at(given, 1), "--help"] : given;
+    // The built help table knows the built-in registries only.
+    const help = extended ? null : tableHelp(args, io);
     if (help !== null) {
       io.stdout.write(help);
       return 0;

@@ -5,7 +5,7 @@ import { RECORD_MODEL_IO } from "../proxy/index.js";
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
-import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, isolationHelp } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, isolationHelp } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS } from "../scenarios/mcr/state.js";
 import { scenarioNames } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
@@ -83,7 +83,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(mcrToolsOption())
     .addOption(
       new Option("--isolation <mode>", `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`)
-        .choices(ISOLATION_MODES)
+        .choices(isolationModes())
         .default(DEFAULT_ISOLATION),
     )
     .option("--network", "let isolated agent programs use the network", false)

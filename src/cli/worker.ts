@@ -20,7 +20,7 @@ import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
 import { WorkerProxies } from "../queue/proxies.js";
 import { withRunPacks } from "../runs/executor.js";
 import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
-import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, ISOLATION_MODES, chooseIsolation, isolationHelp, isolationNote } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, chooseIsolation, isolationHelp, isolationNote } from "../sandbox/isolation.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { repeatable } from "../util/options.js";
 import { escapeControls } from "../util/escape.js";
@@ -78,7 +78,7 @@ export function workerCommand(io: CliIO): Command {
     .option("--spill-bytes <n>", "the compressed size from which a trajectory is spilled", positiveIntOption("--spill-bytes"), DEFAULT_SPILL_BYTES)
     .option("--secret-file <file>", "the file holding the secret shared with the producer (default: $GITGOOD_QUEUE_SECRET); jobs not signed with it are refused, results are signed with it")
     .addOption(
-      new Option("--isolation <mode>", `the isolation jobs run under at most (a job may ask for no less): ${isolationHelp()}`).choices(ISOLATION_MODES).default(DEFAULT_ISOLATION),
+      new Option("--isolation <mode>", `the isolation jobs run under at most (a job may ask for no less): ${isolationHelp()}`).choices(isolationModes()).default(DEFAULT_ISOLATION),
     )
     .option("--docker-image <image>", "the one image jobs of --isolation docker may use", DEFAULT_DOCKER_IMAGE)
     .option("--network", "let jobs that ask for it give their isolated agent programs the network", false)

@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   ISOLATION_UNAVAILABLE: { fault: "usage", meaning: "the isolation asked for (or the default) cannot run on this host; choose another with --isolation" },
   SANDBOX_ROOT_REFUSED: { fault: "usage", meaning: "the sandbox root is not the user's own (a symbolic link, another owner, writable by others) or cannot be made" },
   BAD_CONFIG: { fault: "usage", meaning: "the configuration file (gitgood.config.yaml, --config) is not YAML, or has an unknown key or a value of the wrong type" },
+  PLUGIN_FAILED: { fault: "usage", meaning: "a plug-in (--plugin MODULE, the configuration's plugins:) cannot be found or loaded, has no register function, or its registration failed" },
   BAD_ENV_SPEC: { fault: "usage", meaning: "an environment spec (--env-spec FILE, the configuration's envs:) is malformed, or a project has none and no default fits" },
   BAD_ASSESSMENT: { fault: "usage", meaning: "an A2A assessment request is malformed: not the JSON {participants, config} the green agent takes (invalid params)" },
   BAD_SWE_TASK: { fault: "usage", meaning: "a SWE task sent to the A2A participant is malformed: not REPO_DIR:<path>, Problem Statement: and the issue (then optional Hints:), or REPO_DIR is no directory" },

@@ -15,13 +15,36 @@ export { DEFAULT_DOCKER_IMAGE, dockerArgs, dockerUnavailable } from "./isolation
 export { bwrapArgs, bwrapUnavailable } from "./isolation/namespace.js";
 
 /**
- * The isolation backends, the first the default. A new backend is one file in ./isolation/ and one
- * line here; nothing else names a backend.
+ * The isolation backends, the first the default. A built-in backend is one file in ./isolation/ and one
+ * line here; a plug-in adds its own with `registerIsolation`. Nothing else names a backend.
  */
-const BACKENDS: readonly IsolationBackend[] = [namespaceBackend, dockerBackend, noneBackend];
+const BACKENDS: IsolationBackend[] = [];
 
-/** The names `--isolation` takes. */
-export const ISOLATION_MODES: readonly string[] = BACKENDS.map((b) => b.name);
+const BACKEND_NAME = /^[a-z][a-z0-9-]*$/;
+
+/**
+ * Adds an isolation backend; `--isolation NAME` then takes its name. Its name must be new, and a backend
+ * that says it isolates must say why it cannot run where it cannot (`unavailable`), which makes gitgood
+ * refuse it there rather than run programs unisolated.
+ */
+export function registerIsolation(backend: IsolationBackend): void {
+  if (!BACKEND_NAME.test(backend.name)) throw new GitGoodError("INTERNAL", `isolation backend name '${backend.name}' must be lower-case letters, digits and '-'`);
+  if (BACKENDS.some((b) => b.name === backend.name)) throw new GitGoodError("INTERNAL", `an isolation backend named ${backend.name} is registered already`);
+  BACKENDS.push(backend);
+}
+
+/** Removes a backend added with `registerIsolation` (the default, the first, stays). */
+export function unregisterIsolation(name: string): void {
+  const i = BACKENDS.findIndex((b) => b.name === name);
+  if (i > 0) BACKENDS.splice(i, 1);
+}
+
+for (const backend of [namespaceBackend, dockerBackend, noneBackend]) registerIsolation(backend);
+
+/** The names `--isolation` takes: the registered backends'. */
+export function isolationModes(): readonly string[] {
+  return BACKENDS.map((b) => b.name);
+}
 export type IsolationMode = string;
 
 /** The isolation `--isolation` picks when not given. */
@@ -32,9 +55,10 @@ export function isolationHelp(): string {
   return BACKENDS.map((b) => `${b.name} (${b.summary})`).join("; ");
 }
 
-function backendNamed(mode: string): IsolationBackend {
+/** The registered backend of a name, or a one-line error listing the names. */
+export function isolationBackend(mode: string): IsolationBackend {
   const backend = BACKENDS.find((b) => b.name === mode);
-  if (!backend) throw new GitGoodError("BAD_OPTION", `--isolation takes ${ISOLATION_MODES.join(", ")}, not '${mode}'`);
+  if (!backend) throw new GitGoodError("BAD_OPTION", `--isolation takes ${isolationModes().join(", ")}, not '${mode}'`);
   return backend;
 }
 
@@ -86,7 +110,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * how to choose another — it never quietly becomes `none`. Paths in `allowRead` must exist.
  */
 export function chooseIsolation(request: IsolationRequest): Isolation {
-  const backend = backendNamed(request.mode);
+  const backend = isolationBackend(request.mode);
   const allowRead = (request.allowRead ?? []).map((p) => path.resolve(p));
   for (const p of allowRead) {
     if (!existsSync(p)) throw new GitGoodError("NOT_FOUND", `--allow-read ${p}: no such file or directory`, { path: p });
@@ -130,24 +154,24 @@ export function modeIsolates(mode: string): boolean {
 
 /** Whether programs run under `iso` are kept from the host (every backend but `none`). */
 export function isolates(iso: Isolation): boolean {
-  return backendNamed(iso.mode).isolates;
+  return isolationBackend(iso.mode).isolates;
 }
 
 /** The image programs run in, for backends that use one (docker); else null. */
 export function imageOf(iso: Isolation): string | null {
-  return backendNamed(iso.mode).usesImage ? iso.dockerImage : null;
+  return isolationBackend(iso.mode).usesImage ? iso.dockerImage : null;
 }
 
 /** The process that runs `argv` in the jail under `iso`. */
 export function isolatedCommand(iso: Isolation, jail: Jail, argv: readonly string[]): IsolatedCommand {
   const [file, ...rest] = argv;
   if (!file) throw new GitGoodError("BAD_ARGUMENTS", "exec needs a program to run");
-  return backendNamed(iso.mode).command(iso, jail, [file, ...rest]);
+  return isolationBackend(iso.mode).command(iso, jail, [file, ...rest]);
 }
 
 /** The node an isolated program runs gitgood with: this process's, or in a container the image's. */
 export function nodeCommand(iso: Isolation): string {
-  return backendNamed(iso.mode).node();
+  return isolationBackend(iso.mode).node();
 }
 
 /** One line for people when programs run without isolation (which only `--isolation none` asks for); null when they are isolated. */

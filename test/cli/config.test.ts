@@ -124,7 +124,7 @@ describe("gitgood.config.yaml", () => {
   });
 
   it.for([
-    ["max-turn: 3\n", "gitgood.config.yaml: max-turn: unknown option; keys are the long options of gitgood run, gitgood bench, gitgood report, gitgood score, a section per verb (run, bench, report, score), prices and envs"],
+    ["max-turn: 3\n", "gitgood.config.yaml: max-turn: unknown option; keys are the long options of gitgood run, gitgood bench, gitgood report, gitgood score, a section per verb (run, bench, report, score), prices, envs and plugins"],
     ["run:\n  per-type: 3\n", "gitgood.config.yaml: run.per-type: not an option of gitgood run (see gitgood run --help)"],
     ["run:\n  jobs: zero\n", "gitgood.config.yaml: run.jobs: --jobs takes a whole number, not 'zero'"],
     ["memory: yes please\n", 'gitgood.config.yaml: memory: takes true or false, not "yes please"'],

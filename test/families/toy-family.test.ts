@@ -19,7 +19,8 @@ import { askAgent, connectAgent } from "../../src/agents/a2a-client.js";
 import { ScriptedModelClient } from "../../src/model/scripted.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
-import { TOY_FAMILY, toySample } from "../helpers/toy-family/index.js";
+// @ts-expect-error -- the example is plain JavaScript, without types of its own
+import { TOY_FAMILY, toySample } from "../../examples/toy-family/index.js";
 
 let fx: Fixture;
 let samplesFile: string;

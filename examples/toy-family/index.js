@@ -1,26 +1,15 @@
-import { Command, Option } from "commander";
+// A toy task family, written as a gitgood plug-in: "what is a + b?", over a sample type of its own
+// (`toy_sum`). It brings its scenario, its report section, a CLI option with its scenario setting and
+// run.json field, an agent, a report format, a verb and a mode of `gitgood mine`, and an A2A participant
+// task with its Result part. It imports gitgood's public entry points only; gitgood loads it with
+// `gitgood --plugin ./examples/toy-family ...` (or `plugins:` in gitgood.config.yaml) and calls its
+// default export with the registration API. docs/plugins.md walks through it.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { Command, Option } from "commander";
 import { z } from "zod";
-import type { AgentKind } from "../../../src/agents/index.js";
-import { COMMON_SAMPLE_FIELDS, type Sample, type SampleTypeDefinition } from "../../../src/dataset/sample.js";
-import type { FamilyCommandLine } from "../../../src/families/command-line.js";
-import { defineFamily, type ParticipantTask, type ReportFormat, type ReportSection } from "../../../src/families/definition.js";
-import type { ResultRecord } from "../../../src/runs/record.js";
-import { defineScenario, type AnyScenarioDefinition, type ScenarioDefinition, type Strategy } from "../../../src/scenarios/definition.js";
-import { ScenarioBase, inNewSandbox } from "../../../src/scenarios/shared/base.js";
-import type { InitialContext } from "../../../src/scenarios/types.js";
-import type { Scorer } from "../../../src/scoring/scorer.js";
-import { ToolRegistry } from "../../../src/tools/registry.js";
-import { defineTool } from "../../../src/tools/tool.js";
-
-/**
- * A toy task family, defined entirely in the test suite: "what is a + b?", over a sample type of its own
- * (`toy_sum`). It brings its scenario, its report section, a CLI option with its scenario setting and
- * run.json field, an agent, a report format, a verb and a mode of `gitgood mine`, an A2A participant task
- * and Result part: the proof that a family is its own folder plus one registration, with no file of src/
- * changed.
- */
+import { ToolRegistry, defineFamily, defineTool } from "gitgood";
+import { COMMON_SAMPLE_FIELDS, ScenarioBase, defineScenario, inNewSandbox } from "gitgood/internal";
 
 export const TOY_SAMPLE_TYPE = "toy_sum";
 
@@ -29,61 +18,48 @@ const ToySumSampleSchema = z.object({
   sample_type: z.literal(TOY_SAMPLE_TYPE),
   scenario: z.object({ a: z.number().int(), b: z.number().int() }),
 });
-export type ToySumSample = z.infer<typeof ToySumSampleSchema>;
 
-/**
- * The static `Sample` union knows only the built-in types (a family in src/ adds its own to it); a
- * plug-in's samples travel as `Sample` and are read through their own schema.
- */
-const isToySum = (sample: Sample): sample is Sample => (sample as { sample_type: string }).sample_type === TOY_SAMPLE_TYPE;
-const numbers = (sample: Sample): { a: number; b: number } => ToySumSampleSchema.parse(sample).scenario;
+const isToySum = (sample) => sample.sample_type === TOY_SAMPLE_TYPE;
+const numbers = (sample) => ToySumSampleSchema.parse(sample).scenario;
 
 const StateSchema = z.object({ answer: z.number().int().nullable(), hinted: z.boolean() });
-type ToyData = z.infer<typeof StateSchema>;
 const FinalSchema = z.object({ done: z.boolean(), answer: z.number().int().nullable() });
-type ToyFinal = z.infer<typeof FinalSchema>;
 
-class ToySumScenario extends ScenarioBase<ToyData> {
-  declare readonly sample: Sample;
-
-  static setup(
-    sample: Sample,
-    source: { dir: string } & Parameters<typeof inNewSandbox>[0],
-    opts: { keep?: boolean; root?: string; hint?: boolean },
-    definition: AnyScenarioDefinition,
-  ) {
+/** One toy sum being worked: the answer given so far, and whether the agent was told to add. */
+class ToySumScenario extends ScenarioBase {
+  static setup(sample, source, opts, definition) {
     return inNewSandbox(source, { label: sample.id, keep: opts.keep, root: opts.root, store: { packs: [], shallow: [] } }, async (sandbox) =>
       new ToySumScenario(definition, sandbox, sample, source.dir, { answer: null, hinted: opts.hint === true }),
     );
   }
 
-  static restore(sandbox: ConstructorParameters<typeof ToySumScenario>[1], sample: Sample, source: string, data: ToyData, definition: AnyScenarioDefinition) {
+  static restore(sandbox, sample, source, data, definition) {
     return new ToySumScenario(definition, sandbox, sample, source, data);
   }
 
-  answer(n: number): string {
+  answer(n) {
     this.data.answer = n;
     return `Recorded ${n}.`;
   }
 
-  async initialContext(): Promise<InitialContext> {
+  async initialContext() {
     const { a, b } = numbers(this.sample);
     const hint = this.data.hinted ? " (hint: add them)" : "";
     return { data: { a, b }, text: `What is ${a} + ${b}?${hint}` };
   }
 
-  isDone(): boolean {
+  isDone() {
     return this.data.answer !== null;
   }
 
-  async finalState(): Promise<ToyFinal> {
+  async finalState() {
     return { done: this.isDone(), answer: this.data.answer };
   }
 }
 
 const sum = z.number().int().describe("The sum.");
-const TOOLS = new ToolRegistry<ToySumScenario>([
-  defineTool<ToySumScenario, { sum: typeof sum }>({
+const TOOLS = new ToolRegistry([
+  defineTool({
     name: "submit_sum",
     description: "Submits your answer: the sum of the two numbers.",
     params: { sum },
@@ -94,14 +70,14 @@ const TOOLS = new ToolRegistry<ToySumScenario>([
   }),
 ]);
 
-const rightSum: Scorer<Sample, ToyFinal> = {
+const rightSum = {
   name: "right_sum",
   async score(sample, final) {
     return { solved: final.answer === numbers(sample).a + numbers(sample).b, value: { answer: final.answer } };
   },
 };
 
-const submit = (n: (s: ToySumScenario) => number, name: string, description: string): Strategy<ToySumScenario> => ({
+const submit = (n, name, description) => ({
   name,
   description,
   async run(session) {
@@ -111,14 +87,14 @@ const submit = (n: (s: ToySumScenario) => number, name: string, description: str
 });
 
 /** The toy family's one scenario, made with defineScenario's defaults (no describeFinal of its own). */
-export const TOYSUM: ScenarioDefinition<Sample, ToySumScenario, ToyFinal, ToyData> = defineScenario<Sample, ToySumScenario, ToyFinal, ToyData, { hint: boolean }>({
+export const TOYSUM = defineScenario({
   name: "TOYSUM",
   title: "add two numbers",
   accepts: isToySum,
   tools: TOOLS,
   prompt: "Your task: add the two numbers.",
   live: () => ToySumScenario,
-  settings: (settings) => ({ hint: (settings?.toysum as { hint?: boolean } | undefined)?.hint === true }),
+  settings: (settings) => ({ hint: settings?.toysum?.hint === true }),
   stateSchema: StateSchema,
   finalSchema: FinalSchema,
   scorers: [rightSum],
@@ -127,22 +103,10 @@ export const TOYSUM: ScenarioDefinition<Sample, ToySumScenario, ToyFinal, ToyDat
   baselines: [submit(() => 0, "guess-zero", "always says 0")],
 });
 
-interface ToyRow {
-  agent: string;
-  attempts: number;
-  exact: number;
-}
-
-declare module "../../../src/families/definition.js" {
-  interface ReportSections {
-    toysum?: ToyRow[];
-  }
-}
-
 /** The toy family's table: per agent, attempts and exact answers. */
-const SECTION: ReportSection<ToyRow[]> = {
+const SECTION = {
   key: "toysum",
-  build(records: readonly ResultRecord[]) {
+  build(records) {
     const mine = records.filter((r) => r.scenario === TOYSUM.name);
     return [...new Set(mine.map((r) => r.agent))].sort().map((agent) => {
       const rows = mine.filter((r) => r.agent === agent);
@@ -158,8 +122,8 @@ const SECTION: ReportSection<ToyRow[]> = {
   }),
 };
 
-/** `--toy-csv FILE`: the toy attempts as CSV. */
-const CSV: ReportFormat = {
+/** `gitgood report --toy-csv FILE`: the toy attempts as CSV. */
+const CSV = {
   name: "toy-csv",
   description: "the toy attempts as CSV",
   output: "file",
@@ -168,7 +132,7 @@ const CSV: ReportFormat = {
 };
 
 /** `--agent toy-adder`: adds the numbers through the tool. */
-const ADDER: AgentKind = {
+const ADDER = {
   name: "toy-adder",
   create: () => ({
     name: "toy-adder",
@@ -182,13 +146,11 @@ const ADDER: AgentKind = {
   }),
 };
 
-const SAMPLES: SampleTypeDefinition = { type: TOY_SAMPLE_TYPE, schema: ToySumSampleSchema };
-
 /**
  * The toy's part of the command line: `gitgood toy-count FILE` (its own verb) and `gitgood mine REPO
  * --type toy --toy-a A --toy-b B` (its own mode of mine, writing one toy sample for the repository).
  */
-const COMMAND_LINE: FamilyCommandLine = {
+const COMMAND_LINE = {
   title: "toy sums",
   verbs: [
     {
@@ -199,7 +161,7 @@ const COMMAND_LINE: FamilyCommandLine = {
         new Command("toy-count")
           .description("count the toy sums of a samples file")
           .argument("<file>", "a samples file (JSONL)")
-          .action((file: string) => {
+          .action((file) => {
             const rows = readFileSync(file, "utf8").split("\n").filter((l) => l.includes(`"sample_type":"${TOY_SAMPLE_TYPE}"`));
             io.stdout.write(`${rows.length} toy sum(s)\n`);
           }),
@@ -213,7 +175,7 @@ const COMMAND_LINE: FamilyCommandLine = {
         options: (cmd) => cmd.option("--toy-a <n>", "toy: the first number", "1").option("--toy-b <n>", "toy: the second number", "2"),
         async run(repoPath, flags, io) {
           const name = typeof flags.name === "string" ? flags.name : path.basename(repoPath);
-          io.stdout.write(`${JSON.stringify(toySample(`toy_sum_mined`, name, Number(flags.toyA), Number(flags.toyB)))}\n`);
+          io.stdout.write(`${JSON.stringify(toySample("toy_sum_mined", name, Number(flags.toyA), Number(flags.toyB)))}\n`);
           io.stderr.write(`mined 1 toy sum from ${name}\n`);
         },
       }),
@@ -222,12 +184,12 @@ const COMMAND_LINE: FamilyCommandLine = {
 };
 
 /** `TOY: A + B` to the A2A participant: the model answers through `submit_sum`, and the answer is the sum. */
-const PARTICIPANT_TASK: ParticipantTask = {
+const PARTICIPANT_TASK = {
   shape: "a toy sum (TOY: A + B)",
   skill: { id: "toy-sum", name: "Toy sum", description: "Adds two numbers.", tags: ["toy"] },
   matches: (text) => text.startsWith("TOY:"),
   async open(text) {
-    let answer: number | null = null;
+    let answer = null;
     return {
       tools: [
         {
@@ -250,10 +212,10 @@ const PARTICIPANT_TASK: ParticipantTask = {
   },
 };
 
-export const TOY_FAMILY = defineFamily<{ toyHint: boolean }>({
+export const TOY_FAMILY = defineFamily({
   name: "TOYSUM",
   scenarios: [TOYSUM],
-  samples: [SAMPLES],
+  samples: [{ type: TOY_SAMPLE_TYPE, schema: ToySumSampleSchema }],
   report: SECTION,
   formats: [CSV],
   agents: [ADDER],
@@ -272,7 +234,7 @@ export const TOY_FAMILY = defineFamily<{ toyHint: boolean }>({
 });
 
 /** A toy sample in gitgood's own layout. */
-export function toySample(id: string, repository: string, a: number, b: number): Record<string, unknown> {
+export function toySample(id, repository, a, b) {
   return {
     id,
     name: repository,
@@ -287,4 +249,9 @@ export function toySample(id: string, repository: string, a: number, b: number):
     project_size: null,
     difficulty: "easy",
   };
+}
+
+/** The plug-in's register function: gitgood calls it with its registration API. */
+export default function register(api) {
+  api.registerFamily(TOY_FAMILY);
 }
