@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sampleToJson, type ChainSample, type MergeSample } from "../../src/dataset/sample.js";
+import { isMergeSample, sampleToJson, type ChainSample, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import { mine } from "../../src/mining/mine.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
@@ -49,6 +49,8 @@ beforeAll(() => {
 });
 afterAll(() => f.remove());
 
+/** The commit a sample is dated by: its merge commit, or its chain's newest commit. */
+const commitOf = (s: Sample): string => (isMergeSample(s) ? s.scenario.merge_commit_hash : (s as ChainSample).scenario.newest_commit);
 const time = (commit: string) => Number(f.git("show", "-s", "--format=%ct", commit));
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -68,7 +70,7 @@ describe("mine --since/--until for merges and chains", () => {
     const since = time(merges[1] ?? "");
     const window = { since, until: null };
     const first = await mine(f.dir, { name: "acme/dated", window });
-    expect(first.samples.map((s) => (s.sample_type === "merge" ? s.scenario.merge_commit_hash : s.scenario.newest_commit))).toEqual([merges[1], chainTips[1]]);
+    expect(first.samples.map(commitOf)).toEqual([merges[1], chainTips[1]]);
     expect(first.samples.map((s) => s.id)).toEqual(["acme_dated_merge_0000", "acme_dated_file_commit_chain_0000"]);
     expect(first.summary.dropped.merge.outside_dates).toBe(1);
     expect(first.summary.dropped.file_commit_chain.outside_dates).toBe(1);
@@ -76,7 +78,7 @@ describe("mine --since/--until for merges and chains", () => {
     expect(again.samples.map(sampleToJson)).toEqual(first.samples.map(sampleToJson));
     // Up to the second before the second merge: only the first merge and the first chain.
     const before = await mine(f.dir, { name: "acme/dated", window: { since: null, until: since - 1 } });
-    expect(before.samples.map((s) => (s.sample_type === "merge" ? s.scenario.merge_commit_hash : s.scenario.newest_commit))).toEqual([merges[0], chainTips[0]]);
+    expect(before.samples.map(commitOf)).toEqual([merges[0], chainTips[0]]);
   });
 
   it("takes the window on the command line for every type, and refuses a bad date or an empty window in one line", async () => {
