@@ -82,7 +82,9 @@ function probesHistory(events: LabelInput["events"], hidden: readonly string[]):
   const prefixes = hidden.map((h) => h.slice(0, 7).toLowerCase());
   return events.some((e) => {
     if (e["type"] !== "tool_call") return false;
-    const text = JSON.stringify(e["args"] ?? null);
+    // The `reason` the built-in tools ask for is the agent's prose, not a command: it is left out.
+    const args = isObj(e["args"]) ? Object.fromEntries(Object.entries(e["args"]).filter(([k]) => k !== "reason")) : e["args"];
+    const text = JSON.stringify(args ?? null);
     if (ALL_HISTORY.test(text)) return true;
     const lower = text.toLowerCase();
     return prefixes.some((p) => p.length === 7 && lower.includes(p));
@@ -101,17 +103,19 @@ function repeatedToolErrors(events: LabelInput["events"]): boolean {
 
 function mergeLabels(final: unknown, score: unknown): FailureLabel[] {
   const out: FailureLabel[] = [];
-  if (num(field(final, "conflicts_left")) > 0) out.push("conflicts_left");
+  const left = num(field(final, "conflicts_left"));
+  const committed = field(final, "tree") !== null && field(final, "tree") !== undefined;
+  if (left > 0) out.push("conflicts_left");
+  if (!committed || field(final, "done") === false) out.push("merge_not_committed");
+  // Markers in a file whose conflicts are all resolved: a region still open shows its markers by design.
   const files = arr(field(final, "files"));
-  if (files.some((f) => field(f, "encoding") === "utf8" && typeof field(f, "content") === "string" && CONFLICT_MARKER.test(field(f, "content") as string))) {
-    out.push("markers_left");
-  }
-  if (field(final, "tree") === null || field(final, "done") === false) out.push("merge_not_committed");
-  const matches = arr(field(score, "files"));
-  const differing = matches.some((m) => field(m, "exact") === false);
-  if (differing) out.push("region_resolved_differently");
-  if (field(final, "tree") !== null && field(score, "tree_matches") === false && !differing && num(field(final, "conflicts_left")) === 0) {
-    out.push("outside_files_changed");
+  const marked = (f: unknown): boolean => field(f, "encoding") === "utf8" && typeof field(f, "content") === "string" && CONFLICT_MARKER.test(field(f, "content") as string);
+  if (left === 0 && files.some(marked)) out.push("markers_left");
+  // How the regions were resolved is judged once they all are.
+  if (left === 0) {
+    const differing = arr(field(score, "files")).some((m) => field(m, "exact") === false);
+    if (differing) out.push("region_resolved_differently");
+    else if (committed && field(score, "tree_matches") === false) out.push("outside_files_changed");
   }
   if (field(score, "resolvable") === false) out.push("unresolvable");
   return out;
@@ -119,8 +123,10 @@ function mergeLabels(final: unknown, score: unknown): FailureLabel[] {
 
 function historyLabels(scenario: string, final: unknown, checks: unknown, judge: unknown): FailureLabel[] {
   const out: FailureLabel[] = [];
-  if (field(final, "done") === false || (field(final, "pending") ?? null) !== null) out.push(scenario === "ICC" ? "changes_uncommitted" : "rebase_in_progress");
-  if (field(checks, "tree_matches_tip") === false) out.push("tree_changed");
+  const open = !finished(final);
+  if (open) out.push(scenario === "ICC" ? "changes_uncommitted" : "rebase_in_progress");
+  // An unfinished history's tree is the tip's only by chance: what is missing is what is still open.
+  else if (field(checks, "tree_matches_tip") === false) out.push("tree_changed");
   if (num(field(checks, "empty_messages")) > 0) out.push("messages_lost");
   if (num(field(checks, "duplicate_messages")) > 0) out.push("commits_duplicated");
   if (num(field(checks, "empty_commits")) > 0) out.push("empty_commits");
