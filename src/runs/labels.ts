@@ -1,4 +1,6 @@
 import type { Sample } from "../dataset/sample.js";
+import type { AnyScenarioDefinition } from "../scenarios/definition.js";
+import { finishedState } from "../scenarios/shared/loose-read.js";
 
 /*
  * Failure labels: why an attempt failed, read deterministically from what scoring already recorded (the
@@ -47,6 +49,8 @@ export type FailureLabel = keyof typeof FAILURE_LABELS;
 export interface LabelInput {
   sample: Sample;
   scenario: string;
+  /** The scenario's definition: its own labels come from its `failureLabels`. */
+  definition: Pick<AnyScenarioDefinition, "failureLabels">;
   solved: boolean | null;
   /** The attempt's error code, null when it ran to the end. */
   errorCode: string | null;
@@ -62,14 +66,9 @@ export interface LabelInput {
 /** Failed tool calls in a row that count as "repeated". */
 export const REPEATED_TOOL_ERRORS = 3;
 
-const CONFLICT_MARKER = /^(<{7}|>{7})( |$)/m;
 const ALL_HISTORY = /(^|\s)(--all|--reflog|reflog|fsck|--lost-found|--unreachable|--dangling)(\s|$|")/;
 
-type Obj = Readonly<Record<string, unknown>>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const field = (v: unknown, k: string): unknown => (isObj(v) ? v[k] : undefined);
-const num = (v: unknown): number => (typeof v === "number" ? v : 0);
-const arr = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
+const isObj = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Commit ids the agent is not shown: asking for one by hash is a probe (MCR's recorded merge, ICC's original tip). */
 function hiddenCommits(sample: Sample, scenario: string): string[] {
@@ -101,60 +100,6 @@ function repeatedToolErrors(events: LabelInput["events"]): boolean {
   return false;
 }
 
-function mergeLabels(final: unknown, score: unknown): FailureLabel[] {
-  const out: FailureLabel[] = [];
-  const left = num(field(final, "conflicts_left"));
-  const committed = field(final, "tree") !== null && field(final, "tree") !== undefined;
-  if (left > 0) out.push("conflicts_left");
-  if (!committed || field(final, "done") === false) out.push("merge_not_committed");
-  // Markers in a file whose conflicts are all resolved: a region still open shows its markers by design.
-  const files = arr(field(final, "files"));
-  const marked = (f: unknown): boolean => field(f, "encoding") === "utf8" && typeof field(f, "content") === "string" && CONFLICT_MARKER.test(field(f, "content") as string);
-  if (left === 0 && files.some(marked)) out.push("markers_left");
-  // How the regions were resolved is judged once they all are.
-  if (left === 0) {
-    const differing = arr(field(score, "files")).some((m) => field(m, "exact") === false);
-    if (differing) out.push("region_resolved_differently");
-    else if (committed && field(score, "tree_matches") === false) out.push("outside_files_changed");
-  }
-  if (field(score, "resolvable") === false) out.push("unresolvable");
-  return out;
-}
-
-function historyLabels(scenario: string, final: unknown, checks: unknown, judge: unknown): FailureLabel[] {
-  const out: FailureLabel[] = [];
-  const open = !finished(final);
-  if (open) out.push(scenario === "ICC" ? "changes_uncommitted" : "rebase_in_progress");
-  // An unfinished history's tree is the tip's only by chance: what is missing is what is still open.
-  else if (field(checks, "tree_matches_tip") === false) out.push("tree_changed");
-  if (num(field(checks, "empty_messages")) > 0) out.push("messages_lost");
-  if (num(field(checks, "duplicate_messages")) > 0) out.push("commits_duplicated");
-  if (num(field(checks, "empty_commits")) > 0) out.push("empty_commits");
-  if (out.length === 0 && judge !== undefined) out.push("judge_preferred_original");
-  return out;
-}
-
-function sweLabels(score: unknown): FailureLabel[] {
-  if (!isObj(score)) return [];
-  const out: FailureLabel[] = [];
-  const patch = field(score, "patch");
-  if (patch === "" && field(score, "patch_source") !== undefined) out.push("no_patch");
-  else if (field(score, "patch_applied") === false) out.push("patch_not_applied");
-  if (arr(field(score, "tampered")).length > 0) out.push("tests_touched");
-  const tests = field(score, "tests");
-  if (field(score, "patch_applied") === true) {
-    if (tests === null || field(tests, "timed_out") === true || typeof field(score, "log_invalid") === "string") out.push("tests_erroring");
-    const status = field(score, "tests_status");
-    const failures = arr(field(field(status, "FAIL_TO_PASS"), "failure")).length + arr(field(field(status, "PASS_TO_PASS"), "failure")).length;
-    if (failures > 0 && !out.includes("tests_erroring")) out.push("tests_failing");
-  }
-  return out;
-}
-
-/** Whether the scenario reached its end state (the merge committed, the history finished, the answer given). */
-function finished(final: unknown): boolean {
-  return field(final, "done") === true && (field(final, "pending") ?? null) === null;
-}
 
 /**
  * The failure labels of an attempt, in a stable order; empty for a solved or unjudged attempt. A failed
@@ -166,14 +111,10 @@ export function failureLabels(a: LabelInput): FailureLabel[] {
   if (a.errorCode === "TIMEOUT") out.push("time_limit");
   else if (a.errorCode === "LIMIT_EXCEEDED") out.push("resource_limit");
   else if (a.errorCode !== null) out.push("attempt_error");
-  else if (!finished(a.final)) out.push(a.maxTurns !== null && a.turns >= a.maxTurns ? "turn_limit" : "gave_up");
+  else if (!finishedState(a.final)) out.push(a.maxTurns !== null && a.turns >= a.maxTurns ? "turn_limit" : "gave_up");
   if (repeatedToolErrors(a.events)) out.push("tool_errors_repeated");
   if (probesHistory(a.events, hiddenCommits(a.sample, a.scenario))) out.push("history_probes");
-  if (a.errorCode === null) {
-    if (a.sample.sample_type === "merge") out.push(...mergeLabels(a.final, a.scores["exact_match"]));
-    else if (a.sample.sample_type === "file_commit_chain") out.push(...historyLabels(a.scenario, a.final, a.scores["checks"], a.scores["judge"]));
-    else if (a.sample.sample_type === "swe") out.push(...sweLabels(a.scores["swe"]));
-  }
+  if (a.errorCode === null && a.final !== undefined) out.push(...((a.definition.failureLabels?.(a.final, a.scores) ?? []) as FailureLabel[]));
   const unique = [...new Set(out)];
   return unique.length > 0 ? unique : ["unexplained"];
 }

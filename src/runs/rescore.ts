@@ -81,6 +81,7 @@ export async function rescoreRun(dir: string, opts: RescoreOptions): Promise<Res
           failure_labels: failureLabels({
             sample: t.sample,
             scenario: t.scenario,
+            definition: def,
             solved: scored.solved,
             errorCode: null,
             final: final.data,

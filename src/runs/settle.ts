@@ -168,6 +168,7 @@ function settled(
   const labels = failureLabels({
     sample: a.sample,
     scenario: a.scenario.name,
+    definition: a.scenario,
     solved: record.solved,
     errorCode: record.error?.code ?? null,
     final: t.final,

@@ -57,7 +57,7 @@ describe("report --diff", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Solved in A, not in B (0):");
     expect(r.stdout).toContain(`Solved in B, not in A (${failed.length}):`);
-    expect(r.stdout).toMatch(/region_resolved_differently\s+\d+ → 0  shrank by/);
+    expect(r.stdout).toMatch(/region_resolved_differently\s+\d+ → 0 {2}shrank by/);
   });
 
   it("one run directory or three is a one-line error", async () => {

@@ -7,6 +7,7 @@ import { ScriptedModelClient, type ScriptStep } from "../../src/model/scripted.j
 import { runConfig } from "../../src/runs/config.js";
 import { failureLabels, type LabelInput } from "../../src/runs/labels.js";
 import type { ResultRecord } from "../../src/runs/record.js";
+import { scenarioNamed } from "../../src/scenarios/registry.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import { RunStore } from "../../src/runs/store.js";
 import type { Fixture } from "../helpers/fixture.js";
@@ -154,6 +155,7 @@ describe("labels from a record's facts", () => {
   const base = (over: Partial<LabelInput>): LabelInput => ({
     sample: easyMerge,
     scenario: "MCR",
+    definition: scenarioNamed("MCR"),
     solved: false,
     errorCode: null,
     final: { done: true, conflicts_left: 0, tree: "t", files: [] },
@@ -184,6 +186,7 @@ describe("labels from a record's facts", () => {
     base({
       sample: { sample_type: "swe" } as unknown as SweSample,
       scenario: "SWE",
+      definition: scenarioNamed("SWE"),
       final: { done: true, patch: "", encoding: "utf8", answer: null, invalid: null },
       scores: { swe: { patch_source: "worktree", patch: "diff", patch_applied: true, tampered: [], tests: { timed_out: false }, log_invalid: null, tests_status: { FAIL_TO_PASS: { failure: [] }, PASS_TO_PASS: { failure: [] } }, ...value } },
     });
