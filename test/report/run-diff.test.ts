@@ -32,6 +32,7 @@ beforeAll(async () => {
   dirs = tempDirs();
   await run(oracleDir(), "oracle", merges);
   await run(oursDir(), "ours", merges);
+  await run(`${dirs.out}-oracle-again`, "oracle", merges);
 });
 afterAll(() => {
   dirs.cleanup();
@@ -58,6 +59,14 @@ describe("report --diff", () => {
     expect(r.stdout).toContain("Solved in A, not in B (0):");
     expect(r.stdout).toContain(`Solved in B, not in A (${failed.length}):`);
     expect(r.stdout).toMatch(/region_resolved_differently\s+\d+ → 0 {2}shrank by/);
+  });
+
+  it("attempts solved in both runs are not listed, and no label changes", async () => {
+    const r = await gitgood(["report", oracleDir(), `${dirs.out}-oracle-again`, "--diff"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Solved in A, not in B (0):");
+    expect(r.stdout).toContain("Solved in B, not in A (0):");
+    expect(r.stdout).toContain("(none in either run)");
   });
 
   it("one run directory or three is a one-line error", async () => {
