@@ -4,6 +4,8 @@ import { families } from "../families/registry.js";
 import { GitGoodError } from "../errors.js";
 import { escapeControls } from "../util/escape.js";
 import { compareReports } from "./compare.js";
+import { formatRunDiff, runDiff } from "./diff.js";
+import { formatSkills, labelCounts, skillProfiles } from "./skills.js";
 import { reportCsv } from "./csv.js";
 import { renderStaticPage, writeStaticPage } from "./html.js";
 import { junitXml } from "./junit.js";
@@ -33,7 +35,7 @@ const TEXT: ReportFormat = {
   name: "text",
   description: "plain-text tables (the default on stdout)",
   output: "stdout",
-  render: (run) => `${escapeControls(formatReport(reportOf(run)))}\n`,
+  render: (run) => `${escapeControls(formatReport(reportOf(run)))}\n${escapeControls(formatSkills(run.records))}`,
   compare: (runs) => `${escapeControls(formatComparison(comparisonOf(runs).comparison))}\n`,
 };
 
@@ -42,7 +44,7 @@ const JSON_FORMAT: ReportFormat = {
   name: "json",
   description: "the report (or the comparison) as JSON (stable, versioned layout)",
   output: "stdout",
-  render: (run) => `${JSON.stringify(reportOf(run), null, 2)}\n`,
+  render: (run) => `${JSON.stringify({ ...reportOf(run), skills: skillProfiles(run.records), failure_labels: labelCounts(run.records) }, null, 2)}\n`,
   compare: (runs) => `${JSON.stringify(comparisonOf(runs).comparison, null, 2)}\n`,
 };
 
@@ -77,6 +79,20 @@ const CSV: ReportFormat = {
 };
 
 /** Formats added at run time (a plug-in's, a test's). */
+const DIFF: ReportFormat = {
+  name: "diff",
+  description: "the attempts whose verdict flipped between two runs, with each side's failure labels, and the labels that grew or shrank",
+  output: "stdout",
+  render: () => {
+    throw new GitGoodError("BAD_OPTION", "--diff compares two run directories: give two");
+  },
+  compare: (runs) => {
+    const [a, b] = runs;
+    if (runs.length !== 2 || !a || !b) throw new GitGoodError("BAD_OPTION", `--diff compares two run directories, not ${runs.length}`);
+    return escapeControls(formatRunDiff(runDiff(a, b)));
+  },
+};
+
 const REGISTERED: ReportFormat[] = [];
 
 /**
@@ -84,7 +100,7 @@ const REGISTERED: ReportFormat[] = [];
  * families' (the SWE family's AgentBeats document), then those registered at run time.
  */
 export function reportFormats(): ReportFormat[] {
-  return [TEXT, JSON_FORMAT, HTML, JUNIT, CSV, ...families().flatMap((f) => f.formats ?? []), ...REGISTERED];
+  return [TEXT, JSON_FORMAT, HTML, JUNIT, CSV, DIFF, ...families().flatMap((f) => f.formats ?? []), ...REGISTERED];
 }
 
 /** The format of a name, or a one-line error listing the names. */

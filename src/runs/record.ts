@@ -54,6 +54,8 @@ export const ResultRecordSchema = z.object({
   programming_language: z.string().nullable().optional(),
   /** MCR: whether replacing only the conflict regions can reach the recorded merge (the sample's `scenario.resolvable`); null when unknown. */
   resolvable: z.boolean().nullable().optional(),
+  /** Why a failed attempt failed, read from its final state and trajectory (src/runs/labels.ts); absent in older records. */
+  failure_labels: z.array(z.string()).optional(),
 });
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;
 

@@ -1,3 +1,4 @@
+import { failureLabels } from "./labels.js";
 import { inCacheScope } from "../model/cache.js";
 import { MeteredModelClient } from "../model/meter.js";
 import type { ModelClient } from "../model/types.js";
@@ -77,6 +78,18 @@ export async function rescoreRun(dir: string, opts: RescoreOptions): Promise<Res
           cache_hits: cacheHitsIn(t.events) + spent.cache_hits,
           judge_tokens: spent.tokens,
           judge_cost_usd: spent.cost_usd,
+          failure_labels: failureLabels({
+            sample: t.sample,
+            scenario: t.scenario,
+            definition: def,
+            solved: scored.solved,
+            errorCode: null,
+            final: final.data,
+            scores: scored.scores,
+            events: t.events,
+            turns: r.turns,
+            maxTurns: config.limits.max_turns,
+          }),
         };
         rescored++;
       }

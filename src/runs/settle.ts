@@ -6,6 +6,7 @@ import type { Repo } from "../git/repo.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import type { InitialContext, LiveScenario } from "../scenarios/types.js";
 import { runScorers, type Scored } from "../scoring/scorer.js";
+import { failureLabels } from "./labels.js";
 import { RESULTS_SCHEMA_VERSION, type ResultRecord } from "./record.js";
 import { MEMORY_VARIANT, attemptKey, cacheHitsIn, judgeAccount, resultRecord, type PriceOf, type Prices } from "./result.js";
 import type { AgentSession } from "./session.js";
@@ -164,7 +165,19 @@ function settled(
     ),
     outcome,
   });
-  return { record, trajectory: t };
+  const labels = failureLabels({
+    sample: a.sample,
+    scenario: a.scenario.name,
+    definition: a.scenario,
+    solved: record.solved,
+    errorCode: record.error?.code ?? null,
+    final: t.final,
+    scores: t.scores ?? {},
+    events: t.events,
+    turns: record.turns,
+    maxTurns: a.session?.maxTurns ?? null,
+  });
+  return { record: { ...record, failure_labels: labels }, trajectory: t };
 }
 
 /**

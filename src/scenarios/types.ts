@@ -145,6 +145,12 @@ export interface ScenarioDefinition<S extends Sample = Sample, L extends LiveSce
   readonly baselines: readonly Strategy<L>[];
   /** A final state in a few lines for people (`gitgood env --finish`). */
   describeFinal(final: F): string;
+  /**
+   * Why a failed attempt failed, from its final state and its scorers' values (docs/failure-labels.md): the
+   * scenario's own labels, next to those every scenario shares (src/runs/labels.ts). Absent: none of its own.
+   * Never throws: the final state may come from an older trajectory.
+   */
+  failureLabels?(final: unknown, scores: Readonly<Record<string, unknown>>): string[];
 }
 
 /** A definition with its type parameters erased, as the registry holds it. */

@@ -10,6 +10,7 @@ import { IccScenario } from "./scenario.js";
 import { ICC_SCOPES, IccDataSchema, type IccData, type IccScope } from "./state.js";
 import { iccBaselines, iccOracle } from "./strategies.js";
 import { ICC_TOOLS } from "./tools.js";
+import { historyFailureLabels } from "../shared/history-labels.js";
 
 const PROMPT = `Your task: turn a set of uncommitted changes into a sensible series of commits. The changes are
 shown as numbered hunks. Group hunks that belong to one logical change into a commit with a clear message
@@ -38,6 +39,7 @@ export const ICC = defineScenario<ChainSample, IccScenario, HistoryFinalState, I
   stateSchema: IccDataSchema,
   finalSchema: HistoryFinalStateSchema,
   scorers: [historyChecks, pairwiseJudge(originalCommits, { chainFileOnly: true })],
+  failureLabels: historyFailureLabels("changes_uncommitted"),
   groundTruth: (scenario, final, source) => historyGroundTruth(scenario.sandbox, scenario.sample, final, source),
   oracle: iccOracle,
   baselines: iccBaselines,

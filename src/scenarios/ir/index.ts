@@ -9,6 +9,7 @@ import { IrScenario } from "./scenario.js";
 import { IrDataSchema, type IrData } from "./state.js";
 import { irBaselines, irOracle } from "./strategies.js";
 import { IR_TOOLS } from "./tools.js";
+import { historyFailureLabels } from "../shared/history-labels.js";
 
 const PROMPT = `Your task: clean up a short chain of commits with an interactive rebase, as a careful developer would
 before sharing them. Look at each commit's changes and message. Then write the rebase plan: keep, reorder,
@@ -28,6 +29,7 @@ export const IR = defineScenario<ChainSample, IrScenario, HistoryFinalState, IrD
   stateSchema: IrDataSchema,
   finalSchema: HistoryFinalStateSchema,
   scorers: [historyChecks, pairwiseJudge(originalCommits)],
+  failureLabels: historyFailureLabels("rebase_in_progress"),
   groundTruth: (scenario, final, source) => historyGroundTruth(scenario.sandbox, scenario.sample, final, source),
   oracle: irOracle,
   baselines: irBaselines,

@@ -7,6 +7,7 @@ import { McrScenario } from "./scenario.js";
 import { MCR_TOOL_SETS, McrDataSchema, McrFinalStateSchema, type McrData, type McrFinalState, type McrToolSet } from "./state.js";
 import { mcrBaselines, mcrOracle } from "./strategies.js";
 import { MCR_OPTIONAL_TOOLS, MCR_TOOLS } from "./tools.js";
+import { mcrFailureLabels } from "./labels.js";
 
 const PROMPT = `Your task: resolve a merge conflict the way the project's developers did. Two lines of development
 were merged and git could not combine some of their changes; each conflict is a region between a
@@ -40,6 +41,7 @@ export const MCR = defineScenario<MergeSample, McrScenario, McrFinalState, McrDa
   stateSchema: McrDataSchema,
   finalSchema: McrFinalStateSchema,
   scorers: [exactMatch],
+  failureLabels: mcrFailureLabels,
   groundTruth: (scenario, final, source) => mergeGroundTruth(scenario.sample, scenario.sandbox, final, source),
   oracle: mcrOracle,
   baselines: mcrBaselines,

@@ -6,6 +6,7 @@ import { sweScorer } from "./scorer.js";
 import { SweDataSchema, SweFinalStateSchema, type SweData, type SweFinalState } from "./state.js";
 import { sweBaselines, sweOracle } from "./strategies.js";
 import { SWE_TOOLS } from "./tools.js";
+import { sweFailureLabels } from "./labels.js";
 
 const PROMPT = `Your task: fix an issue of a software project, as a developer of the project would. You get the issue
 text and the repository at the commit where the issue was reported. Find the code the issue is about,
@@ -26,6 +27,7 @@ export const SWE = defineScenario<SweSample, SweScenario, SweFinalState, SweData
   stateSchema: SweDataSchema,
   finalSchema: SweFinalStateSchema,
   scorers: [sweScorer],
+  failureLabels: sweFailureLabels,
   groundTruth(scenario, final) {
     const agent = final.encoding === "base64" ? "(binary patch, shown in base64)\n" + final.patch : final.patch;
     return Promise.resolve(`--- gold patch ---\n${scenario.sample.scenario.patch}\n--- agent's patch ---\n${agent}`);

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Agent } from "../../src/agents/agent.js";
+import { createAgent } from "../../src/agents/index.js";
+import { LlmAgent } from "../../src/agents/llm.js";
+import type { MergeSample, Sample, SweSample } from "../../src/dataset/sample.js";
+import { ScriptedModelClient, type ScriptStep } from "../../src/model/scripted.js";
+import { runConfig } from "../../src/runs/config.js";
+import { failureLabels, type LabelInput } from "../../src/runs/labels.js";
+import type { ResultRecord } from "../../src/runs/record.js";
+import { scenarioNamed } from "../../src/scenarios/registry.js";
+import { runBenchmark } from "../../src/runs/runner.js";
+import { RunStore } from "../../src/runs/store.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+
+/*
+ * Each failure label on an attempt that shows it: real runs of real agents (baselines, scripted models)
+ * on a repository built here, scored as a run scores them, with each label asserted absent where the
+ * attempt does not show it. The SWE labels read the `swe` scorer's value, given here as it records it.
+ */
+
+const reason = "working";
+const call = (name: string, args: Record<string, unknown>): ScriptStep => ({ tool_calls: [{ name, arguments: { ...args, reason } }] });
+/** A judge that always prefers the first history shown: the agent's wins one order only, never both. */
+const constantJudge = () => new ScriptedModelClient(Array(8).fill(JSON.stringify({ better: "1", reason: "r" })), "judge");
+
+let fx: Fixture;
+let samples: Sample[];
+let easyMerge: MergeSample;
+let chain: Sample;
+let dirs: ReturnType<typeof tempDirs>;
+let n = 0;
+
+beforeAll(async () => {
+  ({ fx, samples } = await buildRunFixture());
+  easyMerge = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
+  chain = samples.find((s) => s.sample_type === "file_commit_chain") as Sample;
+  dirs = tempDirs();
+});
+afterAll(() => {
+  dirs.cleanup();
+  fx.remove();
+});
+
+async function attempt(sample: Sample, scenario: string, agent: Agent, opts: { maxTurns?: number; judge?: boolean } = {}): Promise<ResultRecord> {
+  const store = RunStore.open(`${dirs.out}-${n++}`, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
+  const summary = await runBenchmark({
+    samples: [sample],
+    scenarios: [scenario],
+    where: { repo: fx.dir },
+    agent,
+    store,
+    jobs: 1,
+    timeoutSeconds: 60,
+    maxTurns: opts.maxTurns ?? 10,
+    judges: opts.judge ? [constantJudge()] : [],
+  });
+  const record = summary.records[0];
+  if (!record) throw new Error("no record");
+  // What the run wrote is what it returned.
+  expect(RunStore.read(store.dir).records[0]?.failure_labels).toEqual(record.failure_labels);
+  return record;
+}
+const llm = (script: ScriptStep[]) => new LlmAgent(new ScriptedModelClient(script));
+/** An agent that makes these tool calls and then stops, whatever state the scenario is in. */
+const quitter = (calls: [string, Record<string, unknown>][]): Agent => ({
+  name: "quitter",
+  async run(session) {
+    for (const [tool, args] of calls) {
+      session.beginTurn();
+      await session.call(tool, { ...args, reason });
+    }
+  },
+});
+
+describe("MCR failure labels", () => {
+  it("a solved attempt has none", async () => {
+    const r = await attempt(easyMerge, "MCR", createAgent("oracle"));
+    expect(r.solved).toBe(true);
+    expect(r.failure_labels).toEqual([]);
+  });
+
+  it("taking the wrong side is a region resolved differently, and nothing else", async () => {
+    const r = await attempt(easyMerge, "MCR", createAgent("ours"));
+    expect(r.solved).toBe(false);
+    expect(r.failure_labels).toEqual(["region_resolved_differently"]);
+  });
+
+  it("a resolution that keeps conflict markers is labelled markers_left", async () => {
+    const r = await attempt(easyMerge, "MCR", llm([call("resolve_current_merge_conflict_with", { content: "<<<<<<< HEAD\nio3 = 'main'\n=======\nio3 = 'topic'\n>>>>>>> topic\n" })]));
+    expect(r.failure_labels).toEqual(["markers_left", "region_resolved_differently"]);
+  });
+
+  it("stopping before the merge is done is giving up, with the conflict left and the merge not committed", async () => {
+    const r = await attempt(easyMerge, "MCR", quitter([["view_current_merge_conflict_with", { context_window_size: 2 }]]));
+    expect(r.failure_labels).toEqual(["gave_up", "conflicts_left", "merge_not_committed"]);
+  });
+
+  it("running out of turns is the turn limit, not giving up", async () => {
+    const view = () => call("view_current_merge_conflict_with", { context_window_size: 2 });
+    const r = await attempt(easyMerge, "MCR", llm([view(), view(), view()]), { maxTurns: 2 });
+    expect(r.failure_labels).toContain("turn_limit");
+    expect(r.failure_labels).not.toContain("gave_up");
+  });
+
+  it("three failing tool calls in a row are repeated tool errors; two are not", async () => {
+    const bad = () => call("view_file_at", { relative_path_from_project_root: "no/such/file.py" });
+    const three = await attempt(easyMerge, "MCR", llm([bad(), bad(), bad(), "stop"]));
+    expect(three.failure_labels).toContain("tool_errors_repeated");
+    const two = await attempt(easyMerge, "MCR", llm([bad(), bad(), call("view_current_merge_conflict_with", { context_window_size: 2 }), bad(), "stop"]));
+    expect(two.failure_labels).not.toContain("tool_errors_repeated");
+    expect(two.failure_labels).not.toContain("history_probes");
+  });
+
+  it("asking for the hidden merge commit by hash is a history probe; the same word in the reason is not", async () => {
+    const probe = await attempt(easyMerge, "MCR", llm([call("view_file_at", { relative_path_from_project_root: easyMerge.scenario.merge_commit_hash.slice(0, 10) }), "stop"]));
+    expect(probe.failure_labels).toContain("history_probes");
+    const talk = await attempt(easyMerge, "MCR", llm([{ tool_calls: [{ name: "view_current_merge_conflict_with", arguments: { context_window_size: 2, reason: "not running git log --all" } }] }, "stop"]));
+    expect(talk.failure_labels).not.toContain("history_probes");
+  });
+});
+
+describe("IR and ICC failure labels", () => {
+  it("IR: a complete, unchanged history the judge does not prefer is judge_preferred_original only", async () => {
+    const r = await attempt(chain, "IR", createAgent("keep"), { judge: true });
+    expect(r.solved).toBe(false);
+    expect(r.failure_labels).toEqual(["judge_preferred_original"]);
+  });
+
+  it("IR: dropping the newest commit changes the tree", async () => {
+    const commits = chain.sample_type === "file_commit_chain" ? chain.scenario.times_seen_consecutively : 0;
+    const items = Array.from({ length: commits }, (_, i) => ({ commit_index: i, command: i === commits - 1 ? "drop" : "pick" }));
+    const r = await attempt(chain, "IR", llm([call("update_rebase_todo_list", { rebase_todo_list_items: items }), call("execute_rebase", {})]), { judge: true });
+    expect(r.failure_labels).toEqual(["tree_changed"]);
+  });
+
+  it("IR: stopping before the rebase ran leaves it in progress", async () => {
+    const r = await attempt(chain, "IR", quitter([["view_rebase_todo", {}]]), { judge: true });
+    expect(r.failure_labels).toEqual(["gave_up", "rebase_in_progress"]);
+  });
+
+  it("ICC: stopping before committing leaves changes uncommitted", async () => {
+    const r = await attempt(chain, "ICC", quitter([["view_remaining_hunks", {}]]), { judge: true });
+    expect(r.failure_labels).toEqual(["gave_up", "changes_uncommitted"]);
+  });
+
+  it("ICC: an attempt without a judge is unjudged and gets no labels", async () => {
+    const r = await attempt(chain, "ICC", llm([call("commit_changes_in", { selected_hunks: ["HUNK-0"], commit_message: "First part" }), "done"]));
+    expect(r.solved).toBeNull();
+    expect(r.failure_labels).toEqual([]);
+  });
+});
+
+describe("labels from a record's facts", () => {
+  const base = (over: Partial<LabelInput>): LabelInput => ({
+    sample: easyMerge,
+    scenario: "MCR",
+    definition: scenarioNamed("MCR"),
+    solved: false,
+    errorCode: null,
+    final: { done: true, conflicts_left: 0, tree: "t", files: [] },
+    scores: { exact_match: { tree_matches: true, files: [] } },
+    events: [],
+    turns: 1,
+    maxTurns: 10,
+    ...over,
+  });
+
+  it("a failure nothing explains is unexplained", () => {
+    expect(failureLabels(base({}))).toEqual(["unexplained"]);
+  });
+
+  it("the time limit and a jail limit come from the error code; other errors are attempt_error", () => {
+    expect(failureLabels(base({ errorCode: "TIMEOUT", final: undefined, scores: {} }))).toEqual(["time_limit"]);
+    expect(failureLabels(base({ errorCode: "LIMIT_EXCEEDED", final: undefined, scores: {} }))).toEqual(["resource_limit"]);
+    expect(failureLabels(base({ errorCode: "MODEL_ERROR", final: undefined, scores: {} }))).toEqual(["attempt_error"]);
+  });
+
+  it("a merge whose conflicted files all match but whose tree does not changed a file outside the conflicts", () => {
+    const scores = { exact_match: { tree_matches: false, files: [{ path: "io.py", exact: true }] } };
+    expect(failureLabels(base({ scores }))).toEqual(["outside_files_changed"]);
+    expect(failureLabels(base({ scores: { exact_match: { ...scores.exact_match, resolvable: false } } }))).toEqual(["outside_files_changed", "unresolvable"]);
+  });
+
+  const swe = (value: Record<string, unknown>): LabelInput =>
+    base({
+      sample: { sample_type: "swe" } as unknown as SweSample,
+      scenario: "SWE",
+      definition: scenarioNamed("SWE"),
+      final: { done: true, patch: "", encoding: "utf8", answer: null, invalid: null },
+      scores: { swe: { patch_source: "worktree", patch: "diff", patch_applied: true, tampered: [], tests: { timed_out: false }, log_invalid: null, tests_status: { FAIL_TO_PASS: { failure: [] }, PASS_TO_PASS: { failure: [] } }, ...value } },
+    });
+
+  it("SWE: no patch, a patch that did not apply, failing tests, erroring tests and touched test files", () => {
+    expect(failureLabels(swe({ patch: "", patch_applied: false }))).toEqual(["no_patch"]);
+    expect(failureLabels(swe({ patch_applied: false }))).toEqual(["patch_not_applied"]);
+    expect(failureLabels(swe({ tests_status: { FAIL_TO_PASS: { failure: ["t1"] }, PASS_TO_PASS: { failure: [] } } }))).toEqual(["tests_failing"]);
+    expect(failureLabels(swe({ tests: { timed_out: true }, tests_status: { FAIL_TO_PASS: { failure: ["t1"] }, PASS_TO_PASS: { failure: [] } } }))).toEqual(["tests_erroring"]);
+    expect(failureLabels(swe({ tampered: ["tests/test_x.py"], tests_status: { FAIL_TO_PASS: { failure: ["t1"] }, PASS_TO_PASS: { failure: [] } } }))).toEqual([
+      "tests_touched",
+      "tests_failing",
+    ]);
+  });
+});
