@@ -172,7 +172,8 @@ describe("gitgood mcp over Streamable HTTP", () => {
   it("settles a session the client deletes, and one that goes idle", async () => {
     const out = outDir();
     const key = `${fx.mergeSample.id}.MCR`;
-    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--idle-timeout", "1"], fx.sandboxRoot);
+    // Practice, so that the second session may open the scenario the first left (evaluation refuses it).
+    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--idle-timeout", "1", "--practice"], fx.sandboxRoot);
     let stopped: number | null = null;
     try {
       const a = await connectHttp(server.url);

@@ -128,7 +128,7 @@ describe("gitgood mcp, one scenario (in memory)", () => {
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("execute_rebase");
       await solveIr(client);
-      expect(await ok(client, "finish_scenario")).toContain("unjudged");
+      expect(await ok(client, "finish_scenario")).toContain("is recorded; it is scored after the session");
     } finally {
       await client.close();
     }
@@ -217,7 +217,7 @@ describe("gitgood mcp, one scenario (in memory)", () => {
       expect(wrong.text).toMatch(/^error: the open scenario is MCR, which has no tool execute_rebase; its tools are: view_current_merge_conflict_with, /);
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(listed);
       await solveMcr(client, fx);
-      expect(await ok(client, "finish_scenario")).toContain("solved");
+      expect(await ok(client, "finish_scenario")).toContain("is recorded; it is scored after the session");
     } finally {
       await client.close();
     }
