@@ -116,6 +116,29 @@ describe("gitgood mcp, evaluation", () => {
   });
 });
 
+describe("gitgood mcp --id, evaluation", () => {
+  it("refuses a later session on the one scenario once it is recorded, and a new server on the same run", async () => {
+    const out = outDir();
+    const args = [fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out];
+    const server = await serveHttpInProcess(args, fx.sandboxRoot);
+    try {
+      const a = await connectHttp(server.url);
+      await ok(a.client, "get_task");
+      expect(await ok(a.client, "finish_scenario")).toContain("is recorded; it is scored after the session");
+      await a.transport.terminateSession();
+      await a.client.close();
+      await expect(connectHttp(server.url)).rejects.toThrow(/has been attempted in this run/);
+    } finally {
+      await server.stop();
+    }
+    const again = await gitgood(["mcp", ...args]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("has been attempted in this run");
+    expect(again.stderr.trim().split("\n")).toHaveLength(1);
+    expect(resultLines(out)).toHaveLength(1);
+  });
+});
+
 describe("gitgood mcp --practice", () => {
   it("returns the verdict, lets the client try again, and marks the run as practice in every report", async () => {
     const out = outDir();
