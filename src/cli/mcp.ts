@@ -30,6 +30,8 @@ import { addFamilyOptions, familySettings } from "../families/options.js";
 const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
 export const MCP_AGENT = "mcp";
+/** The agent a practice run records (in run.json and every record), so that its numbers never pass as an evaluation's. */
+export const MCP_PRACTICE_AGENT = "mcp-practice";
 
 interface McpFlags extends ModelFlags {
   samples?: string[];
@@ -37,6 +39,8 @@ interface McpFlags extends ModelFlags {
   scenario?: string;
   ids?: string[];
   limit?: number;
+  /** Practice: the client is told its scores and may try a scenario again (recorded as agent mcp-practice). */
+  practice: boolean;
   repo?: string;
   repos?: string;
   out?: string;
@@ -67,7 +71,8 @@ interface Recording {
  * it serves; then the directory is locked, as `run` locks it, so that no run works in it meanwhile.
  */
 async function recorderFor(files: string[], samples: readonly Sample[], flags: McpFlags, where: RepoLocator): Promise<Recording> {
-  const out = flags.out ?? defaultRunDir(files, MCP_AGENT);
+  const agent = flags.practice ? MCP_PRACTICE_AGENT : MCP_AGENT;
+  const out = flags.out ?? defaultRunDir(files, agent);
   const models = modelOptions(flags);
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
   await checkModels({ agent: [], judges }, "nothing was served");
@@ -77,7 +82,7 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
       {
         samples: files,
         samplesDigest: samplesDigest(samples),
-        agent: MCP_AGENT,
+        agent,
         ids: flags.id ? [flags.id] : flags.ids,
         limit: flags.limit,
         where,
@@ -88,8 +93,9 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
       },
       (p) => path.resolve(p),
     );
-    const store = RunStore.open(out, config);
-    return { recorder: { store, judges, agent: MCP_AGENT, settings: familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null }) }, unlock };
+    // Evaluation keeps every record as first written; practice may replace one with a later attempt.
+    const store = RunStore.open(out, config, { appendOnly: !flags.practice });
+    return { recorder: { store, judges, agent, settings: familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null }) }, unlock };
   } catch (err) {
     unlock();
     throw err;
@@ -121,7 +127,7 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
     await Repo.open(repositoryPath(where, sample));
     const { recorder, unlock } = await recorderFor(files, [sample], flags, where);
     return {
-      source: { mode: "single", sample, scenario: scenario.name, where, recorder, history: flags.history, settings: { mcrTools: flags.mcrTools } },
+      source: { mode: "single", sample, scenario: scenario.name, where, recorder, history: flags.history, settings: { mcrTools: flags.mcrTools }, practice: flags.practice },
       what: `sample ${sample.id} (${scenario.name}); results in ${recorder.store.dir}`,
       unlock,
     };
@@ -130,7 +136,7 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
   const samples = await loadSamples(files, flags.ids, flags.limit);
   const { recorder, unlock } = await recorderFor(files, samples, flags, where);
   return {
-    source: { mode: "session", samples, where, recorder, allTools: flags.allTools, history: flags.history, settings: { mcrTools: flags.mcrTools } },
+    source: { mode: "session", samples, where, recorder, allTools: flags.allTools, history: flags.history, settings: { mcrTools: flags.mcrTools }, practice: flags.practice },
     what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}`,
     unlock,
   };
@@ -259,6 +265,7 @@ export function mcpCommand(io: CliIO): Command {
     .option("--scenario <name>", `with --id, for a sample that gives several: ${scenarioChoices().join(", ")}`)
     .option("--ids <list>", "session mode: only these sample ids, comma-separated", listOption)
     .option("--limit <n>", "session mode: only the first N samples", intOption("--limit"))
+    .option("--practice", "practice, not evaluation: finish_scenario tells the verdict and scores and a scenario may be started again; recorded as agent mcp-practice", false)
     .option("--all-tools", "session mode: list every scenario's tools from the start (for clients that ignore tool-list changes)", false)
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo")

@@ -150,6 +150,8 @@ export const ERROR_CODES = {
   PATH_OUTSIDE: { fault: "agent", meaning: "a path that leaves the project or is not a plain relative path" },
   REBASE_DONE: { fault: "agent", meaning: "the rebase has been executed already" },
   REBASE_STOPPED: { fault: "agent", meaning: "the rebase is stopped on a conflict that must be handled first" },
+  ALREADY_ATTEMPTED: { fault: "agent", meaning: "an MCP client asked for a scenario this evaluation run has recorded already (one attempt per sample)" },
+  RECORD_EXISTS: { fault: "internal", meaning: "a record of this key exists in an append-only run; the new one was not written" },
   SCENARIO_OPEN: { fault: "agent", meaning: "another scenario is still open in this MCP session" },
   SELF_MERGE: { fault: "agent", meaning: "a branch cannot be merged into itself" },
   SYMLINK_REFUSED: { fault: "agent", meaning: "the path is or goes through a symbolic link, which the tools never follow" },

@@ -137,11 +137,13 @@ export class Attempt {
   /**
    * Records the attempt as failed and removes the sandbox, synchronously (so it also works from a
    * signal handler, where nothing asynchronous gets to run). An attempt the client never started, or
-   * one whose key has a successful record already, only has its sandbox removed: it returns null.
+   * one whose key has a successful record already (or any record, in a run that keeps its records),
+   * only has its sandbox removed: it returns null.
    */
   abandon(error: GitGoodError, endedBy: string): ResultRecord | null {
     if (this.ended) return null;
-    if (!this.started || this.recorder.store.get(this.key)?.status === "success") {
+    const kept = this.recorder.store.get(this.key);
+    if (!this.started || kept?.status === "success" || (kept && this.recorder.store.keepsRecords)) {
       this.end(endedBy);
       this.scenario.close();
       return null;

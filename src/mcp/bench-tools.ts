@@ -47,7 +47,8 @@ export const finishScenario = benchTool({
   name: FINISH,
   description:
     "Submits your work on the open scenario: its final state is scored and recorded, and its sandbox is removed. " +
-    "Call it once you are done; no scenario tool works on this scenario afterwards. Returns the score.",
+    "Call it once you are done; no scenario tool works on this scenario afterwards. In an evaluation run it " +
+    "says only that the attempt was recorded; in a practice run it returns the verdict and scores.",
   params: {},
   readOnly: false,
   run: (bench) => bench.finishScenario(),
@@ -56,8 +57,8 @@ export const finishScenario = benchTool({
 export const listSamples = benchTool({
   name: LIST_SAMPLES,
   description:
-    "Lists the samples of the dataset with the scenarios each gives and, for each scenario already recorded in " +
-    "this run, its verdict.",
+    "Lists the samples of the dataset with the scenarios each gives, marking each scenario already attempted " +
+    "in this run (in a practice run, with its verdict).",
   params: { output_offset: offset },
   readOnly: true,
   run: async (bench) => bench.samplesListing(),

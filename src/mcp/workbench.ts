@@ -7,6 +7,7 @@ import type { ResultRecord } from "../runs/record.js";
 import { brokerContext, callBroker, describeBroker, type BrokerContext, type BrokerDescription } from "../runs/broker-client.js";
 import { BROKER_TOOLS } from "../runs/broker.js";
 import { attemptKey } from "../runs/result.js";
+import { chooseScenario } from "../scenarios/index.js";
 import { scenarioNamed, scenarios, scenariosFor } from "../scenarios/registry.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import type { InitialContext, LiveScenario } from "../scenarios/types.js";
@@ -57,6 +58,8 @@ export type WorkbenchSource =
       history?: HistoryDepth;
       /** Scenario settings (MCR: `mcrTools`). */
       settings?: Record<string, unknown>;
+      /** Practice: finish_scenario tells the verdict and scores (see `practice` in session mode). */
+      practice?: boolean;
     }
   | {
       mode: "session";
@@ -69,6 +72,12 @@ export type WorkbenchSource =
       history?: HistoryDepth;
       /** Scenario settings (MCR: `mcrTools`). */
       settings?: Record<string, unknown>;
+      /**
+       * Practice: finish_scenario and list_samples tell the verdict and scores, and a scenario may be
+       * started again (its new record replaces the old). Without it (evaluation) the client learns only
+       * that its attempt was recorded, and a scenario recorded in this run is refused.
+       */
+      practice?: boolean;
     }
   | { mode: "attached"; socket: string }
   | { mode: "memory" };
@@ -92,6 +101,14 @@ interface TaskResource {
   name: string;
   title: string;
   mimeType: string;
+}
+
+/** The refusal of a second attempt at a scenario in an evaluation run. */
+function alreadyAttempted(key: string, dir: string): GitGoodError {
+  return new GitGoodError(
+    "ALREADY_ATTEMPTED",
+    `${key} has been attempted in this run (${dir}) already; one sample is one attempt (serve with --practice to try again, or use another --out for a new run)`,
+  );
 }
 
 function errorResult(tool: string, err: GitGoodError): ToolResult {
@@ -137,6 +154,8 @@ export class Workbench {
     const wb = new Workbench(opts);
     const s = opts.source;
     if (s.mode === "single") {
+      const key = attemptKey(s.sample.id, chooseScenario(s.sample, s.scenario).name);
+      if (!s.practice && s.recorder.store.has(key)) throw alreadyAttempted(key, s.recorder.store.dir);
       // Set up now, so a sample that cannot be set up stops the server at once; started by the client's first tool call.
       wb.attempt = await Attempt.start(s.sample, s.scenario, s.where, s.recorder, () => wb.client, s.history, s.settings, false);
     } else if (s.mode === "attached") {
@@ -147,6 +166,12 @@ export class Workbench {
 
   get mode(): WorkbenchSource["mode"] {
     return this.opts.source.mode;
+  }
+
+  /** Practice mode: the client is told how its attempts scored. */
+  private get practice(): boolean {
+    const s = this.opts.source;
+    return (s.mode === "single" || s.mode === "session") && s.practice === true;
   }
 
   /** The scenario tools can be called on this one now (null when none is open, or in attached mode). */
@@ -249,7 +274,7 @@ export class Workbench {
     switch (this.mode) {
       case "single":
         return this.last
-          ? `the scenario ${this.last.key} is finished (recorded as ${this.last.verdict}); you may disconnect`
+          ? `the scenario ${this.last.key} is finished (${this.practice ? `recorded as ${this.last.verdict}` : "recorded"}); you may disconnect`
           : "no scenario is open";
       case "session":
         return `no scenario is open: call ${START} first (${LIST_SAMPLES} shows the samples)`;
@@ -275,10 +300,16 @@ export class Workbench {
     if (!a?.isOpen) throw new GitGoodError("NO_SCENARIO", this.noScenario());
     const r = await a.finish(FINISH);
     this.last = r;
+    // Evaluation: nothing of the outcome (verdict, scores, an error's message) reaches the client.
+    const outcome = this.practice
+      ? [
+          `Recorded ${r.key} in ${a.runDir}: ${r.verdict} (status ${r.status}).`,
+          ...(r.error ? [`error ${r.error.code}: ${r.error.message}`] : []),
+          `scores: ${JSON.stringify(r.scores)}`,
+        ]
+      : [`Your attempt at ${r.key} is recorded; it is scored after the session.`];
     const lines = [
-      `Recorded ${r.key} in ${a.runDir}: ${r.verdict} (status ${r.status}).`,
-      ...(r.error ? [`error ${r.error.code}: ${r.error.message}`] : []),
-      `scores: ${JSON.stringify(r.scores)}`,
+      ...outcome,
       this.mode === "session"
         ? `Start the next scenario with ${START}, or call ${LIST_SAMPLES} to see what is left.`
         : "The scenario is closed; you may disconnect.",
@@ -294,6 +325,8 @@ export class Workbench {
     }
     const sample = s.samples.find((x) => x.id === sampleId);
     if (!sample) throw new GitGoodError("UNKNOWN_SAMPLE", `there is no sample '${sampleId}'; ${LIST_SAMPLES} shows the samples`);
+    const key = attemptKey(sample.id, chooseScenario(sample, scenario).name);
+    if (!s.practice && s.recorder.store.has(key)) throw alreadyAttempted(key, s.recorder.store.dir);
     this.attempt = await Attempt.start(sample, scenario, s.where, s.recorder, () => this.client, s.history, s.settings);
     const names = this.attempt.scenario.toolNames();
     return [
@@ -313,7 +346,7 @@ export class Workbench {
       const offered = scenariosFor(sample).map((d) => {
         const name = d.name.toLowerCase();
         const r = byKey.get(attemptKey(sample.id, d.name));
-        return r ? `${name} (recorded: ${r.verdict})` : name;
+        return r ? `${name} (${s.practice ? `recorded: ${r.verdict}` : "attempted"})` : name;
       });
       return `${sample.id}  ${sample.sample_type}  ${sample.difficulty}  ${sample.name}  scenarios: ${offered.join(", ")}`;
     });
@@ -348,7 +381,12 @@ export class Workbench {
     const a = this.attempt;
     if (!a?.isOpen) return;
     if (a.scenario.isDone()) {
-      await a.finish("disconnect");
+      try {
+        await a.finish("disconnect");
+      } catch (err) {
+        // A run that keeps its records refused this one: the earlier record stands, nothing else to do.
+        if (toGitGoodError(err).code !== "RECORD_EXISTS") throw err;
+      }
       return;
     }
     a.abandon(

@@ -100,6 +100,14 @@ export function trajectoryPath(key: string): string {
 export class RunStore {
   private readonly records = new Map<string, ResultRecord>();
 
+  /**
+   * Refuses to replace a record: an append of a key recorded before (in this session or an earlier one)
+   * fails with RECORD_EXISTS and leaves the file as it was. `gitgood mcp` opens its run so when it
+   * evaluates (one attempt per sample, never a better later one in its place); `run` and the queue do not,
+   * since their retries of failed attempts replace the failure.
+   */
+  private appendOnly = false;
+
   private constructor(readonly dir: string) {}
 
   /**
@@ -107,7 +115,7 @@ export class RunStore {
    * agent, model, limits that change results) or that another gitgood version made. Judges, where the
    * repositories are and other settings are updated in run.json.
    */
-  static open(dir: string, config: Omit<RunConfig, "created_at">): RunStore {
+  static open(dir: string, config: Omit<RunConfig, "created_at">, opts: { appendOnly?: boolean } = {}): RunStore {
     mkdirSync(path.join(dir, TRAJECTORY_DIR), { recursive: true });
     const runFile = path.join(dir, RUN_FILE);
     let createdAt = new Date().toISOString();
@@ -126,6 +134,7 @@ export class RunStore {
     writeJsonAtomic(runFile, { ...config, created_at: createdAt });
     const store = new RunStore(dir);
     store.load();
+    store.appendOnly = opts.appendOnly ?? false;
     return store;
   }
 
@@ -199,6 +208,11 @@ export class RunStore {
     if (repair && lines > this.records.size) this.replaceAll(this.all());
   }
 
+  /** The store refuses to replace a record (see `appendOnly`). */
+  get keepsRecords(): boolean {
+    return this.appendOnly;
+  }
+
   has(key: string): boolean {
     return this.records.has(key);
   }
@@ -212,8 +226,11 @@ export class RunStore {
     return [...this.records.values()];
   }
 
-  /** Appends a record; one of a key recorded before replaces it in place (the file is rewritten whole or not at all). */
+  /** Appends a record; one of a key recorded before replaces it in place (the file is rewritten whole or not at all), or is refused in an append-only store. */
   append(record: ResultRecord): void {
+    if (this.appendOnly && this.records.has(record.key)) {
+      throw new GitGoodError("RECORD_EXISTS", `${record.key} is recorded in ${this.dir} already; its record is kept as it is`);
+    }
     if (this.records.has(record.key)) {
       this.records.set(record.key, record);
       this.replaceAll(this.all());
@@ -225,6 +242,7 @@ export class RunStore {
 
   /** Replaces every record (after re-scoring): the results file is rewritten whole or not at all. */
   replaceAll(records: readonly ResultRecord[]): void {
+    if (this.appendOnly) throw new GitGoodError("RECORD_EXISTS", `the records in ${this.dir} are kept as they are (an evaluation run)`);
     writeOutputFile(path.join(this.dir, RESULTS_FILE), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
     this.records.clear();
     for (const r of records) this.records.set(r.key, r);
@@ -259,6 +277,9 @@ export class RunStore {
 
   /** Writes a trajectory file and returns its path relative to the run directory (`trajectoryPath`). */
   writeTrajectory(key: string, trajectory: unknown): string {
+    if (this.appendOnly && this.records.has(key)) {
+      throw new GitGoodError("RECORD_EXISTS", `${key} is recorded in ${this.dir} already; its record and trajectory are kept as they are`);
+    }
     const rel = trajectoryPath(key);
     writeOutputFile(path.join(this.dir, rel), `${JSON.stringify(trajectory, null, 1)}\n`);
     return rel;

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { main } from "../../src/cli/main.js";
-import { MCP_AGENT } from "../../src/cli/mcp.js";
+import { MCP_AGENT, MCP_PRACTICE_AGENT } from "../../src/cli/mcp.js";
 import { loadSamples } from "../../src/runs/from-flags.js";
 import { sampleToJson, type ChainSample, type MergeSample } from "../../src/dataset/sample.js";
 import type { Recorder } from "../../src/mcp/attempt.js";
@@ -93,21 +93,23 @@ export function sandboxesIn(root: string): string[] {
 }
 
 /** The recorder `gitgood mcp SAMPLES --repos REPOS --out OUT [--id ID]` opens: agent "mcp", no judges. */
-function recorderFor(fx: McpFixtures, out: string, ids?: string[]): Recorder {
-  const config = runConfig({ samples: [fx.samples], agent: MCP_AGENT, ids, where: { repos: fx.repos } }, (p) => path.resolve(p));
-  return { store: RunStore.open(out, config), judges: [], agent: MCP_AGENT };
+function recorderFor(fx: McpFixtures, out: string, ids: string[] | undefined, practice: boolean): Recorder {
+  const agent = practice ? MCP_PRACTICE_AGENT : MCP_AGENT;
+  const config = runConfig({ samples: [fx.samples], agent, ids, where: { repos: fx.repos } }, (p) => path.resolve(p));
+  return { store: RunStore.open(out, config, { appendOnly: !practice }), judges: [], agent };
 }
 
-/** What `gitgood mcp SAMPLES --id ID [--scenario NAME] --repos REPOS --out OUT` serves. */
-export async function singleSource(fx: McpFixtures, id: string, out: string, scenario?: string): Promise<WorkbenchSource> {
+/** What `gitgood mcp SAMPLES --id ID [--scenario NAME] --repos REPOS --out OUT [--practice]` serves. */
+export async function singleSource(fx: McpFixtures, id: string, out: string, scenario?: string, practice = false): Promise<WorkbenchSource> {
   const [sample] = await loadSamples([fx.samples], [id]);
   if (!sample) throw new Error(`no sample ${id} in ${fx.samples}`);
-  return { mode: "single", sample, scenario, where: { repos: fx.repos }, recorder: recorderFor(fx, out, [id]) };
+  return { mode: "single", sample, scenario, where: { repos: fx.repos }, recorder: recorderFor(fx, out, [id], practice), practice };
 }
 
-/** What `gitgood mcp SAMPLES --repos REPOS --out OUT [--all-tools]` serves: every sample, in session mode. */
-export async function sessionSource(fx: McpFixtures, out: string, allTools = false): Promise<WorkbenchSource> {
-  return { mode: "session", samples: await loadSamples([fx.samples]), where: { repos: fx.repos }, recorder: recorderFor(fx, out), allTools };
+/** What `gitgood mcp SAMPLES --repos REPOS --out OUT [--all-tools] [--practice]` serves: every sample, in session mode. */
+export async function sessionSource(fx: McpFixtures, out: string, allTools = false, practice = false): Promise<WorkbenchSource> {
+  const recorder = recorderFor(fx, out, undefined, practice);
+  return { mode: "session", samples: await loadSamples([fx.samples]), where: { repos: fx.repos }, recorder, allTools, practice };
 }
 
 export interface InMemoryConnection {

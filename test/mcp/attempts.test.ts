@@ -52,7 +52,8 @@ describe("MCP attempts", () => {
   it("keeps a finished attempt when a later session on the same scenario goes away, after a tool call or none", async () => {
     const out = outDir();
     const key = `${fx.mergeSample.id}.MCR`;
-    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out], fx.sandboxRoot);
+    // Practice: a later session may open the scenario again (evaluation refuses it: evaluation.test.ts).
+    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--practice"], fx.sandboxRoot);
     try {
       const a = await connectHttp(server.url);
       await ok(a.client, "get_task");

@@ -91,7 +91,7 @@ describe("gitgood mcp over Streamable HTTP", () => {
       expect(await names(client)).toContain("resolve_current_merge_conflict_with");
       expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["gitgood://task", "gitgood://task.json"]);
       await solveMcr(client, fx);
-      expect(await ok(client, "finish_scenario")).toMatch(/: solved \(status success\)[\s\S]*start_scenario/);
+      expect(await ok(client, "finish_scenario")).toMatch(/is recorded; it is scored after the session\.\nStart the next scenario with start_scenario/);
       await until(() => changes === 2);
       expect(await names(client)).not.toContain("resolve_current_merge_conflict_with");
 
@@ -108,7 +108,7 @@ describe("gitgood mcp over Streamable HTTP", () => {
       expect(await names(client)).toContain("commit_changes_in");
       await solveIcc(client, fx);
       await ok(client, "finish_scenario");
-      expect(await ok(client, "list_samples")).toContain("scenarios: ir (recorded: unjudged), icc (recorded: unjudged)");
+      expect(await ok(client, "list_samples")).toContain("scenarios: ir (attempted), icc (attempted)");
       expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
     } finally {
       await transport.terminateSession();
@@ -172,7 +172,8 @@ describe("gitgood mcp over Streamable HTTP", () => {
   it("settles a session the client deletes, and one that goes idle", async () => {
     const out = outDir();
     const key = `${fx.mergeSample.id}.MCR`;
-    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--idle-timeout", "1"], fx.sandboxRoot);
+    // Practice, so that the second session may open the scenario the first left (evaluation refuses it).
+    const server = await serveHttpInProcess([fx.samples, "--id", fx.mergeSample.id, "--repos", fx.repos, "--out", out, "--idle-timeout", "1", "--practice"], fx.sandboxRoot);
     let stopped: number | null = null;
     try {
       const a = await connectHttp(server.url);
@@ -209,7 +210,7 @@ describe("gitgood mcp over Streamable HTTP, its own process", () => {
       const { client, transport } = await connectHttp(server.url);
       expect(await ok(client, "get_task")).toContain(fx.mergeSample.id);
       await solveMcr(client, fx);
-      expect(await ok(client, "finish_scenario")).toMatch(/: solved \(status success\)/);
+      expect(await ok(client, "finish_scenario")).toContain("is recorded; it is scored after the session");
       expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
       await transport.terminateSession();
       await client.close();

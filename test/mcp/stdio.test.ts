@@ -96,13 +96,13 @@ describe("gitgood mcp, one scenario (in memory)", () => {
       const last = await solveMcr(client, fx);
       expect(last).toContain("The task is complete");
       const finish = await ok(client, "finish_scenario");
-      expect(finish).toMatch(/: solved \(status success\)/);
+      expect(finish).toBe(`Your attempt at ${fx.mergeSample.id}.MCR is recorded; it is scored after the session.\nThe scenario is closed; you may disconnect.`);
 
       // The scenario is closed: its tools are gone and calling one says why.
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["get_task", "finish_scenario"]);
       const after = await call(client, "view_file_at", { relative_path_from_project_root: "app.py", reason: "look" });
       expect(after.isError).toBe(true);
-      expect(after.text).toContain("is finished (recorded as solved)");
+      expect(after.text).toContain("is finished (recorded); you may disconnect");
       expect(sandboxesIn(fx.sandboxRoot)).toEqual([]);
     } finally {
       await client.close();
@@ -128,7 +128,7 @@ describe("gitgood mcp, one scenario (in memory)", () => {
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("execute_rebase");
       await solveIr(client);
-      expect(await ok(client, "finish_scenario")).toContain("unjudged");
+      expect(await ok(client, "finish_scenario")).toContain("is recorded; it is scored after the session");
     } finally {
       await client.close();
     }
@@ -217,7 +217,7 @@ describe("gitgood mcp, one scenario (in memory)", () => {
       expect(wrong.text).toMatch(/^error: the open scenario is MCR, which has no tool execute_rebase; its tools are: view_current_merge_conflict_with, /);
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(listed);
       await solveMcr(client, fx);
-      expect(await ok(client, "finish_scenario")).toContain("solved");
+      expect(await ok(client, "finish_scenario")).toContain("is recorded; it is scored after the session");
     } finally {
       await client.close();
     }

@@ -73,6 +73,30 @@ describe("RunStore", () => {
     expect(RunStore.open(dir, config).all()).toHaveLength(1);
   });
 
+  it("opened append-only (an MCP evaluation), refuses to replace a record or its trajectory, in this session or a later one", () => {
+    const dir = tmp();
+    const file = path.join(dir, "results.jsonl");
+    const store = RunStore.open(dir, config, { appendOnly: true });
+    const rel = store.writeTrajectory("s1.MCR", { first: true });
+    store.append(record("s1", "MCR", { trajectory: rel }));
+    const before = readFileSync(file, "utf8");
+    const again = record("s1", "MCR", { solved: false, verdict: "unsolved" });
+    expect(() => store.append(again)).toThrow(/s1\.MCR is recorded in .* already/);
+    expect(() => store.writeTrajectory("s1.MCR", { first: false })).toThrow(/RECORD_EXISTS|already/);
+    expect(() => store.replaceAll([again])).toThrow(/kept as they are/);
+    const reopened = RunStore.open(dir, config, { appendOnly: true });
+    expect(() => reopened.append(again)).toThrow(/already/);
+    reopened.append(record("s2", "IR"));
+    expect(readFileSync(file, "utf8")).toBe(`${before}${JSON.stringify(record("s2", "IR"))}\n`);
+    expect(store.readTrajectory(rel)).toEqual({ first: true });
+    // The same directory opened as run and resume open it still replaces a retried record.
+    RunStore.open(dir, config).append(again);
+    expect(RunStore.read(dir).records.map((r) => [r.key, r.verdict])).toEqual([
+      ["s1.MCR", "unsolved"],
+      ["s2.IR", "solved"],
+    ]);
+  });
+
   it("keeps one line per key in results.jsonl: a later record of a key replaces the earlier one in place", () => {
     const dir = tmp();
     const file = path.join(dir, "results.jsonl");
