@@ -1,7 +1,7 @@
 // Reports that say what they count: comparisons over the samples both runs attempted, "completed" beside
 // "solved", unknown token usage shown as unknown in every format, and one line per distinct failure cause.
 // Run directories and records built in code.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { reportCsv } from "../../src/report/csv.js";
 import { buildReport } from "../../src/report/summary.js";
 import { formatReport } from "../../src/report/text.js";
 import { gitgood } from "../helpers/cli.js";
+import { buildRunFixture } from "../helpers/runs.js";
 import { rec, writeRun } from "./records.js";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "gitgood-honest-"));
@@ -80,6 +81,25 @@ describe("what the report's columns and usage say", () => {
     const text = formatReport(buildReport([measured, unmeasured]));
     expect(text).toContain("tokens: 10 prompt + 5 completion (usage unknown for 1 attempt(s), not counted)");
   });
+});
+
+describe("an agent that asks no model", () => {
+  it("records its usage as known and none (0 tokens), not unknown: the oracle's run", async () => {
+    const { fx, samples } = await buildRunFixture();
+    try {
+      const file = path.join(root, "oracle-samples.jsonl");
+      writeFileSync(file, samples.map((x) => `${JSON.stringify(x)}\n`).join(""));
+      const out = path.join(root, "oracle-run");
+      const r = await gitgood(["run", file, "--repo", fx.dir, "--agent", "oracle", "--scenario", "MCR", "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      const records = readFileSync(path.join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { usage_known?: boolean; tokens: unknown });
+      expect(records.length).toBeGreaterThan(0);
+      for (const x of records) expect(x).toMatchObject({ usage_known: true, tokens: { prompt: 0, completion: 0 } });
+      expect(r.stdout).toContain("tokens: 0 prompt + 0 completion");
+    } finally {
+      fx.remove();
+    }
+  }, 120_000);
 });
 
 describe("failure causes", () => {
