@@ -7,6 +7,8 @@ import type { Agent, Session } from "./agent.js";
 export class OracleAgent implements Agent {
   readonly name = "oracle";
   readonly workTree = "tools";
+  /** It asks no model: what its attempts spent is known to be nothing (0 tokens), not unknown. */
+  readonly metered = true;
 
   async run(session: Session): Promise<void> {
     await session.definition.oracle.run(session);

@@ -7,6 +7,8 @@ type Entry = { scenario: AnyScenarioDefinition; strategy: Strategy };
 /** A named baseline as an agent: it works the scenarios that define a baseline of that name. */
 export class StrategyAgent implements Agent {
   readonly workTree = "tools";
+  /** It asks no model: what its attempts spent is known to be nothing (0 tokens), not unknown. */
+  readonly metered = true;
 
   constructor(
     readonly name: string,
@@ -27,6 +29,8 @@ export class StrategyAgent implements Agent {
 export class BaselineAgent implements Agent {
   readonly name = "baseline";
   readonly workTree = "tools";
+  /** It asks no model: what its attempts spent is known to be nothing (0 tokens), not unknown. */
+  readonly metered = true;
 
   supports(scenario: AnyScenarioDefinition): boolean {
     return scenario.baselines.length > 0;

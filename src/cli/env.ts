@@ -11,6 +11,7 @@ import { historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js
 import { loadSamples } from "../runs/from-flags.js";
 import type { Sample } from "../dataset/sample.js";
 import { addFamilyOptions, familySettings } from "../families/options.js";
+import { envVerdict, verdictLine } from "./env-verdict.js";
 
 interface EnvFlags {
   id?: string;
@@ -24,14 +25,20 @@ interface EnvFlags {
   json: boolean;
 }
 
+/** The scenario settings `env` sets a scenario up with, and scores it with at `--finish`. */
+function envSettings(flags: EnvFlags): Record<string, unknown> {
+  return { scope: flags.scope, mcrTools: flags.mcrTools, ...familySettings(flags, "env", { isolation: undefined, model: undefined, envs: null }) };
+}
+
 async function finish(flags: EnvFlags, io: CliIO): Promise<void> {
   const scenario = await openScenario(locateSandbox(flags.sandbox));
   try {
     const state = await scenario.finalState();
+    const v = await envVerdict(scenario, state, envSettings(flags));
     io.stdout.write(
       flags.json
-        ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, scenario: scenario.definition.name, final_state: state })}\n`
-        : `${escapeControls(scenario.definition.describeFinal(state))}\n`,
+        ? `${JSON.stringify({ sandbox: scenario.sandbox.dir, scenario: scenario.definition.name, final_state: state, verdict: v.verdict, solved: v.solved, scores: v.scores, verdict_note: v.note })}\n`
+        : `${escapeControls(`${scenario.definition.describeFinal(state)}\n${verdictLine(v)}`)}\n`,
     );
   } finally {
     scenario.close();
@@ -58,7 +65,7 @@ async function start(samplesFile: string | undefined, flags: EnvFlags, io: CliIO
   // A person or a shell-driven agent works here: the whole work tree is written.
   const scenario = await setupScenario(sample, flags.repo, {
     scenario: flags.scenario,
-    settings: { scope: flags.scope, mcrTools: flags.mcrTools, ...familySettings(flags, "env", { isolation: undefined, model: undefined, envs: null }) },
+    settings: envSettings(flags),
     keep: true,
     history: flags.history,
     workTree: "full",
@@ -113,7 +120,7 @@ export function envCommand(io: CliIO): Command {
     )
     .addOption(mcrToolsOption())
     .addOption(historyOption())
-    .option("--finish", "print the final state of the live scenario and remove its sandbox", false)
+    .option("--finish", "print the final state of the live scenario and its verdict, and remove its sandbox", false)
     .option("--sandbox <dir>", `with --finish: the sandbox (default: $${SANDBOX_ENV}, or the only live one)`)
     .option("--json", "print machine-readable JSON", false);
   return addFamilyOptions(cmd, "env").action(async (samples: string | undefined, flags: EnvFlags) => {

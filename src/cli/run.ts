@@ -11,11 +11,12 @@ import { type RunFlags } from "../runs/flags.js";
 import { addSpecOptions } from "./spec-options.js";
 import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { agentFromSpec, judgesFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
-import { queueExecutor } from "../queue/executor.js";
+import { queueExecutor, type QueueExecutor } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
 import { RunQueue } from "../queue/producer.js";
 import { queueSecret } from "../queue/secret.js";
-import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
+import { DEFAULT_QUEUE_NAME, parseQueueAddress, type QueueAddress } from "../queue/url.js";
+import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
@@ -81,6 +82,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   const judges = judgesFromSpec(flags.judge ?? [], models);
   const isolation = isolationFrom(flags, io.stderr);
   let queue: RunQueue | null = null;
+  let unsay = (): void => undefined;
   try {
     if (flags.agent === "a2a") tools = await listenToolHost("127.0.0.1", 0);
     const flagRun: FlagRun = {
@@ -104,7 +106,10 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
       const secret = queueSecret(queueFlags.secretFile);
       queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { secret, spillDir: queueFlags.spillDir ?? null });
-      flagRun.executor = queueExecutorFor(queue, flags, prepared.agentOptions, client?.model, io);
+      const made = queueExecutorFor(queue, flags, prepared.agentOptions, client?.model, io);
+      let executor: QueueExecutor | null = null;
+      flagRun.executor = (run) => (executor = made(run));
+      unsay = sayOnStop(io, (signal) => producerStopped(signal, address, dir, executor?.left() ?? null));
     }
     const summary = await runFromFlags(flagRun, flags);
     finishFamilies(flags, summary.records, io);
@@ -119,10 +124,18 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     }
     return summary.records;
   } finally {
+    unsay();
     await queue?.close();
     await tools?.close();
     await proxy.close();
   }
+}
+
+/** The line a producer stopped by a signal leaves: what stopped, what the queue still holds, how to go on. */
+function producerStopped(signal: string, address: QueueAddress, dir: string, left: number | null): string {
+  const where = `queue ${address.name} at ${address.shown}`;
+  if (left === null) return `gitgood: run ${dir} stopped by ${signal} before its jobs were on ${where}; run the same command again to queue them`;
+  return `gitgood: run ${dir} stopped by ${signal} while waiting for workers: ${left} job(s) not yet collected stay on ${where} (the workers go on with them); run the same command again to collect their results`;
 }
 
 /** `--queue URL` and `--queue-name NAME` of `gitgood run`. */
@@ -143,7 +156,7 @@ function queueExecutorFor(
   agentOptions: Record<string, unknown>,
   agentModel: string | undefined,
   io: CliIO,
-): NonNullable<FlagRun["executor"]> {
+): (run: Parameters<NonNullable<FlagRun["executor"]>>[0]) => QueueExecutor {
   return ({ config, settings, prices }) => {
     const base = ticketBase(config, {
       agent: { name: flags.agent, model: flags.model ?? null, command: flags.command ?? null, url: flags.url ?? null, options: agentOptions },

@@ -3,11 +3,10 @@ import { completionDifficulty } from "./dataset.js";
 import { bareRepositoryFields, idPrefix, type RepoCompletionSample } from "../dataset/sample.js";
 import { GitGoodError, isGitGoodError } from "../errors.js";
 import { readCommit } from "../git/commits.js";
-import { configValue } from "../git/config.js";
 import { Repo } from "../git/repo.js";
 import { SKELETON_REF_PREFIX, commitReplacing, setGitgoodRef, treeFiles, validRefPart } from "../git/skeleton.js";
 import { readBlob } from "../git/trees.js";
-import { nameFromRemoteUrl } from "../mining/repository.js";
+import { repositoryName } from "../mining/repository.js";
 import { COMMIT0_SKELETON_SCRIPT, parseCommit0Skeletons, type Commit0StyleFile } from "./skeleton-style.js";
 import { stubPythonSource } from "../python/stubs.js";
 import { execIn } from "../sandbox/exec.js";
@@ -84,11 +83,6 @@ function cleanDir(dir: string): string {
   return d;
 }
 
-async function repositoryName(repo: Repo): Promise<string> {
-  const url = await configValue(repo, "remote.origin.url");
-  return (url ? nameFromRemoteUrl(url) : null) ?? (path.basename(repo.dir).replace(/\.git$/, "") || "repository");
-}
-
 /**
  * Makes a commit0-style repository-completion task from a Python repository, as commit0 makes its
  * skeletons: every function and method body in the Python files under `src` is replaced by `pass`
@@ -141,7 +135,7 @@ export async function makeSkeleton(repoPath: string, opts: SkeletonOptions): Pro
   const functions = stubbed.reduce((n, s) => n + s.functions.length, 0);
   if (functions === 0) throw new GitGoodError("NO_SAMPLES", `no function body to stub in the Python files under ${src === "" ? "the repository" : src}`);
 
-  const name = opts.name ?? (await repositoryName(repo));
+  const name = opts.name ?? (await repositoryName(repo)).name;
   const id = opts.id ?? `${idPrefix(name)}_repo_completion_${reference.oid.slice(0, 8)}`;
   if (!(await validRefPart(repo, id))) throw new GitGoodError("BAD_OPTION", `'${id}' cannot name a ref (refs/gitgood/skeletons/${id}); give --id`);
   const testDir =

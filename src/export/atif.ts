@@ -1,3 +1,4 @@
+import { tokensOf } from "../runs/fields.js";
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
 import type { Prices } from "../runs/result.js";
@@ -86,6 +87,7 @@ export function atifTrajectory(
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     });
   }
+  const tokens = tokensOf(record);
   return {
     schema_version: ATIF_VERSION,
     session_id: `${runLabel}/${record.key}`,
@@ -97,8 +99,9 @@ export function atifTrajectory(
     },
     steps,
     final_metrics: {
-      total_prompt_tokens: record.tokens.prompt || prompt,
-      total_completion_tokens: record.tokens.completion || completion,
+      // Usage that was not measured (an A2A agent, a program that did not use the run's proxy) is null, not 0.
+      total_prompt_tokens: tokens === null ? null : tokens.prompt || prompt,
+      total_completion_tokens: tokens === null ? null : tokens.completion || completion,
       ...(record.cost_usd !== null ? { total_cost_usd: record.cost_usd } : {}),
       total_steps: steps.length,
     },

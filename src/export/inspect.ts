@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { extrasOf } from "../runs/fields.js";
+import { extrasOf, tokensOf } from "../runs/fields.js";
 import { safeFileName } from "../util/file-names.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
 import { chatMessages, conversationOf, type Conversation } from "../report/conversation.js";
@@ -132,10 +132,12 @@ function addUsage(into: Record<string, Json>, from: Record<string, Json>): void 
   }
 }
 
-/** A sample's tokens per model: the agent's (with their cost when known) and each judge's. */
+/** A sample's tokens per model: the agent's when measured (with their cost when known) and each judge's. */
 function sampleUsage(attempt: Attempt, model: string): Record<string, Json> {
   const r = attempt.record;
-  const out: Record<string, Json> = { [model]: inspectUsage(r.tokens.prompt, r.tokens.completion, r.cost_usd) };
+  const tokens = tokensOf(r);
+  // An agent whose usage was not measured has no entry: Inspect would show its 0 tokens as spent.
+  const out: Record<string, Json> = tokens === null ? {} : { [model]: inspectUsage(tokens.prompt, tokens.completion, r.cost_usd) };
   for (const j of attempt.trajectory?.judge_usage ?? []) addUsage(out, { [qualifiedModelName(j.model)]: inspectUsage(j.prompt_tokens, j.completion_tokens) });
   return out;
 }

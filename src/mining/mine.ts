@@ -22,7 +22,7 @@ import { DEFAULT_LANGUAGES, LanguageSet } from "../dataset/languages.js";
 import { mineMerges } from "./merges.js";
 import { EMPTY_METADATA, type RepositoryMetadata } from "./metadata.js";
 import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
-import { describeRepository } from "./repository.js";
+import { describeRepository, folderNameProblem, repositoryName } from "./repository.js";
 import { CommitSummaries, PathTable, type CommitLines } from "./summaries.js";
 import { Slots } from "../util/slots.js";
 import { ANY_DATE, type DateWindow } from "./window.js";
@@ -31,7 +31,7 @@ const SUMMARY_SCHEMA_VERSION = 1;
 
 export interface MineOptions {
   type: SampleType | "all";
-  /** `owner/repo`; default from the origin remote URL, else the folder name. */
+  /** `owner/repo`; default from a hosted origin remote URL, else the folder name (with a warning). */
   name?: string;
   metadata: RepositoryMetadata;
   languages: readonly string[];
@@ -305,7 +305,9 @@ export async function mine(repoPath: string, options: Partial<MineOptions> = {})
   // The repository's own fields are read beside the passes, in a slot of their own, unless the
   // filters need them first: they are only written into the samples at the end.
   const slots = new Slots(o.jobs);
-  const describe = () => describeRepository(repo, { name: o.name, metadata: o.metadata, languages });
+  const named = o.name !== undefined ? { name: o.name, fromFolder: false } : await repositoryName(repo);
+  if (named.fromFolder) warnings.push(`${folderNameProblem(named.name)} (ids such as ${sampleId(named.name, "merge", 0)}): give --name owner/repo`);
+  const describe = () => describeRepository(repo, { name: named.name, metadata: o.metadata, languages });
   const early = o.filter ? await describe() : null;
   const summary: MineSummary = {
     schema_version: SUMMARY_SCHEMA_VERSION,

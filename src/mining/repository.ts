@@ -23,12 +23,35 @@ export function nameFromRemoteUrl(url: string): string | null {
   return m ? `${m[1]}/${m[2]}` : null;
 }
 
-/** `owner/name` from the origin remote URL, else the folder name. */
-export async function repositoryName(repo: Repo): Promise<string> {
+/**
+ * Whether a remote URL names a hosted repository (a scheme other than `file://`, or scp-like
+ * `host:owner/name`) rather than a path on this machine, whose last two folders name nothing.
+ */
+export function isHostedUrl(url: string): boolean {
+  const u = url.trim();
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(u);
+  if (scheme) return scheme[1]?.toLowerCase() !== "file";
+  // git reads `host:path` as ssh only when no slash comes before the colon (and not `C:\…`).
+  return /^[^/\\:]{2,}:/.test(u);
+}
+
+/** The name a repository is mined under, and whether it was guessed from its folder for want of a hosted origin. */
+export interface RepositoryName {
+  name: string;
+  fromFolder: boolean;
+}
+
+/** `owner/name` from a hosted origin remote URL, else the folder name (`fromFolder`). */
+export async function repositoryName(repo: Repo): Promise<RepositoryName> {
   const url = await configValue(repo, "remote.origin.url");
-  const fromUrl = url ? nameFromRemoteUrl(url) : null;
-  if (fromUrl) return fromUrl;
-  return path.basename(repo.dir).replace(/\.git$/, "") || "repository";
+  const fromUrl = url && isHostedUrl(url) ? nameFromRemoteUrl(url) : null;
+  if (fromUrl) return { name: fromUrl, fromFolder: false };
+  return { name: path.basename(repo.dir).replace(/\.git$/, "") || "repository", fromFolder: true };
+}
+
+/** Why a name guessed from the folder is a poor one, for a warning or a refusal. */
+export function folderNameProblem(name: string): string {
+  return `no hosted origin remote names this repository, so it would be named '${name}' after its folder`;
 }
 
 async function defaultBranch(repo: Repo): Promise<{ name: string | null; rev: string | null }> {
@@ -74,7 +97,7 @@ export async function describeRepository(
   repo: Repo,
   opts: { name?: string; metadata: RepositoryMetadata; languages: LanguageSet },
 ): Promise<RepositoryFacts> {
-  const name = opts.name ?? (await repositoryName(repo));
+  const name = opts.name ?? (await repositoryName(repo)).name;
   const branch = await defaultBranch(repo);
   const md = opts.metadata;
   let files: string[] = [];

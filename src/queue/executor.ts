@@ -33,25 +33,37 @@ export async function failedSettled(data: JobData, error: GitGoodError): Promise
   return settleAttempt(attempt, { judges: [], agent: ticket.run.agent }, error);
 }
 
+/** The queue as an executor, which can say how many of the run's jobs it has not collected. */
+export interface QueueExecutor extends Executor {
+  /** Jobs put on the queue (or found there) for this run whose results are not written yet; null before any is queued. */
+  left(): number | null;
+}
+
 /**
  * The queue as an executor of `runBenchmark`: each job goes onto the queue as its ticket, and each
  * finished job comes back, settled, to the run's writer. Re-running enqueues only the jobs the queue does
  * not hold; jobs a restarted Redis lost are enqueued again while it waits.
  */
-export function queueExecutor(queue: RunQueue, ticketOf: (job: Job) => JobTicket, log: (line: string) => void = () => undefined): Executor {
+export function queueExecutor(queue: RunQueue, ticketOf: (job: Job) => JobTicket, log: (line: string) => void = () => undefined): QueueExecutor {
+  let outstanding: Set<string> | null = null;
   return {
+    left: () => outstanding?.size ?? null,
     execute: async (jobs, settled) => {
       const byKey = new Map(jobs.map((j) => [j.key, j]));
       const queued = jobs.map((j) => ({ key: j.key, ticket: ticketOf(j) }));
       const { added, present } = await queue.enqueue(queued);
+      const waiting = new Set(byKey.keys());
+      outstanding = waiting;
       log(`queue ${queue.address.name} at ${queue.address.shown}: ${added} job(s) added, ${present} there already; waiting for workers`);
       const sink: Sink = {
         write: (s) => {
           const job = byKey.get(s.record.key);
+          waiting.delete(s.record.key);
           if (job) settled(s, job);
         },
         failed: async (data, error) => {
           const job = byKey.get(data.key);
+          waiting.delete(data.key);
           if (job) settled(await failedSettled(data, error), job);
         },
       };

@@ -7,6 +7,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import { connectionOptions, connectRedis } from "./connection.js";
 import { DEFAULT_SPILL_BYTES, checkJob, packResult, type JobData, type JobResult, type Settled } from "./jobs.js";
 import type { QueueSecret } from "./secret.js";
+import { liveWorkerNames } from "./live.js";
 import { queueKeys } from "./keys.js";
 import type { QueueAddress } from "./url.js";
 
@@ -79,12 +80,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   queue.on("error", () => undefined);
   /** Whether a live worker of the queue other than this one, and than those the job failed on, is there to take it. */
   const othersFor = async (avoid: readonly string[]): Promise<boolean> => {
-    // BullMQ names a worker's connections `bull:QUEUE:w:NAME` (CLIENT LIST's raw name).
-    const live = (await queue.getWorkers()).map((w) => {
-      const raw = String((w as { rawname?: unknown }).rawname ?? "");
-      return raw.includes(":w:") ? raw.slice(raw.indexOf(":w:") + 3) : "";
-    });
-    return live.some((name) => name !== id && !avoid.includes(name));
+    const live = await liveWorkerNames(queue);
+    return [...live].some((name) => name !== id && !avoid.includes(name));
   };
 
   /** The last write of this worker's line in the worker table, which closing waits for. */

@@ -18,7 +18,7 @@ import type { ModelFlags, RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
 import type { Prices } from "./result.js";
-import { runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
+import { checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
 import { modelOptionsOf } from "./ticket.js";
 
@@ -243,35 +243,42 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
 export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSummary> {
   // A queue's workers ready the agent where it runs; here it is readied before the run directory is made.
   if (!run.executor) await run.agent.prepare?.();
+  const settings = { mcrTools: flags.mcrTools, ...run.settings };
+  const prices = agentPrices(flags, run.model, run.config);
+  const options: Omit<RunOptions, "store"> = {
+    samples: run.samples,
+    where: run.where,
+    agent: run.agent,
+    jobs: flags.jobs,
+    timeoutSeconds: flags.timeout,
+    maxTurns: flags.maxTurns,
+    judges: run.judges,
+    prices,
+    modelPrices: run.config.prices,
+    agentModel: run.client?.model,
+    scenarios: flags.scenario,
+    repeats: flags.repeats,
+    memory: flags.memory,
+    history: flags.history,
+    settings,
+    isolation: run.isolation,
+    models: run.client ? [run.client] : [],
+    retryErrors: flags.retryErrors,
+    shard: flags.shard,
+    onResult: run.onResult,
+  };
+  // A new run directory is made only once the repositories and models passed their checks.
+  const checked = !run.executor && !existsSync(run.dir);
+  if (checked) await checkFreshRun(options);
   const unlock = lockRunDir(run.dir);
   try {
     const store = RunStore.open(run.dir, flagRunConfig(run, flags));
     run.stderr?.write(`run directory: ${run.dir}\n`);
-    const settings = { mcrTools: flags.mcrTools, ...run.settings };
-    const prices = agentPrices(flags, run.model, run.config);
     return await runBenchmark({
-      samples: run.samples,
-      where: run.where,
-      agent: run.agent,
+      ...options,
       store,
-      jobs: flags.jobs,
-      timeoutSeconds: flags.timeout,
-      maxTurns: flags.maxTurns,
-      judges: run.judges,
-      prices,
-      modelPrices: run.config.prices,
-      agentModel: run.client?.model,
-      scenarios: flags.scenario,
-      repeats: flags.repeats,
-      memory: flags.memory,
-      history: flags.history,
-      settings,
-      isolation: run.isolation,
-      models: run.client ? [run.client] : [],
-      retryErrors: flags.retryErrors,
+      checked,
       ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings, prices }) } : {}),
-      shard: flags.shard,
-      onResult: run.onResult,
     });
   } finally {
     unlock();

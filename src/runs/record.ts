@@ -32,8 +32,9 @@ export const ResultRecordSchema = z.object({
   tokens: TokensSchema,
   /**
    * false: what the agent's model calls spent is unknown (they did not pass through gitgood: an A2A agent, a
-   * program that did not use the run's proxy, an agent without a model), and `tokens` are 0 by that, not
-   * measured. Absent in older records, which are read as known.
+   * program that did not use the run's proxy, an MCP client), and `tokens` are 0 by that, not
+   * measured. An agent that asks no model (the oracle, the baselines) has its usage known: none. Absent in
+   * older records, which are read as known.
    */
   usage_known: z.boolean().optional(),
   /** What those tokens cost, US dollars (null: no prices for the agent's model, or usage unknown). */

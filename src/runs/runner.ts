@@ -12,6 +12,7 @@ import { planJobs } from "./plan.js";
 import { checkModels, checkRepositories } from "./preflight.js";
 import { shardJobs, type Shard } from "./shard.js";
 import type { Scoring } from "./settle.js";
+import type { Job } from "./types.js";
 import type { RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
 
@@ -45,6 +46,8 @@ export interface RunOptions {
   isolation?: Isolation;
   /** The models the agent calls: checked, with the judges, by one small request each before the first sample runs. */
   models?: readonly ModelClient[];
+  /** The caller ran `checkFreshRun` before it made the run directory: the checks are not made again. */
+  checked?: boolean;
   /** Run again the attempts recorded with a system error (status `error`); their records and trajectories are replaced. */
   retryErrors?: boolean;
   /** Only this part of the planned jobs (`--shard K/N`); default: all of them. */
@@ -71,14 +74,42 @@ export interface RunSummary {
   records: ResultRecord[];
 }
 
+/** The jobs a run's options plan: each sample × scenario the agent works (its shard's part), and how many it does not. */
+function runJobs(opts: Omit<RunOptions, "store">): { jobs: Job[]; unsupported: number } {
+  const planned = planJobs(opts.samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats: opts.repeats });
+  return { jobs: opts.shard ? shardJobs(planned.jobs, opts.shard) : planned.jobs, unsupported: planned.unsupported };
+}
+
+/** A wrong repository, endpoint, key or model name stops the run here, before any of `jobs` runs. */
+async function checkJobs(jobs: readonly Job[], opts: Omit<RunOptions, "store">, sources: RepoPool): Promise<void> {
+  await checkRepositories(jobs.map((j) => j.sample), opts.where, (dir) => sources.get(dir));
+  await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
+}
+
+/**
+ * Makes the checks `runBenchmark` makes, for a run whose directory does not exist yet (every planned
+ * job is to run): called before the directory is made, a failed check leaves nothing behind. The run
+ * is then started with `checked: true`.
+ */
+export async function checkFreshRun(opts: Omit<RunOptions, "store">): Promise<void> {
+  const { jobs } = runJobs(opts);
+  if (jobs.length === 0) return;
+  const sources = new RepoPool();
+  try {
+    await checkJobs(jobs, opts, sources);
+  } finally {
+    await sources.close();
+  }
+}
+
 /**
  * Runs an agent over a dataset: every sample × scenario the agent works, `jobs` at a time, each in its
  * own sandbox with a time limit. Records are appended as each finishes; pairs already in the run
  * directory are skipped, so re-running the same command resumes an interrupted run.
  */
 export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
-  const planned = planJobs(opts.samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats: opts.repeats });
-  const jobs = opts.shard ? shardJobs(planned.jobs, opts.shard) : planned.jobs;
+  const planned = runJobs(opts);
+  const jobs = planned.jobs;
   const prices = (opts.agentModel !== undefined ? opts.modelPrices?.[opts.agentModel] : undefined) ?? opts.prices;
   const scoring: Scoring = {
     judges: opts.judges,
@@ -96,11 +127,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   // Each source repository is opened once for the run, with one long-lived reader (closed at the end).
   const sources = new RepoPool();
   try {
-    if (!opts.executor && todo.length > 0) {
-      // A wrong repository, endpoint, key or model name stops the run here, before any sample runs.
-      await checkRepositories(todo.map((j) => j.sample), opts.where, (dir) => sources.get(dir));
-      await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
-    }
+    if (!opts.executor && opts.checked !== true && todo.length > 0) await checkJobs(todo, opts, sources);
     const rerun = new Set(todo.map((j) => j.key));
     let done = 0;
     for (const j of jobs) {

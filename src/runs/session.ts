@@ -74,8 +74,8 @@ export class AgentSession implements Session {
 
   /**
    * Whether `usage` counts what the attempt's model calls spent: the agent is metered, or some answer came
-   * with its usage. Otherwise (an A2A agent, a program that never asked through the proxy, an agent without
-   * a model, an MCP client) what it spent is unknown, not 0.
+   * with its usage. Otherwise (an A2A agent, a program that never asked through the proxy, an MCP client)
+   * what it spent is unknown, not 0.
    */
   get usageKnown(): boolean {
     return this.metered || this.usageSeen;

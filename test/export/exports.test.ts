@@ -208,6 +208,10 @@ describe("export atif", () => {
     const doc = atifTrajectory("llm", "test", a!.record, a!.trajectory!, "scripted") as { steps: Record<string, unknown>[]; final_metrics: Record<string, number> };
     expect(doc.steps.map((s) => s.source)).toEqual(["system", "user", "agent", "agent", "agent", "user", "agent"]);
     expect(doc.final_metrics.total_prompt_tokens).toBe(a!.record.tokens.prompt);
+    // Usage that was not measured is null, never 0 tokens, and still valid ATIF.
+    const unmeasured = atifTrajectory("llm", "test", { ...a!.record, usage_known: false }, a!.trajectory!, "scripted") as typeof doc;
+    expect(unmeasured.final_metrics).toMatchObject({ total_prompt_tokens: null, total_completion_tokens: null });
+    expect(schemaValidator("atif-trajectory.schema.json")(unmeasured)).toEqual([]);
     expect(doc.steps[3]).toMatchObject({ tool_calls: [{ arguments: { raw: "{not json" } }] });
     // A step that breaks Harbor's rules is caught: the checks can fail.
     const broken = { ...doc, steps: [{ ...doc.steps[0], metrics: { prompt_tokens: 1 } }, ...doc.steps.slice(1)] };
@@ -257,6 +261,14 @@ describe("export inspect", () => {
     const [attempt] = attemptsOf(run);
     const record = attempt!.record;
     expect(header.stats.model_usage["openai/fake-1"]?.input_tokens).toBe(record.tokens.prompt);
+    // An agent whose usage was not measured has no usage entry, not one of 0 tokens.
+    const unmeasuredFile = path.join(tmp, "llm-unmeasured.eval");
+    writeFileSync(unmeasuredFile, inspectLog({ ...run, records: run.records.map((x) => ({ ...x, usage_known: false })) }, "t"));
+    const unmeasured = readZipJson(unmeasuredFile);
+    expect((unmeasured["header.json"] as typeof header).stats.model_usage["openai/fake-1"]).toBeUndefined();
+    for (const [n, doc] of Object.entries(unmeasured).filter(([x]) => x.startsWith("samples/"))) {
+      expect((doc as { model_usage: Record<string, unknown> }).model_usage["openai/fake-1"], n).toBeUndefined();
+    }
     const name = Object.keys(entries).find((n) => n.startsWith("samples/"))!;
     type Event = { event: string; timestamp: string; working_start: number; [k: string]: unknown };
     const sample = entries[name] as { events: Event[]; attachments: Record<string, string>; messages: { id: string; role: string }[] };

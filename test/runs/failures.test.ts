@@ -138,7 +138,7 @@ describe("the model check before a run", () => {
       expect(r.stderr).not.toMatch(/\[\d+\/\d+\]/);
       expect(r.stdout).toBe("");
       expect(server.requests).toHaveLength(1);
-      expect(existsSync(path.join(out, "results.jsonl"))).toBe(false);
+      expect(existsSync(out), "a failed check leaves no run directory").toBe(false);
     } finally {
       await server.close();
     }
@@ -152,7 +152,7 @@ describe("the model check before a run", () => {
     expect(lastLine(r.stderr)).toMatch(
       /^gitgood: the agent model failed its check, so no sample was run: cannot reach the model endpoint for m: .*\(endpoint http:\/\/127\.0\.0\.1:\d+\/v1\); check OPENAI_BASE_URL/,
     );
-    expect(existsSync(path.join(out, "results.jsonl"))).toBe(false);
+    expect(existsSync(out), "a failed check leaves no run directory").toBe(false);
 
     const server = await fakeOpenAI([{ status: 404, body: { error: { message: "no such judge" } } }]);
     try {
@@ -160,7 +160,7 @@ describe("the model check before a run", () => {
       const j = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--judge", "judge-x", "--out", judged], { env: model(server.url) });
       expect(j.code).toBe(1);
       expect(lastLine(j.stderr)).toMatch(/^gitgood: the judge model failed its check, so no sample was run: model judge-x: 404 no such judge/);
-      expect(existsSync(path.join(judged, "results.jsonl"))).toBe(false);
+      expect(existsSync(judged), "a failed judge check leaves no run directory").toBe(false);
     } finally {
       await server.close();
     }
@@ -186,7 +186,7 @@ describe("the model check before a run", () => {
     const r = await gitgood(["bench", "--demo", "--per-type", "1", "--out", out], { env: { ...model(await deadEndpoint()), GITGOOD_MODEL: "gpt-4o" } });
     expect(r.code).toBe(1);
     expect(lastLine(r.stderr)).toMatch(/^gitgood: the agent model failed its check, so no sample was run: cannot reach the model endpoint for gpt-4o/);
-    expect(existsSync(path.join(out, "run", "results.jsonl"))).toBe(false);
+    expect(existsSync(path.join(out, "run")), "a failed check leaves no run directory").toBe(false);
   });
 });
 

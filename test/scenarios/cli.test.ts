@@ -77,8 +77,10 @@ describe("gitgood env / tool", () => {
 
     const fin = shell(["env", "--finish", "--json"], { env: sandboxEnv });
     expect(fin.code, fin.stderr).toBe(0);
-    const final = JSON.parse(fin.stdout) as { final_state: { tree: string; done: boolean } };
+    const final = JSON.parse(fin.stdout) as { final_state: { tree: string; done: boolean }; verdict: string; solved: boolean | null };
     expect(final.final_state.done).toBe(true);
+    // The verdict a run would record: the recorded merge's resolution solves it.
+    expect(final).toMatchObject({ verdict: "solved", solved: true });
     expect(final.final_state.tree).toBe(mergeFx.git("rev-parse", `${merge}^{tree}`));
     expect(existsSync(out.sandbox)).toBe(false);
     expect(snapshot(mergeFx)).toEqual(before);
@@ -105,6 +107,7 @@ describe("gitgood env / tool", () => {
     expect(fin.stdout).toContain("icc: finished");
     expect(fin.stdout).toContain("Change five");
     expect(fin.stdout).toContain("The rest");
+    expect(fin.stdout.trimEnd().split("\n").at(-1)).toBe("verdict: unjudged (no scorer decides without a judge; 'gitgood run --judge MODEL' asks one)");
     const none = await cli(["tool", "view_remaining_hunks", "--args", '{"reason": "r"}']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no live scenario");

@@ -6,7 +6,7 @@ import { listBranches, readCommitGraph } from "../../git/history.js";
 import { Repo } from "../../git/repo.js";
 import type { ModelClient } from "../../model/types.js";
 import type { SweOptions } from "../options.js";
-import { repositoryName } from "../../mining/repository.js";
+import { folderNameProblem, repositoryName } from "../../mining/repository.js";
 import { findCandidates, type SweCandidate } from "./candidates.js";
 import { DESCRIBE_PROMPT_VERSION, describeWithModel } from "./describe.js";
 import { draftInstance, type MinedInstance } from "./instance.js";
@@ -127,7 +127,11 @@ export async function mineSwe(repoPath: string, options: Partial<SweMineOptions>
   if (branches.length === 0) {
     throw new GitGoodError("EMPTY_REPOSITORY", `${repoPath} has no branch with a commit: there is nothing to mine`, { path: repo.dir });
   }
-  const name = o.name ?? (await repositoryName(repo));
+  const named = o.name !== undefined ? { name: o.name, fromFolder: false } : await repositoryName(repo);
+  if (named.fromFolder) {
+    throw new GitGoodError("BAD_OPTION", `${folderNameProblem(named.name)}; a SWE instance id names its project: give --name owner/repo`, { path: repo.dir });
+  }
+  const name = named.name;
   const warnings: string[] = [];
   if (repo.shallow) warnings.push("shallow clone: changes whose parent lies beyond the shallow boundary are not candidates");
   const graph = await readCommitGraph(repo, [...new Set(branches.map((b) => b.oid))]);
