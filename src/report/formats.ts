@@ -17,7 +17,7 @@ const pageDirOf = (file: string | undefined): string | undefined => (file === un
 
 /** A run's report, with the isolation its agent programs ran under. */
 function reportOf(run: FormatRun): Report {
-  const report = buildReport(run.records);
+  const report = buildReport({ records: run.records });
   if (run.isolation) report.isolation = run.isolation;
   return report;
 }

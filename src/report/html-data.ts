@@ -101,7 +101,7 @@ function tamperedOf(scores: Record<string, unknown>): boolean {
 
 /** A run's part of the index: its summary and one row per attempt, in the report's order. */
 export function indexOfRun(records: readonly ResultRecord[], meta: RunMeta, runIndex: number): { run: IndexRun; rows: IndexRow[] } {
-  const report = buildReport(records);
+  const report = buildReport({ records });
   if (meta.isolation) report.isolation = meta.isolation;
   const { samples, ...summary } = report;
   const byKey = new Map(records.map((r) => [r.key, r]));

@@ -87,7 +87,7 @@ export function writeStaticPage(runs: readonly FormatRun[], opts: StaticPageOpti
   );
   out.write(pageBody(opts.title, false));
   // Without script: the text report's tables (its per-sample list is left to the script's views, to keep the page small).
-  const text = runs.map((run) => `${runs.length > 1 ? `== ${run.label}\n` : ""}${formatReport({ ...buildReport(run.records), samples: [] })}`).join("\n\n");
+  const text = runs.map((run) => `${runs.length > 1 ? `== ${run.label}\n` : ""}${formatReport({ ...buildReport({ records: run.records }), samples: [] })}`).join("\n\n");
   out.write(`<noscript><p>This page shows its views with its script; here are the text report's tables.</p><pre>${escapeHtml(text)}</pre></noscript>\n`);
 
   const indexRuns: IndexRun[] = [];
