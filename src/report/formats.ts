@@ -87,13 +87,6 @@ export function reportFormats(): ReportFormat[] {
   return [TEXT, JSON_FORMAT, HTML, JUNIT, CSV, ...families().flatMap((f) => f.formats ?? []), ...REGISTERED];
 }
 
-/** The format of a name, or a one-line error listing the names. */
-export function reportFormat(name: string): ReportFormat {
-  const found = reportFormats().find((f) => f.name === name);
-  if (!found) throw new GitGoodError("BAD_OPTION", `unknown report format '${name}'; the formats are ${reportFormats().map((f) => f.name).join(", ")}`);
-  return found;
-}
-
 /** Adds a report format; its name must be new. `gitgood report` then takes `--NAME FILE` for it. */
 export function registerReportFormat(format: ReportFormat): void {
   if (reportFormats().some((f) => f.name === format.name)) throw new GitGoodError("INTERNAL", `a report format named ${format.name} is registered already`);
