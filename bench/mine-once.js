@@ -29,7 +29,7 @@ function childrenCpuMs() {
 
 const [repo, jobs] = process.argv.slice(2);
 const t = performance.now();
-const result = await mine(repo, { jobs: Number(jobs) });
+const result = await mine({ repoPath: repo, jobs: Number(jobs) });
 const ms = performance.now() - t;
 const s = result.summary;
 const usage = process.resourceUsage();

@@ -209,7 +209,7 @@ async function main() {
   try {
     const repo = path.join(tmp, "repos", "bench", "repo");
     await buildSyntheticRepo(repo, { commits: COMMITS, merges: Math.floor(COMMITS / 4), files: 8 });
-    const merges = (await mine(repo, { name: "bench/repo" })).samples.filter((s) => s.sample_type === "merge");
+    const merges = (await mine({ repoPath: repo, name: "bench/repo" })).samples.filter((s) => s.sample_type === "merge");
     if (merges.length === 0) throw new Error("the synthetic repository gave no merge sample");
     const write = (name, list) => {
       const file = path.join(tmp, name);

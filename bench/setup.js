@@ -59,7 +59,7 @@ function packBytes(workDir) {
 
 async function samplesOf(repo, samplesFile) {
   if (samplesFile) return readFileSync(samplesFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  return (await mine(repo, { name: "bench/repo" })).samples;
+  return (await mine({ repoPath: repo, name: "bench/repo" })).samples;
 }
 
 async function main() {

@@ -9,7 +9,3 @@ export { parsePythonLiteral, formatPythonLiteral } from "./dataset/pyliteral.js"
 export { AgentSession, toolProvider, type ToolProvider } from "./runs/session.js";
 export { resultRecord } from "./runs/result.js";
 export { settle, type Attempt, type Recorder } from "./runs/settle.js";
-// Writing a family (see examples/toy-family/ and docs/plugins.md): a sample type's common fields, a scenario's definition and live base.
-export { COMMON_SAMPLE_FIELDS, type SampleTypeDefinition } from "./dataset/sample.js";
-export { defineScenario } from "./scenarios/definition.js";
-export { ScenarioBase, inNewSandbox } from "./scenarios/shared/base.js";

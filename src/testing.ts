@@ -3,3 +3,5 @@ export { ScriptedModelClient, type ScriptStep } from "./model/scripted.js";
 export type { ModelClient, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, Usage } from "./model/types.js";
 // Plug-ins: the registration API a plug-in's register function is given, and the conformance suites.
 export { PLUGIN_API, familyConformance, isolationConformance, type ConformanceCheck, type FamilyFixture, type PluginApi, type PluginRegister } from "./plugins/index.js";
+// Reading a static report page back (its embedded data), for tests of reports and report formats.
+export { readStaticPage, type StaticPageData } from "./report/html-read.js";

@@ -8,8 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Command, Option } from "commander";
 import { z } from "zod";
-import { ToolRegistry, defineFamily, defineTool } from "gitgood";
-import { COMMON_SAMPLE_FIELDS, ScenarioBase, defineScenario, inNewSandbox } from "gitgood/internal";
+import { COMMON_SAMPLE_FIELDS, ScenarioBase, ToolRegistry, defineFamily, defineScenario, defineTool, inNewSandbox } from "gitgood/family";
 
 export const TOY_SAMPLE_TYPE = "toy_sum";
 

@@ -79,7 +79,7 @@ export function assessmentResult(
   const byOwnFamily = (scenario: string): boolean => familyOfScenario(scenario)?.a2aResult !== undefined;
   const others = [...opts.scenarios].filter((s) => !byOwnFamily(s));
   if (others.length > 0) {
-    const report = buildReport(records.filter((r) => !byOwnFamily(r.scenario)));
+    const report = buildReport({ records: records.filter((r) => !byOwnFamily(r.scenario)) });
     const wanted = (r: RateRow): boolean => others.includes(r.scenario) || r.scenario === "total";
     data.gitgoodbench = [...report.totals.filter(wanted), ...report.by_difficulty.filter((r) => wanted(r) && r.samples > 0)].map(row);
     for (const r of data.gitgoodbench.filter((x) => x.difficulty === "all" && x.samples > 0)) {

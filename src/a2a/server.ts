@@ -66,10 +66,15 @@ export function agentCard(info: CardInfo): AgentCard {
   };
 }
 
+/** What an A2A server serves, and where. */
 export interface A2aServeOptions {
+  /** The address to listen on; a non-loopback one needs a token in `access`. */
   host: string;
+  /** 0: a free port the system picks. */
   port: number;
+  /** The agent card served at `AGENT_CARD_PATH` (its URL is rewritten to the real port). */
   card: AgentCard;
+  /** What runs each task: the green (assessor) or the participant executor. */
   executor: AgentExecutor;
   /** Per-task MCP endpoints served next to the agent (the green's GitGoodBench tools). */
   toolHost?: McpToolHost;

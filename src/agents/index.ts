@@ -49,7 +49,7 @@ export function modelClientFor(kind: string, opts: AgentOptions): ModelClient {
 }
 
 /** The run's model proxy given in the options, if any. */
-export function proxyOf(opts: AgentOptions): RunProxy | null {
+function proxyOf(opts: AgentOptions): RunProxy | null {
   return opts.proxy instanceof RunProxy ? opts.proxy : null;
 }
 

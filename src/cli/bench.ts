@@ -109,14 +109,14 @@ export function benchCommand(io: CliIO): Command {
       return demoRepo;
     };
     const mineRepo = async (dir: string) => {
-      if (dir !== demoRepo) return mine(dir, { languages: flags.languages });
-      if (existsSync(path.join(demoRepo, ".git"))) return mine(dir, { name: "gitgood/demo" });
+      if (dir !== demoRepo) return mine({ repoPath: dir, languages: flags.languages });
+      if (existsSync(path.join(demoRepo, ".git"))) return mine({ repoPath: dir, name: "gitgood/demo" });
       // A dry run writes nothing: it mines the demo repository built in a temporary directory.
       const scratch = mkdtempSync(path.join(os.tmpdir(), "gitgood-demo-"));
       try {
         io.stderr.write(`building a demo repository in a temporary directory (a run builds it in ${demoRepo})\n`);
         await buildSyntheticRepo(path.join(scratch, "demo-repo"), DEMO_REPO);
-        return await mine(path.join(scratch, "demo-repo"), { name: "gitgood/demo" });
+        return await mine({ repoPath: path.join(scratch, "demo-repo"), name: "gitgood/demo" });
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }

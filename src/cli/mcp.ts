@@ -177,7 +177,7 @@ async function serveCallerStdio(bench: Workbench, io: CliIO): Promise<void> {
   if (io.signal?.aborted) stop();
   io.signal?.addEventListener("abort", stop, { once: true });
   try {
-    await serveStdio(bench, { input, output, signal: io.signal });
+    await serveStdio({ bench, input, output, signal: io.signal });
   } finally {
     io.signal?.removeEventListener("abort", stop);
     input.destroy();
@@ -231,7 +231,7 @@ async function serve(
     stop.abandon = (code, message) => bench?.abandonNow(code, message);
     bench = await makeBench();
     log(`serving ${served} over stdio`);
-    if (io.ownsProcess) await serveStdio(bench);
+    if (io.ownsProcess) await serveStdio({ bench });
     else await serveCallerStdio(bench, io);
     return false;
   }

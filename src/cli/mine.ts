@@ -126,7 +126,8 @@ export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Comman
         return;
       }
       const progress = progressLine(io.stderr);
-      const result = await mine(repoPath, {
+      const result = await mine({
+        repoPath,
         type: flags.type,
         name: flags.name,
         metadata: flags.metadata ? readMetadataFile(flags.metadata) : DEFAULT_MINE_OPTIONS.metadata,

@@ -117,7 +117,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
     }
     if (report) {
-      const summaryReport = buildReport(summary.records);
+      const summaryReport = buildReport({ records: summary.records });
       summaryReport.isolation = { mode: isolation.mode, isolated: isolates(isolation) };
       io.stdout.write(flags.json ? `${JSON.stringify(summaryReport, null, 2)}\n` : `${escapeControls(formatReport(summaryReport))}\n`);
       checkOutcome(summary.records, flags);

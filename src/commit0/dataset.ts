@@ -7,7 +7,7 @@ import { RepoCompletionSampleSchema, bareRepositoryFields, type Difficulty, type
  * commit0's instance columns (`original_repo` names the upstream project), plus gitgood's own: the
  * counted `tests` and a `difficulty`, which gitgood's skeleton files carry and commit0's do not.
  */
-export const COMMIT0_COLUMNS = [
+const COMMIT0_COLUMNS = [
   "instance_id",
   "repo",
   "original_repo",
@@ -21,7 +21,7 @@ export const COMMIT0_COLUMNS = [
 ] as const;
 
 /** Whether a dataset record is a commit0 instance (it names a reference commit and a source directory). */
-export function isCommit0Record(record: Record<string, unknown>): boolean {
+function isCommit0Record(record: Record<string, unknown>): boolean {
   return typeof record.instance_id === "string" && "reference_commit" in record && "src_dir" in record && !("sample_type" in record);
 }
 

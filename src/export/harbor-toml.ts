@@ -2,7 +2,7 @@
 export type TomlValue = string | number | boolean | readonly string[];
 
 /** A TOML basic string: quotes, backslashes and control characters escaped, anything else as it is. */
-export function tomlString(text: string): string {
+function tomlString(text: string): string {
   let out = '"';
   for (const ch of text) {
     const code = ch.codePointAt(0) ?? 0;
@@ -28,7 +28,7 @@ function tomlValue(value: TomlValue): string {
 }
 
 /** A float TOML writes with its point (Harbor's `timeout_sec` fields are floats). */
-export function tomlFloat(value: number): string {
+function tomlFloat(value: number): string {
   return Number.isInteger(value) ? `${value}.0` : String(value);
 }
 

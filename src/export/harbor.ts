@@ -51,7 +51,7 @@ export const BASE_IMAGE = "debian:bookworm-slim";
  * The task's directory name and Harbor name (`gitgood/<name>`): the sample id and the scenario as a
  * bounded safe file name in the characters Harbor's `org/name` pattern allows (`-` marks the digest).
  */
-export function harborTaskName(sample: Sample, scenario: string): string {
+function harborTaskName(sample: Sample, scenario: string): string {
   return safeFileName(`${sample.id}-${scenario.toLowerCase()}`, "-");
 }
 
@@ -134,7 +134,7 @@ function dockerfile(parts: HarborParts): string {
 }
 
 /** The schema of Harbor's task.toml gitgood writes (Harbor's TaskConfig of 0.24 and later: `[verifier]` environment_mode, network_mode). */
-export const TASK_SCHEMA_VERSION = "1.4";
+const TASK_SCHEMA_VERSION = "1.4";
 
 function taskToml(name: string, sample: Sample, scenario: AnyScenarioDefinition, parts: HarborParts, version: string): string {
   const keywords = ["gitgood", scenario.family ?? scenario.name, scenario.name, sample.programming_language ?? "", sample.difficulty ?? ""].filter((k) => k !== "");

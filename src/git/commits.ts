@@ -77,7 +77,7 @@ function subjectOf(message: string): string {
  * A commit object's bytes as `readCommit` reads it; null when git would show it differently from the raw
  * object (a message in another encoding, a malformed identity): such a commit is read by `git show`.
  */
-export function parseRawCommit(oid: string, raw: Buffer): CommitInfo | null {
+function parseRawCommit(oid: string, raw: Buffer): CommitInfo | null {
   const text = raw.toString("utf8");
   const end = text.indexOf("\n\n");
   const head = (end === -1 ? text : text.slice(0, end)).split("\n");

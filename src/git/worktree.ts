@@ -68,11 +68,6 @@ export async function readTreeIntoIndex(repo: Repo, treeish: string): Promise<vo
   await repo.run(["read-tree", treeish]);
 }
 
-/** Makes the index and the work tree hold `tree` (a two-way `read-tree -m -u` from HEAD), leaving HEAD where it is. */
-export async function checkoutTree(repo: Repo, tree: string): Promise<void> {
-  await repo.run(["read-tree", "-m", "-u", "HEAD", tree]);
-}
-
 /**
  * Makes the work tree hold `tree` and leaves HEAD and the index where they are (at HEAD): a two-way
  * `read-tree -m -u` from HEAD whose resulting index goes to `scratchIndex` (a file of gitgood's own,

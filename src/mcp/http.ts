@@ -14,15 +14,21 @@ export { requireTokenBeyondLoopback } from "./guard.js";
 const MCP_PATH = "/mcp";
 const MAX_INIT_BODY = 1024 * 1024;
 
+/** What an MCP HTTP server serves, where, and to whom. */
 export interface HttpServeOptions {
+  /** 0: a free port the system picks. */
   port: number;
+  /** The address to listen on; a non-loopback one needs `token`. */
   host: string;
+  /** The bearer token every request must carry. */
   token?: string;
+  /** Origins a browser request may come from (besides none). */
   allowedOrigins: readonly string[];
   /** A session with no request for this long is closed as disconnected. */
   idleTimeoutSeconds: number;
   /** Makes the workbench of a new session. */
   makeBench: () => Promise<Workbench>;
+  /** Told of sessions opened and closed, one line each. */
   log: (line: string) => void;
 }
 

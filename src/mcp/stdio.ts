@@ -3,8 +3,10 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createMcpServer } from "./server.js";
 import type { Workbench } from "./workbench.js";
 
-/** Where a stdio server reads and writes its messages, and what else ends it. */
+/** The workbench a stdio server serves, where it reads and writes its messages, and what else ends it. */
 export interface StdioServeOptions {
+  /** The workbench the client's tool calls act on. */
+  bench: Workbench;
   /** The client's messages, one JSON line each (default: this process's standard input). */
   input?: Readable;
   /** Where the replies go (default: this process's standard output). */
@@ -17,7 +19,8 @@ export interface StdioServeOptions {
  * Serves one workbench over a pair of streams until the client goes away (the input ends, or the output
  * breaks) or `signal` aborts; then the open scenario, if any, is settled.
  */
-export async function serveStdio(bench: Workbench, opts: StdioServeOptions = {}): Promise<void> {
+export async function serveStdio(opts: StdioServeOptions): Promise<void> {
+  const { bench } = opts;
   const input = opts.input ?? process.stdin;
   const output = opts.output ?? process.stdout;
   const server = createMcpServer(bench, "stdio");

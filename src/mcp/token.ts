@@ -5,7 +5,7 @@ import { ensureSandboxRoot, sandboxRoot } from "../sandbox/root.js";
 import { removeAtExit } from "../util/cleanup.js";
 
 /** A fresh bearer token for a server started without one. */
-export function generateToken(): string {
+function generateToken(): string {
   return randomBytes(24).toString("base64url");
 }
 
@@ -21,7 +21,7 @@ function tokenFile(port: number, server: TokenServer): string {
 }
 
 /** Writes `token` to its file, readable by the user alone (0600, a file made afresh); it is removed when the process ends. */
-export function writeTokenFile(port: number, token: string, server: TokenServer = "mcp"): string {
+function writeTokenFile(port: number, token: string, server: TokenServer = "mcp"): string {
   const file = tokenFile(port, server);
   rmSync(file, { force: true });
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });

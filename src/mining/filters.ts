@@ -5,7 +5,7 @@ import { PERMISSIVE_LICENSES } from "./license.js";
 import type { RepositoryMetadata } from "./metadata.js";
 
 /** GitGoodBench's repository filters, with the thresholds in one place. */
-export const FILTER_RULES = {
+const FILTER_RULES = {
   maxSizeMb: 400,
   minStars: 1000,
   minBranches: 5,

@@ -30,18 +30,27 @@ import { ANY_DATE, type DateWindow } from "./window.js";
 const SUMMARY_SCHEMA_VERSION = 1;
 
 export interface MineOptions {
+  /** Which samples to mine: merges, file-commit chains, or both (default). */
   type: SampleType | "all";
   /** `owner/repo`; default from a hosted origin remote URL, else the folder name (with a warning). */
   name?: string;
+  /** The repository's GitHub metadata (stars, license, …) the samples carry and the filters read; default none. */
   metadata: RepositoryMetadata;
+  /** Languages a sample's files must be in, by name (default: GitGoodBench's languages). */
   languages: readonly string[];
+  /** A merge with more conflicting files than this is not a sample (default 8). */
   maxConflicts: number;
+  /** The fewest commits a file-commit chain has (default 3). */
   minChain: number;
+  /** The most commits a file-commit chain has (default 6). */
   maxChain: number;
+  /** The smallest share of a chain's commits' changes that touch its file (default 0.5). */
   minPurity: number;
+  /** Where a sample's size makes it easy, medium or hard. */
   thresholds: DifficultyThresholds;
   /** Apply GitGoodBench's repository filters; a repository that fails one yields no samples. */
   filter: boolean;
+  /** Git processes at once (default: the machine's parallelism). */
   jobs: number;
   /** Keep only merge samples whose recorded merge replacing conflict regions can reproduce (chains unaffected). */
   resolvableOnly: boolean;
@@ -55,6 +64,12 @@ export interface MineOptions {
 export interface MineProgress {
   merges: { done: number; total: number };
   commits: { done: number; total: number };
+}
+
+/** What `mine` is given: the repository, and any settings that differ from `DEFAULT_MINE_OPTIONS`. */
+export interface MineInput extends Partial<MineOptions> {
+  /** The repository to mine: a working tree or a bare repository; it is only read. */
+  repoPath: string;
 }
 
 export const DEFAULT_MINE_OPTIONS: MineOptions = {
@@ -282,7 +297,8 @@ async function summarizeCommits(p: SummaryPass): Promise<void> {
  * Mines GitGoodBench samples from a repository: merge-conflict samples and file-commit-chain samples,
  * with the repository-level fields filled in. Never writes to the repository.
  */
-export async function mine(repoPath: string, options: Partial<MineOptions> = {}): Promise<MineResult> {
+export async function mine(input: MineInput): Promise<MineResult> {
+  const { repoPath, ...options } = input;
   const o: MineOptions = { ...DEFAULT_MINE_OPTIONS, ...options };
   validate(o);
   const languages = new LanguageSet(o.languages);

@@ -18,7 +18,7 @@ function loadSdk(): Promise<Sdk> {
 export const ANTHROPIC_API = "https://api.anthropic.com";
 
 /** The answer's token cap when the request gives none (the Messages API needs one). */
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
 
 /** What a JSON-mode request adds to the system prompt: the Messages API has no JSON response format. */
 const JSON_INSTRUCTION = "Answer with one JSON object and nothing else.";
@@ -99,7 +99,7 @@ export class AnthropicClient implements ModelClient {
 const CACHED = { cache_control: { type: "ephemeral" as const } };
 
 /** The Messages request of a gitgood request. */
-export function messagesBody(model: string, request: ModelRequest): Anthropic.MessageCreateParamsNonStreaming {
+function messagesBody(model: string, request: ModelRequest): Anthropic.MessageCreateParamsNonStreaming {
   const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : []));
   if (request.json) system.push(JSON_INSTRUCTION);
   const messages = toMessages(request.messages);

@@ -65,7 +65,7 @@ export class OpenAIResponsesClient implements ModelClient {
 }
 
 /** The Responses request of a gitgood request. */
-export function responsesBody(model: string, request: ModelRequest): Body {
+function responsesBody(model: string, request: ModelRequest): Body {
   const instructions = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : []));
   const tools = (request.tools ?? []).map(
     (t): OpenAI.Responses.FunctionTool => ({ type: "function", name: t.function.name, description: t.function.description, parameters: t.function.parameters, strict: false }),

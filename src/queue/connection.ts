@@ -5,7 +5,7 @@ import { GitGoodError } from "../errors.js";
 import type { QueueAddress } from "./url.js";
 
 /** How long the first connection may take before the server counts as unreachable. */
-export const CONNECT_TIMEOUT_MS = 5000;
+const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * The connection options of a long-lived client (BullMQ's queue and worker, the shared limit): commands

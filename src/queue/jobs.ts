@@ -34,7 +34,7 @@ export function jobIdOf(run: string, key: string): string {
 }
 
 /** What a queued job carries: the run it belongs to, its result key and the executor's ticket. */
-export const JobDataSchema = z.object({
+const JobDataSchema = z.object({
   run: z.string(),
   key: z.string(),
   ticket: z.unknown(),
@@ -71,7 +71,7 @@ export function checkJob(secret: QueueSecret, value: unknown): JobData {
 }
 
 /** What a worker returns for a job: the settled record, and its trajectory compressed inline or by path. */
-export const JobResultSchema = z.object({
+const JobResultSchema = z.object({
   key: z.string(),
   worker: z.string(),
   record: ResultRecordSchema,

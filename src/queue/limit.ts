@@ -4,7 +4,7 @@ import { abortedError } from "../model/abort.js";
 import type { RequestLimit } from "../model/connections.js";
 
 /** How long a held connection counts without being renewed: a worker killed while holding one frees it after this. */
-export const LEASE_MS = 30_000;
+const LEASE_MS = 30_000;
 
 /**
  * Takes a slot when fewer than ARGV[2] unexpired holders are in the sorted set KEYS[1] (score: the

@@ -13,7 +13,7 @@ import type { QueueAddress } from "./url.js";
 /** Tries of a job before it counts as failed (only infrastructure failures are retried: an attempt's own failure is its record). */
 export const DEFAULT_ATTEMPTS = 3;
 /** The first retry's delay; each further retry waits twice as long (ms). */
-export const DEFAULT_BACKOFF_MS = 2000;
+const DEFAULT_BACKOFF_MS = 2000;
 
 const RunMarkSchema = z.object({ hash: z.string(), identity: z.unknown() });
 

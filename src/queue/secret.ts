@@ -4,9 +4,9 @@ import { GitGoodError } from "../errors.js";
 import { canonicalJson } from "./canonical.js";
 
 /** The variable a producer and its workers read the queue's shared secret from (or `--secret-file`). */
-export const QUEUE_SECRET_VARIABLE = "GITGOOD_QUEUE_SECRET";
+const QUEUE_SECRET_VARIABLE = "GITGOOD_QUEUE_SECRET";
 /** The shortest secret taken (characters): a guessable one would sign for whoever guesses it. */
-export const MIN_SECRET_LENGTH = 16;
+const MIN_SECRET_LENGTH = 16;
 
 /** The key tickets and results are signed with, shared by a producer and its workers out of band (never in Redis). */
 export interface QueueSecret {

@@ -16,7 +16,7 @@ export interface QueueAddress {
 }
 
 export const DEFAULT_QUEUE_NAME = "gitgood";
-export const DEFAULT_REDIS_PORT = 6379;
+const DEFAULT_REDIS_PORT = 6379;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 

@@ -14,9 +14,9 @@ import type { QueueAddress } from "./url.js";
 /** How long a job stays a worker's without its lock being renewed before another worker may take it (ms). */
 export const DEFAULT_LOCK_MS = 30_000;
 /** Times a job that failed on a worker is handed back by it while another live worker may run it (a bound, not a wait). */
-export const MAX_DEFERRALS = 50;
+const MAX_DEFERRALS = 50;
 /** Times a job may be found stalled (its worker gone) and run again before it counts as failed. */
-export const MAX_STALLED = 3;
+const MAX_STALLED = 3;
 /**
  * The codes of a job refused for what it is, not for this worker's state: not signed with the queue's
  * secret, or asking for more than the worker's policy. Such a job fails at once, on no other worker.

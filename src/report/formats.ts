@@ -19,7 +19,7 @@ const pageDirOf = (file: string | undefined): string | undefined => (file === un
 
 /** A run's report, with the isolation its agent programs ran under. */
 function reportOf(run: FormatRun): Report {
-  const report = buildReport(run.records);
+  const report = buildReport({ records: run.records });
   if (run.isolation) report.isolation = run.isolation;
   return report;
 }
@@ -101,13 +101,6 @@ const REGISTERED: ReportFormat[] = [];
  */
 export function reportFormats(): ReportFormat[] {
   return [TEXT, JSON_FORMAT, HTML, JUNIT, CSV, DIFF, ...families().flatMap((f) => f.formats ?? []), ...REGISTERED];
-}
-
-/** The format of a name, or a one-line error listing the names. */
-export function reportFormat(name: string): ReportFormat {
-  const found = reportFormats().find((f) => f.name === name);
-  if (!found) throw new GitGoodError("BAD_OPTION", `unknown report format '${name}'; the formats are ${reportFormats().map((f) => f.name).join(", ")}`);
-  return found;
 }
 
 /** Adds a report format; its name must be new. `gitgood report` then takes `--NAME FILE` for it. */

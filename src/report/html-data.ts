@@ -80,7 +80,7 @@ const escape = (s: string): string =>
 const pct = (v: number | null): string => (v === null ? "–" : `${v.toFixed(2)} %`);
 
 /** The kit a family's HTML section writes its table with: every text escaped. */
-export const HTML_KIT: HtmlKit = {
+const HTML_KIT: HtmlKit = {
   th: (text, title) => `<th${title ? ` title="${escape(title)}"` : ""}>${escape(text)}</th>`,
   cell: (text) => `<td class="num">${escape(String(text))}</td>`,
   label: (text) => `<td>${escape(text)}</td>`,
@@ -101,7 +101,7 @@ function tamperedOf(scores: Record<string, unknown>): boolean {
 
 /** A run's part of the index: its summary and one row per attempt, in the report's order. */
 export function indexOfRun(records: readonly ResultRecord[], meta: RunMeta, runIndex: number): { run: IndexRun; rows: IndexRow[] } {
-  const report = buildReport(records);
+  const report = buildReport({ records });
   if (meta.isolation) report.isolation = meta.isolation;
   const { samples, ...summary } = report;
   const byKey = new Map(records.map((r) => [r.key, r]));
@@ -173,7 +173,7 @@ export interface AttemptView {
 }
 
 /** Model waits (each model turn's latency), tool calls (call to result) and the rest of the attempt's duration. */
-export function phaseTimings(record: ResultRecord, events: readonly AttemptEvent[], turns: readonly Turn[]): PhaseTiming[] {
+function phaseTimings(record: ResultRecord, events: readonly AttemptEvent[], turns: readonly Turn[]): PhaseTiming[] {
   const model = turns.reduce((n, t) => n + (t.usage !== null || t.content !== null ? (t.latency_ms ?? 0) : 0), 0);
   let tools = 0;
   let open: number | null = null;

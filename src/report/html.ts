@@ -27,7 +27,7 @@ import { formatReport } from "./text.js";
 
 /** Longest text kept whole in the page: a tool's output, and any other text (a task, a message, a file, a diff). */
 export const OUTPUT_LIMIT = 2000;
-export const TEXT_LIMIT = 4000;
+const TEXT_LIMIT = 4000;
 /** An attempt chunk is closed once its JSON is this long or holds this many attempts. */
 const CHUNK_BYTES = 256 * 1024;
 const CHUNK_ATTEMPTS = 64;
@@ -38,7 +38,7 @@ export interface TextSink {
 }
 
 /** A text longer than `limit` cut to its first three quarters and its last fifth, saying how much was left out. */
-export function cutText(text: string, limit = TEXT_LIMIT): string {
+function cutText(text: string, limit = TEXT_LIMIT): string {
   if (text.length <= limit) return text;
   const head = Math.floor(limit * 0.75);
   const tail = Math.floor(limit * 0.2);
@@ -87,7 +87,7 @@ export function writeStaticPage(runs: readonly FormatRun[], opts: StaticPageOpti
   );
   out.write(pageBody(opts.title, false));
   // Without script: the text report's tables (its per-sample list is left to the script's views, to keep the page small).
-  const text = runs.map((run) => `${runs.length > 1 ? `== ${run.label}\n` : ""}${formatReport({ ...buildReport(run.records), samples: [] })}`).join("\n\n");
+  const text = runs.map((run) => `${runs.length > 1 ? `== ${run.label}\n` : ""}${formatReport({ ...buildReport({ records: run.records }), samples: [] })}`).join("\n\n");
   out.write(`<noscript><p>This page shows its views with its script; here are the text report's tables.</p><pre>${escapeHtml(text)}</pre></noscript>\n`);
 
   const indexRuns: IndexRun[] = [];

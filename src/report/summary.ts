@@ -163,12 +163,19 @@ function familySections(records: readonly ResultRecord[]): ReportSections {
   return Object.fromEntries(reportSections().map((section) => [section.key, section.build(records)])) as unknown as ReportSections;
 }
 
+/** What `buildReport` is given. */
+export interface ReportInput {
+  /** A run's result records (one per attempt); their order does not matter. */
+  records: readonly ResultRecord[];
+}
+
 /**
  * The paper's tables from a run's records: success and solve rate per scenario, per difficulty and per
  * language (with the MCR ceiling where the samples say which are resolvable), repeat statistics when
  * samples were attempted more than once, and each family's section (the SWE table, commit0's).
  */
-export function buildReport(records: readonly ResultRecord[]): Report {
+export function buildReport(input: ReportInput): Report {
+  const { records } = input;
   const ordered = [...records].sort(
     (a, b) =>
       reportRank(a.scenario) - reportRank(b.scenario) ||

@@ -175,13 +175,13 @@ export function formatReport(report: Report): string {
 const cellText = (c: ComparisonCell | null): [string, string] => (c === null ? ["-", "-"] : [pct(c.success_rate), solveCell(c)]);
 
 /** A sample's outcome in one run: its verdict, or solved/attempts with repeats; "-" when not attempted. */
-export function outcomeText(o: Outcome | null): string {
+function outcomeText(o: Outcome | null): string {
   if (o === null) return "-";
   return o.attempts === 1 ? o.verdict : `${o.solved}/${o.attempts} solved`;
 }
 
 /** A warning when the runs attempted different samples (the rates count only the shared ones), else null. */
-export function overlapLine(c: Pick<Comparison, "overlap" | "runs">): string | null {
+function overlapLine(c: Pick<Comparison, "overlap" | "runs">): string | null {
   if (c.overlap.only.every((n) => n === 0)) return null;
   const alone = c.runs.map((r, i) => `${r.label} ${c.overlap.only[i] ?? 0}`).join(", ");
   return `warning: the runs attempted different samples; the rates count only the ${c.overlap.shared} sample × scenario pair(s) every run attempted (attempted by one run and not all, left out: ${alone})`;

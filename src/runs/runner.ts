@@ -17,14 +17,21 @@ import type { RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
 
 export interface RunOptions {
+  /** The samples to attempt, each with every scenario that applies to it (or those `scenarios` names). */
   samples: readonly Sample[];
+  /** Where each sample's repository is found (a folder of clones, or one repository). */
   where: RepoLocator;
+  /** The agent that attempts each sample. */
   agent: Agent;
+  /** The run directory results are written to and resumed from. */
   store: RunStore;
+  /** Attempts at once. */
   jobs: number;
   /** Per sample × scenario, seconds. */
   timeoutSeconds: number;
+  /** Most model turns an agent gets per attempt. */
   maxTurns: number;
+  /** The models that judge histories pairwise (none: unjudged). */
   judges: readonly ModelClient[];
   /** Prices of the agent's model (`--price-in`/`--price-out`), when `modelPrices` has none for it. */
   prices?: Prices;

@@ -54,8 +54,3 @@ export function shardJobs(jobs: readonly Job[], shard: Shard): Job[] {
   };
   return jobs.filter((job) => (startOf(groupOf(job), shard.count) + placeOf(job)) % shard.count === shard.index - 1);
 }
-
-/** `K/N`, as the option spells it. */
-export function shardLabel(shard: Shard): string {
-  return `${shard.index}/${shard.count}`;
-}

@@ -5,7 +5,7 @@ import type { NormalizeResult } from "../dataset/normalize.js";
 import { SweSampleSchema, bareRepositoryFields, type Difficulty, type SweSample } from "../dataset/sample.js";
 
 /** The columns of a SWE-bench instance, in the published order (`difficulty`: SWE-bench Verified's annotation). */
-export const SWE_COLUMNS = [
+const SWE_COLUMNS = [
   "repo",
   "instance_id",
   "base_commit",

@@ -86,7 +86,7 @@ const NETWORK_TROUBLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|E
  * when the step ran without the network and its output looks like a network failure, a hint that the
  * environment spec may need `network: true`.
  */
-export function failureDetail(tailText: string, network: boolean): string {
+function failureDetail(tailText: string, network: boolean): string {
   const lines = tailText
     .split("\n")
     .map((l) => l.trim())

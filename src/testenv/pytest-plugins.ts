@@ -13,7 +13,7 @@ import { GitGoodError } from "../errors.js";
  * followed where they were asked for). The list is worked out once, by the script below run with the
  * environment's interpreter at the end of the build, and kept in the environment's record.
  */
-export const PLUGIN_SCAN_SOURCE = String.raw`"""The pytest plugins an environment asks for (written by gitgood; run once at the end of its build)."""
+const PLUGIN_SCAN_SOURCE = String.raw`"""The pytest plugins an environment asks for (written by gitgood; run once at the end of its build)."""
 import json, os, re, shlex, sys
 from importlib import metadata
 

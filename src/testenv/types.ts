@@ -141,12 +141,15 @@ export interface TestRun {
 export interface PrepareOptions {
   /** A sandbox of the project (its work tree is copied for the build; its isolation is used). */
   sandbox: Sandbox;
+  /** The project and commit the environment is for (its identity in the cache). */
   target: EnvTarget;
+  /** How the environment is built and its tests run. */
   spec: EnvSpec;
   /** Root of gitgood's cache (default: `cacheRoot()`); environments live in its `envs/`. */
   cacheDir?: string;
   /** Seconds for the whole build (the spec's `setupTimeout` wins when it is set). */
   timeoutSeconds: number;
+  /** Aborting it stops the build; nothing is kept. */
   signal?: AbortSignal;
   /** Each line of the set-up commands' output, and a line per step. */
   onLog?: (line: string) => void;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /** Longest text kept whole as a name; longer text is cut and given a digest. */
-export const MAX_PLAIN_NAME = 100;
+const MAX_PLAIN_NAME = 100;
 /** Characters of the readable prefix kept before the digest when a text is changed or cut. */
 const PREFIX = 60;
 /** Hex digits of the SHA-256 digest of the whole text. */

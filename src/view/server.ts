@@ -6,8 +6,11 @@ import { checkAccess, isLoopbackHost } from "../mcp/guard.js";
 import { viewerPage } from "./page.js";
 import type { RunSet } from "./data.js";
 
+/** What the viewer serves, and where. */
 interface ViewServeOptions {
+  /** The runs the viewer shows. */
   runs: RunSet;
+  /** The address to listen on; on loopback the Host header is checked too. */
   host: string;
   /** 0: a free port the system picks. */
   port: number;

@@ -48,7 +48,7 @@ export async function buildRunFixture(): Promise<{ fx: Fixture; samples: Sample[
   fx.commit("Main edits win.py", { "win.py": win("M2", "M12") });
   fx.merge("crlf", { "win.py": win("M2+B2", "B12") });
   fx.git("branch", "-D", "topic", "crlf");
-  const { samples } = await mine(fx.dir, { name: "acme/calc" });
+  const { samples } = await mine({ repoPath: fx.dir, name: "acme/calc" });
   return { fx, samples };
 }
 

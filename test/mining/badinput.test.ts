@@ -52,30 +52,30 @@ describe("bad input", () => {
   it("rejects a path that is not a repository, or does not exist", async () => {
     const f = fixture();
     const plain = f.scratch("plain");
-    const e = await expectError(mine(plain), "NOT_A_REPOSITORY");
+    const e = await expectError(mine({ repoPath: plain }), "NOT_A_REPOSITORY");
     expect(e.message).toMatch(/not a git repository/);
-    await expectError(mine(path.join(plain, "nope")), "NOT_FOUND");
+    await expectError(mine({ repoPath: path.join(plain, "nope") }), "NOT_FOUND");
   });
 
   it("rejects an empty repository with a clear message", async () => {
     const f = fixture();
-    const e = await expectError(mine(f.dir), "EMPTY_REPOSITORY");
+    const e = await expectError(mine({ repoPath: f.dir }), "EMPTY_REPOSITORY");
     expect(e.message).toMatch(/nothing to mine/);
   });
 
   it("rejects bad options before touching git", async () => {
     const f = richRepo();
-    await expectError(mine(f.dir, { minChain: 5, maxChain: 4 }), "BAD_OPTION");
-    await expectError(mine(f.dir, { languages: ["klingon"] }), "BAD_OPTION");
-    await expectError(mine(f.dir, { name: "no-slash" }), "BAD_OPTION");
+    await expectError(mine({ repoPath: f.dir, minChain: 5, maxChain: 4 }), "BAD_OPTION");
+    await expectError(mine({ repoPath: f.dir, languages: ["klingon"] }), "BAD_OPTION");
+    await expectError(mine({ repoPath: f.dir, name: "no-slash" }), "BAD_OPTION");
   });
 
   it("mines a bare clone exactly like its source", async () => {
     const f = richRepo();
     const bare = path.join(f.scratch("bare"), "widgets.git");
     f.git("clone", "-q", "--bare", f.dir, bare);
-    const a = await mine(f.dir, { name: "o/r" });
-    const b = await mine(bare, { name: "o/r" });
+    const a = await mine({ repoPath: f.dir, name: "o/r" });
+    const b = await mine({ repoPath: bare, name: "o/r" });
     expect(b.summary.bare).toBe(true);
     expect(a.samples.length).toBeGreaterThan(1);
     expect(b.samples).toEqual(a.samples);
@@ -85,7 +85,7 @@ describe("bad input", () => {
     const f = richRepo();
     const shallow = path.join(f.scratch("shallow"), "repo");
     f.git("clone", "-q", "--depth", "3", "--no-single-branch", `file://${f.dir}`, shallow);
-    const r = await mine(shallow, { name: "o/r" });
+    const r = await mine({ repoPath: shallow, name: "o/r" });
     expect(r.summary.shallow).toBe(true);
     expect(r.summary.warnings.join(" ")).toMatch(/shallow clone/);
     // The last three commits on main edit a.py: the run reaches the boundary, so its length is unknown.
@@ -101,7 +101,7 @@ describe("bad input", () => {
     const partial = path.join(f.scratch("partial"), "repo");
     f.git("clone", "-q", "--bare", "--filter=blob:none", `file://${src}`, partial);
     rmSync(src, { recursive: true, force: true }); // the promisor remote is gone
-    const r = await mine(partial, { name: "o/r" });
+    const r = await mine({ repoPath: partial, name: "o/r" });
     expect(r.summary.partial_clone).toBe(true);
     expect(r.summary.dropped.merge.missing_objects).toBe(1);
     expect(r.summary.unreadable_commits).toBeGreaterThan(5);
@@ -112,7 +112,7 @@ describe("bad input", () => {
     const f = richRepo();
     const before = snapshot(path.join(f.dir, ".git"));
     const work = snapshot(f.dir);
-    const r = await mine(f.dir);
+    const r = await mine({ repoPath: f.dir });
     expect(r.samples.length).toBeGreaterThan(1);
     expect(snapshot(path.join(f.dir, ".git"))).toBe(before);
     expect(snapshot(f.dir)).toBe(work);
@@ -120,8 +120,8 @@ describe("bad input", () => {
 
   it("gives byte-identical results on every run", async () => {
     const f = richRepo();
-    const a = await mine(f.dir, { jobs: 1 });
-    const b = await mine(f.dir, { jobs: 4 });
+    const a = await mine({ repoPath: f.dir, jobs: 1 });
+    const b = await mine({ repoPath: f.dir, jobs: 4 });
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
   });
 
@@ -129,6 +129,6 @@ describe("bad input", () => {
     const f = fixture();
     const dir = f.scratch("x");
     mkdirSync(path.join(dir, "sub"));
-    await expectError(mine(path.join(dir, "sub")), "NOT_A_REPOSITORY");
+    await expectError(mine({ repoPath: path.join(dir, "sub") }), "NOT_A_REPOSITORY");
   });
 });

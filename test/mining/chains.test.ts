@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
-import { mine } from "../../src/mining/mine.js";
+import { mine, type MineOptions } from "../../src/mining/mine.js";
 import { Fixture } from "../helpers/fixture.js";
 import { committerDate, numstat } from "../helpers/oracle.js";
 
@@ -26,8 +26,8 @@ function fixture(): Fixture {
   return f;
 }
 
-async function chains(f: Fixture, opts: Parameters<typeof mine>[1] = {}) {
-  const r = await mine(f.dir, { type: "file_commit_chain", name: "acme/widgets", ...opts });
+async function chains(f: Fixture, opts: Partial<MineOptions> = {}) {
+  const r = await mine({ repoPath: f.dir, type: "file_commit_chain", name: "acme/widgets", ...opts });
   return { samples: r.samples as ChainSample[], summary: r.summary };
 }
 

@@ -83,7 +83,7 @@ describe("mining a damaged copy", () => {
     const before = process.env.GIT_TRACE;
     process.env.GIT_TRACE = trace;
     try {
-      const r = await mine(f.dir, { type: "file_commit_chain", name: "o/r", jobs: 1 });
+      const r = await mine({ repoPath: f.dir, type: "file_commit_chain", name: "o/r", jobs: 1 });
       // As when every diff is read: the commit cannot be read, and the run that ends on it may be cut.
       expect(r.summary.unreadable_commits).toBe(1);
       expect(r.samples).toEqual([]);
@@ -113,7 +113,7 @@ describe("mining a copy that lacks a tree many commits need", () => {
     rmSync(path.join(f.dir, ".git", "objects", tree.slice(0, 2), tree.slice(2)));
 
     const { result: r, diffTrees } = await tracingDiffTrees(f.scratch("trace"), () =>
-      mine(f.dir, { type: "file_commit_chain", name: "o/r", jobs: 1 }),
+      mine({ repoPath: f.dir, type: "file_commit_chain", name: "o/r", jobs: 1 }),
     );
     expect(r.summary.unreadable_commits).toBe(needing.length);
     // The run of a.py above them is read as on an intact copy.

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { sampleToJson, type MergeSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
 import { mergeResolvable } from "../../src/git/resolvable.js";
-import { mine } from "../../src/mining/mine.js";
+import { mine, type MineOptions } from "../../src/mining/mine.js";
 import { gitgood } from "../helpers/cli.js";
 import { Fixture, useFixtures } from "../helpers/fixture.js";
 import { committerDate, realMergeConflicts } from "../helpers/oracle.js";
@@ -66,8 +66,8 @@ function mergeWithExtra(
   return f.merge(branch, resolved);
 }
 
-async function mergeSamples(f: Fixture, opts: Parameters<typeof mine>[1] = {}) {
-  const r = await mine(f.dir, { type: "merge", name: "acme/widgets", ...opts });
+async function mergeSamples(f: Fixture, opts: Partial<MineOptions> = {}) {
+  const r = await mine({ repoPath: f.dir, type: "merge", name: "acme/widgets", ...opts });
   return { samples: r.samples as MergeSample[], summary: r.summary };
 }
 

@@ -38,7 +38,7 @@ describe("repository fields", () => {
       "Main.java": "class Main {}\n",
     });
     f.git("remote", "add", "origin", "https://github.com/Acme/Widget-Tool.git");
-    const { samples } = await mine(f.dir);
+    const { samples } = await mine({ repoPath: f.dir });
     expect(samples).toHaveLength(1);
     expect(samples[0]).toMatchObject({
       id: "Acme_Widget_Tool_file_commit_chain_0000",
@@ -58,7 +58,7 @@ describe("repository fields", () => {
     f.git("branch", "develop");
     f.git("update-ref", "refs/remotes/origin/develop", "HEAD");
     f.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/develop");
-    const { samples } = await mine(f.dir);
+    const { samples } = await mine({ repoPath: f.dir });
     expect(samples[0]?.default_branch).toBe("develop");
     expect(samples[0]?.name).toBe(path.basename(f.dir));
     expect(samples[0]?.license).toBeNull();
@@ -74,7 +74,7 @@ describe("repository fields", () => {
       created_at: "2019-05-01T10:00:00Z",
       language: "Kotlin",
     });
-    const { samples } = await mine(f.dir, { name: "o/r", metadata });
+    const { samples } = await mine({ repoPath: f.dir, name: "o/r", metadata });
     expect(samples[0]).toMatchObject({
       id: "o_r_file_commit_chain_0000",
       name: "o/r",
@@ -101,7 +101,7 @@ describe("repository filters", () => {
 
   it("mines a repository that passes every filter", async () => {
     const f = repoWithChain();
-    const r = await mine(f.dir, { filter: true, metadata: normalizeMetadata(passing) });
+    const r = await mine({ repoPath: f.dir, filter: true, metadata: normalizeMetadata(passing) });
     expect(r.summary.excluded).toBe(false);
     expect(r.summary.filters?.every((x) => x.passed)).toBe(true);
     expect(r.samples).toHaveLength(1);
@@ -109,7 +109,8 @@ describe("repository filters", () => {
 
   it("yields nothing and says which filters failed", async () => {
     const f = repoWithChain();
-    const r = await mine(f.dir, {
+    const r = await mine({
+      repoPath: f.dir,
       filter: true,
       metadata: normalizeMetadata({ ...passing, stargazers_count: 10, fork: true, license: "GPL-3.0" }),
     });
@@ -120,7 +121,7 @@ describe("repository filters", () => {
 
   it("reads branches and contributors from the repository when metadata lacks them", async () => {
     const f = repoWithChain();
-    const r = await mine(f.dir, { filter: true });
+    const r = await mine({ repoPath: f.dir, filter: true });
     const byName = Object.fromEntries((r.summary.filters ?? []).map((x) => [x.filter, x]));
     expect(byName.branches).toMatchObject({ value: 1, passed: false, source: "repository" });
     expect(byName.contributors).toMatchObject({ value: 1, passed: false, source: "repository" });

@@ -43,7 +43,7 @@ describe("mine --type swe on bad input: counted in the funnel, never a crash", (
     f.commit("a", { "pkg/a.py": "A = 1\n" });
     f.commit("b", { "pkg/a.py": "A = 2\n", "README.md": "r\n" });
     f.commit("c", { "pkg/b.py": "B = 1\n" });
-    const r = await mineSwe(f.dir, { name: "acme/none", runs: 1, jobs: 1, swe: swe() });
+    const r = await mineSwe({ repoPath: f.dir, name: "acme/none", runs: 1, jobs: 1, swe: swe() });
     expect(r.instances).toEqual([]);
     expect(r.summary).toMatchObject({ candidates: 0, dropped: { no_tests: 2 } });
   });
@@ -52,7 +52,7 @@ describe("mine --type swe on bad input: counted in the funnel, never a crash", (
     const f = fixture();
     f.commit("lib", { "lib/a.js": "exports.a = () => 1;\n" });
     const fix = f.commit("Fix a", { "lib/a.js": "exports.a = () => 2;\n", "test/a.test.js": "require('node:test')('a', () => {});\n" });
-    const r = await mineSwe(f.dir, { name: "acme/bare", runs: 1, jobs: 1, swe: swe() });
+    const r = await mineSwe({ repoPath: f.dir, name: "acme/bare", runs: 1, jobs: 1, swe: swe() });
     expect(r.instances).toEqual([]);
     expect(r.rejects.find((x) => x.commit === fix)).toMatchObject({ reason: "no_environment" });
     expect(r.rejects.find((x) => x.commit === fix)?.detail).toMatch(/no test command for acme\/bare/);
@@ -64,7 +64,7 @@ describe("mine --type swe on bad input: counted in the funnel, never a crash", (
     // The library before the first fix: only that change reads it.
     const blob = f.git("rev-parse", `${one}~1:calc/__init__.py`);
     rmSync(path.join(f.dir, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
-    const r = await mineSwe(f.dir, { name: "acme/damaged", runs: 1, jobs: 1, swe: swe() });
+    const r = await mineSwe({ repoPath: f.dir, name: "acme/damaged", runs: 1, jobs: 1, swe: swe() });
     expect(r.rejects.find((x) => x.commit === one)).toMatchObject({ reason: "missing_objects" });
     expect(r.instances.map((m) => m.commit), JSON.stringify(r.rejects)).toEqual([two]);
   }, 120_000);
@@ -73,7 +73,7 @@ describe("mine --type swe on bad input: counted in the funnel, never a crash", (
     const f = fixture();
     const commits = twoFixes(f);
     const envSpecs = { source: "test", repos: { "acme/hang": { "*": { setup: ["sleep 300"] } } } };
-    const r = await mineSwe(f.dir, { name: "acme/hang", runs: 1, jobs: 1, swe: { ...swe(), setupTimeoutSeconds: 5, envSpecs } });
+    const r = await mineSwe({ repoPath: f.dir, name: "acme/hang", runs: 1, jobs: 1, swe: { ...swe(), setupTimeoutSeconds: 5, envSpecs } });
     expect(r.instances).toEqual([]);
     const rejects = commits.map((c) => r.rejects.find((x) => x.commit === c));
     expect(rejects.map((x) => x?.reason)).toEqual(["timeout", "timeout"]);

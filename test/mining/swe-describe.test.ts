@@ -40,7 +40,7 @@ describe("problem statements written by a model (--describe-with)", () => {
     const leaky = "calc.sub is wrong. Change it to `return a - b` please.";
     const clean = "Calling `calc.sub(3, 1)` returns 4, but subtracting 1 from 3 should give 2.";
     const model = new ScriptedModelClient([leaky, clean], "writer-1");
-    const r = await mineSwe(f.dir, { name: "acme/calc", runs: 1, jobs: 1, describeWith: model, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120 } });
+    const r = await mineSwe({ repoPath: f.dir, name: "acme/calc", runs: 1, jobs: 1, describeWith: model, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120 } });
     const m = r.instances[0];
     expect(m?.commit).toBe(fix);
     expect(m?.sample.scenario.problem_statement).toBe(clean);
@@ -58,7 +58,7 @@ describe("problem statements written by a model (--describe-with)", () => {
   it("keeps the commit's words, with a warning, when every statement quotes the fix", async () => {
     const leaky = "Make it `return a - b`.";
     const model = new ScriptedModelClient([leaky, leaky, leaky], "writer-2");
-    const r = await mineSwe(f.dir, { name: "acme/calc", runs: 1, jobs: 1, describeWith: model, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120 } });
+    const r = await mineSwe({ repoPath: f.dir, name: "acme/calc", runs: 1, jobs: 1, describeWith: model, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120 } });
     expect(r.instances[0]?.sample.scenario.problem_statement).toBe("Fix sub");
     expect(r.instances[0]?.problem_statement_source).toBe("commit");
     expect(r.instances[0]?.sample.scenario.hints_text).toBe("");

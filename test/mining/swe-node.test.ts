@@ -55,7 +55,7 @@ beforeAll(async () => {
     "test/zero.test.js": `${HEAD}const { double } = require("../lib/widget.js");\ntest("doubles zero", () => assert.equal(double(0), 0));\n`,
   });
   c.flaky = f.commit("Add triple", { "lib/widget.js": `// Widgets.\n${fixed.replace("x + x", "2 * x")}exports.triple = (x) => 3 * x;\n`, "test/triple.test.js": FLAKY });
-  result = await mineSwe(f.dir, { name: "acme/widget", runs: 3, jobs: 2, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 } });
+  result = await mineSwe({ repoPath: f.dir, name: "acme/widget", runs: 3, jobs: 2, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 } });
 }, 300_000);
 
 afterAll(() => {

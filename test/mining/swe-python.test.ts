@@ -42,7 +42,7 @@ const FLAKY = [
 ].join("\n");
 
 function mine(runs = 3, dates: { since?: number; until?: number } = {}): Promise<SweMineResult> {
-  return mineSwe(f.dir, { name: "acme/calc", runs, jobs: 2, ...dates, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 } });
+  return mineSwe({ repoPath: f.dir, name: "acme/calc", runs, jobs: 2, ...dates, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 } });
 }
 
 beforeAll(async () => {

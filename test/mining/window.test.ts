@@ -56,7 +56,7 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 describe("mine --since/--until for merges and chains", () => {
   it("dates every sample with git's committer date of its merge commit or its chain's newest commit", async () => {
-    const { samples } = await mine(f.dir, { name: "acme/dated" });
+    const { samples } = await mine({ repoPath: f.dir, name: "acme/dated" });
     const mergeSamples = samples.filter((s): s is MergeSample => s.sample_type === "merge");
     const chainSamples = samples.filter((s): s is ChainSample => s.sample_type === "file_commit_chain");
     expect(mergeSamples.map((s) => s.scenario.merge_commit_hash)).toEqual(merges);
@@ -69,15 +69,15 @@ describe("mine --since/--until for merges and chains", () => {
     // From the second merge's own second: the first merge and the first chain are before it.
     const since = time(merges[1] ?? "");
     const window = { since, until: null };
-    const first = await mine(f.dir, { name: "acme/dated", window });
+    const first = await mine({ repoPath: f.dir, name: "acme/dated", window });
     expect(first.samples.map(commitOf)).toEqual([merges[1], chainTips[1]]);
     expect(first.samples.map((s) => s.id)).toEqual(["acme_dated_merge_0000", "acme_dated_file_commit_chain_0000"]);
     expect(first.summary.dropped.merge.outside_dates).toBe(1);
     expect(first.summary.dropped.file_commit_chain.outside_dates).toBe(1);
-    const again = await mine(f.dir, { name: "acme/dated", window });
+    const again = await mine({ repoPath: f.dir, name: "acme/dated", window });
     expect(again.samples.map(sampleToJson)).toEqual(first.samples.map(sampleToJson));
     // Up to the second before the second merge: only the first merge and the first chain.
-    const before = await mine(f.dir, { name: "acme/dated", window: { since: null, until: since - 1 } });
+    const before = await mine({ repoPath: f.dir, name: "acme/dated", window: { since: null, until: since - 1 } });
     expect(before.samples.map(commitOf)).toEqual([merges[0], chainTips[0]]);
   });
 

@@ -21,7 +21,7 @@ afterAll(() => {
 });
 
 describe("GitGoodBench (mined merges)", () => {
-  const fixture = { repo: merge.fx.dir, mine: async (repo: string) => (await mine(repo, { type: "merge" })).samples };
+  const fixture = { repo: merge.fx.dir, mine: async (repo: string) => (await mine({ repoPath: repo, type: "merge" })).samples };
   for (const check of familyConformance(GITGOODBENCH_FAMILY, fixture)) it.skipIf(check.skip !== null)(check.name, check.run, 300_000);
 });
 

@@ -17,7 +17,7 @@ const RECORDS = [
 
 describe("the commit0 table", () => {
   it("gives per repository the runtime and passed / total beside the skeleton's own, and the mean pass rate over repositories (a failed attempt 0)", () => {
-    const report = buildReport(RECORDS);
+    const report = buildReport({ records: RECORDS });
     expect(report.commit0.rows).toEqual([
       { agent: "llm:tiny", repository: "jquast/wcwidth", sample_id: "wcwidth", runtime_s: 3.5, passed: 2, total: 38, pass_rate: 5.26, error: null, tampered: 0, skeleton_passed: null, skeleton_pass_rate: null },
       { agent: "llm:tiny", repository: "tantale/deprecated", sample_id: "deprecated", runtime_s: null, passed: 0, total: null, pass_rate: 0, error: "TIMEOUT", tampered: 0, skeleton_passed: null, skeleton_pass_rate: null },
@@ -39,16 +39,16 @@ describe("the commit0 table", () => {
   });
 
   it("gives the skeletons' mean when every repository's skeleton was measured", () => {
-    const report = buildReport([
+    const report = buildReport({ records: [
       rec("cachetools", "COMMIT0", { repository: "tkem/cachetools", solved: false, scores: score(165, 215, 12.34, { passed: 148, total: 215 }) }),
       rec("wcwidth", "COMMIT0", { repository: "jquast/wcwidth", solved: false, scores: score(2, 38, 3.5, { passed: 0, total: 38 }) }),
-    ]);
+    ] });
     expect(report.commit0.means).toEqual([{ agent: "llm:tiny", repositories: 2, mean_pass_rate: 41, passed: 167, total: 253, skeleton_mean_pass_rate: 34.42 }]);
     expect(formatReport(report)).toContain("mean pass rate 41.00 % over 2 repositories (the skeletons alone: 34.42 %)");
   });
 
   it("is left out of a report without COMMIT0 records", () => {
-    const report = buildReport([rec("acme_calc_merge_0000", "MCR")]);
+    const report = buildReport({ records: [rec("acme_calc_merge_0000", "MCR")] });
     expect(report.commit0).toEqual({ rows: [], means: [] });
     expect(formatReport(report)).not.toContain("Repository completion");
   });

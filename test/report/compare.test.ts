@@ -39,7 +39,7 @@ beforeAll(async () => {
   fx.commit("Main calc", { "calc.py": calc("c5 = 'main'") });
   fx.merge("evil", { "calc.py": calc("c5 = 'evil'"), "other.py": Fixture.lines("o", 10).replace("o2\n", "o2 = 'edited in the merge'\n") });
   fx.git("branch", "-D", "topic", "evil");
-  ({ samples } = await mine(fx.dir, { name: "acme/calc", type: "merge" }));
+  ({ samples } = await mine({ repoPath: fx.dir, name: "acme/calc", type: "merge" }));
   const samplesFile = path.join(fx.scratch("data"), "samples.jsonl");
   writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
   env = { GITGOOD_SANDBOX_ROOT: fx.scratch("sandboxes") };
@@ -169,20 +169,20 @@ describe("gitgood report RUN_A RUN_B", () => {
 
 describe("compareReports", () => {
   it("compares repeats by their share of solved attempts, a memory variant apart, and ignores samples only one run has", () => {
-    const a = buildReport([
+    const a = buildReport({ records: [
       rec("s1", "IR", { solved: true }),
       rec("s1", "IR", { solved: false, repeat: 1 }),
       rec("s2", "IR", { solved: true }),
       rec("s2", "IR", { solved: true, agent: "llm:tiny+memory" }),
       rec("only-a", "IR", { solved: true }),
-    ]);
-    const b = buildReport([
+    ] });
+    const b = buildReport({ records: [
       rec("s1", "IR", { solved: false }),
       rec("s1", "IR", { solved: true, repeat: 1 }),
       rec("s2", "IR", { solved: true }),
       rec("s2", "IR", { solved: false, agent: "llm:tiny+memory" }),
       rec("only-b", "IR", { solved: false }),
-    ]);
+    ] });
     const c = compareReports([
       { label: "a", dir: "runs/a", report: a },
       { label: "b", dir: "runs/b", report: b },
@@ -195,7 +195,7 @@ describe("compareReports", () => {
     expect(text).toMatch(/^s2\+memory\s+IR\s+easy\s+solved\s+unsolved$/m);
     const mixed = compareReports([
       { label: "a", dir: "a", report: a },
-      { label: "c", dir: "c", report: buildReport([rec("s1", "IR", { solved: false }), rec("s1", "IR", { solved: false, repeat: 1 })]) },
+      { label: "c", dir: "c", report: buildReport({ records: [rec("s1", "IR", { solved: false }), rec("s1", "IR", { solved: false, repeat: 1 })] }) },
     ]);
     expect(formatComparison(mixed)).toMatch(/^s1\s+IR\s+easy\s+1\/2 solved\s+0\/2 solved$/m);
   });

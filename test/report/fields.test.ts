@@ -38,7 +38,7 @@ describe("result records", () => {
       [null, null],
     ]);
     for (const r of records) expect(ResultRecordSchema.parse(JSON.parse(JSON.stringify(r)))).toEqual(r);
-    const mcr = buildReport(records.slice(0, 2)).totals.find((t) => t.scenario === "MCR");
+    const mcr = buildReport({ records: records.slice(0, 2) }).totals.find((t) => t.scenario === "MCR");
     expect(mcr?.ceiling).toBe(50);
   });
 

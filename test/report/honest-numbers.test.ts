@@ -23,8 +23,8 @@ describe("comparing runs over different samples", () => {
 
   it("rates only the pairs both runs attempted and says how many each has alone", () => {
     const c = compareReports([
-      { label: "A", dir: "A", report: buildReport(a) },
-      { label: "B", dir: "B", report: buildReport(b) },
+      { label: "A", dir: "A", report: buildReport({ records: a }) },
+      { label: "B", dir: "B", report: buildReport({ records: b }) },
     ]);
     expect(c.overlap).toEqual({ shared: 2, only: [1, 2] });
     const total = c.totals.find((row) => row.scenario === "total" || row.scenario === "MCR");
@@ -54,14 +54,14 @@ describe("what the report's columns and usage say", () => {
   const unmeasured = rec("u1", "MCR", { agent: "a2a", tokens: { prompt: 0, completion: 0 }, usage_known: false, solved: false });
 
   it("names the rate columns completed and solved: a run that solved nothing reads 100 % completed, 0 % solved", () => {
-    const text = formatReport(buildReport([rec("b1", "MCR", { solved: false }), rec("b2", "MCR", { solved: false })]));
+    const text = formatReport(buildReport({ records: [rec("b1", "MCR", { solved: false }), rec("b2", "MCR", { solved: false })] }));
     const head = text.split("\n").find((l) => l.includes("completed"));
     expect(head, text).toMatch(/samples\s+completed\s+solved/);
     expect(text).not.toMatch(/\bsuccess\b.*\bsolve\b/);
   });
 
   it("shows unknown usage as unknown, never 0: text, JSON rows and CSV", () => {
-    const report = buildReport([unmeasured]);
+    const report = buildReport({ records: [unmeasured] });
     expect(report.usage_unknown).toBe(1);
     const text = formatReport(report);
     expect(text).toMatch(/tokens: unknown/);
@@ -78,7 +78,7 @@ describe("what the report's columns and usage say", () => {
   });
 
   it("counts known usage and names how many attempts are left out when some are unknown", () => {
-    const text = formatReport(buildReport([measured, unmeasured]));
+    const text = formatReport(buildReport({ records: [measured, unmeasured] }));
     expect(text).toContain("tokens: 10 prompt + 5 completion (usage unknown for 1 attempt(s), not counted)");
   });
 });
@@ -113,7 +113,7 @@ describe("failure causes", () => {
   ];
 
   it("puts each distinct cause on one line, whole, with the attempts it hit", () => {
-    const text = formatReport(buildReport(records));
+    const text = formatReport(buildReport({ records: records }));
     const lines = text.split("\n");
     const start = lines.indexOf("System errors, one line per distinct cause (code ×attempts (which): message)");
     expect(start, text).toBeGreaterThan(0);

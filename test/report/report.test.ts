@@ -50,7 +50,7 @@ const counts = (r: RateRow | undefined) => [r?.samples, r?.success, r?.infrastru
 
 describe("report", () => {
   it("counts error records by fault on every rate row: infrastructure, agent, and the rest", () => {
-    const report = buildReport(records);
+    const report = buildReport({ records });
     expect(report.schema_version).toBe(REPORT_SCHEMA_VERSION);
     expect(REPORT_SCHEMA_VERSION).toBe(2);
     const total = (s: string) => report.totals.find((t) => t.scenario === s);
@@ -66,7 +66,7 @@ describe("report", () => {
   });
 
   it("shows the counts in the text tables", () => {
-    const text = formatReport(buildReport(records));
+    const text = formatReport(buildReport({ records }));
     expect(text).toMatch(/^scenario\s+samples\s+completed\s+solved\s+infra errors\s+agent errors\s+other errors$/m);
     expect(text).toMatch(/^MCR\s+5\s+20\.00\s+20\.00\s+2\s+1\s+1$/m);
     expect(text).toMatch(/^total\s+9\s+22\.22\s+22\.22\s+2\s+2\s+3$/m);

@@ -40,7 +40,7 @@ const records = [
 
 describe("the SWE table", () => {
   it("gives resolved % and every status %, the F2P and P2P pass rates and the patch-applied rate per repository", () => {
-    const rows = buildReport(records).swe;
+    const rows = buildReport({ records }).swe;
     expect(rows.map((r) => [r.repository, r.instances, r.env_invalid, r.skipped])).toEqual([
       ["acme/lib", 3, 0, 0],
       ["acme/web", 3, 1, 1],
@@ -57,11 +57,11 @@ describe("the SWE table", () => {
       fail_to_pass: 44.44, pass_to_pass: 41.67, patch_applied: 66.67,
     });
     expect(total?.statuses).toEqual({ resolved: 1, breaking_resolved: 1, partially_resolved: 1, work_in_progress: 1, regression: 0, no_op: 1, error: 1 });
-    const text = formatReport(buildReport(records));
+    const text = formatReport(buildReport({ records }));
     expect(text).toMatch(/^repository\s+instances\s+resolved\s+breaking_resolved\s+partially_resolved\s+work_in_progress\s+regression\s+no_op\s+error\s+F2P pass\s+P2P pass\s+applied\s+env_invalid\s+tampered$/m);
     expect(text).toMatch(/^acme\/lib\s+3\s+33\.33\s+0\.00\s+33\.33\s+0\.00\s+0\.00\s+33\.33\s+0\.00\s+50\.00\s+100\.00\s+66\.67\s+0\s+0$/m);
     // Without SWE attempts there is no SWE table, and no SWE row: the totals list the families the records come from.
-    const plain = formatReport(buildReport([rec("c1", "IR")]));
+    const plain = formatReport(buildReport({ records: [rec("c1", "IR")] }));
     expect(plain).not.toMatch(/^repository\s+instances\s+resolved/m);
     expect(plain).toMatch(/^MCR\s+0\s+-\s+-/m);
     expect(plain).not.toMatch(/^SWE\s/m);

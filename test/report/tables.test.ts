@@ -25,7 +25,7 @@ const ceilingOf = (r: RateRow | undefined) => [r?.samples, r?.resolvable, r?.cei
 
 describe("the MCR ceiling", () => {
   it("gives the share of resolvable samples beside the solve rate, and the solve rate among them, per scenario and difficulty", () => {
-    const report = buildReport(records);
+    const report = buildReport({ records });
     const total = (s: string) => report.totals.find((r) => r.scenario === s);
     const byDifficulty = (d: string) => report.by_difficulty.find((r) => r.scenario === "MCR" && r.difficulty === d);
     expect(ceilingOf(total("MCR"))).toEqual([6, 4, 66.67, 33.33, 50]);
@@ -37,25 +37,25 @@ describe("the MCR ceiling", () => {
   });
 
   it("gives no ceiling for a group where some record does not say (older results), nor a solve rate among resolvable with unjudged ones", () => {
-    const report = buildReport([mcr("m1", "easy", "Python", true, true), rec("m0", "MCR", { programming_language: "Python" })]);
+    const report = buildReport({ records: [mcr("m1", "easy", "Python", true, true), rec("m0", "MCR", { programming_language: "Python" })] });
     expect(ceilingOf(report.totals.find((r) => r.scenario === "MCR"))).toEqual([2, 1, null, 100, null]);
-    const unjudged = buildReport([mcr("m1", "easy", "Python", true, true), rec("m2", "MCR", { resolvable: true, solved: null })]);
+    const unjudged = buildReport({ records: [mcr("m1", "easy", "Python", true, true), rec("m2", "MCR", { resolvable: true, solved: null })] });
     expect(unjudged.totals.find((r) => r.scenario === "MCR")).toMatchObject({ ceiling: 100, solve_rate: null, solve_rate_resolvable: null });
   });
 
   it("shows the ceiling columns in the text only when samples say which are resolvable", () => {
-    const text = formatReport(buildReport(records));
+    const text = formatReport(buildReport({ records }));
     expect(text).toMatch(/^scenario\s+samples\s+completed\s+solved\s+infra errors\s+agent errors\s+other errors\s+ceiling\s+solve \(resolvable\)$/m);
     expect(text).toMatch(/^MCR\s+6\s+100\.00\s+33\.33\s+0\s+0\s+0\s+66\.67\s+50\.00$/m);
     expect(text).toMatch(/^MCR\s+easy\s+4\s+100\.00\s+50\.00\s+0\s+0\s+0\s+75\.00\s+66\.67$/m);
     expect(text).toMatch(/^IR\s+1\s+100\.00\s+100\.00\s+0\s+0\s+0\s+-\s+-$/m);
-    expect(formatReport(buildReport([rec("c1", "IR")]))).not.toContain("ceiling");
+    expect(formatReport(buildReport({ records: [rec("c1", "IR")] }))).not.toContain("ceiling");
   });
 });
 
 describe("per-language tables", () => {
   it("give success and solve per scenario and in total for each language, from the records' programming_language", () => {
-    const rows = buildReport(records).by_language.map((r) => [r.language, r.scenario, r.samples, r.success_rate, r.solve_rate]);
+    const rows = buildReport({ records }).by_language.map((r) => [r.language, r.scenario, r.samples, r.success_rate, r.solve_rate]);
     expect(rows).toEqual([
       ["Java", "MCR", 2, 100, 50],
       ["Java", "total", 2, 100, 50],
@@ -65,13 +65,13 @@ describe("per-language tables", () => {
       ["Python", "MCR", 3, 100, 33.33],
       ["Python", "total", 4, 100, 50],
     ]);
-    const text = formatReport(buildReport(records));
+    const text = formatReport(buildReport({ records }));
     expect(text).toMatch(/^Per language\nlanguage\s+scenario\s+samples/m);
     expect(text).toMatch(/^Python\s+MCR\s+3\s+100\.00\s+33\.33\s/m);
   });
 
   it("puts records without a language under 'unknown', and leaves the section out when no record names one", () => {
-    const report = buildReport([rec("c1", "IR"), rec("c2", "IR", { programming_language: null })]);
+    const report = buildReport({ records: [rec("c1", "IR"), rec("c2", "IR", { programming_language: null })] });
     expect(report.by_language.map((r) => [r.language, r.scenario, r.samples])).toEqual([
       ["unknown", "IR", 2],
       ["unknown", "total", 2],
@@ -112,7 +112,7 @@ describe("repeats", () => {
   ];
 
   it("gives the mean solve rate over samples, its standard error and pass@k per scenario and difficulty", () => {
-    const report = buildReport(repeated);
+    const report = buildReport({ records: repeated });
     const row = (difficulty: string) => report.repeats.find((r) => r.scenario === "MCR" && r.difficulty === difficulty);
     // Shares 1, 1/3, 0: mean 4/9; sample variance 42/81 ÷ 2; SE = √(21/81 ÷ 3) = 0.29397.
     expect(row("all")).toMatchObject({ samples: 3, attempts: 9, k: 3, mean_solve_rate: 44.44, standard_error: 29.4, pass_at_k: { "1": 44.44, "2": 55.56, "3": 66.67 } });
@@ -129,11 +129,11 @@ describe("repeats", () => {
   });
 
   it("gives pass@k only up to the fewest attempts of a sample, no rates over unjudged attempts, and no section without repeats", () => {
-    const uneven = buildReport([...repeated, rec("s4", "MCR", { solved: true })]);
+    const uneven = buildReport({ records: [...repeated, rec("s4", "MCR", { solved: true })] });
     expect(uneven.repeats.find((r) => r.scenario === "MCR" && r.difficulty === "all")).toMatchObject({ k: 1, pass_at_k: { "1": 58.33 } });
-    const unjudged = buildReport([rec("c1", "IR", { solved: null }), rec("c1", "IR", { repeat: 1 })]);
+    const unjudged = buildReport({ records: [rec("c1", "IR", { solved: null }), rec("c1", "IR", { repeat: 1 })] });
     expect(unjudged.repeats.find((r) => r.scenario === "IR" && r.difficulty === "all")).toMatchObject({ unjudged: 1, mean_solve_rate: null, pass_at_k: null });
-    const single = buildReport(records);
+    const single = buildReport({ records });
     expect(single.repeats).toEqual([]);
     expect(formatReport(single)).not.toContain("Repeats");
   });
@@ -141,26 +141,26 @@ describe("repeats", () => {
 
 describe("usage", () => {
   it("sums judge tokens and cost and cache hits where records have them, ignoring malformed values", () => {
-    const report = buildReport([
+    const report = buildReport({ records: [
       rec("a", "IR", { cache_hits: 2, judge_tokens: { prompt: 100, completion: 20 }, judge_cost_usd: 0.001 }),
       rec("b", "IR", { cache_hits: 3, judge_tokens: { prompt: 25, completion: 5 }, judge_cost_usd: 0.002 }),
       // A record written by hand, its judge_tokens not as gitgood writes them, is ignored.
       rec("c", "IR", { judge_tokens: "lots" as never }),
-    ]);
+    ] });
     expect([report.cache_hits, report.judge_tokens, report.judge_cost_usd]).toEqual([5, 150, 0.003]);
     expect(report.samples.map((s) => s.cache_hits)).toEqual([2, 3, null]);
     expect(formatReport(report)).toMatch(/^tokens: 30 prompt \+ 15 completion, judge tokens 150, judge cost \$0\.0030, cache hits 5$/m);
-    const none = buildReport([rec("a", "IR")]);
+    const none = buildReport({ records: [rec("a", "IR")] });
     expect([none.cache_hits, none.judge_tokens, none.judge_cost_usd]).toEqual([null, null, null]);
     expect(formatReport(none)).toMatch(/^tokens: 10 prompt \+ 5 completion$/m);
   });
 
   it("says an unpriced judge is not priced, never $0, in the text and the HTML", () => {
-    const report = buildReport([
+    const report = buildReport({ records: [
       rec("a", "MCR", { judge_tokens: { prompt: 100, completion: 20 }, judge_cost_usd: null }),
       // An attempt no judge looked at records no cost.
       rec("b", "IR", { judge_tokens: { prompt: 0, completion: 0 }, judge_cost_usd: 0 }),
-    ]);
+    ] });
     expect(report.judge_cost_usd).toBeNull();
     expect(formatReport(report)).toMatch(/judge tokens 120, judge cost not priced$/m);
     const usage = staticPage([rec("a", "MCR", { judge_tokens: { prompt: 100, completion: 20 }, judge_cost_usd: null }), rec("b", "IR", { judge_tokens: { prompt: 0, completion: 0 }, judge_cost_usd: 0 })]).data.index.runs[0]?.usage;

@@ -234,7 +234,7 @@ describe("--memory", () => {
     const results = t.events.filter((e: { type: string }) => e.type === "tool_result");
     expect(results[1].output).toMatch(/Committed entry #1 on branch main/);
     const { buildReport } = await import("../../src/report/summary.js");
-    const report = buildReport(summary.records);
+    const report = buildReport({ records: summary.records });
     expect(report.agents).toEqual(["llm:scripted", "llm:scripted+memory"]);
     expect(report.totals.filter((r) => r.scenario === "MCR").map((r) => [r.agent, r.solve_rate])).toEqual([
       ["llm:scripted", 100],

@@ -53,7 +53,7 @@ describe("scorers fail apart from the agent", () => {
     expect(ir).toMatchObject({ status: "success", verdict: "unjudged", solved: null, error: null });
     expect(ir?.scores.checks).toMatchObject({ finished: true, tree_matches_tip: true });
     expect((ir?.scores.judge as { error: { code: string } }).error.code).toMatch(/^MODEL_/);
-    const report = buildReport(summary.records);
+    const report = buildReport({ records: summary.records });
     expect(report.totals.find((r) => r.scenario === "IR")).toMatchObject({ success: 1, unjudged: 1, agent_errors: 0, infrastructure_errors: 0 });
     const eventsBefore = trajectory(dir, ir).events;
 

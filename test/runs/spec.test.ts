@@ -51,7 +51,7 @@ beforeAll(async () => {
   fx.checkout("main");
   fx.commit("Main", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 main\n") });
   fx.merge("topic", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 both\n") });
-  const { samples } = await mine(fx.dir, { name: "acme/calc", type: "merge" });
+  const { samples } = await mine({ repoPath: fx.dir, name: "acme/calc", type: "merge" });
   if (samples.length !== 1) throw new Error(`the fixture gave ${samples.length} merge samples, not 1`);
   samplesFile = path.join(fx.scratch("data"), "samples.jsonl");
   writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));

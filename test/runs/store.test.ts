@@ -140,7 +140,7 @@ describe("report", () => {
   ];
 
   it("computes success and solve rates per scenario, difficulty and in total", () => {
-    const r = buildReport(records);
+    const r = buildReport({ records });
     const byScenario = Object.fromEntries(r.totals.map((t) => [t.scenario, t]));
     expect(byScenario.MCR).toMatchObject({ samples: 3, success: 2, solved: 1, success_rate: 66.67, solve_rate: 33.33 });
     expect(byScenario.IR).toMatchObject({ samples: 1, success_rate: 100, solve_rate: 100 });
@@ -155,13 +155,13 @@ describe("report", () => {
   });
 
   it("does not report a solve rate over unjudged samples", () => {
-    const r = buildReport([record("c1", "IR", { solved: null, verdict: "unjudged" }), record("c2", "IR")]);
+    const r = buildReport({ records: [record("c1", "IR", { solved: null, verdict: "unjudged" }), record("c2", "IR")] });
     expect(r.totals.find((t) => t.scenario === "IR")).toMatchObject({ unjudged: 1, solve_rate: null, success_rate: 100 });
     expect(formatReport(r)).toMatch(/IR\s+2\s+100\.00\s+unjudged \(1\)/);
   });
 
   it("renders text and a self-contained HTML page with escaped content", () => {
-    const r = buildReport(records);
+    const r = buildReport({ records });
     const text = formatReport(r);
     expect(text).toMatch(/total\s+5\s+80\.00\s+40\.00/);
     // The page of a run whose trajectory holds markup: carried as data, drawn as text (never as HTML).

@@ -36,7 +36,7 @@ beforeAll(async () => {
   fx.git("update-index", "--chmod=+x", "tool.py");
   fx.git("commit", "-q", "--no-edit", "-m", "Merge topic");
   fx.git("branch", "-D", "topic");
-  const mined = await mine(fx.dir, { name: "acme/tools", type: "merge" });
+  const mined = await mine({ repoPath: fx.dir, name: "acme/tools", type: "merge" });
   expect(mined.samples).toHaveLength(1);
   sample = mined.samples[0] as MergeSample;
   source = await Repo.open(fx.dir);

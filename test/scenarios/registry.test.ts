@@ -62,7 +62,7 @@ describe("a scenario defined outside src/ (one folder, one registration)", () =>
     expect(toy).toMatchObject({ status: "success", verdict: "solved", scores: { right_count: { answer: 4 } } });
     // The oracle works the built-in scenarios of the same sample as before.
     expect(summary.records.map((r) => r.scenario).sort()).toEqual(["ICC", "IR", "TOY"]);
-    const report = buildReport(summary.records);
+    const report = buildReport({ records: summary.records });
     // Every GitGoodBench scenario has its row (MCR with none), the toy (a family of its own) too; SWE, with no attempt, none.
     expect(report.totals.map((r) => r.scenario)).toEqual(["IR", "ICC", "MCR", "TOY", "total"]);
     expect(report.totals.find((r) => r.scenario === "TOY")).toMatchObject({ samples: 1, solved: 1, solve_rate: 100 });

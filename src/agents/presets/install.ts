@@ -87,7 +87,7 @@ const UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EN
  * Why npm failed, in one line: what it means for the user first (the registry unreachable, no such package, no
  * such version), then npm's own error lines, without the path of its debug log (npm rotates those logs away).
  */
-export function npmFailure(stderr: string, pkg: string, version: string): string {
+function npmFailure(stderr: string, pkg: string, version: string): string {
   const lines = stderr
     .split("\n")
     .map((l) => l.trim())

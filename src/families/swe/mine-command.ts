@@ -76,7 +76,8 @@ function formatSweSummary(s: SweMineSummary, to: string): string {
 async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io: CommandIO): Promise<void> {
   if (flags.envSpec !== undefined && !existsSync(flags.envSpec)) throw new GitGoodError("BAD_OPTION", `--env-spec ${flags.envSpec}: no such file`);
   if (flags.envSetup === "llm" && flags.model === undefined) throw new GitGoodError("BAD_OPTION", "--env-setup llm needs --model (the model that sets environments up)");
-  const result = await mineSwe(repoPath, {
+  const result = await mineSwe({
+    repoPath,
     name: flags.name,
     ...(flags.languages ? { languages: flags.languages } : {}),
     jobs: flags.jobs,

@@ -11,3 +11,4 @@ export { sweStatus, sweResolution, passRate, SWE_STATUSES, SWE_RESOLUTIONS, ENV_
 export type { SweOptions } from "../../swe/options.js";
 export { agentBeatsResults, type AgentBeatsResults, type EvalResult } from "./report.js";
 export { SWE_FAMILY } from "./index.js";
+export { mineSwe, type SweMineInput, type SweMineResult } from "../../swe/mine/mine.js";

@@ -8,7 +8,7 @@ import { HOME_AT } from "./types.js";
  * and find their alternatives, nothing that holds a secret (shadow, ssl/private, registry tokens in
  * npmrc or pip.conf, ssh host keys) or the host's users. Missing ones are skipped.
  */
-export const ETC_SHOWN = [
+const ETC_SHOWN = [
   "alternatives",
   "ca-certificates",
   "ca-certificates.conf",
@@ -48,7 +48,7 @@ export const ETC_SHOWN = [
 const RUNTIME_DIRS = /^(python3(\.\d+)?|java-[\w.-]+)$/;
 
 /** The host's /etc entries a jail shows, as paths below /etc. */
-export function etcShown(): string[] {
+function etcShown(): string[] {
   let names: string[] = [];
   try {
     names = readdirSync("/etc");
@@ -72,7 +72,7 @@ export function passwdStandIn(uid: number, gid: number): { passwd: string; group
 let standIns: string | undefined;
 
 /** The directory holding this process's passwd and group stand-ins (made once, private to the user, removed when the process exits). */
-export function standInDir(): string {
+function standInDir(): string {
   if (standIns !== undefined) return standIns;
   const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-etc-"));
   const uid = typeof process.getuid === "function" ? process.getuid() : 0;

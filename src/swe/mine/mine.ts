@@ -18,11 +18,15 @@ import { at } from "../../util/at.js";
 
 const SWE_SUMMARY_SCHEMA_VERSION = 1;
 
+/** The settings of one SWE mining; every one but the repository has a default. */
 interface SweMineOptions {
   /** `owner/repo`; default from the origin remote URL, else the folder name. */
   name?: string;
+  /** The languages whose changes are candidates (default: those SWE evaluation can test). */
   languages: readonly string[];
+  /** A candidate changes at least this many files (default 1). */
   minFiles: number;
+  /** A candidate changes at most this many files (default 15). */
   maxFiles: number;
   /** Seconds since the epoch: keep changes committed at or after it. */
   since: number | null;
@@ -30,6 +34,7 @@ interface SweMineOptions {
   until: number | null;
   /** Runs of each side (the flake gate). */
   runs: number;
+  /** Which passing tests become PASS_TO_PASS: those the change's test files hold, or every test run. */
   p2p: P2pScope;
   /** Validations at once. */
   jobs: number;
@@ -41,7 +46,14 @@ interface SweMineOptions {
   describeWith: ModelClient | null;
   /** Told about each validated candidate as it ends. */
   onValidated?: (event: { done: number; total: number; commit: string; kept: boolean; reason?: SweDropReason; seconds: number; reused: boolean }) => void;
+  /** Aborting it stops mining between validations. */
   signal?: AbortSignal;
+}
+
+/** What `mineSwe` is given: the repository, and any settings that differ from the defaults. */
+export interface SweMineInput extends Partial<SweMineOptions> {
+  /** The repository to mine: a working tree or a bare repository; it is only read. */
+  repoPath: string;
 }
 
 const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
@@ -119,7 +131,8 @@ async function pool<T>(items: readonly T[], jobs: number, work: (item: T, index:
  * (pass → pass) count only tests with the same outcome in every run. Every dropped candidate is returned
  * with its reason. The repository is only read; verdicts are kept so that a stopped mining resumes.
  */
-export async function mineSwe(repoPath: string, options: Partial<SweMineOptions> = {}): Promise<SweMineResult> {
+export async function mineSwe(input: SweMineInput): Promise<SweMineResult> {
+  const { repoPath, ...options } = input;
   const o: SweMineOptions = { ...DEFAULT_SWE_MINE_OPTIONS, ...options };
   check(o);
   const repo = await Repo.open(repoPath);

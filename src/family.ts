@@ -1,0 +1,114 @@
+// gitgood/family: what a family author builds with (a family adds scenarios, sample types, scorers, agents,
+// report sections and CLI verbs through one definition): the definition and its registry, scenarios, tools,
+// scoring, memory, test environments, the sample schemas, and each built-in family's own API to reuse.
+// Explicit named exports; test/architecture/api.snapshot.txt lists every name.
+
+// errors and history depth
+export { toGitGoodError, faultOf } from "./errors.js";
+export { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "./git/store.js";
+
+// the definition and its registry
+export { families, registerFamily, unregisterFamily } from "./families/registry.js";
+export {
+  defineFamily,
+  type FamilyDefinition,
+  type ReportSection,
+  type FamilyCli,
+  type OutcomeBlock,
+  type OutcomeInput,
+  type ParticipantTask,
+  type ParticipantWork,
+  type ParticipantTaskOptions,
+} from "./families/definition.js";
+export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO } from "./families/command-line.js";
+
+// tools and isolation
+export { ToolRegistry } from "./tools/registry.js";
+export { defineTool, type Tool, type ToolResult } from "./tools/tool.js";
+export { chooseIsolation, defaultIsolation, isolationModes, registerIsolation, type Isolation, type IsolationMode, type IsolationRequest } from "./sandbox/isolation.js";
+
+// test environments of the test-scored families
+export {
+  resolveEnvSpec,
+  loadEnvSpecFile,
+  parseEnvSpecs,
+  prepareEnvironment,
+  runTests,
+  outcomeOf,
+  isPassing,
+  setupEnvironmentWithLlm,
+  parseJUnitXml,
+  parseTestLog,
+  type EnvSpec,
+  type EnvSpecFile,
+  type EnvTarget,
+  type Environment,
+  type TestOutcome,
+  type TestRun,
+} from "./testenv/index.js";
+
+// samples: the union and its shared parts (each family's own schemas are with the family, below)
+export { SampleSchema, SAMPLE_SCHEMA_VERSION, sampleToJson, sampleId, projectSizeOf, type Sample, type SampleType, type Difficulty, type ProjectSize } from "./dataset/sample.js";
+export { repositoryPath, clonePath, type RepoLocator } from "./dataset/clones.js";
+export { LANGUAGE_EXTENSIONS, DEFAULT_LANGUAGES } from "./dataset/languages.js";
+
+// scoring
+export { runScorers, type Scorer, type Score, type ScoreContext, type Scored } from "./scoring/scorer.js";
+export { scoreMerge, exactMatch, type MergeScore } from "./scoring/merge.js";
+export { checkHistory, historyChecks, type HistoryChecks } from "./scoring/history.js";
+export { pairwiseJudge, type PairwiseOptions } from "./scoring/pairwise.js";
+export { DEFAULT_JUDGE_CONTEXT_TOKENS, judgeHistories, type JudgeContext, type JudgeOptions, type JudgeOutcome, type JudgeVerdict } from "./scoring/judge.js";
+
+// memory
+export {
+  MemoryWorkspace,
+  initMemory,
+  commitMemory,
+  branchMemory,
+  mergeMemory,
+  memoryContext,
+  logMemory,
+  diffMemory,
+  restoreMemory,
+  MEMORY_OPERATIONS,
+} from "./memory/index.js";
+export { MEMORY_TOOLS, scratchMemory } from "./memory/tools.js";
+
+// scenarios
+export {
+  setupScenario,
+  openScenario,
+  withScenario,
+  chooseScenario,
+  registerScenario,
+  scenarios,
+  scenarioNamed,
+  scenarioNames,
+  scenariosFor,
+  type SetupOptions,
+  type AnyScenarioDefinition,
+  type ScenarioDefinition,
+  type ScenarioSession,
+  type ScenarioSetupOptions,
+  type Strategy,
+} from "./scenarios/index.js";
+export type { LiveScenario, InitialContext, ScenarioToolResult, HistoryFinalState, FileContent, CommitRecord } from "./scenarios/types.js";
+// writing a family (examples/toy-family/, docs/plugins.md): a sample type's common fields, a scenario's definition and live base
+export { COMMON_SAMPLE_FIELDS, type SampleTypeDefinition } from "./dataset/sample.js";
+export { defineScenario } from "./scenarios/definition.js";
+export { ScenarioBase, inNewSandbox } from "./scenarios/shared/base.js";
+
+// agents
+export { agentSupports, type Agent, type Session } from "./agents/agent.js";
+export { registerAgentKind, BaselineAgent, StrategyAgent, type AgentKind, type AgentOptions } from "./agents/index.js";
+export { LlmAgent } from "./agents/llm.js";
+export { OracleAgent } from "./agents/oracle.js";
+export { CommandAgent } from "./agents/command.js";
+
+// report sections and formats
+export { registerReportFormat, unregisterReportFormat, type ReportFormat, type FormatRun } from "./report/formats.js";
+export { passAtK } from "./report/repeats.js";
+export type { ResultRecord } from "./runs/record.js";
+
+// each built-in family's own API: GitGoodBench, SWE, COMMIT0
+export * from "./families/public.js";
