@@ -47,14 +47,15 @@ function runRecorded(name: string, script: string): { stdout: string; urls: stri
 const heavy = (urls: readonly string[]) => urls.filter((u) => HEAVY.some((h) => u.includes(h)));
 
 describe("package entry points", () => {
-  it("importing gitgood, making agents and model clients loads neither the MCP SDK nor openai until a model is asked", () => {
+  it("importing gitgood and gitgood/model, making agents and model clients loads neither the MCP SDK nor openai until a model is asked", () => {
     const { stdout, urls } = runRecorded(
       "root",
       `import { appendFileSync } from "node:fs";
        const api = await import("gitgood");
+       const models = await import("gitgood/model");
        api.createAgent("mcp-command", { command: "true" });
        api.createAgent("llm", { model: "Some/Model" });
-       const client = api.lookupModel("Some/Model", { maxRetries: 0 });
+       const client = models.lookupModel("Some/Model", { maxRetries: 0 });
        process.stdout.write(JSON.stringify({ root: import.meta.resolve("gitgood"), mcp: "createMcpServer" in api, scripted: "ScriptedModelClient" in api }) + "\\n");
        appendFileSync(process.env.URLS_FILE, "${MARK}\\n");
        const err = await client.complete({ messages: [{ role: "user", content: "x" }] }).catch((e) => e);

@@ -10,7 +10,7 @@ import { removeAtExit } from "../util/cleanup.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { publishGitView } from "./git-view.js";
 import { SHARED_AT, defaultIsolation, isolates, type Isolation, type LimitName } from "./isolation.js";
-import { currentOwner, readOwner, writeOwner } from "./owner.js";
+import { currentOwner, OWNER_FILE, readOwner, writeOwner } from "./owner.js";
 import { ensureSandboxRoot } from "./root.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
 
@@ -99,7 +99,7 @@ export class Sandbox {
     const dir = mkdtempSync(path.join(root, `${slug(opts.label)}-`));
     // Until set-up succeeds the sandbox belongs to this process, so a kill mid-way leaves it sweepable.
     writeOwner(dir, currentOwner(false));
-    const removeNow = opts.keep ? () => rmSync(dir, { recursive: true, force: true }) : removeAtExit(dir);
+    const removeNow = opts.keep ? () => rmSync(dir, { recursive: true, force: true }) : removeAtExit(dir, { last: OWNER_FILE });
     try {
       const work = path.join(dir, WORK);
       mkdirSync(path.join(dir, PRIVATE));

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { renameSync, rmSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 
 /**
  * Paths to remove when the process ends, also on Ctrl-C or a kill: temporary object stores and
@@ -53,7 +53,14 @@ export async function removingInBackground<T>(fn: () => Promise<T>): Promise<T> 
   }
 }
 
-function removeLater(target: string, pending: Set<Promise<void>>): void {
+/** Removes a directory's entries but `last`, then the directory: a kill half-way leaves `last` in place. */
+async function removeKeepingLast(dir: string, last: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n !== last).map((n) => rm(`${dir}/${n}`, { recursive: true, force: true })));
+  await rm(dir, { recursive: true, force: true });
+}
+
+function removeLater(target: string, pending: Set<Promise<void>>, last: string | undefined): void {
   // The trash names this process, so that a sweep can remove what a kill left half removed.
   const trash = `${target}.removing-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
@@ -64,7 +71,7 @@ function removeLater(target: string, pending: Set<Promise<void>>): void {
     return;
   }
   paths.add(trash);
-  const done: Promise<void> = rm(trash, { recursive: true, force: true })
+  const done: Promise<void> = (last === undefined ? rm(trash, { recursive: true, force: true }) : removeKeepingLast(trash, last))
     .catch(() => rmSync(trash, { recursive: true, force: true }))
     .finally(() => {
       paths.delete(trash);
@@ -75,15 +82,17 @@ function removeLater(target: string, pending: Set<Promise<void>>): void {
 
 /**
  * Registers a path for removal at exit; returns a function that removes it now and unregisters it
- * (inside `removingInBackground`, the path is gone when it returns and its contents soon after).
+ * (inside `removingInBackground`, the path is gone when it returns and its contents soon after). With
+ * `last`, a directory's entry of that name is removed after all the others (a sandbox's owner record,
+ * which tells a later sweep whose half-removed directory it is).
  */
-export function removeAtExit(path: string): () => void {
+export function removeAtExit(path: string, opts: { last?: string } = {}): () => void {
   install();
   paths.add(path);
   return () => {
     paths.delete(path);
     const pending = background.getStore();
-    if (pending) removeLater(path, pending);
+    if (pending) removeLater(path, pending, opts.last);
     else rmSync(path, { recursive: true, force: true });
   };
 }
