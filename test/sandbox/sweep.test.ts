@@ -62,10 +62,45 @@ describe("the stale-sandbox sweeper removes only what gitgood made and marked", 
     const bare = path.join(root, `merge_0002-zKSqrI.removing-${dead}-48c31700`);
     for (const d of [owned, livePid, bare]) mkdirSync(path.join(d, "work"), { recursive: true });
     writeOwner(owned, { ...currentOwner(false), pid: dead });
-    // A record naming a live process (this one): not the dead process's trash, and its owner is alive.
+    // A record naming a live process (this one): its owner is alive.
     writeOwner(livePid, currentOwner(false));
     expect(sweepStale(root)).toEqual([owned]);
     expect([existsSync(owned), existsSync(livePid), existsSync(bare)]).toEqual([false, true, true]);
+  });
+
+  it("with GITGOOD_SANDBOX_ROOT=$HOME, the user's folders survive and only a marked dead sandbox goes", async () => {
+    const home = tmp("home");
+    const projects = oldFolder(path.join(home, "projects"));
+    // A folder with an owner.json of its own (not gitgood's), and one that imitates gitgood's without the mark.
+    const foreign = oldFolder(path.join(home, "service"));
+    writeFileSync(path.join(foreign, OWNER_FILE), `${JSON.stringify({ pid: deadPid(), created: 0, host: os.hostname() })}\n`);
+    const broken = oldFolder(path.join(home, "broken"));
+    writeFileSync(path.join(broken, OWNER_FILE), "{not json");
+    // A link in the root to a marked, dead sandbox elsewhere, and a marked record that is itself a link.
+    const elsewhere = tmp("elsewhere");
+    const target = path.join(elsewhere, "sandbox");
+    mkdirSync(target);
+    writeOwner(target, { ...currentOwner(false), pid: deadPid() });
+    symlinkSync(target, path.join(home, "link-to-sandbox"));
+    const linkedRecord = oldFolder(path.join(home, "linked-record"));
+    symlinkSync(path.join(target, OWNER_FILE), path.join(linkedRecord, OWNER_FILE));
+    // A real stale sandbox made by gitgood and left by a killed process.
+    const fx = new Fixture();
+    dirs.push(path.dirname(fx.dir));
+    fx.commit("base", { "a.txt": "a\n" });
+    const sb = await Sandbox.create(await Repo.open(fx.dir), { label: "killed", root: home, keep: true, store: { packs: [], shallow: [] } });
+    writeOwner(sb.dir, { ...currentOwner(false), pid: deadPid() });
+
+    expect(readOwner(foreign)).toBeNull();
+    expect(readOwner(linkedRecord)).toBeNull();
+    expect(readOwner(path.join(home, "link-to-sandbox"))).toBeNull();
+    expect(sweepStale(home)).toEqual([sb.dir]);
+    for (const d of [projects, foreign, broken, linkedRecord]) {
+      expect(readFileSync(path.join(d, "keep.txt"), "utf8")).toBe("the user's\n");
+    }
+    expect(lstatSync(path.join(home, "link-to-sandbox")).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(target, OWNER_FILE))).toBe(true);
+    expect(existsSync(sb.dir)).toBe(false);
   });
 
   it("marks every sandbox it makes, and a live one is kept", async () => {
