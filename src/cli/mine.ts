@@ -3,7 +3,7 @@ import { sampleToJson, type SampleType } from "../dataset/sample.js";
 import { DROP_REASONS } from "../mining/drops.js";
 import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineProgress, type MineSummary } from "../mining/mine.js";
-import type { FamilyMineType, MineMode } from "../families/command-line.js";
+import type { FamilyMineType, MineMode } from "../families/command-line-types.js";
 import { mineSummary, mineTypeHelp } from "./mine-text.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";

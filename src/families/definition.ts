@@ -9,7 +9,7 @@ import type { Isolation } from "../sandbox/isolation.js";
 import type { ToolSpec } from "../model/types.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import type { FamilyCommandLine } from "./command-line.js";
+import type { FamilyCommandLine } from "./command-line-types.js";
 import type { HarborTask } from "./harbor-kit.js";
 
 /**

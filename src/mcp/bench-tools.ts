@@ -1,12 +1,23 @@
 import { z } from "zod";
 import { scenarios } from "../scenarios/registry.js";
 import { OUTPUT_OFFSET_DESCRIPTION, REASON_DESCRIPTION, type Tool } from "../tools/tool.js";
-import type { Workbench } from "./workbench.js";
 
 export const GET_TASK = "get_task";
 export const FINISH = "finish_scenario";
 export const LIST_SAMPLES = "list_samples";
 export const START = "start_scenario";
+
+/**
+ * What the bench tools ask of the connection they serve (the workbench): declared here, so that the
+ * tools need nothing else of it and the workbench, which offers them, is the only one of the two that
+ * imports the other.
+ */
+export interface Bench {
+  taskText(): Promise<string>;
+  finishScenario(): Promise<string>;
+  samplesListing(): string;
+  startScenario(sampleId: string, scenario: string | undefined): Promise<string>;
+}
 
 /** Tools that only end a scenario; every other bench tool just reads or creates. */
 export const DESTRUCTIVE_BENCH_TOOLS = new Set([FINISH]);
@@ -21,8 +32,8 @@ function benchTool(def: {
   params: z.ZodRawShape;
   readOnly: boolean;
   moreWith?: string;
-  run(bench: Workbench, args: Record<string, unknown>): Promise<string>;
-}): Tool<Workbench> {
+  run(bench: Bench, args: Record<string, unknown>): Promise<string>;
+}): Tool<Bench> {
   return {
     name: def.name,
     description: def.description,
@@ -65,7 +76,7 @@ export const listSamples = benchTool({
 });
 
 /** Made when a workbench is made, so that it names every scenario registered by then. */
-export function startScenarioTool(): Tool<Workbench> {
+export function startScenarioTool(): Tool<Bench> {
   const names = scenarios().map((d) => `${d.name.toLowerCase()} (${d.title})`);
   return benchTool({
     name: START,

@@ -106,6 +106,11 @@ export async function readInitialize(req: IncomingMessage, res: ServerResponse):
  * request passes the access checks (Origin, Host when on loopback, bearer token when one is set)
  * before it reaches the SDK. A session ends when the client deletes it, when it has been idle too
  * long, or when the server closes; its open scenario is then settled like a stdio disconnect.
+ *
+ * It stays on node:http rather than the SDK's `createMcpExpressApp`: that app parses every JSON body
+ * (up to express's 100 KB, which a tool call carrying a file exceeds) before any middleware added to it
+ * runs, so a request would be read before its token is checked; the protocol itself is the SDK's
+ * `StreamableHTTPServerTransport`.
  */
 export async function serveHttp(opts: HttpServeOptions): Promise<HttpHandle> {
   requireTokenBeyondLoopback(opts.host, opts.token);

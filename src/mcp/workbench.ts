@@ -16,6 +16,7 @@ import { escapeControls } from "../util/escape.js";
 import type { Tool, ToolResult } from "../tools/tool.js";
 import { Attempt, type ClientInfo, type Recorder } from "./attempt.js";
 import {
+  type Bench,
   DESTRUCTIVE_BENCH_TOOLS,
   FINISH,
   LIST_SAMPLES,
@@ -132,7 +133,7 @@ function benchTools(mode: WorkbenchSource["mode"]): Tool<Workbench>[] {
  * happens to the scenario when the client finishes or goes away. Calls run one at a time, in order of
  * arrival, and never throw: every failure comes back as an error result.
  */
-export class Workbench {
+export class Workbench implements Bench {
   client: ClientInfo | null = null;
   private attempt: Attempt | null = null;
   /** In attached mode: the run's attempt, served by its tool broker, which answers and records every call. */

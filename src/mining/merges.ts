@@ -10,7 +10,7 @@ import type { LanguageSet } from "../dataset/languages.js";
 import type { Slots } from "../util/slots.js";
 import { committedAt, inWindow, type DateWindow } from "./window.js";
 
-interface MergeFinding {
+export interface MergeFinding {
   /** Committer time of the merge commit, for a stable chronological order. */
   time: number;
   scenario: MergeScenario;

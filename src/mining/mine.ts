@@ -5,11 +5,12 @@ import {
   type ChainSample,
   type Difficulty,
   type MergeSample,
+  type RepositoryFields,
   type Sample,
   type SampleType,
 } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
-import { listBranches, loadCommitGraph } from "../git/history.js";
+import { listBranches, loadCommitGraph, type Branch } from "../git/history.js";
 import type { CommitGraph } from "../git/commitgraph.js";
 import { MissingBlobs } from "../git/blobcheck.js";
 import { diffBatches, MissingTrees } from "../git/treediff.js";
@@ -19,7 +20,7 @@ import { chainCandidates, mineChains, type ChainFinding, type ChainHistory } fro
 import { DropCounter } from "./drops.js";
 import { evaluateFilters, type FilterResult } from "./filters.js";
 import { DEFAULT_LANGUAGES, LanguageSet } from "../dataset/languages.js";
-import { mineMerges } from "./merges.js";
+import { mineMerges, type MergeFinding } from "./merges.js";
 import { EMPTY_METADATA, type RepositoryMetadata } from "./metadata.js";
 import { DEFAULT_THRESHOLDS, type DifficultyThresholds } from "./purity.js";
 import { describeRepository, folderNameProblem, repositoryName } from "./repository.js";
@@ -293,15 +294,8 @@ async function summarizeCommits(p: SummaryPass): Promise<void> {
   }
 }
 
-/**
- * Mines GitGoodBench samples from a repository: merge-conflict samples and file-commit-chain samples,
- * with the repository-level fields filled in. Never writes to the repository.
- */
-export async function mine(input: MineInput): Promise<MineResult> {
-  const { repoPath, ...options } = input;
-  const o: MineOptions = { ...DEFAULT_MINE_OPTIONS, ...options };
-  validate(o);
-  const languages = new LanguageSet(o.languages);
+/** Opens the repository to mine and lists its branches; one with no branch has nothing to mine. */
+async function openRepository(repoPath: string): Promise<{ repo: Repo; branches: Branch[] }> {
   const repo = await Repo.open(repoPath);
   const branches = await listBranches(repo);
   if (branches.length === 0) {
@@ -309,6 +303,11 @@ export async function mine(input: MineInput): Promise<MineResult> {
       path: repo.dir,
     });
   }
+  return { repo, branches };
+}
+
+/** What a shallow or partial clone leaves out of the mining, one warning each. */
+function cloneWarnings(repo: Repo): string[] {
   const warnings: string[] = [];
   if (repo.shallow) {
     warnings.push(
@@ -318,21 +317,19 @@ export async function mine(input: MineInput): Promise<MineResult> {
   if (repo.partial) {
     warnings.push("partial clone: commits and merges whose objects are missing are skipped and counted as missing_objects");
   }
-  // The repository's own fields are read beside the passes, in a slot of their own, unless the
-  // filters need them first: they are only written into the samples at the end.
-  const slots = new Slots(o.jobs);
-  const named = o.name !== undefined ? { name: o.name, fromFolder: false } : await repositoryName(repo);
-  if (named.fromFolder) warnings.push(`${folderNameProblem(named.name)} (ids such as ${sampleId(named.name, "merge", 0)}): give --name owner/repo`);
-  const describe = () => describeRepository(repo, { name: named.name, metadata: o.metadata, languages });
-  const early = o.filter ? await describe() : null;
-  const summary: MineSummary = {
+  return warnings;
+}
+
+/** The summary of a mining that has not counted anything yet. */
+function startSummary(repo: Repo, branches: number, repository: string, warnings: string[]): MineSummary {
+  return {
     schema_version: SUMMARY_SCHEMA_VERSION,
-    repository: early?.fields.name ?? "",
+    repository,
     path: repo.dir,
     bare: repo.bare,
     shallow: repo.shallow,
     partial_clone: repo.partial,
-    branches: branches.length,
+    branches,
     commits: 0,
     unreadable_commits: 0,
     samples: { merge: emptyCounts(), file_commit_chain: emptyCounts() },
@@ -340,25 +337,33 @@ export async function mine(input: MineInput): Promise<MineResult> {
     excluded: false,
     warnings,
   };
-  if (early) {
-    summary.filters = await evaluateFilters(repo, o.metadata, {
-      license: early.fields.license,
-      branchCount: branches.length,
-    });
-    if (summary.filters.some((f) => !f.passed)) {
-      summary.excluded = true;
-      return { samples: [], summary };
-    }
-  }
-  const described = early ? Promise.resolve(early) : slots.run(describe);
-  // Waited for below; a failure meanwhile is not left unhandled.
-  described.catch(() => undefined);
+}
 
+/** What the two passes over the history found. */
+interface PassFindings {
+  merges: MergeFinding[];
+  chains: ChainFinding[];
+  /** Commits in the history. */
+  commits: number;
+  /** Commits whose diff could not be read (counted by the chain pass only). */
+  unreadableCommits: number;
+}
+
+/**
+ * Loads the history reachable from the branches and runs the passes `o.type` asks for: the re-merge
+ * pass for merge samples and the diff pass for file-commit chains, side by side.
+ */
+async function runPasses(
+  repo: Repo,
+  branches: Branch[],
+  o: MineOptions,
+  languages: LanguageSet,
+  slots: Slots,
+  drops: DropCounter,
+): Promise<PassFindings> {
   const tips = [...new Set(branches.map((b) => b.oid))];
   const graph = await loadCommitGraph(repo, tips);
   const shallowBoundary = readShallowBoundary(repo, graph);
-  summary.commits = graph.size;
-  const drops = new DropCounter();
   const wantMerges = o.type === "all" || o.type === "merge";
   const wantChains = o.type === "all" || o.type === "file_commit_chain";
 
@@ -375,7 +380,7 @@ export async function mine(input: MineInput): Promise<MineResult> {
     branches,
     shallowBoundary,
   };
-  const [found] = await Promise.all([
+  const [merges] = await Promise.all([
     wantMerges
       ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, window: o.window, jobs: o.jobs, slots }, drops, (done, total) => {
           progress.merges = { done, total };
@@ -401,24 +406,18 @@ export async function mine(input: MineInput): Promise<MineResult> {
         })
       : null,
   ]);
-  let chains: ChainFinding[] = [];
-  if (wantChains) {
-    summary.unreadable_commits = history.summaries.unreadableCount();
-    chains = mineChains(history, o, drops);
-  }
-  const facts = await described;
-  summary.repository = facts.fields.name;
-  let merges = found;
-  if (o.resolvableOnly) {
-    merges = found.filter((m) => m.scenario.resolvable === true);
-    summary.unresolvable_left_out = found.length - merges.length;
-  }
+  if (!wantChains) return { merges, chains: [], commits: graph.size, unreadableCommits: 0 };
+  const unreadableCommits = history.summaries.unreadableCount();
+  return { merges, chains: mineChains(history, o, drops), commits: graph.size, unreadableCommits };
+}
 
+/** The samples of what the passes found, merges first, numbered in each type, with the repository's fields. */
+function toSamples(fields: RepositoryFields, merges: readonly MergeFinding[], chains: readonly ChainFinding[]): (MergeSample | ChainSample)[] {
   const samples: (MergeSample | ChainSample)[] = [];
   merges.forEach((m, i) => {
     const s: MergeSample = {
-      id: sampleId(facts.fields.name, "merge", i),
-      ...facts.fields,
+      id: sampleId(fields.name, "merge", i),
+      ...fields,
       scenario: m.scenario,
       sample_type: "merge",
       difficulty: m.difficulty,
@@ -427,20 +426,69 @@ export async function mine(input: MineInput): Promise<MineResult> {
   });
   chains.forEach((c, i) => {
     const s: ChainSample = {
-      id: sampleId(facts.fields.name, "file_commit_chain", i),
-      ...facts.fields,
+      id: sampleId(fields.name, "file_commit_chain", i),
+      ...fields,
       scenario: c.scenario,
       sample_type: "file_commit_chain",
       difficulty: c.difficulty,
     };
     samples.push(s);
   });
+  return samples;
+}
+
+/** Counts the samples into the summary, by type and difficulty. */
+function countSamples(summary: MineSummary, samples: readonly (MergeSample | ChainSample)[]): void {
   for (const s of samples) {
     const counts = summary.samples[s.sample_type];
     counts.total++;
     counts[s.difficulty]++;
   }
+}
+
+/**
+ * Mines GitGoodBench samples from a repository: merge-conflict samples and file-commit-chain samples,
+ * with the repository-level fields filled in. Never writes to the repository.
+ */
+export async function mine(input: MineInput): Promise<MineResult> {
+  const { repoPath, ...options } = input;
+  const o: MineOptions = { ...DEFAULT_MINE_OPTIONS, ...options };
+  validate(o);
+  const languages = new LanguageSet(o.languages);
+  const { repo, branches } = await openRepository(repoPath);
+  const warnings = cloneWarnings(repo);
+  // The repository's own fields are read beside the passes, in a slot of their own, unless the
+  // filters need them first: they are only written into the samples at the end.
+  const slots = new Slots(o.jobs);
+  const named = o.name !== undefined ? { name: o.name, fromFolder: false } : await repositoryName(repo);
+  if (named.fromFolder) warnings.push(`${folderNameProblem(named.name)} (ids such as ${sampleId(named.name, "merge", 0)}): give --name owner/repo`);
+  const describe = () => describeRepository(repo, { name: named.name, metadata: o.metadata, languages });
+  const early = o.filter ? await describe() : null;
+  const summary = startSummary(repo, branches.length, early?.fields.name ?? "", warnings);
+  if (early) {
+    summary.filters = await evaluateFilters(repo, o.metadata, { license: early.fields.license, branchCount: branches.length });
+    if (summary.filters.some((f) => !f.passed)) {
+      summary.excluded = true;
+      return { samples: [], summary };
+    }
+  }
+  const described = early ? Promise.resolve(early) : slots.run(describe);
+  // Waited for below; a failure meanwhile is not left unhandled.
+  described.catch(() => undefined);
+
+  const drops = new DropCounter();
+  const found = await runPasses(repo, branches, o, languages, slots, drops);
+  summary.commits = found.commits;
+  summary.unreadable_commits = found.unreadableCommits;
+  const facts = await described;
+  summary.repository = facts.fields.name;
+  let merges = found.merges;
+  if (o.resolvableOnly) {
+    merges = found.merges.filter((m) => m.scenario.resolvable === true);
+    summary.unresolvable_left_out = found.merges.length - merges.length;
+  }
+  const samples = toSamples(facts.fields, merges, found.chains);
+  countSamples(summary, samples);
   summary.dropped = drops.ordered();
   return { samples, summary };
 }
-

@@ -3,7 +3,7 @@ import { faultOf } from "../errors.js";
 import { failureCauses, type FailureCause } from "../runs/failures.js";
 import type { ResultRecord } from "../runs/record.js";
 import { reportRank, scenarioFamily, scenarioNames } from "../scenarios/registry.js";
-import { extrasOf, languageOf, tokensOf, treeMatchesOf } from "../runs/fields.js";
+import { extrasOf, languageOf, tokensOf, treeMatchesOf, type RecordExtras } from "../runs/fields.js";
 import { repeatRow, type RepeatRow } from "./repeats.js";
 import type { ReportSections } from "../families/definition.js";
 import { reportSections } from "../families/registry.js";
@@ -169,14 +169,9 @@ export interface ReportInput {
   records: readonly ResultRecord[];
 }
 
-/**
- * The paper's tables from a run's records: success and solve rate per scenario, per difficulty and per
- * language (with the MCR ceiling where the samples say which are resolvable), repeat statistics when
- * samples were attempted more than once, and each family's section (the SWE table, commit0's).
- */
-export function buildReport(input: ReportInput): Report {
-  const { records } = input;
-  const ordered = [...records].sort(
+/** The records in the report's order: by scenario (as the registry ranks them), sample, agent and repeat. */
+function orderRecords(records: readonly ResultRecord[]): ResultRecord[] {
+  return [...records].sort(
     (a, b) =>
       reportRank(a.scenario) - reportRank(b.scenario) ||
       (a.scenario < b.scenario ? -1 : a.scenario > b.scenario ? 1 : 0) ||
@@ -184,62 +179,86 @@ export function buildReport(input: ReportInput): Report {
       (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0) ||
       extrasOf(a).repeat - extrasOf(b).repeat,
   );
-  // Every registered scenario of the families the records come from has a row (as the paper's table has
-  // IR, ICC and MCR), then any other scenario the records name.
+}
+
+/**
+ * The scenarios the tables have rows for, in order: every registered scenario of the families the
+ * records come from (as the paper's table has IR, ICC and MCR), then any other scenario the records name.
+ */
+function reportScenarios(ordered: readonly ResultRecord[]): string[] {
   const families = new Set(ordered.map((r) => scenarioFamily(r.scenario)));
-  const reportOrder = [...new Set([...scenarioNames().filter((s) => families.has(scenarioFamily(s))), ...ordered.map((r) => r.scenario)])];
-  const agents = [...new Set(ordered.map((r) => r.agent))].sort();
-  const totals: RateRow[] = [];
-  const byDifficulty: RateRow[] = [];
-  const byLanguage: LanguageRow[] = [];
-  const repeats: RepeatRow[] = [];
-  // Repeats: some agent attempted a sample × scenario more than once.
-  const attempts = ordered.map((r) => JSON.stringify([r.agent, r.scenario, r.sample_id]));
-  const repeated = new Set(attempts).size < attempts.length;
-  const languages = [...new Set(ordered.map(languageOf))].sort();
-  for (const agent of agents) {
+  return [...new Set([...scenarioNames().filter((s) => families.has(scenarioFamily(s))), ...ordered.map((r) => r.scenario)])];
+}
+
+/** Each agent's rate per scenario, then over all its records. */
+function totalRows(agents: readonly string[], ordered: readonly ResultRecord[], scenarios: readonly string[]): RateRow[] {
+  return agents.flatMap((agent) => {
     const mine = ordered.filter((r) => r.agent === agent);
-    totals.push(...reportOrder.map((s) => rate(agent, mine.filter((r) => r.scenario === s), s, "all")));
-    totals.push(rate(agent, mine, "total", "all"));
-    for (const s of reportOrder) {
+    return [...scenarios.map((s) => rate(agent, mine.filter((r) => r.scenario === s), s, "all")), rate(agent, mine, "total", "all")];
+  });
+}
+
+/** Each agent's rate per scenario and difficulty, for the pairs it has records of. */
+function difficultyRows(agents: readonly string[], ordered: readonly ResultRecord[], scenarios: readonly string[]): RateRow[] {
+  const rows: RateRow[] = [];
+  for (const agent of agents) {
+    for (const s of scenarios) {
       for (const d of DIFFICULTIES) {
-        const group = mine.filter((r) => r.scenario === s && r.difficulty === d);
-        if (group.length > 0) byDifficulty.push(rate(agent, group, s, d));
+        const group = ordered.filter((r) => r.agent === agent && r.scenario === s && r.difficulty === d);
+        if (group.length > 0) rows.push(rate(agent, group, s, d));
       }
-    }
-    for (const language of languages) {
-      const spoken = mine.filter((r) => languageOf(r) === language);
-      if (spoken.length === 0) continue;
-      for (const s of reportOrder) {
-        const group = spoken.filter((r) => r.scenario === s);
-        if (group.length > 0) byLanguage.push({ ...rate(agent, group, s, "all"), language });
-      }
-      byLanguage.push({ ...rate(agent, spoken, "total", "all"), language });
-    }
-    if (repeated) {
-      for (const s of reportOrder) {
-        const scenario = mine.filter((r) => r.scenario === s);
-        if (scenario.length === 0) continue;
-        repeats.push(repeatRow(agent, scenario, s, "all"));
-        for (const d of DIFFICULTIES) {
-          const group = scenario.filter((r) => r.difficulty === d);
-          if (group.length > 0) repeats.push(repeatRow(agent, group, s, d));
-        }
-      }
-      repeats.push(repeatRow(agent, mine, "total", "all"));
     }
   }
-  const extras = ordered.map(extrasOf);
+  return rows;
+}
+
+/** Each agent's rate per language: per scenario, then over the language's records. */
+function languageRows(agents: readonly string[], ordered: readonly ResultRecord[], scenarios: readonly string[]): LanguageRow[] {
+  const languages = [...new Set(ordered.map(languageOf))].sort();
+  const rows: LanguageRow[] = [];
+  for (const agent of agents) {
+    for (const language of languages) {
+      const spoken = ordered.filter((r) => r.agent === agent && languageOf(r) === language);
+      if (spoken.length === 0) continue;
+      for (const s of scenarios) {
+        const group = spoken.filter((r) => r.scenario === s);
+        if (group.length > 0) rows.push({ ...rate(agent, group, s, "all"), language });
+      }
+      rows.push({ ...rate(agent, spoken, "total", "all"), language });
+    }
+  }
+  return rows;
+}
+
+/** Repeat statistics per agent, scenario and difficulty; none unless some agent attempted a sample × scenario more than once. */
+function repeatRows(agents: readonly string[], ordered: readonly ResultRecord[], scenarios: readonly string[]): RepeatRow[] {
+  const attempts = ordered.map((r) => JSON.stringify([r.agent, r.scenario, r.sample_id]));
+  if (new Set(attempts).size === attempts.length) return [];
+  const rows: RepeatRow[] = [];
+  for (const agent of agents) {
+    const mine = ordered.filter((r) => r.agent === agent);
+    for (const s of scenarios) {
+      const scenario = mine.filter((r) => r.scenario === s);
+      if (scenario.length === 0) continue;
+      rows.push(repeatRow(agent, scenario, s, "all"));
+      for (const d of DIFFICULTIES) {
+        const group = scenario.filter((r) => r.difficulty === d);
+        if (group.length > 0) rows.push(repeatRow(agent, group, s, d));
+      }
+    }
+    rows.push(repeatRow(agent, mine, "total", "all"));
+  }
+  return rows;
+}
+
+/** What the run used in all: the agents' tokens and cost, the judges' tokens and cost, and cache hits. */
+function usageTotals(
+  ordered: readonly ResultRecord[],
+  extras: readonly RecordExtras[],
+): Pick<Report, "tokens" | "usage_unknown" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits"> {
   const costs = ordered.map((r) => r.cost_usd);
   const known = ordered.map(tokensOf).filter((t): t is { prompt: number; completion: number } => t !== null);
   return {
-    schema_version: REPORT_SCHEMA_VERSION,
-    agents,
-    totals,
-    by_difficulty: byDifficulty,
-    by_language: byLanguage,
-    repeats,
-    ...familySections(ordered),
     tokens: {
       prompt: known.reduce((a, t) => a + t.prompt, 0),
       completion: known.reduce((a, t) => a + t.completion, 0),
@@ -250,32 +269,59 @@ export function buildReport(input: ReportInput): Report {
     // A judge that ran without a price leaves the total unknown, not $0.
     judge_cost_usd: extras.some((e) => e.judge_cost_usd === null && (e.judge_tokens ?? 0) > 0) ? null : sumKnown(extras.map((e) => e.judge_cost_usd), 6),
     cache_hits: sumKnown(extras.map((e) => e.cache_hits)),
-    samples: ordered.map((r, i) => ({
-      agent: r.agent,
-      key: r.key,
-      sample_id: r.sample_id,
-      scenario: r.scenario,
-      difficulty: r.difficulty,
-      repository: r.repository,
-      language: languageOf(r),
-      repeat: extras[i]?.repeat ?? 0,
-      resolvable: r.resolvable ?? null,
-      tree_matches: treeMatchesOf(r),
-      status: r.status,
-      verdict: r.verdict,
-      turns: r.turns,
-      tool_calls: r.tool_calls,
-      tokens: r.usage_known === false ? null : r.tokens.prompt + r.tokens.completion,
-      prompt_tokens: r.usage_known === false ? null : r.tokens.prompt,
-      completion_tokens: r.usage_known === false ? null : r.tokens.completion,
-      cost_usd: r.cost_usd,
-      judge_tokens: extras[i]?.judge_tokens ?? null,
-      judge_cost_usd: extras[i]?.judge_cost_usd ?? null,
-      cache_hits: extras[i]?.cache_hits ?? null,
-      duration_ms: r.duration_ms,
-      error: r.error ? `${r.error.code}: ${r.error.message}` : null,
-      trajectory: r.trajectory,
-    })),
+  };
+}
+
+/** One record as a row of the report's sample list. */
+function sampleRow(r: ResultRecord, extras: RecordExtras | undefined): SampleRow {
+  return {
+    agent: r.agent,
+    key: r.key,
+    sample_id: r.sample_id,
+    scenario: r.scenario,
+    difficulty: r.difficulty,
+    repository: r.repository,
+    language: languageOf(r),
+    repeat: extras?.repeat ?? 0,
+    resolvable: r.resolvable ?? null,
+    tree_matches: treeMatchesOf(r),
+    status: r.status,
+    verdict: r.verdict,
+    turns: r.turns,
+    tool_calls: r.tool_calls,
+    tokens: r.usage_known === false ? null : r.tokens.prompt + r.tokens.completion,
+    prompt_tokens: r.usage_known === false ? null : r.tokens.prompt,
+    completion_tokens: r.usage_known === false ? null : r.tokens.completion,
+    cost_usd: r.cost_usd,
+    judge_tokens: extras?.judge_tokens ?? null,
+    judge_cost_usd: extras?.judge_cost_usd ?? null,
+    cache_hits: extras?.cache_hits ?? null,
+    duration_ms: r.duration_ms,
+    error: r.error ? `${r.error.code}: ${r.error.message}` : null,
+    trajectory: r.trajectory,
+  };
+}
+
+/**
+ * The paper's tables from a run's records: success and solve rate per scenario, per difficulty and per
+ * language (with the MCR ceiling where the samples say which are resolvable), repeat statistics when
+ * samples were attempted more than once, and each family's section (the SWE table, commit0's).
+ */
+export function buildReport(input: ReportInput): Report {
+  const ordered = orderRecords(input.records);
+  const scenarios = reportScenarios(ordered);
+  const agents = [...new Set(ordered.map((r) => r.agent))].sort();
+  const extras = ordered.map(extrasOf);
+  return {
+    schema_version: REPORT_SCHEMA_VERSION,
+    agents,
+    totals: totalRows(agents, ordered, scenarios),
+    by_difficulty: difficultyRows(agents, ordered, scenarios),
+    by_language: languageRows(agents, ordered, scenarios),
+    repeats: repeatRows(agents, ordered, scenarios),
+    ...familySections(ordered),
+    ...usageTotals(ordered, extras),
+    samples: ordered.map((r, i) => sampleRow(r, extras[i])),
     failures: failureCauses(ordered),
   };
 }

@@ -21,7 +21,7 @@ const ExtrasSchema = z.object({
   judge_cost_usd: z.number().min(0).nullable().optional().catch(undefined),
 });
 
-interface RecordExtras {
+export interface RecordExtras {
   repeat: number;
   cache_hits: number | null;
   judge_tokens: number | null;

@@ -3,20 +3,19 @@ import { describe, expect, it } from "vitest";
 import { circles, importGraph, readSources } from "../helpers/import-graph.js";
 
 /**
- * The import circles between files of src/ may only become fewer. Each circle is a group of files that
- * cannot be understood (or loaded) one without the others; folders have none between them (the layers
- * test), and this ratchet keeps the ones inside folders from growing. When you break one, lower the
- * figure here to what the test reports.
+ * src/ has no import circle between files: each file can be understood (and loaded) after the files it
+ * imports, without the ones that import it. Folders have none between them (the layers test); this test
+ * keeps the files inside folders the same. Where two files need something of each other, the shapes
+ * they share go to a leaf both import (a `types.ts`), or the one imported declares what it needs of the
+ * other (as `mcp/bench-tools.ts` declares the `Bench` the workbench implements).
  */
-const MOST_CIRCLES = 2;
-
 const SRC = path.resolve(import.meta.dirname, "../../src");
 
 describe("src/ import circles between files", () => {
-  it(`are at most ${MOST_CIRCLES}, and never more`, () => {
+  it("there is no import circle", () => {
     const found = circles(importGraph(readSources(SRC)));
     const listed = found.map((c) => `  ${c.join(" → ")}`).join("\n");
-    expect(found.length, `${found.length} import circles (at most ${MOST_CIRCLES}):\n${listed}`).toBeLessThanOrEqual(MOST_CIRCLES);
+    expect(found, `${found.length} import circles, where there should be none:\n${listed}`).toEqual([]);
   });
 
   it("resolves imports across folders, so a circle through a parent folder counts", () => {

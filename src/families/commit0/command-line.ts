@@ -1,4 +1,4 @@
-import type { FamilyCommandLine } from "../command-line.js";
+import type { FamilyCommandLine } from "../command-line-types.js";
 
 /** The COMMIT0 family's part of the command line: `gitgood skeleton`, which makes its tasks. */
 export const COMMIT0_COMMAND_LINE: FamilyCommandLine = {

@@ -7,7 +7,7 @@ import { GitGoodError } from "../../errors.js";
 import { escapeControls } from "../../util/escape.js";
 import { writeOutputFile } from "../../util/output.js";
 import { positiveIntOption } from "../../util/options.js";
-import type { CommandIO } from "../command-line.js";
+import type { CommandIO } from "../command-line-types.js";
 
 interface SkeletonFlags {
   src: string;

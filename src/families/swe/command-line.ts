@@ -1,4 +1,4 @@
-import type { FamilyCommandLine } from "../command-line.js";
+import type { FamilyCommandLine } from "../command-line-types.js";
 
 /** The SWE family's part of the command line: `gitgood mine --type swe`. */
 export const SWE_COMMAND_LINE: FamilyCommandLine = {

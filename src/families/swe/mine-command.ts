@@ -10,7 +10,7 @@ import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../../swe/options.j
 import { escapeControls } from "../../util/escape.js";
 import { writeOutputFile } from "../../util/output.js";
 import { positiveIntOption } from "../../util/options.js";
-import type { CommandIO, MineMode } from "../command-line.js";
+import type { CommandIO, MineMode } from "../command-line-types.js";
 
 /** The flags of `mine --type swe` (besides `--name`, `--languages`, `--jobs`, `-o` and `--json`, which mine shares). */
 interface SweMineFlags {

@@ -2,7 +2,7 @@ import os from "node:os";
 import { stringify as stringifyYaml } from "yaml";
 import { specToYaml, type EnvSpec } from "../../testenv/index.js";
 import { GitGoodError, toGitGoodError } from "../../errors.js";
-import { listBranches, readCommitGraph } from "../../git/history.js";
+import { listBranches, readCommitGraph, type Branch } from "../../git/history.js";
 import { Repo } from "../../git/repo.js";
 import type { ModelClient } from "../../model/types.js";
 import type { SweOptions } from "../options.js";
@@ -123,48 +123,78 @@ async function pool<T>(items: readonly T[], jobs: number, work: (item: T, index:
   await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
 }
 
-/**
- * Mines SWE-bench-style instances from a repository's history: candidates are changes (commits, and
- * merges as their whole merged branch) that touch tests and source; each is validated in sandboxes with
- * the environment SWE evaluation builds: the tests its test change touches run `runs` times with the
- * test change alone and `runs` times with the whole change; FAIL_TO_PASS (fail → pass) and PASS_TO_PASS
- * (pass → pass) count only tests with the same outcome in every run. Every dropped candidate is returned
- * with its reason. The repository is only read; verdicts are kept so that a stopped mining resumes.
- */
-export async function mineSwe(input: SweMineInput): Promise<SweMineResult> {
-  const { repoPath, ...options } = input;
-  const o: SweMineOptions = { ...DEFAULT_SWE_MINE_OPTIONS, ...options };
-  check(o);
+/** Opens the repository to mine and settles its `owner/repo` name, which every instance id carries. */
+async function openRepository(repoPath: string, given: string | undefined): Promise<{ repo: Repo; branches: Branch[]; name: string }> {
   const repo = await Repo.open(repoPath);
   const branches = await listBranches(repo);
   if (branches.length === 0) {
     throw new GitGoodError("EMPTY_REPOSITORY", `${repoPath} has no branch with a commit: there is nothing to mine`, { path: repo.dir });
   }
-  const named = o.name !== undefined ? { name: o.name, fromFolder: false } : await repositoryName(repo);
+  const named = given !== undefined ? { name: given, fromFolder: false } : await repositoryName(repo);
   if (named.fromFolder) {
     throw new GitGoodError("BAD_OPTION", `${folderNameProblem(named.name)}; a SWE instance id names its project: give --name owner/repo`, { path: repo.dir });
   }
-  const name = named.name;
-  const warnings: string[] = [];
-  if (repo.shallow) warnings.push("shallow clone: changes whose parent lies beyond the shallow boundary are not candidates");
-  const graph = await readCommitGraph(repo, [...new Set(branches.map((b) => b.oid))]);
-  const found = await findCandidates(repo, graph, { languages: o.languages, minFiles: o.minFiles, maxFiles: o.maxFiles, since: o.since, until: o.until, jobs: o.jobs });
-  const rejects = [...found.rejects];
-  let chosen: SweCandidate[] = found.candidates;
-  if (o.maxCandidates !== null && chosen.length > o.maxCandidates) {
-    warnings.push(`--max-candidates ${o.maxCandidates}: validated the newest ${o.maxCandidates} of ${chosen.length} candidates`);
-    chosen = chosen.slice(-o.maxCandidates);
-  }
+  return { repo, branches, name: named.name };
+}
 
+/** The candidates to validate: all, or the newest `maxCandidates` of them (with a warning saying so). */
+function chooseCandidates(candidates: SweCandidate[], maxCandidates: number | null, warnings: string[]): SweCandidate[] {
+  if (maxCandidates === null || candidates.length <= maxCandidates) return candidates;
+  warnings.push(`--max-candidates ${maxCandidates}: validated the newest ${maxCandidates} of ${candidates.length} candidates`);
+  return candidates.slice(-maxCandidates);
+}
+
+/** What validating the chosen candidates gave: the instances kept, their environments, and the tallies of the summary. */
+interface Validation {
+  instances: MinedInstance[];
+  /** The environment each version's instances are tested in, by version. */
+  specs: Map<string, EnvSpec>;
+  validated: number;
+  reused: number;
+  validationSeconds: number;
+  testSeconds: number;
+}
+
+/**
+ * Has the model write the problem statement of a kept instance (or reads the one it wrote before); the
+ * commit's own words become the hints. Warns, and keeps the commit's words, when every statement the
+ * model wrote quoted the change.
+ */
+async function restate(draft: MinedInstance, o: SweMineOptions, describeWith: ModelClient, store: VerdictStore, vo: ValidateOptions, warnings: string[]): Promise<void> {
+  const sample = draft.sample;
+  const by = `${describeWith.model}@${DESCRIBE_PROMPT_VERSION}`;
+  const statement = store.readStatement(sample, vo, by) ?? (await describeWithModel(describeWith, sample, sample.scenario.problem_statement, o.signal));
+  if (statement === null) {
+    warnings.push(`${sample.id}: every statement the model wrote quoted the change; the commit's words are kept`);
+    return;
+  }
+  store.writeStatement(sample, vo, by, statement);
+  // The developers' own words about the change stay with the instance as its hints, which an agent
+  // sees only when the run asks for hints (as an issue thread's comments are in SWE-bench).
+  sample.scenario.hints_text = sample.scenario.problem_statement;
+  sample.scenario.problem_statement = statement;
+  draft.problem_statement_source = `model:${describeWith.model}`;
+  draft.problem_statement_prompt = DESCRIBE_PROMPT_VERSION;
+}
+
+/**
+ * Drafts and validates each chosen candidate, `jobs` at a time, reusing the verdicts kept from an
+ * earlier mining; a candidate dropped is added to `rejects` with its reason. The instances keep the
+ * candidates' order.
+ */
+async function validateCandidates(
+  repo: Repo,
+  name: string,
+  chosen: readonly SweCandidate[],
+  o: SweMineOptions,
+  rejects: SweReject[],
+  warnings: string[],
+): Promise<Validation> {
   const vo: ValidateOptions = { runs: o.runs, p2p: o.p2p, swe: o.swe, signal: o.signal };
   const store = new VerdictStore(name, o.swe.cacheDir);
   const environments = new Map<string, EnvironmentDrop>();
   const kept: (MinedInstance | null)[] = chosen.map(() => null);
-  const specs = new Map<string, EnvSpec>();
-  let done = 0;
-  let reused = 0;
-  let validationSeconds = 0;
-  let testSeconds = 0;
+  const tally: Validation = { instances: [], specs: new Map(), validated: 0, reused: 0, validationSeconds: 0, testSeconds: 0 };
   await pool(chosen, o.jobs, async (c, i) => {
     if (o.signal?.aborted) throw new GitGoodError("ABORTED", "mining was cancelled");
     let draft: MinedInstance | null;
@@ -183,64 +213,81 @@ export async function mineSwe(input: SweMineInput): Promise<SweMineResult> {
     const fromStore = verdict !== null;
     if (verdict === null) {
       const v = await validateCandidate(repo, sample, vo, environments);
-      validationSeconds += v.seconds;
-      testSeconds += v.test_seconds;
+      tally.validationSeconds += v.seconds;
+      tally.testSeconds += v.test_seconds;
       verdict = v;
       if (v.kept || !INFRASTRUCTURE_REASONS.has(v.reason)) store.write(sample, vo, verdict);
-    } else reused++;
-    done++;
-    o.onValidated?.({ done, total: chosen.length, commit: c.commit, kept: verdict.kept, reason: verdict.kept ? undefined : verdict.reason, seconds: verdict.seconds, reused: fromStore });
+    } else tally.reused++;
+    tally.validated++;
+    o.onValidated?.({ done: tally.validated, total: chosen.length, commit: c.commit, kept: verdict.kept, reason: verdict.kept ? undefined : verdict.reason, seconds: verdict.seconds, reused: fromStore });
     if (!verdict.kept) {
       rejects.push({ commit: c.commit, base: c.base, reason: verdict.reason, detail: verdict.detail });
       return;
     }
     sample.scenario.FAIL_TO_PASS = verdict.FAIL_TO_PASS;
     sample.scenario.PASS_TO_PASS = verdict.PASS_TO_PASS;
-    if (sample.scenario.version !== null) specs.set(sample.scenario.version, verdict.spec);
-    if (o.describeWith) {
-      const by = `${o.describeWith.model}@${DESCRIBE_PROMPT_VERSION}`;
-      const statement = store.readStatement(sample, vo, by) ?? (await describeWithModel(o.describeWith, sample, sample.scenario.problem_statement, o.signal));
-      if (statement !== null) {
-        store.writeStatement(sample, vo, by, statement);
-        // The developers' own words about the change stay with the instance as its hints, which an agent
-        // sees only when the run asks for hints (as an issue thread's comments are in SWE-bench).
-        sample.scenario.hints_text = sample.scenario.problem_statement;
-        sample.scenario.problem_statement = statement;
-        draft.problem_statement_source = `model:${o.describeWith.model}`;
-        draft.problem_statement_prompt = DESCRIBE_PROMPT_VERSION;
-      } else {
-        warnings.push(`${sample.id}: every statement the model wrote quoted the change; the commit's words are kept`);
-      }
-    }
+    if (sample.scenario.version !== null) tally.specs.set(sample.scenario.version, verdict.spec);
+    if (o.describeWith) await restate(draft, o, o.describeWith, store, vo, warnings);
     kept[i] = draft;
   });
+  tally.instances = kept.filter((k): k is MinedInstance => k !== null);
+  return tally;
+}
 
-  const instances = kept.filter((k): k is MinedInstance => k !== null);
-  // The environment of a version is set up from its oldest instance's base, as SWE-bench names it.
+/** Sets each instance's environment setup commit: the base of its version's oldest instance, as SWE-bench names it. */
+function setSetupCommits(instances: readonly MinedInstance[]): void {
   const setupCommit = new Map<string, string>();
   for (const m of instances) {
     const v = m.sample.scenario.version ?? "";
     if (!setupCommit.has(v)) setupCommit.set(v, m.sample.scenario.base_commit);
     m.sample.scenario.environment_setup_commit = setupCommit.get(v) ?? null;
   }
-  rejects.sort((a, b) => (a.commit < b.commit ? -1 : a.commit > b.commit ? 1 : 0));
+}
+
+/** The environment specs of the project's versions, as SWE evaluation reads them (`envs: {NAME: {VERSION: spec}}`). */
+function envSpecsYaml(name: string, specs: ReadonlyMap<string, EnvSpec>): string {
   const byVersion: Record<string, Record<string, unknown>> = {};
   for (const [version, spec] of [...specs].sort(([a], [b]) => (a < b ? -1 : 1))) byVersion[version] = specToYaml(spec);
+  return stringifyYaml({ envs: { [name]: byVersion } }, { aliasDuplicateObjects: false });
+}
+
+/**
+ * Mines SWE-bench-style instances from a repository's history: candidates are changes (commits, and
+ * merges as their whole merged branch) that touch tests and source; each is validated in sandboxes with
+ * the environment SWE evaluation builds: the tests its test change touches run `runs` times with the
+ * test change alone and `runs` times with the whole change; FAIL_TO_PASS (fail → pass) and PASS_TO_PASS
+ * (pass → pass) count only tests with the same outcome in every run. Every dropped candidate is returned
+ * with its reason. The repository is only read; verdicts are kept so that a stopped mining resumes.
+ */
+export async function mineSwe(input: SweMineInput): Promise<SweMineResult> {
+  const { repoPath, ...options } = input;
+  const o: SweMineOptions = { ...DEFAULT_SWE_MINE_OPTIONS, ...options };
+  check(o);
+  const { repo, branches, name } = await openRepository(repoPath, o.name);
+  const warnings: string[] = [];
+  if (repo.shallow) warnings.push("shallow clone: changes whose parent lies beyond the shallow boundary are not candidates");
+  const graph = await readCommitGraph(repo, [...new Set(branches.map((b) => b.oid))]);
+  const found = await findCandidates(repo, graph, { languages: o.languages, minFiles: o.minFiles, maxFiles: o.maxFiles, since: o.since, until: o.until, jobs: o.jobs });
+  const rejects = [...found.rejects];
+  const chosen = chooseCandidates(found.candidates, o.maxCandidates, warnings);
+  const v = await validateCandidates(repo, name, chosen, o, rejects, warnings);
+  setSetupCommits(v.instances);
+  rejects.sort((a, b) => (a.commit < b.commit ? -1 : a.commit > b.commit ? 1 : 0));
   return {
-    instances,
+    instances: v.instances,
     rejects,
-    envSpecYaml: stringifyYaml({ envs: { [name]: byVersion } }, { aliasDuplicateObjects: false }),
+    envSpecYaml: envSpecsYaml(name, v.specs),
     summary: {
       schema_version: SWE_SUMMARY_SCHEMA_VERSION,
       repository: name,
       commits: graph.size,
       candidates: found.candidates.length,
-      validated: done,
-      reused,
-      instances: instances.length,
+      validated: v.validated,
+      reused: v.reused,
+      instances: v.instances.length,
       dropped: countReasons(rejects),
-      validation_seconds: Math.round(validationSeconds * 10) / 10,
-      test_seconds: Math.round(testSeconds * 10) / 10,
+      validation_seconds: Math.round(v.validationSeconds * 10) / 10,
+      test_seconds: Math.round(v.testSeconds * 10) / 10,
       warnings,
     },
   };
