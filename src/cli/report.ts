@@ -22,7 +22,12 @@ const flagName = (format: ReportFormat): string => format.name.replace(/-([a-z])
 function asked(opts: ReportOptions): { stdout: ReportFormat; files: { format: ReportFormat; file: string }[] } {
   const formats = reportFormats();
   for (const format of formats) format.check?.(opts, opts[flagName(format)] !== undefined && opts[flagName(format)] !== false);
-  const stdout = formats.filter((f) => f.output === "stdout" && f.name !== "text" && opts[flagName(f)] === true);
+  let stdout = formats.filter((f) => f.output === "stdout" && f.name !== "text" && opts[flagName(f)] === true);
+  // --json with a format that has a JSON form asks for that form.
+  if (stdout.length === 2 && stdout.some((f) => f.name === "json")) {
+    const other = stdout.find((f) => f.name !== "json");
+    if (other?.json === true) stdout = [other];
+  }
   if (stdout.length > 1) throw new GitGoodError("BAD_OPTION", `give one of ${stdout.map((f) => `--${f.name}`).join(", ")}`);
   const text = formats.find((f) => f.name === "text");
   if (!text) throw new GitGoodError("INTERNAL", "the text report format is not registered");

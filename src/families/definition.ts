@@ -89,6 +89,8 @@ export interface ReportFormat {
   readonly description: string;
   /** `stdout`: printed instead of the text tables; `file`: written besides them. */
   readonly output: "stdout" | "file";
+  /** A `stdout` format that also prints as JSON: `--NAME --json` is then its JSON form (it reads `flags.json`), not two formats. */
+  readonly json?: boolean;
   /** Further `report` options the format reads (the AgentBeats `--participant`). */
   options?(): Option[];
   /** Checks the flags before anything is written; `asked` tells whether the format itself was asked for. */

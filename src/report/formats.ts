@@ -81,15 +81,17 @@ const CSV: ReportFormat = {
 /** Formats added at run time (a plug-in's, a test's). */
 const DIFF: ReportFormat = {
   name: "diff",
-  description: "the attempts whose verdict flipped between two runs, with each side's failure labels, and the labels that grew or shrank",
+  description: "the attempts whose verdict flipped between two runs, with each side's failure labels, and the labels that grew or shrank (with --json: as JSON)",
   output: "stdout",
+  json: true,
   render: () => {
     throw new GitGoodError("BAD_OPTION", "--diff compares two run directories: give two");
   },
-  compare: (runs) => {
+  compare: (runs, ctx) => {
     const [a, b] = runs;
     if (runs.length !== 2 || !a || !b) throw new GitGoodError("BAD_OPTION", `--diff compares two run directories, not ${runs.length}`);
-    return escapeControls(formatRunDiff(runDiff(a, b)));
+    const diff = runDiff(a, b);
+    return ctx.flags.json === true ? `${JSON.stringify(diff, null, 2)}\n` : escapeControls(formatRunDiff(diff));
   },
 };
 

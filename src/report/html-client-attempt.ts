@@ -15,6 +15,7 @@ function attemptHeader(a) {
   const r = a.record;
   return [el("p", {}, verdictSpan(r.verdict), " · ", r.agent, " · ", r.repository, " · ", r.difficulty, " · ", r.turns + " turn(s), " + r.tool_calls + " call(s), ", (r.usage_known === false ? "tokens unknown" : (r.tokens.prompt + r.tokens.completion) + " tokens") + ", ", money(r.cost_usd), ", ", secs(r.duration_ms)),
     r.error ? el("p", { class: "v-error" }, r.error.code + ": " + r.error.message) : null,
+    r.failure_labels && r.failure_labels.length ? el("p", { class: "labels" }, "failure labels: ", r.failure_labels.flatMap((l, i) => [i ? ", " : "", el("a", { class: "label", href: hashFor({ tab: "samples", selected: null, filters: { label: l } }), title: "every attempt with this label" }, l)])) : null,
     a.problem ? el("p", { class: "v-error" }, a.problem) : null].filter((x) => x !== null);
 }
 function transcriptNodes(a) {

@@ -9,14 +9,14 @@ export const LINKS_SCRIPT = String.raw`
 let currentTab = "summary";
 let detailView = "transcript";
 const TABS = ["summary", "samples", "compare", "side"];
-/* The fragment for the current state with some parts changed: { tab, selected, side }. */
+/* The fragment for the current state with some parts changed: { tab, selected, filters, side }. */
 function hashFor(over) {
   const p = new URLSearchParams();
   const tab = over.tab ?? currentTab;
   p.set("tab", tab);
   if (state.q) p.set("q", state.q);
   if (state.sort !== "key") p.set("sort", state.sort);
-  for (const [f, v] of Object.entries(state.filters)) if (v) p.set("f." + f, v);
+  for (const [f, v] of Object.entries(over.filters ?? state.filters)) if (v) p.set("f." + f, v);
   const sel = over.selected !== undefined ? over.selected : selected;
   if (sel && tab === "samples") {
     p.set("run", String(sel.run));

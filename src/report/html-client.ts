@@ -196,15 +196,31 @@ function renderSummary() {
       const parsed = new DOMParser().parseFromString(sec.html, "text/html");
       s.append(el("h3", {}, sec.title), el("p", { class: "muted" }, sec.intro), ...parsed.body.childNodes);
     }
+    const skills = skillsNodes(run);
+    if (skills.length) s.append(el("div", { class: "skills", "data-run": index.runs.indexOf(run) }, ...skills));
   }
   s.append(el("h2", {}, "Plots"), ...plots());
 }
+/* A run's skill profile (each rate over the attempts that exercised the skill) and its failure labels' counts. */
+function skillsNodes(run) {
+  const out = [];
+  if (run.skills && run.skills.length) out.push(el("h3", {}, "Skills"), el("p", { class: "muted" }, "Per agent, across families: attempts that held each Git skill of the attempts that exercised it."),
+    table(["agent", "skill", "held / attempts", "rate"], run.skills.map((k) => [k.agent, k.skill, k.held + " / " + k.attempts, k.rate === null ? "–" : (100 * k.rate).toFixed(1) + "%"]), [2, 3]));
+  if (run.labels && run.labels.length) out.push(el("h3", {}, "Failure labels"), el("p", { class: "muted" }, "Failed attempts carrying each label (an attempt can carry several), of the run's " + run.attempts + " attempt(s)."),
+    table(["agent", "label", "failed attempts"], run.labels.map((l) => [l.agent, l.label, l.attempts]), [2]));
+  return out;
+}
 /* ---------- samples ---------- */
-const FILTERS = [["run", "run"], ["scenario", "scenario"], ["difficulty", "difficulty"], ["verdict", "verdict"], ["status", "status"], ["error", "error"], ["language", "language"], ["repository", "repository"], ["tampered", "tampered"]];
+const FILTERS = [["run", "run"], ["scenario", "scenario"], ["difficulty", "difficulty"], ["verdict", "verdict"], ["status", "status"], ["error", "error"], ["label", "failure label"], ["language", "language"], ["repository", "repository"], ["tampered", "tampered"]];
 const state = { q: "", sort: "key", filters: {} };
+/* The values a row has for a filter: one, or for the failure labels each of its labels ("none" when it has none). */
+function rowValues(r, field) {
+  if (field === "run") return [String(r.run)];
+  if (field === "label") return r.labels && r.labels.length ? r.labels : ["none"];
+  return [String(r[field] ?? "none")];
+}
 function optionValues(field) {
-  const vals = new Set(index.rows.map((r) => (field === "run" ? String(r.run) : String(r[field] ?? "none"))));
-  return [...vals].sort();
+  return [...new Set(index.rows.flatMap((r) => rowValues(r, field)))].sort();
 }
 function renderFilters() {
   const f = $("filters");
@@ -221,7 +237,7 @@ function renderFilters() {
 function filtered() {
   const q = state.q.trim().toLowerCase();
   let rows = index.rows.filter((r) => (!q || r.sample_id.toLowerCase().includes(q) || r.key.toLowerCase().includes(q)) &&
-    FILTERS.every(([f]) => !state.filters[f] || (f === "run" ? String(r.run) : String(r[f] ?? "none")) === state.filters[f]));
+    FILTERS.every(([f]) => !state.filters[f] || rowValues(r, f).includes(state.filters[f])));
   const by = { cost: (r) => r.cost_usd ?? -1, turns: (r) => r.turns, time: (r) => r.duration_ms, tokens: (r) => r.tokens ?? -1 }[state.sort];
   if (by) rows = [...rows].sort((a, b) => by(b) - by(a));
   return rows;

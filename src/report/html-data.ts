@@ -3,6 +3,7 @@ import { familyOfScenario, reportSections } from "../families/registry.js";
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
 import { conversationOf, eventsOf, type AttemptEvent, type Turn } from "./conversation.js";
+import { labelCounts, skillProfiles, type LabelCount, type SkillRow } from "./skills.js";
 import { buildReport, type Report } from "./summary.js";
 import { sectionValue, unisolatedLine, usageParts } from "./text.js";
 
@@ -33,6 +34,8 @@ export interface IndexRow {
   tokens: number | null;
   cost_usd: number | null;
   duration_ms: number;
+  /** The attempt's failure labels (docs/failure-labels.md); empty when it has none or was never labelled. */
+  labels: string[];
   /** The static page only: which of its attempt chunks holds this attempt. */
   chunk?: number;
 }
@@ -58,6 +61,10 @@ export interface IndexRun {
   unisolated: string | null;
   summary: Omit<Report, "samples">;
   sections: IndexSection[];
+  /** Per agent, each Git skill's attempts and how many held it (src/report/skills.ts). */
+  skills: SkillRow[];
+  /** Per agent, how many failed attempts carry each failure label. */
+  labels: LabelCount[];
 }
 
 export interface ViewIndex {
@@ -124,6 +131,7 @@ export function indexOfRun(records: readonly ResultRecord[], meta: RunMeta, runI
     tokens: s.tokens,
     cost_usd: s.cost_usd,
     duration_ms: s.duration_ms,
+    labels: [...(byKey.get(s.key)?.failure_labels ?? [])],
   }));
   const sections: IndexSection[] = [];
   for (const section of reportSections()) {
@@ -143,6 +151,8 @@ export function indexOfRun(records: readonly ResultRecord[], meta: RunMeta, runI
     unisolated: unisolatedLine(report) ?? null,
     summary,
     sections,
+    skills: skillProfiles(records),
+    labels: labelCounts(records),
   };
   return { run, rows };
 }

@@ -61,8 +61,15 @@ export function skillProfiles(records: readonly ResultRecord[]): SkillRow[] {
   return rows;
 }
 
+/** How many failed attempts of an agent carry a failure label. */
+export interface LabelCount {
+  agent: string;
+  label: string;
+  attempts: number;
+}
+
 /** How many failed attempts carry each label, per agent, most frequent first. */
-export function labelCounts(records: readonly ResultRecord[]): { agent: string; label: string; attempts: number }[] {
+export function labelCounts(records: readonly ResultRecord[]): LabelCount[] {
   const counts = new Map<string, number>();
   for (const r of records) for (const l of r.failure_labels ?? []) counts.set(JSON.stringify([r.agent, l]), (counts.get(JSON.stringify([r.agent, l])) ?? 0) + 1);
   return [...counts]

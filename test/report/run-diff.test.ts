@@ -69,6 +69,16 @@ describe("report --diff", () => {
     expect(r.stdout).toContain("(none in either run)");
   });
 
+  it("with --json prints the same diff as JSON: the flips with their labels and the label counts", async () => {
+    const failed = RunStore.read(oursDir()).records.filter((r) => r.solved === false);
+    const r = await gitgood(["report", oracleDir(), oursDir(), "--diff", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const d = JSON.parse(r.stdout) as { a: string; b: string; lost: { key: string; labels_b: string[] }[]; gained: unknown[]; labels: { label: string; a: number; b: number }[] };
+    expect(d.lost.map((f) => [f.key, f.labels_b])).toEqual(failed.map((f) => [f.key, f.failure_labels ?? []]));
+    expect(d.gained).toEqual([]);
+    expect(d.labels).toContainEqual({ label: "region_resolved_differently", a: 0, b: failed.length });
+  });
+
   it("one run directory or three is a one-line error", async () => {
     const one = await gitgood(["report", oracleDir(), "--diff"]);
     expect(one.code).not.toBe(0);
