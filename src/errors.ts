@@ -18,11 +18,13 @@ export class GitGoodError extends Error {
     this.data = data;
   }
 
+  /** The error as JSON writes it: its code, message and data (a run's `error` field, a CLI's `--json` output). */
   toJSON(): { code: ErrorCode; message: string; data: Record<string, unknown> } {
     return { code: this.code, message: this.message, data: this.data };
   }
 }
 
+/** Whether `value` is a {@link GitGoodError} (an error with a stable code), as opposed to any other thrown value. */
 export function isGitGoodError(value: unknown): value is GitGoodError {
   return value instanceof GitGoodError;
 }

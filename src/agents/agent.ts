@@ -63,6 +63,7 @@ export interface Agent {
    * it writes anything, so a failure stops the run in one line instead of failing each attempt.
    */
   prepare?(): Promise<void>;
+  /** Works one attempt: acts on the session's repository through its tools until done or out of budget. */
   run(session: Session): Promise<void>;
 }
 

@@ -14,6 +14,7 @@ import { BaselineAgent, StrategyAgent, baselineStrategies } from "./strategies.j
 export { agentSupports, type Agent, type Session } from "./agent.js";
 export { BaselineAgent, StrategyAgent } from "./strategies.js";
 
+/** What building an agent by kind may need: a model and client, a command, an A2A URL, the run's proxy, a family kind's own options. */
 export interface AgentOptions {
   /** For agents that talk to a model: the model name, and optionally a client (tests pass a scripted one). */
   model?: string;

@@ -1,4 +1,6 @@
 import { fileURLToPath } from "node:url";
+// The quote module alone: shell-quote's index types re-declare Array.prototype.join globally.
+import quote from "shell-quote/quote.js";
 
 /** Environment variables an `mcp-command` agent program gets. */
 export const MCP_CONFIG_ENV = "GITGOOD_MCP_CONFIG";
@@ -24,9 +26,12 @@ export function mcpConfig(entry: StdioServerEntry): { mcpServers: Record<string,
   return { mcpServers: { [MCP_SERVER_NAME]: entry } };
 }
 
-/** Quotes one word for a POSIX shell. */
+/**
+ * Quotes one word for a POSIX shell (shell-quote's `quote`): the shell gives back exactly `word`, in any
+ * position; a word that could read as an assignment or start with `~` or `#` is escaped too.
+ */
 export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return quote([word]);
 }
 
 /** The same command as one shell-ready line. */

@@ -18,6 +18,7 @@ interface DatasetFileInfo {
   samples: number;
 }
 
+/** An imported dataset: its samples, the files they came from, and what the import noticed but did not stop for. */
 export interface Dataset {
   samples: Sample[];
   files: DatasetFileInfo[];

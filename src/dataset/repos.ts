@@ -9,6 +9,7 @@ import { clonePath } from "./clones.js";
 
 export const DEFAULT_URL_PATTERN = "https://github.com/{name}.git";
 
+/** Where and how the repositories a dataset names are cloned. */
 export interface FetchReposOptions {
   /** Directory that receives `owner/repo` bare clones. */
   into: string;
@@ -51,6 +52,7 @@ interface UnverifiedSample {
   missing: MissingCommit[];
 }
 
+/** What fetching a dataset's repositories did, one outcome per repository. */
 export interface ReposReport {
   repositories: RepositoryOutcome[];
   samples: number;

@@ -5,6 +5,7 @@ import { GitGoodError } from "../errors.js";
 export const SAMPLE_SCHEMA_VERSION = 1;
 
 export const SAMPLE_TYPES = ["merge", "file_commit_chain"] as const;
+/** The types of sample the Git miner makes: a merge or a file-commit chain. */
 export type SampleType = (typeof SAMPLE_TYPES)[number];
 
 export const DIFFICULTIES = ["easy", "medium", "hard"] as const;
@@ -170,6 +171,7 @@ export type MergeSample = z.infer<typeof MergeSampleSchema>;
 export type ChainSample = z.infer<typeof ChainSampleSchema>;
 export type SweSample = z.infer<typeof SweSampleSchema>;
 export type RepoCompletionSample = z.infer<typeof RepoCompletionSampleSchema>;
+/** One sample of any built-in type (a merge, a file-commit chain, a SWE task, a repository completion), as a dataset file holds it. */
 export type Sample = z.infer<typeof BuiltInSampleSchema>;
 
 export function isMergeSample(sample: Sample): sample is MergeSample {
@@ -262,6 +264,7 @@ export function idPrefix(name: string): string {
   return name.replace(/[^\p{L}\p{N}_]+/gu, "_").replace(/^_+|_+$/g, "");
 }
 
+/** A sample's id as the miner names it: the repository's name, the sample type and a zero-padded index (`owner_repo_merge_0003`). */
 export function sampleId(name: string, type: SampleType, index: number): string {
   return `${idPrefix(name)}_${type}_${String(index).padStart(4, "0")}`;
 }

@@ -5,6 +5,7 @@ import { at } from "../util/at.js";
 
 type SampleType = Sample["sample_type"];
 
+/** How many samples the Lite and full splits take per language and scenario type, the seed of the draw, and the languages. */
 export interface SplitOptions {
   /** Samples in Lite per language and scenario type (published: 20). */
   lite: number;
@@ -30,6 +31,7 @@ interface SplitGroup {
   full_strata: number;
 }
 
+/** A dataset split into Lite, full and train, with the groups the draw was made in. */
 export interface SplitResult {
   lite: Sample[];
   full: Sample[];

@@ -31,6 +31,7 @@ interface DatasetStats {
   languages: LanguageCount[];
 }
 
+/** A dataset's statistics, one entry per split. */
 export interface StatsReport {
   splits: DatasetStats[];
   /** Ids found in more than one of the files (0 for disjoint splits). */

@@ -95,6 +95,7 @@ export interface ReportFormat {
   options?(): Option[];
   /** Checks the flags before anything is written; `asked` tells whether the format itself was asked for. */
   check?(flags: Readonly<Record<string, unknown>>, asked: boolean): void;
+  /** The run in this format, as text. */
   render(run: FormatRun, ctx: FormatContext): string;
   /** Several runs side by side; a format without it takes one run. */
   compare?(runs: readonly FormatRun[], ctx: FormatContext): string;

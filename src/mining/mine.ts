@@ -30,6 +30,7 @@ import { ANY_DATE, type DateWindow } from "./window.js";
 
 const SUMMARY_SCHEMA_VERSION = 1;
 
+/** What to mine from a repository and within which limits. */
 export interface MineOptions {
   /** Which samples to mine: merges, file-commit chains, or both (default). */
   type: SampleType | "all";
@@ -73,6 +74,7 @@ export interface MineInput extends Partial<MineOptions> {
   repoPath: string;
 }
 
+/** The options `gitgood mine` uses when none are given. */
 export const DEFAULT_MINE_OPTIONS: MineOptions = {
   type: "all",
   metadata: EMPTY_METADATA,
@@ -90,6 +92,7 @@ export const DEFAULT_MINE_OPTIONS: MineOptions = {
 
 type Counts = Record<Difficulty | "total", number>;
 
+/** What a mining run saw (branches, commits, the kind of clone) and how many samples of each type and difficulty it kept. */
 export interface MineSummary {
   schema_version: number;
   repository: string;
@@ -112,6 +115,7 @@ export interface MineSummary {
   warnings: string[];
 }
 
+/** The samples mined from a repository and the summary of the mining. */
 export interface MineResult {
   samples: Sample[];
   summary: MineSummary;

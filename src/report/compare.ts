@@ -64,6 +64,7 @@ export interface SampleOverlap {
   only: number[];
 }
 
+/** Two or more runs side by side: rates over the samples they share, by difficulty, and the samples they disagree on. */
 export interface Comparison {
   schema_version: number;
   runs: LabelledReport[];

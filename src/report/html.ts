@@ -69,6 +69,7 @@ function trajectoryOf(store: RunStore | null, record: ResultRecord): { trajector
   }
 }
 
+/** The title of a run's static HTML page and the directory it is written in. */
 export interface StaticPageOptions {
   title: string;
   /** The directory the page is written in: each attempt links its trajectory file relative to it. */

@@ -117,6 +117,7 @@ const ResolvedConfigSchema = z.object({
 });
 export type ResolvedConfig = z.infer<typeof ResolvedConfigSchema>;
 
+/** The schema of a run directory's `config.json`: how the run was asked for and what it resolved to. */
 export const RunConfigSchema = z.object({
   schema_version: z.literal(RESULTS_SCHEMA_VERSION),
   gitgood_version: z.string(),
@@ -140,6 +141,7 @@ export const RunConfigSchema = z.object({
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 });
+/** A run directory's `config.json`. */
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
 /** What `run`, `bench` and `mcp` know about a run when they open its directory. */

@@ -58,6 +58,7 @@ export const ResultRecordSchema = z.object({
   /** Why a failed attempt failed, read from its final state and trajectory (src/runs/labels.ts); absent in older records. */
   failure_labels: z.array(z.string()).optional(),
 });
+/** One attempt's result, a line of a run's `results.jsonl`. */
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;
 
 /**

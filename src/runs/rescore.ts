@@ -14,6 +14,7 @@ import { DEFAULT_SCORE_TIMEOUT_SECONDS, withScoreLimit } from "./settle.js";
 import { RunStore } from "./store.js";
 import { TrajectorySchema } from "./trajectory.js";
 
+/** The judges and settings a rescore of a finished run uses. */
 export interface RescoreOptions {
   judges: readonly ModelClient[];
   /** Prices per judge model name, for the judges' cost (none: the cost of a judge that spends tokens is unknown). */
@@ -26,6 +27,7 @@ export interface RescoreOptions {
   onRecord?: (record: ResultRecord, rescored: boolean) => void;
 }
 
+/** What a rescore did: how many records it scored again, how many it skipped, and the records as they now are. */
 export interface RescoreSummary {
   rescored: number;
   /** Records with nothing to score again: agent or system errors, or trajectories without a final state. */

@@ -16,6 +16,7 @@ import type { Job } from "./types.js";
 import type { RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
 
+/** What a run attempts, with which agent, where it writes and within which limits. */
 export interface RunOptions {
   /** The samples to attempt, each with every scenario that applies to it (or those `scenarios` names). */
   samples: readonly Sample[];
@@ -69,6 +70,7 @@ export interface RunOptions {
   onResult?: (record: ResultRecord, progress: { done: number; total: number; resumed: boolean }) => void;
 }
 
+/** The counts a finished run reports. */
 export interface RunSummary {
   /** Sample × scenario pairs of the dataset the agent can work. */
   total: number;

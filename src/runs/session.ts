@@ -16,6 +16,7 @@ export type TrajectoryEntry =
   | { type: "tool_result"; tool: string; ok: boolean; output: string; done: boolean }
   | { type: "note"; text: string };
 
+/** One entry of a trajectory with its time since the attempt started, in milliseconds. */
 export type TrajectoryEvent = TrajectoryEntry & { at_ms: number };
 
 /** Tools beyond the scenario's (agent memory, say), each answered by its own registry. */

@@ -213,10 +213,12 @@ export class RunStore {
     return this.appendOnly;
   }
 
+  /** Whether the run holds a result for the attempt `key`. */
   has(key: string): boolean {
     return this.records.has(key);
   }
 
+  /** The result recorded for the attempt `key`, if any. */
   get(key: string): ResultRecord | undefined {
     return this.records.get(key);
   }

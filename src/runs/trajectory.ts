@@ -30,4 +30,5 @@ export const TrajectorySchema = z.object({
   events: z.array(z.record(z.string(), z.unknown())),
   error: z.object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()) }).optional(),
 });
+/** One attempt's trajectory file: what the agent did, event by event, and how it ended. */
 export type Trajectory = z.infer<typeof TrajectorySchema>;

@@ -45,6 +45,7 @@ for (const backend of [namespaceBackend, dockerBackend, noneBackend]) registerIs
 export function isolationModes(): readonly string[] {
   return BACKENDS.map((b) => b.name);
 }
+/** The name of an isolation backend (`bwrap`, `docker`, a plug-in's name). */
 export type IsolationMode = string;
 
 /** The isolation `--isolation` picks when not given. */

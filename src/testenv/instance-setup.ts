@@ -1,5 +1,7 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
+// The quote module alone: shell-quote's index types re-declare Array.prototype.join globally.
+import shellQuote from "shell-quote/quote.js";
 import { GitGoodError } from "../errors.js";
 
 /**
@@ -111,7 +113,7 @@ function bad(field: string, why: string): GitGoodError {
   return new GitGoodError("BAD_ENV_SPEC", `the instance's setup.${field}: ${why}`, { field });
 }
 
-/** A word for `sh`: single-quoted unless it is plain. */
+/** A word for `sh`, which gives it back exactly (a leading `~` is not expanded). */
 function quote(word: string): string {
-  return /^[\w@%+=:,./~^-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return shellQuote([word]);
 }

@@ -358,7 +358,7 @@ describe("export inspect", () => {
 });
 
 describe("zip writer", () => {
-  it("writes archives Python's zipfile reads back exactly, stored and deflated, with UTF-8 names", () => {
+  it("writes archives Python's zipfile reads back exactly, deflated, with UTF-8 names", () => {
     const big = "line of text\n".repeat(1000);
     const bytes = Buffer.from([0, 1, 2, 255, 254]);
     const file = path.join(tmp, "t.zip");
@@ -367,10 +367,28 @@ describe("zip writer", () => {
     expect(py.stderr).toBe("");
     const rows = py.stdout.trim().split("\n").map((l) => l.split(" "));
     expect(rows.map((r) => r[0])).toEqual(["a/ü.txt", "b.bin", "empty"]);
-    expect(rows[0]?.[1]).toBe("8");
-    expect(rows[1]?.[1]).toBe("0");
+    expect(rows.map((r) => r[1])).toEqual(["8", "8", "8"]);
     expect(Buffer.from(rows[0]?.[2] ?? "", "base64").toString()).toBe(big);
     expect(Buffer.from(rows[1]?.[2] ?? "", "base64").equals(bytes)).toBe(true);
-    expect(() => zipArchive([{ name: "../x", data: "" }])).toThrow(/bad or repeated/);
+    expect(Buffer.from(rows[2]?.[2] ?? "", "base64").length).toBe(0);
+    for (const name of ["../x", "/x", "", "__proto__"]) expect(() => zipArchive([{ name, data: "" }])).toThrow(/bad or repeated/);
+    expect(() => zipArchive([{ name: "x", data: "" }, { name: "x", data: "" }])).toThrow(/bad or repeated/);
+  });
+
+  it("gives the same bytes, dated 1980-01-01 00:00, whatever the time zone", () => {
+    const entries = [{ name: "a.json", data: "{}" }];
+    const saved = process.env.TZ;
+    const byZone = ["UTC", "America/Los_Angeles", "Pacific/Kiritimati"].map((zone) => {
+      process.env.TZ = zone;
+      return zipArchive(entries);
+    });
+    if (saved === undefined) delete process.env.TZ;
+    else process.env.TZ = saved;
+    expect(byZone[1]?.equals(byZone[0] as Buffer)).toBe(true);
+    expect(byZone[2]?.equals(byZone[0] as Buffer)).toBe(true);
+    const file = path.join(tmp, "dated.zip");
+    writeFileSync(file, byZone[0] as Buffer);
+    const py = spawnSync("python3", ["-c", "import zipfile,sys\nz=zipfile.ZipFile(sys.argv[1])\ni=z.infolist()[0]\nprint(i.date_time, i.create_system, oct(i.external_attr >> 16))", file], { encoding: "utf8" });
+    expect(py.stdout.trim()).toBe("(1980, 1, 1, 0, 0, 0) 3 0o100644");
   });
 });

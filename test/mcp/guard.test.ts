@@ -60,7 +60,7 @@ describe("MCP descriptions", () => {
 
   it("quote command lines for a shell", () => {
     expect(shellQuote("/usr/bin/node")).toBe("/usr/bin/node");
-    expect(shellQuote("it's here")).toBe(`'it'\\''s here'`);
+    expect(shellQuote("it's here")).toBe(`"it's here"`);
     expect(shellLine({ command: "/n", args: ["a b", "--x"] })).toBe("/n 'a b' --x");
   });
 });

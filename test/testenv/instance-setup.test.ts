@@ -82,7 +82,7 @@ describe("an instance's set-up fields (commit0's setup)", () => {
       "apt-get install -y --no-install-recommends libxml2-dev",
       "apt-get install -y zlib1g-dev",
       "pip install -r requirements.txt",
-      "pip install 'pytest-cov>=4' tomli",
+      "pip install pytest-cov\\>\\=4 tomli",
       "pip install -e .",
       "python setup.py build_ext --inplace",
     ]);
@@ -107,7 +107,7 @@ describe("an instance's set-up fields (commit0's setup)", () => {
   it("finds the project's declared test dependencies: test requirements files and pyproject's test extras", () => {
     expect(declaredTestDependencies(project.sandbox.workDir)).toEqual([
       "pip install -r requirements-test.txt",
-      expect.stringMatching(/^python -c '[\s\S]*tomllib[\s\S]*' "\$GITGOOD_ENV\/pyproject-test-requirements.txt" && if \[ -s /),
+      expect.stringMatching(/^python -c "[\s\S]*tomllib[\s\S]*" "\$GITGOOD_ENV\/pyproject-test-requirements.txt" && if \[ -s /),
     ]);
   });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { PYTEST_COMMAND } from "../../src/testenv/defaults.js";
 import { plainCommandWords } from "../../src/testenv/shell-words.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 const VARS = { GITGOOD_JUNIT: "/tmp/results dir/junit.xml", GITGOOD_ENV: "/cache/env" };
 
@@ -42,5 +43,30 @@ describe("a test command run without a shell", () => {
     ]) {
       expect(plainCommandWords(command, VARS), command).toBeNull();
     }
+  });
+
+  it("splits generated commands exactly as sh does whenever it takes them (seeded fuzz)", () => {
+    const random = seededRandom(36);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const outside = [..."aZ09_@%+,./:=-", ..."$`\\!*?~#&;|<>(){}[]\n"];
+    const inSingle = [..." \t\n\"$`\\!*?~#&;|aZ09", "é", "日"];
+    const inDouble = [..." \t\n'*?~#&;|aZ09", "é", "日", "$GITGOOD_JUNIT", "${GITGOOD_ENV}", "$", "`", "\\", "!", "$GITGOOD_UNSET", "$HOME"];
+    const piece = (): string => {
+      const r = random();
+      const run = (chars: readonly string[]): string => Array.from({ length: Math.floor(random() * 5) }, () => pick(chars)).join("");
+      if (r < 0.4) return run(outside.slice(0, random() < 0.9 ? 14 : outside.length));
+      if (r < 0.7) return `'${run(inSingle)}'`;
+      return `"${run(inDouble.slice(0, random() < 0.85 ? 14 : inDouble.length))}"`;
+    };
+    let taken = 0;
+    for (let i = 0; i < 600; i++) {
+      const words = Array.from({ length: 1 + Math.floor(random() * 4) }, () => Array.from({ length: 1 + Math.floor(random() * 3) }, piece).join(""));
+      const command = `run ${words.join(pick([" ", "  ", "\t"]))}`;
+      const parsed = plainCommandWords(command, VARS);
+      if (parsed === null) continue;
+      taken++;
+      expect(parsed, command).toEqual(shellWords(command));
+    }
+    expect(taken).toBeGreaterThan(200);
   });
 });
