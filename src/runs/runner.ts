@@ -171,11 +171,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
       done++;
       opts.onResult?.(r, { done, total: jobs.length, resumed: true });
     }
-    // The spend of the run so far: every record of its jobs, the ones to be run again included (they were paid for).
-    for (const j of jobs) {
-      const r = opts.store.get(j.key);
-      if (r) budget?.add(r);
-    }
+    // The spend of the run so far: every record in its directory, the ones to be run again included (they were paid for).
+    for (const r of budget ? opts.store.all() : []) budget?.add(r);
     const ctx: JobContext = {
       agent: opts.agent,
       where: opts.where,
