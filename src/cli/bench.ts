@@ -204,5 +204,6 @@ export function benchCommand(io: CliIO): Command {
     const summary = await runFromFlags(build(runDir, samplesFile), flags);
     writeReport(runDir, { json: flags.json, html: flags.html ?? path.join(out, `report${suffix}.html`) }, io);
     checkOutcome(summary.records, flags);
+    if (summary.budgetLine) io.stderr.write(`${summary.budgetLine}\n`);
   });
 }

@@ -122,6 +122,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       io.stdout.write(flags.json ? `${JSON.stringify(summaryReport, null, 2)}\n` : `${escapeControls(formatReport(summaryReport))}\n`);
       checkOutcome(summary.records, flags);
     }
+    if (summary.budgetLine) io.stderr.write(`${summary.budgetLine}\n`);
     return summary.records;
   } finally {
     unsay();

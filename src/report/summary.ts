@@ -1,4 +1,5 @@
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
+import { costPerSolved, type CostPerSolved } from "./cost-per-solved.js";
 import { faultOf } from "../errors.js";
 import { failureCauses, type FailureCause } from "../runs/failures.js";
 import type { ResultRecord } from "../runs/record.js";
@@ -106,6 +107,8 @@ interface ReportTables {
   /** The judges' tokens and cost, and the response cache's hits, summed over the records that say (null: none does). */
   judge_tokens: number | null;
   judge_cost_usd: number | null;
+  /** Spend (agent + judges) per solved task with a 95 % interval (a ratio estimator over attempts; null: nothing solved at a known cost). */
+  cost_per_solved: CostPerSolved | null;
   cache_hits: number | null;
   samples: SampleRow[];
   /** The system errors grouped by cause (code and whole message), with the attempts each hit; the most frequent first. */
@@ -268,6 +271,7 @@ function usageTotals(
     judge_tokens: sumKnown(extras.map((e) => e.judge_tokens)),
     // A judge that ran without a price leaves the total unknown, not $0.
     judge_cost_usd: extras.some((e) => e.judge_cost_usd === null && (e.judge_tokens ?? 0) > 0) ? null : sumKnown(extras.map((e) => e.judge_cost_usd), 6),
+    cost_per_solved: costPerSolved(ordered),
     cache_hits: sumKnown(extras.map((e) => e.cache_hits)),
   };
 }

@@ -67,7 +67,7 @@ function tokensText(report: Pick<Report, "tokens" | "usage_unknown" | "totals">,
 
 /** The usage of a report as parts of a line: tokens and cost, the judges' when recorded, and cache hits when counted. */
 export function usageParts(
-  report: Pick<Report, "tokens" | "usage_unknown" | "totals" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits">,
+  report: Pick<Report, "tokens" | "usage_unknown" | "totals" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits"> & Partial<Pick<Report, "cost_per_solved">>,
   label = "tokens",
 ): string[] {
   const parts = [tokensText(report, label)];
@@ -75,6 +75,8 @@ export function usageParts(
   if (report.judge_tokens !== null) parts.push(`judge tokens ${report.judge_tokens}`);
   if (report.judge_cost_usd !== null) parts.push(`judge cost $${report.judge_cost_usd.toFixed(4)}`);
   else if ((report.judge_tokens ?? 0) > 0) parts.push("judge cost not priced");
+  const per = report.cost_per_solved;
+  if (per) parts.push(`per solved task $${per.usd.toFixed(4)} (95% CI $${per.low.toFixed(4)}-$${per.high.toFixed(4)})`);
   if (report.cache_hits !== null) parts.push(`cache hits ${report.cache_hits}`);
   return parts;
 }

@@ -33,8 +33,14 @@ export interface Executor {
    * when all have. A job's own failure is its record's error, never a rejection; a rejection means the
    * executor itself failed (and the jobs without a result run again when the run is resumed).
    */
-  execute(jobs: readonly Job[], settled: (result: Settled, job: Job) => void): Promise<void>;
+  execute(jobs: readonly Job[], settled: (result: Settled, job: Job) => void, admit?: Admit): Promise<void>;
 }
+
+/**
+ * Asked just before a job would start: false leaves it unstarted (no result, no record: a resumed run
+ * starts it). The run's budget is such a gate; jobs already started finish.
+ */
+export type Admit = (job: Job) => boolean;
 
 /** What every attempt of a run is given: the live agent, where the repositories are, the limits. */
 export interface JobContext {
@@ -192,12 +198,15 @@ const MOST_GIT_THREADS = 8;
  */
 export function localExecutor(ctx: JobContext, concurrency: number): Executor {
   return {
-    execute: (jobs, settled) =>
+    execute: (jobs, settled, admit) =>
       withRunPacks(async (packs) => {
         const threads = concurrency > 1 && jobs.length > 1 ? useGitThreads(Math.min(concurrency, MOST_GIT_THREADS)) : null;
         try {
-          const run = async (job: Job) => ({ job, result: await attemptJob(job, ctx, packs) });
-          for await (const { job, result } of mapPool(jobs, concurrency, run)) settled(result, job);
+          // Each result is handed on as its attempt ends, before the pool starts the next job (which `admit` may keep back on it).
+          const run = async (job: Job) => {
+            if (admit === undefined || admit(job)) settled(await attemptJob(job, ctx, packs), job);
+          };
+          for await (const ended of mapPool(jobs, concurrency, run)) void ended;
         } finally {
           await threads?.();
         }

@@ -11,6 +11,7 @@ import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
+import { budgetOf } from "./budget.js";
 import { isolationLimits, specFromOptions, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
@@ -18,7 +19,7 @@ import type { ModelFlags, RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
 import type { Prices } from "./result.js";
-import { checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
+import { checkBudget, checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
 import { modelOptionsOf } from "./ticket.js";
 
@@ -267,6 +268,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     shard: flags.shard,
     onResult: run.onResult,
   };
+  if (budgetOf(specOfFlags(flags))) checkBudget(options, run.executor !== undefined);
   // A new run directory is made only once the repositories and models passed their checks.
   const checked = !run.executor && !existsSync(run.dir);
   if (checked) await checkFreshRun(options);

@@ -5,6 +5,8 @@ import type { Sample } from "../dataset/sample.js";
 import { RepoPool } from "../git/repo-pool.js";
 import type { HistoryDepth } from "../git/store.js";
 import type { Isolation } from "../sandbox/isolation.js";
+import { GitGoodError } from "../errors.js";
+import { budgetOf, checkBudgetPrices } from "./budget.js";
 import { localExecutor, type Executor, type JobContext } from "./executor.js";
 import type { ResultRecord } from "./record.js";
 import type { Prices } from "./result.js";
@@ -13,7 +15,7 @@ import { checkModels, checkRepositories } from "./preflight.js";
 import { shardJobs, type Shard } from "./shard.js";
 import type { Scoring } from "./settle.js";
 import type { Job } from "./types.js";
-import type { RunStore } from "./store.js";
+import { RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
 
 /** What a run attempts, with which agent, where it writes and within which limits. */
@@ -80,6 +82,10 @@ export interface RunSummary {
   resumed: number;
   /** Scenarios the agent does not work (baselines are scenario-specific). */
   unsupported: number;
+  /** Attempts the run's budget (`--budget-usd`) kept from starting: a resume starts them. */
+  notStarted: number;
+  /** Why they were not started, in one line (null when none was kept back). */
+  budgetLine: string | null;
   records: ResultRecord[];
 }
 
@@ -111,6 +117,26 @@ export async function checkFreshRun(opts: Omit<RunOptions, "store">): Promise<vo
   }
 }
 
+/** The agent's prices: its model's in `modelPrices`, else `prices`. */
+function agentPricesOf(opts: Omit<RunOptions, "store">): Prices | undefined {
+  return (opts.agentModel !== undefined ? opts.modelPrices?.[opts.agentModel] : undefined) ?? opts.prices;
+}
+
+/**
+ * Refuses, in one line, a budget the run could not keep: one for a queue's workers (`queued`), or one
+ * with a model (the agent's or a judge's) without prices. Made before the run directory is.
+ */
+export function checkBudget(opts: Omit<RunOptions, "store">, queued: boolean): void {
+  if (queued) throw new GitGoodError("BAD_OPTION", "--budget-usd applies to attempts this process runs, not to a queue's workers");
+  const prices = agentPricesOf(opts);
+  checkBudgetPrices({
+    agentModel: opts.agentModel,
+    agentPrices: prices,
+    judges: opts.judges,
+    priceOf: (model) => opts.modelPrices?.[model] ?? (model === opts.agentModel ? prices : undefined),
+  });
+}
+
 /**
  * Runs an agent over a dataset: every sample × scenario the agent works, `jobs` at a time, each in its
  * own sandbox with a time limit. Records are appended as each finishes; pairs already in the run
@@ -119,7 +145,7 @@ export async function checkFreshRun(opts: Omit<RunOptions, "store">): Promise<vo
 export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   const planned = runJobs(opts);
   const jobs = planned.jobs;
-  const prices = (opts.agentModel !== undefined ? opts.modelPrices?.[opts.agentModel] : undefined) ?? opts.prices;
+  const prices = agentPricesOf(opts);
   const scoring: Scoring = {
     judges: opts.judges,
     agent: opts.agent.name,
@@ -129,6 +155,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     // Scoring gets as long again as the attempt had (a stalled judge cannot hold the run).
     scoreTimeoutSeconds: opts.timeoutSeconds,
   };
+  const budget = budgetOf(RunStore.readConfig(opts.store.dir).spec);
+  if (budget) checkBudget(opts, opts.executor !== undefined);
   const todo = jobs.filter((j) => {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
@@ -145,6 +173,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
       done++;
       opts.onResult?.(r, { done, total: jobs.length, resumed: true });
     }
+    // The spend of the run so far: every record in its directory, the ones to be run again included (they were paid for).
+    for (const r of budget ? opts.store.all() : []) budget?.add(r);
     const ctx: JobContext = {
       agent: opts.agent,
       where: opts.where,
@@ -158,20 +188,27 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     };
     const executor = opts.executor ?? localExecutor(ctx, opts.jobs);
     const writer = new RunWriter(opts.store);
-    await executor.execute(todo, (settled) => {
-      const record = writer.write(settled);
-      done++;
-      opts.onResult?.(record, { done, total: jobs.length, resumed: false });
-    });
+    await executor.execute(
+      todo,
+      (settled) => {
+        const record = writer.write(settled);
+        budget?.add(record, true);
+        done++;
+        opts.onResult?.(record, { done, total: jobs.length, resumed: false });
+      },
+      budget ? () => budget.admit() : undefined,
+    );
   } finally {
     await sources.close();
   }
   const keys = new Set(jobs.map((j) => j.key));
   return {
     total: jobs.length,
-    ran: todo.length,
+    ran: todo.length - (budget?.notStarted ?? 0),
     resumed: jobs.length - todo.length,
     unsupported: planned.unsupported,
+    notStarted: budget?.notStarted ?? 0,
+    budgetLine: budget?.stopLine() ?? null,
     records: opts.store.all().filter((r) => keys.has(r.key)),
   };
 }

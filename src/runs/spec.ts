@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GitGoodError } from "../errors.js";
 import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { positiveIntOption } from "../util/options.js";
 import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
@@ -69,6 +70,28 @@ export const ACCEPT_WEAK_LIMITS = defineRunSetting<boolean>({
   identity: false,
   request: "operator",
   group: "limits",
+});
+
+/** No budget: the largest number, so that any budget asked for is below it. */
+export const NO_BUDGET = Number.MAX_VALUE;
+
+/** US dollars of measured spend (agent + judges) after which a run starts no new attempt. */
+export const BUDGET_USD = defineRunSetting<number>({
+  key: "budget_usd",
+  option: "budget-usd",
+  value: "<usd>",
+  help: "start no new attempt once the run's measured spend (agent + judges, at their prices) reaches this many US dollars",
+  schema: z.number().positive(),
+  parse: (text, option) => {
+    const usd = Number(text);
+    if (!Number.isFinite(usd) || usd <= 0) throw new GitGoodError("BAD_OPTION", `${option} takes a positive number of US dollars, not '${text}'`);
+    return usd;
+  },
+  default: NO_BUDGET,
+  defaultLabel: "none",
+  identity: false,
+  request: "at-most",
+  group: "spend",
 });
 
 /** What the spec's limits ask of the isolation: the jail's limits (CPU time per process: `cpuSeconds`) and whether weak ones are accepted. */
