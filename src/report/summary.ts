@@ -254,11 +254,11 @@ function repeatRows(agents: readonly string[], ordered: readonly ResultRecord[],
   return rows;
 }
 
-/** What the run used in all: the agents' tokens and cost, the judges' tokens and cost, and cache hits. */
+/** What the run used in all: the agents' tokens and cost, the judges' tokens and cost, the cost per solved task and cache hits. */
 function usageTotals(
   ordered: readonly ResultRecord[],
   extras: readonly RecordExtras[],
-): Pick<Report, "tokens" | "usage_unknown" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cache_hits"> {
+): Pick<Report, "tokens" | "usage_unknown" | "cost_usd" | "judge_tokens" | "judge_cost_usd" | "cost_per_solved" | "cache_hits"> {
   const costs = ordered.map((r) => r.cost_usd);
   const known = ordered.map(tokensOf).filter((t): t is { prompt: number; completion: number } => t !== null);
   return {

@@ -2,7 +2,7 @@ import { GitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
 import type { ResultRecord } from "./record.js";
 import type { Prices } from "./result.js";
-import { BUDGET_USD, NO_BUDGET, specValue, type RunSpec } from "./spec.js";
+import { BUDGET_USD, specValue, type RunSpec } from "./spec.js";
 
 /*
  * A run's spend control (`--budget-usd`). The run's spend is what its records say the attempts cost:
@@ -81,7 +81,7 @@ export class Budget {
 /** The run's budget from its spec, or null when it has none. */
 export function budgetOf(spec: RunSpec | undefined): Budget | null {
   const cap = specValue(spec, BUDGET_USD);
-  return cap >= NO_BUDGET ? null : new Budget(cap);
+  return cap === null ? null : new Budget(cap);
 }
 
 /** What a budgeted run must be able to price: the agent's model and every judge's. */

@@ -13,7 +13,7 @@ import { GitGoodError, type ErrorCode } from "../errors.js";
 export type RequestRule =
   /** Nothing: only the operator sets it. */
   | "operator"
-  /** A number the request may lower, never raise above the operator's (a limit). */
+  /** A number the request may lower, never raise above the operator's (a limit; null: no limit). */
   | "at-most";
 
 /** One setting of a run. */
@@ -59,7 +59,9 @@ export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
   if ([...declared.values()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
   if (setting.value === undefined && setting.default !== false) throw new Error(`run setting '${setting.key}' is a switch: its default must be false`);
   if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
-  if (setting.request === "at-most" && typeof setting.default !== "number") throw new Error(`run setting '${setting.key}': only a number can be asked for at most`);
+  if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {
+    throw new Error(`run setting '${setting.key}': only a number (or null, no limit) can be asked for at most`);
+  }
   declared.set(setting.key, setting);
   return setting;
 }
@@ -137,8 +139,7 @@ export function narrowedSpec(operator: RunSpec, requested: Readonly<Record<strin
     const asked = requested[s.key];
     if (asked === undefined) continue;
     if (s.request === "operator") throw new GitGoodError("BAD_OPTION", `${s.key} is set by the operator, not by a request`);
-    const mine = specValue(operator, s) as number;
-    out[s.key] = Math.min(mine, asked as number);
+    out[s.key] = lesserLimit(specValue(operator, s) as number | null, asked as number | null);
   }
   return out;
 }
@@ -152,7 +153,7 @@ export function beyondSpec(most: RunSpec, asked: Readonly<Record<string, unknown
     const want = asked[s.key];
     if (want === undefined) continue;
     const have = specValue(most, s);
-    const within = s.request === "at-most" ? (want as number) <= (have as number) : same(want, have) || same(want, s.default);
+    const within = s.request === "at-most" ? lesserLimit(have as number | null, want as number | null) === want : same(want, have) || same(want, s.default);
     if (!within) return { key: s.key, setting: s, asked: want, most: have };
   }
   return null;
@@ -160,4 +161,11 @@ export function beyondSpec(most: RunSpec, asked: Readonly<Record<string, unknown
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The lower of two limits, null being no limit. */
+function lesserLimit(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.min(a, b);
 }

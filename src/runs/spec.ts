@@ -72,22 +72,19 @@ export const ACCEPT_WEAK_LIMITS = defineRunSetting<boolean>({
   group: "limits",
 });
 
-/** No budget: the largest number, so that any budget asked for is below it. */
-export const NO_BUDGET = Number.MAX_VALUE;
-
 /** US dollars of measured spend (agent + judges) after which a run starts no new attempt. */
-export const BUDGET_USD = defineRunSetting<number>({
+export const BUDGET_USD = defineRunSetting<number | null>({
   key: "budget_usd",
   option: "budget-usd",
   value: "<usd>",
   help: "start no new attempt once the run's measured spend (agent + judges, at their prices) reaches this many US dollars",
-  schema: z.number().positive(),
+  schema: z.number().positive().nullable(),
   parse: (text, option) => {
     const usd = Number(text);
     if (!Number.isFinite(usd) || usd <= 0) throw new GitGoodError("BAD_OPTION", `${option} takes a positive number of US dollars, not '${text}'`);
     return usd;
   },
-  default: NO_BUDGET,
+  default: null,
   defaultLabel: "none",
   identity: false,
   request: "at-most",

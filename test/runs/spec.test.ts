@@ -9,7 +9,7 @@ import { readDataset } from "../../src/dataset/importer.js";
 import { sampleToJson } from "../../src/dataset/sample.js";
 import { mine } from "../../src/mining/mine.js";
 import { planJobs } from "../../src/runs/plan.js";
-import { defineRunSetting, narrowedSpec, parseRunSpec, runSpecJsonSchema, specFromOptions } from "../../src/runs/spec.js";
+import { beyondSpec, defineRunSetting, narrowedSpec, parseRunSpec, runSpecJsonSchema, specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
 import { createAgent } from "../../src/agents/index.js";
@@ -133,6 +133,17 @@ describe("a run setting declared once", () => {
     expect(narrowedSpec(operator, parseAssessment(request({ fake_limit: 50 })).requested).fake_limit).toBe(7);
     expect(() => parseAssessment(request({ fake_limit: "lots" }))).toThrow(/invalid params: config\.fake_limit/);
     expect(() => narrowedSpec(operator, { accept_weak_limits: true })).toThrow(/operator/);
+  });
+
+  it("a limit whose default is no limit (null) narrows and bounds like an infinite one", () => {
+    const none = specFromOptions({});
+    expect(none.budget_usd).toBeNull();
+    expect(narrowedSpec(none, { budget_usd: 5 }).budget_usd).toBe(5);
+    expect(narrowedSpec({ ...none, budget_usd: 10 }, { budget_usd: null }).budget_usd).toBe(10);
+    expect(beyondSpec(none, { budget_usd: 5 })).toBeNull();
+    expect(beyondSpec({ ...none, budget_usd: 10 }, { budget_usd: null })?.key).toBe("budget_usd");
+    expect(beyondSpec({ ...none, budget_usd: 10 }, { budget_usd: 11 })?.key).toBe("budget_usd");
+    expect(beyondSpec({ ...none, budget_usd: 10 }, { budget_usd: 9 })).toBeNull();
   });
 
   it("is in the spec's JSON Schema with its default, and a spec with an unknown key is refused", () => {
