@@ -80,6 +80,8 @@ export interface SampleRow {
   judge_cost_usd: number | null;
   /** Model requests answered from the response cache (null: the record does not say). */
   cache_hits: number | null;
+  /** Tool calls that looked outside the task (docs/history-probes.md; null: an older record without the audit). */
+  history_probes: number | null;
   duration_ms: number;
   error: string | null;
   trajectory: string | null;
@@ -272,6 +274,7 @@ export function buildReport(input: ReportInput): Report {
       judge_tokens: extras[i]?.judge_tokens ?? null,
       judge_cost_usd: extras[i]?.judge_cost_usd ?? null,
       cache_hits: extras[i]?.cache_hits ?? null,
+      history_probes: r.history_probes?.count ?? null,
       duration_ms: r.duration_ms,
       error: r.error ? `${r.error.code}: ${r.error.message}` : null,
       trajectory: r.trajectory,
