@@ -116,6 +116,7 @@ export function atifTrajectory(
         error: record.error,
         scores: record.scores,
         duration_ms: record.duration_ms,
+        history_probes: record.history_probes ?? null,
       },
     },
   };

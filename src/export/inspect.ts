@@ -89,6 +89,7 @@ function metadata(attempt: Attempt): Json {
     tool_calls: r.tool_calls,
     cost_usd: r.cost_usd,
     duration_ms: r.duration_ms,
+    history_probes: r.history_probes ?? null,
   };
 }
 

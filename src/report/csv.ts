@@ -26,6 +26,7 @@ export const CSV_COLUMNS = [
   "judge_tokens",
   "judge_cost_usd",
   "cache_hits",
+  "history_probes",
   "duration_ms",
   "error",
   "trajectory",

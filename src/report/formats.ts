@@ -5,7 +5,7 @@ import { GitGoodError } from "../errors.js";
 import { escapeControls } from "../util/escape.js";
 import { compareReports } from "./compare.js";
 import { formatRunDiff, runDiff } from "./diff.js";
-import { formatSkills, labelCounts, skillProfiles } from "./skills.js";
+import { formatSkills, labelCounts, probeRates, skillProfiles } from "./skills.js";
 import { reportCsv } from "./csv.js";
 import { renderStaticPage, writeStaticPage } from "./html.js";
 import { junitXml } from "./junit.js";
@@ -44,7 +44,7 @@ const JSON_FORMAT: ReportFormat = {
   name: "json",
   description: "the report (or the comparison) as JSON (stable, versioned layout)",
   output: "stdout",
-  render: (run) => `${JSON.stringify({ ...reportOf(run), skills: skillProfiles(run.records), failure_labels: labelCounts(run.records) }, null, 2)}\n`,
+  render: (run) => `${JSON.stringify({ ...reportOf(run), skills: skillProfiles(run.records), failure_labels: labelCounts(run.records), history_probes: probeRates(run.records) }, null, 2)}\n`,
   compare: (runs) => `${JSON.stringify(comparisonOf(runs).comparison, null, 2)}\n`,
 };
 

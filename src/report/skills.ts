@@ -80,6 +80,20 @@ export function labelCounts(records: readonly ResultRecord[]): LabelCount[] {
     .sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : b.attempts - a.attempts || (a.label < b.label ? -1 : 1)));
 }
 
+/** Per agent: of its audited attempts (solved or not; older records have no audit), how many probed history and how many probes they made (docs/history-probes.md). */
+export function probeRates(records: readonly ResultRecord[]): { agent: string; attempts: number; probing: number; probes: number; rate: number }[] {
+  const by = new Map<string, { attempts: number; probing: number; probes: number }>();
+  for (const r of records) {
+    if (r.history_probes === undefined) continue;
+    const a = by.get(r.agent) ?? { attempts: 0, probing: 0, probes: 0 };
+    a.attempts++;
+    if (r.history_probes.count > 0) a.probing++;
+    a.probes += r.history_probes.count;
+    by.set(r.agent, a);
+  }
+  return [...by].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([agent, a]) => ({ agent, ...a, rate: a.probing / a.attempts }));
+}
+
 /** The skill profiles and label counts as text (empty when the records have neither). */
 export function formatSkills(records: readonly ResultRecord[]): string {
   const rows = skillProfiles(records);
@@ -92,6 +106,11 @@ export function formatSkills(records: readonly ResultRecord[]): string {
   if (labels.length > 0) {
     out.push("Failure labels (failed attempts carrying each; docs/failure-labels.md):");
     for (const l of labels) out.push(`  ${l.agent}  ${l.label.padEnd(27)} ${l.attempts}`);
+  }
+  const probes = probeRates(records);
+  if (probes.length > 0) {
+    out.push("History probes (attempts that looked outside the task; docs/history-probes.md):");
+    for (const p of probes) out.push(`  ${p.agent}  ${p.probing}/${p.attempts}  ${(p.rate * 100).toFixed(1)}%  (${p.probes} probe${p.probes === 1 ? "" : "s"})`);
   }
   return out.length > 0 ? `\n${out.join("\n")}\n` : "";
 }

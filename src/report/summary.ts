@@ -81,6 +81,8 @@ export interface SampleRow {
   judge_cost_usd: number | null;
   /** Model requests answered from the response cache (null: the record does not say). */
   cache_hits: number | null;
+  /** Tool calls that looked outside the task (docs/history-probes.md; null: an older record without the audit). */
+  history_probes: number | null;
   duration_ms: number;
   error: string | null;
   trajectory: string | null;
@@ -300,6 +302,7 @@ function sampleRow(r: ResultRecord, extras: RecordExtras | undefined): SampleRow
     judge_tokens: extras?.judge_tokens ?? null,
     judge_cost_usd: extras?.judge_cost_usd ?? null,
     cache_hits: extras?.cache_hits ?? null,
+    history_probes: r.history_probes?.count ?? null,
     duration_ms: r.duration_ms,
     error: r.error ? `${r.error.code}: ${r.error.message}` : null,
     trajectory: r.trajectory,

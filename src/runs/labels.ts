@@ -1,6 +1,7 @@
 import type { Sample } from "../dataset/sample.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import { finishedState } from "../scenarios/shared/loose-read.js";
+import { hiddenCommits, historyProbes } from "./probes.js";
 
 /*
  * Failure labels: why an attempt failed, read deterministically from what scoring already recorded (the
@@ -18,7 +19,7 @@ export const FAILURE_LABELS = {
   resource_limit: "a program of the attempt hit a jail limit (processes, memory, disk, CPU) and was stopped",
   attempt_error: "the attempt ended with an error other than a limit (its record's error code says which)",
   tool_errors_repeated: "three or more tool calls in a row failed",
-  history_probes: "a tool call looked for history the task hides (`--all`, the reflog, fsck, lost objects, or the hidden commit's hash)",
+  history_probes: "a tool call looked for answers outside the task (history the sandbox hides, lost objects, other repositories, the hidden commit's hash): docs/history-probes.md",
   // MCR.
   conflicts_left: "conflict regions were left unresolved",
   markers_left: "a resolved file still holds conflict markers",
@@ -66,30 +67,6 @@ export interface LabelInput {
 /** Failed tool calls in a row that count as "repeated". */
 export const REPEATED_TOOL_ERRORS = 3;
 
-const ALL_HISTORY = /(^|\s)(--all|--reflog|reflog|fsck|--lost-found|--unreachable|--dangling)(\s|$|")/;
-
-const isObj = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Commit ids the agent is not shown: asking for one by hash is a probe (MCR's recorded merge, ICC's original tip). */
-function hiddenCommits(sample: Sample, scenario: string): string[] {
-  if (sample.sample_type === "merge") return [sample.scenario.merge_commit_hash];
-  if (sample.sample_type === "file_commit_chain" && scenario === "ICC") return [sample.scenario.newest_commit];
-  return [];
-}
-
-function probesHistory(events: LabelInput["events"], hidden: readonly string[]): boolean {
-  const prefixes = hidden.map((h) => h.slice(0, 7).toLowerCase());
-  return events.some((e) => {
-    if (e["type"] !== "tool_call") return false;
-    // The `reason` the built-in tools ask for is the agent's prose, not a command: it is left out.
-    const args = isObj(e["args"]) ? Object.fromEntries(Object.entries(e["args"]).filter(([k]) => k !== "reason")) : e["args"];
-    const text = JSON.stringify(args ?? null);
-    if (ALL_HISTORY.test(text)) return true;
-    const lower = text.toLowerCase();
-    return prefixes.some((p) => p.length === 7 && lower.includes(p));
-  });
-}
-
 function repeatedToolErrors(events: LabelInput["events"]): boolean {
   let run = 0;
   for (const e of events) {
@@ -113,7 +90,7 @@ export function failureLabels(a: LabelInput): FailureLabel[] {
   else if (a.errorCode !== null) out.push("attempt_error");
   else if (!finishedState(a.final)) out.push(a.maxTurns !== null && a.turns >= a.maxTurns ? "turn_limit" : "gave_up");
   if (repeatedToolErrors(a.events)) out.push("tool_errors_repeated");
-  if (probesHistory(a.events, hiddenCommits(a.sample, a.scenario))) out.push("history_probes");
+  if (historyProbes(a.events, hiddenCommits(a.sample, a.scenario)).count > 0) out.push("history_probes");
   if (a.errorCode === null && a.final !== undefined) out.push(...((a.definition.failureLabels?.(a.final, a.scores) ?? []) as FailureLabel[]));
   const unique = [...new Set(out)];
   return unique.length > 0 ? unique : ["unexplained"];

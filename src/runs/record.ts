@@ -57,6 +57,8 @@ export const ResultRecordSchema = z.object({
   resolvable: z.boolean().nullable().optional(),
   /** Why a failed attempt failed, read from its final state and trajectory (src/runs/labels.ts); absent in older records. */
   failure_labels: z.array(z.string()).optional(),
+  /** The history-probe audit of every attempt, solved or not (src/runs/probes.ts); absent in older records. */
+  history_probes: z.object({ count: z.number().int().nonnegative(), commands: z.array(z.string()) }).optional(),
 });
 /** One attempt's result, a line of a run's `results.jsonl`. */
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;

@@ -1,4 +1,5 @@
 import { failureLabels } from "./labels.js";
+import { hiddenCommits, historyProbes } from "./probes.js";
 import { inCacheScope } from "../model/cache.js";
 import { MeteredModelClient } from "../model/meter.js";
 import type { ModelClient } from "../model/types.js";
@@ -92,6 +93,7 @@ export async function rescoreRun(dir: string, opts: RescoreOptions): Promise<Res
             turns: r.turns,
             maxTurns: config.limits.max_turns,
           }),
+          history_probes: historyProbes(t.events, hiddenCommits(t.sample, t.scenario)),
         };
         rescored++;
       }

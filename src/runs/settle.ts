@@ -7,6 +7,7 @@ import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import type { InitialContext, LiveScenario } from "../scenarios/types.js";
 import { runScorers, type Scored } from "../scoring/scorer.js";
 import { failureLabels } from "./labels.js";
+import { hiddenCommits, historyProbes } from "./probes.js";
 import { RESULTS_SCHEMA_VERSION, type ResultRecord } from "./record.js";
 import { MEMORY_VARIANT, attemptKey, cacheHitsIn, judgeAccount, resultRecord, type PriceOf, type Prices } from "./result.js";
 import type { AgentSession } from "./session.js";
@@ -177,7 +178,7 @@ function settled(
     turns: record.turns,
     maxTurns: a.session?.maxTurns ?? null,
   });
-  return { record: { ...record, failure_labels: labels }, trajectory: t };
+  return { record: { ...record, failure_labels: labels, history_probes: historyProbes(t.events, hiddenCommits(a.sample, a.scenario.name)) }, trajectory: t };
 }
 
 /**

@@ -78,12 +78,14 @@ describe("MCR failure labels", () => {
     const r = await attempt(easyMerge, "MCR", createAgent("oracle"));
     expect(r.solved).toBe(true);
     expect(r.failure_labels).toEqual([]);
+    expect(r.history_probes).toEqual({ count: 0, commands: [] });
   });
 
   it("taking the wrong side is a region resolved differently, and nothing else", async () => {
     const r = await attempt(easyMerge, "MCR", createAgent("ours"));
     expect(r.solved).toBe(false);
     expect(r.failure_labels).toEqual(["region_resolved_differently"]);
+    expect(r.history_probes).toEqual({ count: 0, commands: [] });
   });
 
   it("a resolution that keeps conflict markers is labelled markers_left", async () => {
@@ -115,8 +117,11 @@ describe("MCR failure labels", () => {
   it("asking for the hidden merge commit by hash is a history probe; the same word in the reason is not", async () => {
     const probe = await attempt(easyMerge, "MCR", llm([call("view_file_at", { relative_path_from_project_root: easyMerge.scenario.merge_commit_hash.slice(0, 10) }), "stop"]));
     expect(probe.failure_labels).toContain("history_probes");
+    expect(probe.history_probes?.count).toBe(1);
+    expect(probe.history_probes?.commands[0]).toContain(easyMerge.scenario.merge_commit_hash.slice(0, 10));
     const talk = await attempt(easyMerge, "MCR", llm([{ tool_calls: [{ name: "view_current_merge_conflict_with", arguments: { context_window_size: 2, reason: "not running git log --all" } }] }, "stop"]));
     expect(talk.failure_labels).not.toContain("history_probes");
+    expect(talk.history_probes).toEqual({ count: 0, commands: [] });
   });
 });
 
