@@ -253,10 +253,15 @@ export function resolvedConfig(cmd: Command): ResolvedConfig {
  * it is there. Read before the verb is built, so that its options and registries include theirs.
  */
 export function configuredPlugins(args: readonly string[]): PluginRequest[] {
-  const file = configArgument(args) ?? (existsSync(CONFIG_FILE) ? CONFIG_FILE : null);
+  const given = configArgument(args);
+  const file = given ?? (existsSync(CONFIG_FILE) ? CONFIG_FILE : null);
   if (file === null) return [];
   const raw = readYaml(file)[PLUGINS_KEY];
   if (raw === undefined || raw === null) return [];
+  // A plug-in is code: a file merely found in the working directory (a cloned repository's, say) never loads one.
+  if (given === null) {
+    bad(file, PLUGINS_KEY, `names plug-ins, which run code: load them with --config ${file} (or --plugin), never from a file only found in the working directory`);
+  }
   const modules = Array.isArray(raw) ? raw : [raw];
   if (!modules.every((m): m is string => typeof m === "string" && m !== "")) bad(file, PLUGINS_KEY, "takes a module name or path, or a list of them");
   const base = path.dirname(path.resolve(file));

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { shellQuote } from "../../src/agents/mcp-config.js";
-import { seededRandom } from "../helpers/seeded-random.js";
+import { mulberry32 } from "../../src/dataset/random.js";
 
 /** Characters a word is drawn from: everything a shell gives a meaning to, blanks, line ends, a control character and non-ASCII text. */
 const ALPHABET = [..." \t\n\r'\"\\$`!~#&|;<>()[]{}*?=%^,.:/@+-_aZ09", "\u0001", "é", "\u00a0", "日", "😀"];
@@ -23,7 +23,7 @@ function shellArgs(line: string): string[] {
 
 describe("shell quoting (seeded fuzz against sh)", () => {
   it("gives sh back the exact words, however odd", () => {
-    const random = seededRandom(36);
+    const random = mulberry32(36);
     for (let batch = 0; batch < 8; batch++) {
       const words = Array.from({ length: 250 }, () => word(random));
       expect(shellArgs(words.map(shellQuote).join(" "))).toEqual(words);

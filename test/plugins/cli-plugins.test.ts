@@ -79,8 +79,15 @@ describe("gitgood --plugin: a family from outside src/, through the real CLI", (
   it("loads the plug-ins a configuration file names, from the file's directory", () => {
     const dir = fx.scratch("config");
     writeFileSync(path.join(dir, "gitgood.config.yaml"), `plugins:\n  - ${path.join(ROOT, "examples/toy-family")}\n`);
-    const count = spawnGitgood(["toy-count", samples], { cwd: dir });
-    expect(count).toEqual({ code: 0, stdout: "2 toy sum(s)\n", stderr: "" });
+    // The plug-in's own report format (--toy-csv) exists only once the plug-in is loaded.
+    const csv = path.join(dir, "toy.csv");
+    const report = spawnGitgood(["report", runDir, "--config", "gitgood.config.yaml", "--toy-csv", csv], { cwd: dir });
+    expect(report.code, report.stderr).toBe(0);
+    expect(existsSync(csv)).toBe(true);
+    // Found in the working directory (a cloned repository's, say), the same file loads no code.
+    const found = spawnGitgood(["report", runDir, "--toy-csv", csv], { cwd: dir });
+    expect(found.code).toBe(2);
+    expect(found.stderr).toBe("gitgood: gitgood.config.yaml: plugins: names plug-ins, which run code: load them with --config gitgood.config.yaml (or --plugin), never from a file only found in the working directory\n");
     const other = fx.scratch("config-elsewhere");
     writeFileSync(path.join(other, "my.yaml"), "plugins: ../nowhere/plugin.js\n");
     const missing = spawnGitgood(["report", runDir, "--config", path.join(other, "my.yaml")], { cwd: ROOT });
@@ -146,8 +153,12 @@ describe("gitgood --plugin: a family from outside src/, through the real CLI", (
     writeFileSync(path.join(work, "gitgood.config.yaml"), "plugins: [./evil.js]\n");
     spawnGitgood(["tool", "git_status"], { cwd: work });
     expect(existsSync(toolMarker)).toBe(false);
-    // The same file does load where the user asks for it: the marker is the proof that the checks above could fail.
-    spawnGitgood(["--plugin", "./evil.js", "report", runDir], { cwd: work });
+    // Nor does a gitgood verb started there: the file's plug-ins are refused, not loaded.
+    const refused = spawnGitgood(["report", runDir], { cwd: work });
+    expect(refused.code).toBe(2);
+    expect(existsSync(toolMarker)).toBe(false);
+    // The same module does load where the user asks for it: the marker is the proof that the checks above could fail.
+    spawnGitgood(["--plugin", path.join(work, "evil.js"), "report", runDir], { cwd: ROOT });
     expect(existsSync(toolMarker)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { PYTEST_COMMAND } from "../../src/testenv/defaults.js";
 import { plainCommandWords } from "../../src/testenv/shell-words.js";
-import { seededRandom } from "../helpers/seeded-random.js";
+import { mulberry32 } from "../../src/dataset/random.js";
 
 const VARS = { GITGOOD_JUNIT: "/tmp/results dir/junit.xml", GITGOOD_ENV: "/cache/env" };
 
@@ -46,7 +46,7 @@ describe("a test command run without a shell", () => {
   });
 
   it("splits generated commands exactly as sh does whenever it takes them (seeded fuzz)", () => {
-    const random = seededRandom(36);
+    const random = mulberry32(36);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
     const outside = [..."aZ09_@%+,./:=-", ..."$`\\!*?~#&;|<>(){}[]\n"];
     const inSingle = [..." \t\n\"$`\\!*?~#&;|aZ09", "é", "日"];
