@@ -210,6 +210,26 @@ function envsFor(file: string, top: EnvSpecFile | null, section: EnvSpecFile | u
   return { source: file, repos: { ...top?.repos, ...section?.repos } };
 }
 
+/** Agents that run a program or reach an address the configuration names. */
+const PROGRAM_AGENTS = new Set(["command", "mcp-command", "a2a"]);
+
+/**
+ * A file only found in the working directory (a cloned repository's, say) may set options, but none that
+ * widens what runs on this machine or what agent programs get: a program or address to run, no isolation,
+ * the network, host variables. Those need the file named with --config (or the flag itself).
+ */
+function refuseWidening(file: string, opt: Option, value: unknown): void {
+  const name = opt.long?.replace(/^--/, "") ?? "";
+  const widens =
+    (name === "agent" && typeof value === "string" && value.split(",").some((a) => PROGRAM_AGENTS.has(a.trim()))) ||
+    name === "command" ||
+    name === "url" ||
+    (name === "isolation" && value === "none") ||
+    (name === "network" && value === true) ||
+    name === "pass-env";
+  if (widens) bad(file, name, `widens what runs on this machine, so it is taken only from a file named with --config ${file} (or from the option itself)`);
+}
+
 /**
  * Gives a verb the configuration file: adds `--config FILE` and, once its flags are parsed, sets every
  * option the file names that no flag (nor environment variable) set. With no `--config`,
@@ -226,6 +246,7 @@ export function withConfig(cmd: Command, verb: ConfigVerb): Command {
         return;
       }
       const { values, prices, envs } = await readConfig(file, cmd, verb);
+      if (given === undefined) for (const [opt, value] of values) refuseWidening(file, opt, value);
       for (const [opt, value] of values) {
         const attribute = opt.attributeName();
         const source = cmd.getOptionValueSource(attribute);

@@ -147,6 +147,29 @@ describe("gitgood.config.yaml", () => {
     else expect(line).toMatch(message);
   });
 
+  it("takes nothing from a file only found in the working directory that would run a program unjailed, but the same file named with --config", async () => {
+    const cwd = workDir("");
+    const marker = path.join(cwd, "MARKER");
+    // What a cloned repository could hold: its own agent, run without isolation.
+    writeFileSync(path.join(cwd, "gitgood.config.yaml"), `agent: command\ncommand: touch ${marker}\nisolation: none\n`);
+    const out = path.join(cwd, "run");
+    const found = await gitgood(["run", samplesFile, "--repo", fx.dir, "--ids", merge.id, "--out", out], { cwd, env });
+    expect(found.code).toBe(2);
+    expect(found.stderr).toBe(
+      "gitgood: gitgood.config.yaml: agent: widens what runs on this machine, so it is taken only from a file named with --config gitgood.config.yaml (or from the option itself)\n",
+    );
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+    for (const text of ["isolation: none\n", "network: true\n", "pass-env: [HOME]\n", "run:\n  agent: oracle,a2a\n"]) {
+      writeFileSync(path.join(cwd, "gitgood.config.yaml"), text);
+      const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--out", out], { cwd, env });
+      expect([r.code, r.stderr], text).toEqual([2, expect.stringContaining("widens what runs on this machine") as unknown as string]);
+    }
+    writeFileSync(path.join(cwd, "gitgood.config.yaml"), `agent: command\ncommand: touch ${marker}\nisolation: none\n`);
+    const named = await gitgood(["run", samplesFile, "--repo", fx.dir, "--ids", merge.id, "--out", out, "--config", "gitgood.config.yaml", "--dry-run"], { cwd, env });
+    expect(named.code, named.stderr).toBe(0);
+  });
+
   it("names a --config file that is not there", async () => {
     const r = await gitgood(["report", fx.dir, "--config", path.join(fx.dir, "nope.yaml")], { env });
     expect(r.code).toBe(1);
