@@ -91,7 +91,8 @@ function paretoChart(view) {
   const left = view.entries.filter((e) => !pts.includes(e));
   const W = 560, H = 340, x0 = 70, x1 = W - 20, y0 = 20, y1 = H - 56;
   const g = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "solve rate against cost per attempt" });
-  const xmax = Math.max(1e-9, ...pts.map((p) => p.cost_per_attempt_usd)) * 1.1;
+  const top = Math.max(0, ...pts.map((p) => p.cost_per_attempt_usd));
+  const xmax = (top > 0 ? top : 1) * 1.1;
   const X = (c) => x0 + ((x1 - x0) * c) / xmax, Y = (s) => y1 - ((y1 - y0) * s) / 100;
   g.append(svg("line", { x1: x0, y1: y1, x2: x1, y2: y1, stroke: "#888" }), svg("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#888" }));
   for (const p of [0, 25, 50, 75, 100]) g.append(svg("line", { x1: x0, x2: x1, y1: Y(p), y2: Y(p), stroke: "#eee" }), svg("text", { x: x0 - 6, y: Y(p) + 4, "text-anchor": "end" }, p + "%"));

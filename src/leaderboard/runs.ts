@@ -28,19 +28,20 @@ export function sampleDate(sample: unknown): string | null {
   return null;
 }
 
-/** The date of each sample the records name, from the first readable trajectory of it (null where none says). */
+/**
+ * The date of each sample the records name, from one trajectory of it (the first record's that has one: the
+ * sample is the same in all of them); null where that trajectory says none or cannot be read.
+ */
 function datesOf(store: RunStore, records: readonly ResultRecord[]): Map<string, string | null> {
   const dates = new Map<string, string | null>();
   for (const r of records) {
-    if (dates.get(r.sample_id) !== undefined && dates.get(r.sample_id) !== null) continue;
-    let date: string | null = null;
-    if (r.trajectory !== null) {
-      try {
-        const trajectory = store.readTrajectory(r.trajectory);
-        date = isObj(trajectory) ? sampleDate(trajectory["sample"]) : null;
-      } catch {
-        date = null; // a missing or damaged trajectory leaves the date unknown
-      }
+    if (dates.has(r.sample_id) || r.trajectory === null) continue;
+    let date: string | null;
+    try {
+      const trajectory = store.readTrajectory(r.trajectory);
+      date = isObj(trajectory) ? sampleDate(trajectory["sample"]) : null;
+    } catch {
+      date = null; // a missing or damaged trajectory leaves the date unknown
     }
     dates.set(r.sample_id, date);
   }
