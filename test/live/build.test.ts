@@ -62,7 +62,7 @@ describe("gitgood live build", () => {
     for (const s of samples) {
       const commit = s.sample_type === "merge" ? s.scenario.merge_commit_hash : s.sample_type === "file_commit_chain" ? s.scenario.newest_commit : "";
       const gitDate = Number(fx.git("log", "-1", "--format=%ct", commit));
-      expect(s.scenario.committed_at).toBe(new Date(gitDate * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"));
+      expect((s.scenario as { committed_at?: string }).committed_at).toBe(new Date(gitDate * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"));
       expect(gitDate).toBeGreaterThanOrEqual(SINCE);
     }
     const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8")) as {
@@ -96,7 +96,7 @@ describe("gitgood live build", () => {
     const until = Date.parse("2024-01-01T00:09:00Z") / 1000;
     await build(out, until);
     const samples = readFileSync(path.join(out, "samples.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Sample);
-    for (const s of samples) expect(Date.parse(s.scenario.committed_at ?? "") / 1000).toBeLessThanOrEqual(until);
+    for (const s of samples) expect(Date.parse((s.scenario as { committed_at?: string }).committed_at ?? "") / 1000).toBeLessThanOrEqual(until);
     const all = readFileSync(path.join(`${dirs.out}-a`, "samples.jsonl"), "utf8").trim().split("\n").length;
     expect(samples.length).toBeLessThan(all);
   }, 240_000);
