@@ -44,6 +44,7 @@ export async function runExternalAgent(
   const shared = sharedDir(session);
   const sandbox = session.scenario.sandbox;
   const access = proxy ? await openModelAccess(session, proxy, shared) : null;
+  const given = { ...access?.env, ...env };
   let r;
   try {
     r = await sandbox.exec(["sh", "-c", `${access?.prelude ?? ""}${command}`], {
@@ -53,9 +54,8 @@ export async function runExternalAgent(
         [TOOL_SOCKET_ENV]: shared.socket,
         GITGOOD_SCENARIO: session.definition.name.toLowerCase(),
         GITGOOD_SAMPLE_ID: session.sample.id,
-        ...gitRecorder(shared.host, shared.seen, process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"),
-        ...access?.env,
-        ...env,
+        ...given,
+        ...gitRecorder(shared.host, shared.seen, given.PATH ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"),
       },
       shared: shared.host,
       input,
