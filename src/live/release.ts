@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { sampleToJson, type Sample } from "../dataset/sample.js";
 import { splitSamples } from "../dataset/split.js";
@@ -99,7 +99,3 @@ export function writeRelease(dir: string, files: ReadonlyMap<string, string>, ma
   writeOutputFile(path.join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
-/** Whether `dir` holds a manifest (a release was written there). */
-export function hasManifest(dir: string): boolean {
-  return existsSync(path.join(dir, MANIFEST_FILE));
-}

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellQuote } from "../../src/agents/mcp-config.js";
@@ -6,7 +6,6 @@ import { createAgent } from "../../src/agents/index.js";
 import { baselineStrategies } from "../../src/agents/strategies.js";
 import type { Agent } from "../../src/agents/agent.js";
 import type { MergeSample, Sample } from "../../src/dataset/sample.js";
-import { Repo } from "../../src/git/repo.js";
 import { copyAtCommit, newestCommitTime } from "../../src/git/scratch.js";
 import { plantCanary, scanFiles, watchedAgent, type Canary, type CanaryLedger } from "../../src/live/canary.js";
 import { mine } from "../../src/mining/mine.js";
@@ -98,7 +97,6 @@ describe("the canary's check", () => {
     expect(ledger.hits.map((h) => h.found)).toContain(held);
     expect(ledger.hits[0]?.where).toMatch(/^sandbox of .*MCR: gitgood's repository$/);
     const dir = path.join(path.dirname(dirs.out), "with-token");
-    const { mkdirSync, writeFileSync } = await import("node:fs");
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "a.jsonl"), `{"x": "${canary.token}"}\n`);
     expect(scanFiles(dir, [canary.token], "release").hits).toEqual([{ where: "release/a.jsonl", found: canary.token }]);
@@ -154,7 +152,7 @@ describe("a cheater trying 12 probe chains against the canary", () => {
 });
 
 describe("honest attempts", () => {
-  it("are flagged at most 1 % of the time: the oracle, the baselines, a scripted llm and a command agent using plain git", async (ctx) => {
+  it("are flagged at most 1 % of the time: the oracle, the baselines, a scripted llm and a command agent using plain git", async () => {
     const records: ResultRecord[] = [];
     const baselines = ["baseline", ...baselineStrategies().keys()];
     for (const name of ["oracle", ...baselines]) records.push(...(await run(createAgent(name), samples, { repeats: 3 })).records);
