@@ -54,9 +54,9 @@ function solved(r: ResultRecord): boolean {
 /** The gate's verdict on one attempt pair. */
 function verdict(sample: Sample, oracle: ResultRecord | undefined, start: ResultRecord | undefined): GateReason | null {
   if (!oracle || !start) return "not_run";
+  if (oracle.scenario === "MCR" && sample.sample_type === "merge" && sample.scenario.resolvable !== true) return "unresolvable";
   if (oracle.status !== "success") return "oracle_error";
   if (start.status !== "success") return "start_error";
-  if (oracle.scenario === "MCR" && sample.sample_type === "merge" && sample.scenario.resolvable !== true) return "unresolvable";
   if (!solved(oracle)) return "oracle_unsolved";
   if (solved(start)) return "start_solved";
   return null;

@@ -6,7 +6,8 @@ import type { Sample } from "../../src/dataset/sample.js";
 import { buildRelease } from "../../src/live/build.js";
 import { readPins } from "../../src/live/pins.js";
 import { gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
+type Fixture = RepoFixture;
+import { Fixture as RepoFixture } from "../helpers/fixture.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
 
 let fx: Fixture;
@@ -99,6 +100,36 @@ describe("gitgood live build", () => {
     for (const s of samples) expect(Date.parse((s.scenario as { committed_at?: string }).committed_at ?? "") / 1000).toBeLessThanOrEqual(until);
     const all = readFileSync(path.join(`${dirs.out}-a`, "samples.jsonl"), "utf8").trim().split("\n").length;
     expect(samples.length).toBeLessThan(all);
+  }, 240_000);
+
+  it("mines several repositories and drops, with its reason, a merge the QA gate refuses", async () => {
+    // A merge whose recorded resolution also changed a line outside its conflict: replacing conflict regions cannot reproduce it.
+    const other = new RepoFixture();
+    try {
+      const lines = (over: Record<number, string>) => `${Array.from({ length: 20 }, (_, i) => over[i] ?? `v${i}`).join("\n")}\n`;
+      other.commit("Base", { "util.py": lines({}) });
+      other.checkout("topic", true);
+      other.commit("Topic edits line 3", { "util.py": lines({ 3: "v3 = 'topic'" }) });
+      other.checkout("main");
+      other.commit("Main edits line 3", { "util.py": lines({ 3: "v3 = 'main'" }) });
+      other.merge("topic", { "util.py": lines({ 3: "v3 = 'both'", 15: "v15 = 'sneaked in'" }) });
+      const pins = path.join(path.dirname(pinsFile), "two.yaml");
+      writeFileSync(pins, `repositories:\n  - name: acme/util\n    commit: ${other.git("rev-parse", "HEAD")}\n    path: ${JSON.stringify(other.dir)}\n  - name: acme/calc\n    commit: ${head}\n    path: ${JSON.stringify(fx.dir)}\n`);
+      const out = `${dirs.out}-two`;
+      await buildRelease({ pins: readPins(pins), window: { since: SINCE, until: null }, out, clone: false, cacheDir: `${dirs.out}-cache`, jobs: 2 });
+      const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8")) as {
+        repositories: { name: string; mined: { merge: number }; kept: { merge: number } }[];
+        gate: { drops: { repository: string; scenario: string; reason: string }[]; dropped_by_reason: Record<string, { count: number }> };
+      };
+      expect(manifest.repositories.map((r) => r.name)).toEqual(["acme/calc", "acme/util"]);
+      expect(manifest.repositories[1]).toMatchObject({ mined: { merge: 1 }, kept: { merge: 0 } });
+      expect(manifest.gate.drops).toEqual([expect.objectContaining({ repository: "acme/util", scenario: "MCR", reason: "unresolvable" })]);
+      expect(manifest.gate.dropped_by_reason["unresolvable"]?.count).toBe(1);
+      const ids = readFileSync(path.join(out, "samples.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as Sample).name);
+      expect(new Set(ids)).toEqual(new Set(["acme/calc"]));
+    } finally {
+      other.remove();
+    }
   }, 240_000);
 
   it("writes the same bytes on a second build, into a new directory or over its own release", async () => {
