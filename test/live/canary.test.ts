@@ -169,7 +169,6 @@ describe("honest attempts", () => {
       records.push(...(await run(createAgent("command", { command: honest }), samples, { jail: true, repeats: 2 })).records);
     }
     expect(records.length).toBeGreaterThanOrEqual(50);
-    process.stderr.write(`honest attempts: ${records.length}, flagged ${records.filter((r) => (r.history_probes?.count ?? 0) > 0).length}\n`);
     const probed = records.filter((r) => (r.history_probes?.count ?? 0) > 0);
     expect(probed.length / records.length).toBeLessThanOrEqual(0.01);
     expect(records.every((r) => r.history_probes !== undefined)).toBe(true);
