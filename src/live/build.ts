@@ -96,7 +96,9 @@ async function minePin(pin: Pin, pins: Pins, opts: LiveBuildOptions, scratchRoot
     const canary = await plantCanary(scratch, pin.name, pin.commit, opts.window);
     // Without --until the window ends at the pin's newest commit: the canary, a day later, is outside it.
     const window = { since: opts.window.since, until: opts.window.until ?? pinnedAt };
-    const { samples, summary } = await mine({ repoPath: dest, name: pin.name, window, jobs: Math.max(1, Math.ceil(opts.jobs / 2)) });
+    // The --jobs git processes are shared by the repositories mined at once.
+    const jobs = Math.max(1, Math.floor(opts.jobs / Math.min(opts.jobs, pins.repositories.length)));
+    const { samples, summary } = await mine({ repoPath: dest, name: pin.name, window, jobs });
     return { pin, samples, summary, canary, pinnedAt };
   } finally {
     await scratch.close();

@@ -135,7 +135,9 @@ export function watchedAgent(inner: Agent, canaries: readonly Canary[], ledger: 
     name: inner.name,
     workTree: inner.workTree,
     metered: inner.metered,
+    external: inner.external,
     supports: inner.supports?.bind(inner),
+    prepare: inner.prepare?.bind(inner),
     async run(session) {
       await checkSandbox(session, canaries, ledger);
       await inner.run(session);

@@ -34,6 +34,10 @@ export interface GateDrop {
   reason: GateReason;
 }
 
+/** Seconds an attempt of the gate may take, and its turn budget: generous, since neither agent asks a model. */
+const GATE_TIMEOUT_SECONDS = 600;
+const GATE_MAX_TURNS = 1000;
+
 /** The agent that does nothing: its attempt scores the task's starting point as it is. */
 const untouchedStart: Agent = {
   name: "untouched-start",
@@ -92,8 +96,8 @@ export async function runGate(
       agent,
       store,
       jobs: opts.jobs,
-      timeoutSeconds: 600,
-      maxTurns: 1000,
+      timeoutSeconds: GATE_TIMEOUT_SECONDS,
+      maxTurns: GATE_MAX_TURNS,
       judges: [],
     });
     records.set(inner.name, new Map(summary.records.map((r) => [r.key, r])));
