@@ -28,6 +28,8 @@ export interface Session extends ScenarioSession {
   readonly toolEndpoint: ToolEndpoint | null;
   recordModel(message: ChatMessage, usage?: Usage): void;
   note(type: "context" | "note", text: string): void;
+  /** Adds a command an external agent ran in its own shell (`git log --all`) to the trajectory, as a call of the tool `shell`. */
+  recordShellCommand?(command: string): void;
 }
 
 /**

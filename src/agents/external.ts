@@ -4,6 +4,7 @@ import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
 import type { RunProxy } from "../proxy/index.js";
 import { openModelAccess, type SharedDir } from "./model-access.js";
+import { gitRecorder, recordedGitCommands } from "./shell-log.js";
 
 export type { SharedDir } from "./model-access.js";
 import { TOOL_SOCKET_ENV } from "./tool-socket.js";
@@ -26,7 +27,8 @@ export function sharedDir(session: Session): SharedDir {
  * sandbox's isolation: in the work tree, with the initial context on stdin and GITGOOD_TOOL_SOCKET,
  * GITGOOD_SCENARIO and GITGOOD_SAMPLE_ID (plus `env`) set, and of the host's variables only the
  * allow-list (sandbox/agent-env.ts) and those the user passes (`--pass-env`). It acts through the attempt's tool broker
- * (with `gitgood tool` or `gitgood mcp --tool-socket`), which records every call in the session. With the
+ * (with `gitgood tool` or `gitgood mcp --tool-socket`), which records every call in the session; the git
+ * commands it runs itself are recorded too, after it ends (shell-log.ts). With the
  * run's model proxy, it talks to its model through it (OPENAI_BASE_URL, ANTHROPIC_BASE_URL and a key of the
  * attempt's own; see model-access.ts), and each call is a model turn of the trajectory. On a
  * time-out its whole process tree is killed; a non-zero exit is an error.
@@ -42,6 +44,7 @@ export async function runExternalAgent(
   const shared = sharedDir(session);
   const sandbox = session.scenario.sandbox;
   const access = proxy ? await openModelAccess(session, proxy, shared) : null;
+  const given = { ...access?.env, ...env };
   let r;
   try {
     r = await sandbox.exec(["sh", "-c", `${access?.prelude ?? ""}${command}`], {
@@ -51,18 +54,20 @@ export async function runExternalAgent(
         [TOOL_SOCKET_ENV]: shared.socket,
         GITGOOD_SCENARIO: session.definition.name.toLowerCase(),
         GITGOOD_SAMPLE_ID: session.sample.id,
-        ...access?.env,
-        ...env,
+        ...given,
+        ...gitRecorder(shared.host, shared.seen, given.PATH ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"),
       },
       shared: shared.host,
       input,
       signal: session.signal,
       maxOutput: OUTPUT_CAP,
       keep: "tail",
+      channel: true,
     });
   } finally {
     await access?.attempt.close();
   }
+  for (const line of recordedGitCommands(r.channel)) session.recordShellCommand?.(line);
   const out = r.stdout.toString("utf8");
   const err = r.stderr.toString("utf8");
   const how = r.code !== null ? `exited with code ${r.code}` : `was killed (${r.signal ?? "signal"})`;

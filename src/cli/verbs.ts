@@ -99,6 +99,12 @@ const CORE_VERBS: readonly Verb[] = [
     load: async () => (await import("./export.js")).exportCommand,
   },
   {
+    name: "live",
+    term: "live",
+    summary: "build dated, contamination-checked releases of Git-work tasks from pinned repositories",
+    load: async () => (await import("./live.js")).liveCommand,
+  },
+  {
     name: "score",
     term: "score [options] <run-dir>",
     summary: "score a finished run again from its saved final states (other judges, newer scorers), running no agent",

@@ -77,7 +77,7 @@ export function repositoryUrl(pattern: string, name: string): string {
  * renamed into place only when git has finished, so an existing `dest` is always complete and a left-over
  * `.incomplete` directory marks an interrupted run: it is removed and the clone made again.
  */
-async function ensureClone(url: string, dest: string): Promise<"cloned" | "recloned" | "present"> {
+export async function ensureClone(url: string, dest: string): Promise<"cloned" | "recloned" | "present"> {
   if (existsSync(dest)) {
     const repo = await Repo.open(dest).catch(() => null);
     if (!repo || !repo.bare) {

@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   LIMIT_UNENFORCEABLE: { fault: "usage", meaning: "a jail limit (--max-processes, --max-memory, --max-disk, the CPU time) can be enforced only weakly or not at all on this host; --accept-weak-limits runs anyway" },
   ISOLATION_UNAVAILABLE: { fault: "usage", meaning: "the isolation asked for (or the default) cannot run on this host; choose another with --isolation" },
   SANDBOX_ROOT_REFUSED: { fault: "usage", meaning: "the sandbox root is not the user's own (a symbolic link, another owner, writable by others) or cannot be made" },
+  BAD_PINS: { fault: "usage", meaning: "the pins file of `gitgood live build` is not YAML, or a repository in it lacks a name, a source or a full commit id" },
+  RELEASE_EXISTS: { fault: "usage", meaning: "`gitgood live build --out DIR` names a non-empty directory that is not a release of the same pins" },
   BAD_CONFIG: { fault: "usage", meaning: "the configuration file (gitgood.config.yaml, --config) is not YAML, or has an unknown key or a value of the wrong type" },
   PLUGIN_FAILED: { fault: "usage", meaning: "a plug-in (--plugin MODULE, the configuration's plugins:) cannot be found or loaded, has no register function, or its registration failed" },
   BAD_ENV_SPEC: { fault: "usage", meaning: "an environment spec (--env-spec FILE, the configuration's envs:) is malformed, or a project has none and no default fits" },
@@ -169,6 +171,7 @@ export const ERROR_CODES = {
   WRONG_SCENARIO: { fault: "agent", meaning: "the tool belongs to another scenario than the open one" },
 
   // internal
+  CANARY_REACHED: { fault: "internal", meaning: "`gitgood live build` found its planted future commit in a sandbox, a trajectory or a file of the release: nothing is written" },
   INTERNAL: { fault: "internal", meaning: "a bug of gitgood: something that must not happen did" },
   ORACLE_FAILED: { fault: "internal", meaning: "the oracle agent could not reproduce the recorded answer" },
 } as const satisfies Record<string, CodeInfo>;

@@ -46,12 +46,17 @@ export function checkClonePattern(pattern: string): string | null {
  * part letters, digits, '.', '_', '-', not '.' or '..'), and a `file://` URL must stay in `root`.
  */
 export function cloneUrlOf(pattern: string, root: string | null, sample: Sample): string {
-  if (!splitRepositoryName(sample.name)) throw new GitGoodError("BAD_SAMPLE", `sample ${sample.id} names no owner/repo: '${sample.name.slice(0, 200)}'`);
-  const url = repositoryUrl(pattern, sample.name);
+  return cloneUrlFor(pattern, root, sample.name, `sample ${sample.id}`);
+}
+
+/** The clone URL of the repository `name` (`owner/repo`) under a checked pattern, as `cloneUrlOf`; `who` names the asker in errors. */
+export function cloneUrlFor(pattern: string, root: string | null, name: string, who: string): string {
+  if (!splitRepositoryName(name)) throw new GitGoodError("BAD_SAMPLE", `${who} names no owner/repo: '${name.slice(0, 200)}'`);
+  const url = repositoryUrl(pattern, name);
   if (root !== null) {
     const local = path.resolve(fileURLToPath(url));
     if (local !== root && !local.startsWith(`${root}${path.sep}`)) {
-      throw new GitGoodError("BAD_SAMPLE", `sample ${sample.id}'s repository ${sample.name} would be cloned from outside ${root}`);
+      throw new GitGoodError("BAD_SAMPLE", `${who}'s repository ${name} would be cloned from outside ${root}`);
     }
   }
   return url;

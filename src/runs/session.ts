@@ -131,6 +131,11 @@ export class AgentSession implements Session {
     this.push({ type: "tool_result", tool, ...result });
   }
 
+  /** A command the agent ran in its own shell: a `tool_call` of the tool `shell` with no result, not counted as a tool call of gitgood's. */
+  recordShellCommand(command: string): void {
+    this.push({ type: "tool_call", tool: "shell", args: command });
+  }
+
   recordModel(message: ChatMessage, usage?: Usage): void {
     if (usage) {
       this.usageSeen = true;

@@ -1,0 +1,225 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { clonePath } from "../dataset/clones.js";
+import { ensureClone } from "../dataset/repos.js";
+import { PUBLISHED_SPLIT } from "../dataset/split.js";
+import type { Sample } from "../dataset/sample.js";
+import { GitGoodError } from "../errors.js";
+import { fetchCommits, objectKinds } from "../git/clone.js";
+import { Repo } from "../git/repo.js";
+import { copyAtCommit, newestCommitTime, SCRATCH_BRANCH } from "../git/scratch.js";
+import { mine, type MineSummary } from "../mining/mine.js";
+import { committedAt, type DateWindow } from "../mining/window.js";
+import { checkClonePattern, cloneUrlFor } from "../queue/clone.js";
+import { mapPool } from "../util/pool.js";
+import { canaryNeedles, plantCanary, scanFiles, tokenDigest, type Canary, type CanaryLedger } from "./canary.js";
+import { GATE_REASONS, runGate, type GateDrop } from "./gate.js";
+import type { Pin, Pins } from "./pins.js";
+import { checkReleaseDir, fileDigests, pinsDigest, RELEASE_KIND, releaseFiles, splitSizes, writeRelease } from "./release.js";
+
+/** The manifest's format version. */
+export const MANIFEST_SCHEMA_VERSION = 1;
+
+export interface LiveBuildOptions {
+  pins: Pins;
+  window: DateWindow;
+  out: string;
+  /** Clone the repositories that have no path into `cacheDir` (as the queue worker's --clone does). */
+  clone: boolean;
+  cacheDir: string;
+  /** Repositories mined at once, and attempts of the gate at once. */
+  jobs: number;
+  /** The split's sizes per language and type (scaled down to the smallest group) and its seed. */
+  split?: { lite: number; full: number; seed: number };
+  /** Told what the build is doing, a line at a time. */
+  onStep?: (line: string) => void;
+}
+
+/** One repository of a release in the manifest. */
+interface RepositoryEntry {
+  name: string;
+  commit: string;
+  committed_at: string;
+  mined: { merge: number; file_commit_chain: number };
+  kept: { merge: number; file_commit_chain: number };
+  dropped_by_mining: MineSummary["dropped"];
+  canary: { committed_at: string; token_sha256: string };
+}
+
+/** What `gitgood live build` reports. */
+export interface LiveBuildSummary {
+  out: string;
+  samples: number;
+  tasks: number;
+  dropped: number;
+  repositories: number;
+  canary: { sandboxes: number; files: number; reached: number };
+}
+
+/** Where a pin's repository is read from: its path, or its clone in the cache (made with --clone). */
+async function sourceOf(pin: Pin, pins: Pins, opts: LiveBuildOptions): Promise<string> {
+  if (pin.path !== null) return pin.path;
+  if (!opts.clone) {
+    throw new GitGoodError("BAD_PINS", `${pin.name} has no path in ${pins.file}: give --clone to clone it from ${pins.urlPattern}`);
+  }
+  const root = checkClonePattern(pins.urlPattern);
+  const url = cloneUrlFor(pins.urlPattern, root, pin.name, `pin ${pin.name}`);
+  const dest = clonePath(opts.cacheDir, pin.name) ?? "";
+  try {
+    await ensureClone(url, dest);
+    const repo = await Repo.open(dest);
+    if ((await objectKinds(repo, [pin.commit])).get(pin.commit) !== "commit") await fetchCommits(repo, url, [pin.commit]);
+    await repo.close();
+  } catch (err) {
+    const why = err instanceof Error ? (err.message.split("\n").find((l) => l.trim() !== "") ?? "") : String(err);
+    throw new GitGoodError("CLONE_FAILED", `cannot clone ${pin.name} from ${url}: ${why.trim()}`, { url });
+  }
+  return dest;
+}
+
+interface Mined {
+  pin: Pin;
+  samples: Sample[];
+  summary: MineSummary;
+  canary: Canary;
+  pinnedAt: number;
+}
+
+/** Copies a pin's commit into the scratch area, plants its canary there and mines the copy in the window. */
+async function minePin(pin: Pin, pins: Pins, opts: LiveBuildOptions, scratchRoot: string): Promise<Mined> {
+  const source = await sourceOf(pin, pins, opts);
+  const dest = clonePath(scratchRoot, pin.name) ?? "";
+  const scratch = await copyAtCommit(source, pin.commit, dest);
+  try {
+    const pinnedAt = await newestCommitTime(scratch, SCRATCH_BRANCH);
+    const canary = await plantCanary(scratch, pin.name, pin.commit, opts.window);
+    // Without --until the window ends at the pin's newest commit: the canary, a day later, is outside it.
+    const window = { since: opts.window.since, until: opts.window.until ?? pinnedAt };
+    // The --jobs git processes are shared by the repositories mined at once.
+    const jobs = Math.max(1, Math.floor(opts.jobs / Math.min(opts.jobs, pins.repositories.length)));
+    const { samples, summary } = await mine({ repoPath: dest, name: pin.name, window, jobs });
+    return { pin, samples, summary, canary, pinnedAt };
+  } finally {
+    await scratch.close();
+  }
+}
+
+const countTypes = (samples: readonly Sample[]): { merge: number; file_commit_chain: number } => ({
+  merge: samples.filter((s) => s.sample_type === "merge").length,
+  file_commit_chain: samples.filter((s) => s.sample_type === "file_commit_chain").length,
+});
+
+const byId = (a: Sample, b: Sample): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Builds a release: each pinned repository copied into a scratch area (the user's repository is only
+ * read), a canary planted in the copy, the copy mined in the window, every task put through the QA gate in
+ * sandboxes made from the copies, the canary looked for in every sandbox, trajectory and file of the
+ * release, and the release written to `out`. A reached canary writes nothing (CANARY_REACHED).
+ */
+export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSummary> {
+  const digest = pinsDigest(opts.pins);
+  checkReleaseDir(opts.out, digest);
+  const step = opts.onStep ?? (() => undefined);
+  const work = mkdtempSync(path.join(os.tmpdir(), "gitgood-live-"));
+  try {
+    const scratchRoot = path.join(work, "sources");
+    const mined: Mined[] = [];
+    for await (const m of mapPool(opts.pins.repositories, opts.jobs, (pin) => minePin(pin, opts.pins, opts, scratchRoot))) {
+      step(`mined ${m.pin.name} at ${m.pin.commit.slice(0, 12)}: ${m.samples.length} samples`);
+      mined.push(m);
+    }
+    mined.sort((a, b) => (a.pin.name < b.pin.name ? -1 : a.pin.name > b.pin.name ? 1 : 0));
+    const samples = mined.flatMap((m) => m.samples).sort(byId);
+    const canaries = mined.map((m) => m.canary);
+    const ledger: CanaryLedger = { sandboxes: 0, files: 0, hits: [] };
+    step(`QA gate: ${samples.length} samples, each by the oracle and the untouched start`);
+    const gate = await runGate(samples, { scratchRoot, workDir: work, jobs: opts.jobs, canaries, ledger });
+    for (const dir of gate.runDirs) {
+      const scanned = scanFiles(dir, canaryNeedles(canaries), `gate run ${path.basename(dir)}`);
+      ledger.files += scanned.files;
+      ledger.hits.push(...scanned.hits);
+    }
+    const kept = gate.kept.sort(byId);
+    const asked = opts.split ?? { ...PUBLISHED_SPLIT, seed: 0 };
+    const sizes = splitSizes(kept, asked);
+    const files = releaseFiles(kept, { ...sizes, seed: asked.seed });
+    const needles = canaryNeedles(canaries);
+    for (const [name, text] of files) {
+      ledger.files++;
+      const found = needles.find((n) => text.includes(n));
+      if (found !== undefined) ledger.hits.push({ where: `release file ${name}`, found });
+    }
+    if (ledger.hits.length > 0) {
+      const first = ledger.hits[0];
+      throw new GitGoodError("CANARY_REACHED", `the canary was reached in ${ledger.hits.length} places, first in ${first?.where ?? "?"}: nothing was written`, {
+        hits: ledger.hits.slice(0, 20),
+      });
+    }
+    const manifest = releaseManifest(opts, digest, mined, kept, gate.drops, gate.tasks, sizes, asked, ledger, fileDigests(files));
+    writeRelease(opts.out, files, manifest);
+    return {
+      out: opts.out,
+      samples: kept.length,
+      tasks: gate.tasks,
+      dropped: gate.drops.length,
+      repositories: mined.length,
+      canary: { sandboxes: ledger.sandboxes, files: ledger.files, reached: 0 },
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function releaseManifest(
+  opts: LiveBuildOptions,
+  digest: string,
+  mined: readonly Mined[],
+  kept: readonly Sample[],
+  drops: readonly GateDrop[],
+  tasks: number,
+  sizes: { lite: number; full: number },
+  asked: { lite: number; full: number; seed: number },
+  ledger: CanaryLedger,
+  digests: Record<string, string>,
+): Record<string, unknown> {
+  const keptIds = new Set(kept.map((s) => s.id));
+  const repositories: RepositoryEntry[] = mined.map((m) => ({
+    name: m.pin.name,
+    commit: m.pin.commit,
+    committed_at: committedAt(m.pinnedAt),
+    mined: countTypes(m.samples),
+    kept: countTypes(m.samples.filter((s) => keptIds.has(s.id))),
+    dropped_by_mining: m.summary.dropped,
+    canary: { committed_at: committedAt(m.canary.seconds), token_sha256: tokenDigest(m.canary.token) },
+  }));
+  const byReason: Record<string, number> = {};
+  for (const d of drops) byReason[d.reason] = (byReason[d.reason] ?? 0) + 1;
+  return {
+    schema_version: MANIFEST_SCHEMA_VERSION,
+    kind: RELEASE_KIND,
+    pins_digest: digest,
+    window: {
+      since: opts.window.since === null ? null : committedAt(opts.window.since),
+      until: opts.window.until === null ? null : committedAt(opts.window.until),
+    },
+    repositories,
+    counts: { samples: kept.length, ...countTypes(kept) },
+    gate: {
+      rule: "kept when, for every scenario of the sample, the oracle solves it and the untouched start does not; an MCR merge must be resolvable; IR and ICC count as solved by the history checks (finished, final tree is the chain's tip)",
+      tasks,
+      dropped: drops.length,
+      dropped_by_reason: Object.fromEntries(Object.keys(byReason).sort().map((k) => [k, { count: byReason[k], why: GATE_REASONS[k as keyof typeof GATE_REASONS] }])),
+      drops,
+    },
+    canary: {
+      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every file of its runs (results and trajectories) and every file of the release was searched for its objects and token",
+      sandboxes_checked: ledger.sandboxes,
+      files_checked: ledger.files,
+      reached: 0,
+    },
+    splits: { seed: asked.seed, lite: sizes.lite, full: sizes.full, asked: { lite: asked.lite, full: asked.full } },
+    files: digests,
+  };
+}
