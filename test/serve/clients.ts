@@ -75,6 +75,7 @@ export class WsClient {
   private readonly messages: string[] = [];
   private waiters: (() => void)[] = [];
   closed = false;
+  private sentClose = false;
   closeCode: number | null = null;
 
   private constructor(private readonly socket: Socket) {
@@ -134,7 +135,12 @@ export class WsClient {
       const payload = b.subarray(off, off + len);
       this.buffer = b.subarray(off + len);
       if (opcode === 0x1) this.messages.push(payload.toString("utf8"));
-      if (opcode === 0x8) this.closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+      if (opcode === 0x8) {
+        // The closing handshake: answer the server's close frame with one of our own.
+        this.closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
+        if (!this.sentClose) this.sendFrame(0x8, Buffer.from(payload.subarray(0, 2)));
+        this.sentClose = true;
+      }
       this.wake();
     }
   }
@@ -182,6 +188,7 @@ export class WsClient {
   }
 
   end(): void {
+    this.sentClose = true;
     this.sendFrame(0x8, Buffer.from([0x03, 0xe8]));
   }
 }

@@ -52,6 +52,7 @@ describe("gitgood serve --protocol openenv", () => {
       const schema = (await getJson(`${server.url}/schema`)).body as Record<string, unknown>;
       expect(Object.keys(schema).sort()).toEqual(["action", "observation", "state"]);
       let compared = 0;
+      const rewards: (number | null)[] = [];
       for (const agent of ["oracle", "baseline"]) {
         for (const record of Object.values(runs[agent] ?? {})) {
           const reset = await postJson(`${server.url}/reset`, { sample_id: record.sample_id, scenario: record.scenario });
@@ -73,6 +74,7 @@ describe("gitgood serve --protocol openenv", () => {
           }
           expect(last.done).toBe(true);
           expect(last.reward).toBe(expectedReward(record));
+          rewards.push(last.reward);
           const key = last.observation.key as string;
           expect(outcome(recordsIn(out)[key])).toEqual(outcome(record));
           const state = await getJson(`${server.url}/state?episode_id=${id}`);
@@ -81,8 +83,11 @@ describe("gitgood serve --protocol openenv", () => {
         }
       }
       expect(compared).toBe(Object.keys(runs.oracle ?? {}).length * 2);
+      // The oracle solves MCR; the baseline does not: both rewards occur.
+      expect(rewards).toContain(1);
+      expect(rewards).toContain(0);
       // `gitgood report` reads the run directory the episodes went to.
-      const report = await gitgood(["report", out, "--format", "json"]);
+      const report = await gitgood(["report", out, "--json"]);
       expect(report.code).toBe(0);
     } finally {
       await server.stop();
@@ -127,6 +132,11 @@ describe("gitgood serve --protocol openenv", () => {
       expect(await bad.request({ type: "step", data: { type: "list_tools" } })).toMatchObject({ type: "error", data: { code: "EXECUTION_ERROR" } });
       bad.end();
       await bad.whenClosed();
+      // A client frame without a mask breaks RFC 6455: the server closes with 1002 (protocol error).
+      const unmasked = await WsClient.connect(server.url);
+      unmasked.sendFrame(0x1, Buffer.from(JSON.stringify({ type: "state" })), false);
+      await unmasked.whenClosed();
+      expect(unmasked.closeCode).toBe(1002);
     } finally {
       await server.stop();
     }
