@@ -193,6 +193,64 @@ describe("gitgood serve --protocol openenv", () => {
   }, 60_000);
 });
 
+describe("gitgood serve: sessions", () => {
+  it("runs 12 concurrent episodes of one sample, each recorded under its own repeat, with the oracle's reward", async () => {
+    const out = outDir();
+    const server = await serveInProcess([fx.samples, "--repos", fx.repos, "--protocol", "openenv", "--out", out, "--max-sessions", "12"], fx.sandboxRoot);
+    const record = Object.values(runs.oracle ?? {}).find((r) => r.scenario === "MCR") as ResultRecord;
+    try {
+      const resets = await Promise.all(Array.from({ length: 12 }, () => postJson(`${server.url}/reset`, { sample_id: record.sample_id })));
+      expect(resets.map((r) => r.status)).toEqual(Array(12).fill(200));
+      expect((await postJson(`${server.url}/reset`, { sample_id: record.sample_id })).status).toBe(503);
+      const rewards = await Promise.all(
+        resets.map(async (reset) => {
+          const id = (reset.body.observation as { episode_id: string }).episode_id;
+          let last: StepReply | null = null;
+          for (const c of toolCalls("oracle", record)) {
+            last = (await postJson(`${server.url}/step`, { action: { type: "call_tool", tool_name: c.tool, arguments: c.args }, episode_id: id })).body as unknown as StepReply;
+            if (last.done) break;
+          }
+          return last?.reward;
+        }),
+      );
+      expect(rewards).toEqual(Array(12).fill(expectedReward(record)));
+    } finally {
+      await server.stop();
+    }
+    const keys = Object.keys(recordsIn(out)).sort();
+    expect(keys).toHaveLength(12);
+    expect(new Set(keys).size).toBe(12);
+    expect(keys).toContain(`${record.key}#11`);
+  }, 120_000);
+
+  it("ends an episode idle past --idle-timeout as disconnected", async () => {
+    const out = outDir();
+    const server = await serveInProcess([fx.samples, "--repos", fx.repos, "--protocol", "openenv", "--out", out, "--idle-timeout", "5"], fx.sandboxRoot);
+    try {
+      const reset = await postJson(`${server.url}/reset`, { sample_id: fx.mergeSample.id });
+      const id = (reset.body.observation as { episode_id: string }).episode_id;
+      await postJson(`${server.url}/step`, { action: { type: "list_tools" }, episode_id: id });
+      const file = (((reset.body.observation as { task_data: { files: string[] } }).task_data.files)[0]) as string;
+      await postJson(`${server.url}/step`, { action: { type: "call_tool", tool_name: "view_file_at", arguments: { relative_path_from_project_root: file, reason: "x" } }, episode_id: id });
+      await until(() => Object.keys(recordsIn(out)).length === 1);
+      expect(Object.values(recordsIn(out))[0]?.error?.code).toBe("CLIENT_DISCONNECTED");
+      expect((await postJson(`${server.url}/step`, { action: { type: "list_tools" }, episode_id: id })).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it("wrong usage fails with one line and a non-zero exit", async () => {
+    const none = await gitgood(["serve", fx.samples, "--repos", fx.repos]);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr.trim().split("\n")).toHaveLength(1);
+    const both = await gitgood(["serve", fx.samples, "--protocol", "ors"]);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/--repo PATH .* or --repos DIR/);
+    expect(both.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe("gitgood serve --protocol ors", () => {
   it("lists tools, splits and tasks, and replays the oracle's tool calls with the reward and finished inline over SSE", async () => {
     const out = outDir();
