@@ -69,12 +69,14 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, modelOptions(flags)));
   await checkModels({ agent: [], judges }, "nothing was served");
   const out = flags.out ?? defaultRunDir(files, SERVE_AGENT);
-  const unlock = lockRunDir(out);
   let handle: ServeHandle | null = null;
   const onSignal = (signal: NodeJS.Signals, code: number) => () => {
     handle?.abandonAll(`gitgood serve was stopped (${signal}) before the episode ended`);
     process.exit(code);
   };
+  // Registered before the run lock registers its own removal on a signal, so that a signal records the live episodes first.
+  if (io.ownsProcess) for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, onSignal(signal, code));
+  const unlock = lockRunDir(out);
   try {
     const config = runConfig(
       {
@@ -93,7 +95,6 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
     );
     const store = RunStore.open(out, config, { appendOnly: true });
     const settings = familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null });
-    if (io.ownsProcess) for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, onSignal(signal, code));
     handle = await serveEnvironment({
       protocol: flags.protocol,
       source: { samples, where, recorder: { store, judges, agent: SERVE_AGENT, settings }, split: flags.split, history: flags.history, settings: { mcrTools: flags.mcrTools } },

@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultRecord } from "../../src/runs/record.js";
-import { gitgood } from "../helpers/cli.js";
+import { BIN, gitgood } from "../helpers/cli.js";
 import { buildMcpFixtures, recordsIn, sandboxesIn, until, type McpFixtures } from "../helpers/mcp.js";
 import { AUTH, TEST_SERVE_TOKEN, WsClient, getJson, observedText, orsCall, postJson, postSse, serveInProcess, type StepReply } from "./clients.js";
 
@@ -238,6 +239,31 @@ describe("gitgood serve: sessions", () => {
     } finally {
       await server.stop();
     }
+  }, 60_000);
+
+  it("the built CLI makes a token, writes it 0600, and records a live episode as stopped on SIGTERM (npm run build first)", async () => {
+    const out = outDir();
+    const child = spawn(process.execPath, [BIN, "serve", fx.samples, "--repos", fx.repos, "--protocol", "openenv", "--out", out], {
+      env: { ...process.env, GITGOOD_SERVE_TOKEN: "", GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: fx.sandboxRoot },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    let err = "";
+    child.stderr.on("data", (b: Buffer) => (err += b.toString("utf8")));
+    await until(() => /listening on/.test(err) || child.exitCode !== null);
+    const url = /listening on (\S+)/.exec(err)?.[1] as string;
+    const [, token, file] = /token (\S+) \(also in (\S+)\)/.exec(err) ?? [];
+    expect(readFileSync(file as string, "utf8").trim()).toBe(token);
+    expect(statSync(file as string).mode & 0o777).toBe(0o600);
+    const headers = { Authorization: `Bearer ${token as string}` };
+    expect((await postJson(`${url}/reset`, {}, {})).status).toBe(401);
+    const reset = await postJson(`${url}/reset`, { sample_id: fx.mergeSample.id }, headers);
+    const obs = reset.body.observation as { episode_id: string; task_data: { files: string[] } };
+    const args = { relative_path_from_project_root: obs.task_data.files[0], reason: "look" };
+    await postJson(`${url}/step`, { action: { type: "call_tool", tool_name: "view_file_at", arguments: args }, episode_id: obs.episode_id }, headers);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    expect(Object.values(recordsIn(out)).map((r) => r.error?.code)).toEqual(["SERVER_STOPPED"]);
   }, 60_000);
 
   it("wrong usage fails with one line and a non-zero exit", async () => {
