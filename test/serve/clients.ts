@@ -145,15 +145,26 @@ export class WsClient {
     }
   }
 
-  /** Sends one frame (text by default), masked as a client must. */
-  sendFrame(opcode: number, payload: Buffer, masked = true): void {
-    const len = payload.length;
-    const head = len < 126 ? Buffer.from([0x80 | opcode, (masked ? 0x80 : 0) | len]) : Buffer.alloc(4);
-    if (len >= 126) {
-      head[0] = 0x80 | opcode;
-      head[1] = (masked ? 0x80 : 0) | 126;
-      head.writeUInt16BE(len, 2);
+  /** A frame's header: FIN, opcode, the mask bit and the length in 7, 16 or 64 bits. */
+  private static header(opcode: number, len: number, masked: boolean, fin: boolean): Buffer {
+    const first = (fin ? 0x80 : 0) | opcode;
+    const m = masked ? 0x80 : 0;
+    if (len < 126) return Buffer.from([first, m | len]);
+    if (len < 65536) {
+      const h = Buffer.from([first, m | 126, 0, 0]);
+      h.writeUInt16BE(len, 2);
+      return h;
     }
+    const h = Buffer.alloc(10);
+    h[0] = first;
+    h[1] = m | 127;
+    h.writeBigUInt64BE(BigInt(len), 2);
+    return h;
+  }
+
+  /** Sends one frame, masked as a client must (unless told not to), final unless `fin` is false. */
+  sendFrame(opcode: number, payload: Buffer, masked = true, fin = true): void {
+    const head = WsClient.header(opcode, payload.length, masked, fin);
     if (!masked) {
       this.socket.write(Buffer.concat([head, payload]));
       return;
@@ -162,6 +173,11 @@ export class WsClient {
     const body = Buffer.from(payload);
     for (let i = 0; i < body.length; i++) body[i] = (body[i] as number) ^ (mask[i % 4] as number);
     this.socket.write(Buffer.concat([head, mask, body]));
+  }
+
+  /** Sends only a masked frame's header announcing `len` bytes (a message too large to be taken). */
+  sendHeader(opcode: number, len: number): void {
+    this.socket.write(Buffer.concat([WsClient.header(opcode, len, true, true), randomBytes(4)]));
   }
 
   send(message: unknown): void {
