@@ -33,6 +33,7 @@ export const LAYERS = [
   "live", // dated releases mined from pinned repositories: the QA gate, the canary, the manifest
   "mcp", // the MCP front end
   "a2a", // the A2A front end
+  "serve", // the reinforcement-learning environment servers (OpenEnv, ORS) over episodes of the MCP attempts
   "view", // the local web viewer over run directories (reads runs, report and export; the MCP guard)
   "demo", // the demo repository for the quick start
   "plugins", // loading plug-ins: the registration API they are given

@@ -75,6 +75,12 @@ const CORE_VERBS: readonly Verb[] = [
     load: async () => (await import("./merge.js")).mergeCommand,
   },
   {
+    name: "serve",
+    term: "serve [options] [samples...]",
+    summary: "serve every task family as a reinforcement-learning environment over OpenEnv or the Open Reward Standard; each episode recorded in a run directory",
+    load: async () => (await import("./serve.js")).serveCommand,
+  },
+  {
     name: "report",
     term: "report [options] <run-dir...>",
     summary: "print a run's success and solve rates per scenario, difficulty and language, and per sample; several runs side by side",

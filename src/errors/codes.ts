@@ -126,6 +126,8 @@ export const ERROR_CODES = {
   BAD_TODO: { fault: "agent", meaning: "the rebase todo list the agent gave is invalid" },
   BASELINE_FAILED: { fault: "agent", meaning: "a baseline agent's tool call failed" },
   BRANCH_EXISTS: { fault: "agent", meaning: "the branch or memory branch exists already" },
+  CAPACITY_REACHED: { fault: "infrastructure", meaning: "gitgood serve already runs the most episodes it takes at once (--max-sessions)" },
+  EPISODE_EXISTS: { fault: "agent", meaning: "a gitgood serve client asked for an episode id that is live already" },
   SERVER_BUSY: { fault: "infrastructure", meaning: "the A2A green agent already runs the most assessments it takes at once (--max-assessments)" },
   BUSY: { fault: "agent", meaning: "a tool was called while another call in the same scenario was running" },
   CLIENT_DISCONNECTED: { fault: "agent", meaning: "the MCP client went away before finishing the scenario" },

@@ -42,12 +42,14 @@ export class Attempt {
     private readonly client: () => ClientInfo | null,
     /** The client has started the scenario: asked for it (start_scenario) or called a tool in it. */
     private started: boolean,
+    repeat: number,
   ) {
     this.session = new AgentSession(scenario, context, Number.MAX_SAFE_INTEGER, this.controller.signal);
     this.state = {
       sample: scenario.sample,
       scenario: scenario.definition,
       memory: false,
+      repeat,
       startedAt: new Date(),
       live: scenario,
       source,
@@ -61,7 +63,8 @@ export class Attempt {
    * Sets the scenario up in a new sandbox (removed again if reading its context fails). An MCP client
    * acts only through the tools, so only the files the scenario touches are written. `started`: the
    * client asked for this scenario; else (one served before the client connects) its first tool call
-   * starts it.
+   * starts it. `repeat`: which attempt at this sample × scenario it is in the run (its key's `#r`; `gitgood
+   * serve` records every episode).
    */
   static async start(
     sample: Sample,
@@ -72,6 +75,7 @@ export class Attempt {
     history?: HistoryDepth,
     settings?: Record<string, unknown>,
     started = true,
+    repeat = 0,
   ): Promise<Attempt> {
     const definition = chooseScenario(sample, which);
     const source = await Repo.open(repositoryPath(where, sample));
@@ -79,7 +83,7 @@ export class Attempt {
     const all = { ...recorder.settings, ...settings };
     const scenario: LiveScenario = await definition.setup(sample, source, { history, workTree: "tools", settings: all });
     try {
-      return new Attempt(scenario, source, await scenario.initialContext(), recorder, client, started);
+      return new Attempt(scenario, source, await scenario.initialContext(), recorder, client, started, repeat);
     } catch (err) {
       scenario.close();
       throw err;

@@ -9,8 +9,8 @@ function generateToken(): string {
   return randomBytes(24).toString("base64url");
 }
 
-/** The servers that write their token to a file: `gitgood mcp --http` and `gitgood a2a serve|agent`. */
-export type TokenServer = "mcp" | "a2a";
+/** The servers that write their token to a file: `gitgood mcp --http`, `gitgood a2a serve|agent` and `gitgood serve`. */
+export type TokenServer = "mcp" | "a2a" | "serve";
 
 /**
  * Where the token of the HTTP server on `port` is written: the user's own gitgood directory (the

@@ -1,0 +1,146 @@
+import path from "node:path";
+import { Command, Option } from "commander";
+import type { RepoLocator } from "../dataset/clones.js";
+import { samplesDigest } from "../dataset/digest.js";
+import { GitGoodError } from "../errors.js";
+import type { HistoryDepth } from "../git/store.js";
+import { serverToken } from "../mcp/token.js";
+import { lookupModel } from "../model/lookup.js";
+import { runConfig } from "../runs/config.js";
+import type { ModelFlags } from "../runs/flags.js";
+import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
+import { checkModels } from "../runs/preflight.js";
+import { lockRunDir } from "../runs/run-lock.js";
+import { RunStore } from "../runs/store.js";
+import type { McrToolSet } from "../scenarios/mcr/state.js";
+import { PROTOCOLS, serveEnvironment, type Protocol, type ServeHandle } from "../serve/server.js";
+import { intOption, listOption, repeatable } from "../util/options.js";
+import { addFamilyOptions, familySettings } from "../families/options.js";
+import type { CliIO } from "./io.js";
+import { addModelOptions, historyOption, mcrToolsOption } from "./run-options.js";
+
+const SERVE_TOKEN_ENV = "GITGOOD_SERVE_TOKEN";
+/** The agent the episodes are recorded under: the client trains or evaluates a policy gitgood does not see. */
+export const SERVE_AGENT = "serve";
+
+interface ServeFlags extends ModelFlags {
+  samples?: string[];
+  protocol: Protocol;
+  split: string;
+  ids?: string[];
+  limit?: number;
+  repo?: string;
+  repos?: string;
+  out?: string;
+  judge?: string[];
+  port: number;
+  host: string;
+  token?: string;
+  allowOrigin?: string[];
+  maxSessions: number;
+  idleTimeout: number;
+  history: HistoryDepth;
+  mcrTools: McrToolSet;
+}
+
+/** Resolves when the caller aborts `signal` (never without one). */
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) resolve();
+    else signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<void> {
+  const log = (line: string): void => {
+    io.stderr.write(`gitgood serve: ${line}\n`);
+  };
+  if (files.length === 0) throw new GitGoodError("BAD_OPTION", "give a samples file (positional or --samples FILE)");
+  if ((flags.repo ? 1 : 0) + (flags.repos ? 1 : 0) !== 1) {
+    throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
+  }
+  if (flags.port > 65535) throw new GitGoodError("BAD_OPTION", `--port takes a port from 0 to 65535, not ${flags.port}`);
+  if (flags.maxSessions < 1) throw new GitGoodError("BAD_OPTION", "--max-sessions takes at least 1");
+  if (flags.idleTimeout < 1) throw new GitGoodError("BAD_OPTION", "--idle-timeout takes at least 1 second");
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(flags.split)) throw new GitGoodError("BAD_OPTION", "--split takes a name of letters, digits, '.', '_' and '-'");
+  const door = serverToken(flags.token ?? (process.env[SERVE_TOKEN_ENV] || undefined), "serve");
+  const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
+  const samples = await loadSamples(files, flags.ids, flags.limit);
+  const judges = (flags.judge ?? []).map((m) => lookupModel(m, modelOptions(flags)));
+  await checkModels({ agent: [], judges }, "nothing was served");
+  const out = flags.out ?? defaultRunDir(files, SERVE_AGENT);
+  let handle: ServeHandle | null = null;
+  const onSignal = (signal: NodeJS.Signals, code: number) => () => {
+    handle?.abandonAll(`gitgood serve was stopped (${signal}) before the episode ended`);
+    process.exit(code);
+  };
+  // Registered before the run lock registers its own removal on a signal, so that a signal records the live episodes first.
+  if (io.ownsProcess) for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, onSignal(signal, code));
+  const unlock = lockRunDir(out);
+  try {
+    const config = runConfig(
+      {
+        samples: files,
+        samplesDigest: samplesDigest(samples),
+        agent: SERVE_AGENT,
+        ids: flags.ids,
+        limit: flags.limit,
+        where,
+        judges: flags.judge,
+        history: flags.history,
+        mcrTools: flags.mcrTools,
+        models: modelSettings(flags),
+      },
+      (p) => path.resolve(p),
+    );
+    const store = RunStore.open(out, config, { appendOnly: true });
+    const settings = familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null });
+    handle = await serveEnvironment({
+      protocol: flags.protocol,
+      source: { samples, where, recorder: { store, judges, agent: SERVE_AGENT, settings }, split: flags.split, history: flags.history, settings: { mcrTools: flags.mcrTools } },
+      maxSessions: flags.maxSessions,
+      idleTimeoutSeconds: flags.idleTimeout,
+      port: flags.port,
+      host: flags.host,
+      token: door.token,
+      allowedOrigins: flags.allowOrigin ?? [],
+      log,
+    });
+    log(`serving ${samples.length} sample(s) as split ${flags.split} over ${flags.protocol}; episodes recorded in ${store.dir}`);
+    door.announce(Number(new URL(handle.url).port), log);
+    log(`listening on ${handle.url}`);
+    if (io.ownsProcess) return; // it serves until a signal ends the process; the run lock is released at exit
+    await stopped(io.signal);
+    await handle.close();
+    unlock();
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+export function serveCommand(io: CliIO): Command {
+  const cmd = new Command("serve")
+    .description("serve every task family as a reinforcement-learning environment over OpenEnv or the Open Reward Standard; each episode recorded in a run directory")
+    .argument("[samples...]", "samples files: gitgood JSONL, or published Parquet/CSV/JSONL")
+    .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", repeatable)
+    .addOption(new Option("--protocol <name>", "the wire protocol").choices([...PROTOCOLS]).makeOptionMandatory())
+    .option("--split <name>", "the split the samples are served as (ORS lists it)", "train")
+    .option("--ids <list>", "only these sample ids, comma-separated", listOption)
+    .option("--limit <n>", "only the first N samples", intOption("--limit"))
+    .option("--repo <path>", "the repository every sample comes from")
+    .option("--repos <dir>", "directory of clones at DIR/owner/repo")
+    .option("--out <dir>", `run directory for the episodes (default: runs/<samples>-${SERVE_AGENT})`)
+    .addOption(historyOption())
+    .addOption(mcrToolsOption())
+    .option("--judge <models>", "judge models for IR/ICC (their verdict is the reward), comma-separated", listOption)
+    .option("--port <port>", "the port to listen on (0: any free port)", intOption("--port"), 0)
+    .option("--host <addr>", "address to bind to; not loopback requires --token", "127.0.0.1")
+    .option("--token <token>", `the token every request must carry, as Authorization: Bearer (or X-API-Key for ORS clients; or set ${SERVE_TOKEN_ENV}); without one, one is made, said once on stderr and written to serve-<port>.token in gitgood's directory of yours`)
+    .option("--allow-origin <origin>", "an extra browser origin allowed to call the server (repeatable)", repeatable)
+    .option("--max-sessions <n>", "episodes live at once (each holds a sandbox)", intOption("--max-sessions"), 8)
+    .option("--idle-timeout <seconds>", "end an episode after this long without a request (recorded as disconnected)", intOption("--idle-timeout"), 900);
+  return addModelOptions(addFamilyOptions(cmd, "mcp")).action(async (files: string[], flags: ServeFlags) => {
+    await runServe([...files, ...(flags.samples ?? [])], flags, io);
+  });
+}
