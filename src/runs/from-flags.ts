@@ -18,7 +18,7 @@ import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
-import type { Prices } from "./result.js";
+import type { Prices } from "../model/prices.js";
 import { checkBudget, checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
 import { modelOptionsOf } from "./ticket.js";

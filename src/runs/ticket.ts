@@ -16,7 +16,7 @@ import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
 import { RunConfigSchema, type ModelSettings, type RunConfig } from "./config.js";
 import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
-import type { Prices } from "./result.js";
+import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
 import { parseRunSpec } from "./spec.js";
 
