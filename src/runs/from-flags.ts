@@ -140,7 +140,7 @@ export function modelSettings(flags: ModelFlags): ModelSettings {
 }
 
 /** The run settings the flags give (every declared setting's option, or its default). */
-export function specOfFlags(flags: RunFlags): RunSpec {
+function specOfFlags(flags: RunFlags): RunSpec {
   return specFromOptions(flags as unknown as Record<string, unknown>);
 }
 

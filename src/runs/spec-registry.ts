@@ -89,7 +89,7 @@ export function specValue<T>(spec: RunSpec | undefined, setting: RunSetting<T>):
 }
 
 /** The schema of a spec: every declared key optional (absent: its default), nothing else. */
-export function runSpecSchema() {
+function runSpecSchema() {
   return z.object(Object.fromEntries(runSettings().map((s) => [s.key, s.schema.default(s.default).describe(s.help)]))).strict();
 }
 
@@ -113,7 +113,7 @@ export function parseRunSpec(value: unknown, where: string, code: ErrorCode): Ru
 }
 
 /** The camelCase name commander gives an option's value (`max-processes` → `maxProcesses`). */
-export function optionProperty(option: string): string {
+function optionProperty(option: string): string {
   return option.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
