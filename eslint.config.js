@@ -29,6 +29,7 @@ export const LAYERS = [
   "families", // the family registry: each family's report section, options, agents and formats
   "report", // report formats
   "export", // exports of runs: training data, ATIF trajectories, Inspect AI logs, CI formats
+  "leaderboard", // the static leaderboard site over run directories (reads runs and the report's statistics)
   "mcp", // the MCP front end
   "a2a", // the A2A front end
   "view", // the local web viewer over run directories (reads runs, report and export; the MCP guard)

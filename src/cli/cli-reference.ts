@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { leaderboardJsonSchema } from "../leaderboard/schema.js";
 import { runSpecJsonSchema } from "../runs/spec.js";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
@@ -9,6 +10,14 @@ import { verbs } from "./verbs.js";
 export const CLI_REFERENCE_FILE = "docs/cli.md";
 /** Where `npm run docs` writes the run spec's JSON Schema (runs/spec.ts). */
 export const RUN_SPEC_SCHEMA_FILE = "docs/run-spec.schema.json";
+
+/** Where `npm run docs` writes the leaderboard JSON's schema (leaderboard/schema.ts). */
+export const LEADERBOARD_SCHEMA_FILE = "docs/leaderboard.schema.json";
+
+/** The leaderboard JSON's schema as docs/ publishes it. */
+export function renderLeaderboardSchema(): string {
+  return `${JSON.stringify(leaderboardJsonSchema(), null, 2)}\n`;
+}
 
 /** The run spec's JSON Schema as docs/ publishes it. */
 export function renderRunSpecSchema(): string {
@@ -62,6 +71,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     (text) => {
       writeFileSync(CLI_REFERENCE_FILE, text);
       writeFileSync(RUN_SPEC_SCHEMA_FILE, renderRunSpecSchema());
+      writeFileSync(LEADERBOARD_SCHEMA_FILE, renderLeaderboardSchema());
     },
     (err: unknown) => {
       process.stderr.write(`cli-reference: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -12,6 +12,7 @@ import type { Prices } from "../model/prices.js";
 import { CONFIG_FILE_NAME } from "./config-name.js";
 import { verbSourceOf } from "./verb-source.js";
 import { at } from "../util/at.js";
+import { DEFAULT_LIMITS } from "../sandbox/isolation.js";
 
 /** The configuration file read from the working directory when no `--config FILE` is given. */
 export const CONFIG_FILE = CONFIG_FILE_NAME;
@@ -213,21 +214,32 @@ function envsFor(file: string, top: EnvSpecFile | null, section: EnvSpecFile | u
 /** Agents that run a program or reach an address the configuration names. */
 const PROGRAM_AGENTS = new Set(["command", "mcp-command", "a2a"]);
 
+/** The jail's limits by option, with the defaults a file found in the working directory may only lower. */
+const LIMIT_DEFAULTS: Record<string, number> = {
+  "max-processes": DEFAULT_LIMITS.processes,
+  "max-memory": DEFAULT_LIMITS.memory,
+  "max-disk": DEFAULT_LIMITS.disk,
+};
+
+/** Whether an option's value gives agent programs more than the defaults do, or sends the run somewhere else. */
+function widens(name: string, value: unknown): boolean {
+  if (name === "agent") return typeof value === "string" && value.split(",").some((a) => PROGRAM_AGENTS.has(a.trim()));
+  if (name === "isolation") return value === "none";
+  if (name === "network" || name === "accept-weak-limits") return value === true;
+  const limit = LIMIT_DEFAULTS[name];
+  if (limit !== undefined) return value === null || (typeof value === "number" && value > limit);
+  return ["command", "url", "pass-env", "allow-read", "queue"].includes(name);
+}
+
 /**
  * A file only found in the working directory (a cloned repository's, say) may set options, but none that
  * widens what runs on this machine or what agent programs get: a program or address to run, no isolation,
- * the network, host variables. Those need the file named with --config (or the flag itself).
+ * the network, host variables, host folders to read, higher jail limits, a queue to send the run to. Those
+ * need the file named with --config (or the flag itself).
  */
 function refuseWidening(file: string, opt: Option, value: unknown): void {
   const name = opt.long?.replace(/^--/, "") ?? "";
-  const widens =
-    (name === "agent" && typeof value === "string" && value.split(",").some((a) => PROGRAM_AGENTS.has(a.trim()))) ||
-    name === "command" ||
-    name === "url" ||
-    (name === "isolation" && value === "none") ||
-    (name === "network" && value === true) ||
-    name === "pass-env";
-  if (widens) bad(file, name, `widens what runs on this machine, so it is taken only from a file named with --config ${file} (or from the option itself)`);
+  if (widens(name, value)) bad(file, name, `widens what runs on this machine, so it is taken only from a file named with --config ${file} (or from the option itself)`);
 }
 
 /**

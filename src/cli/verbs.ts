@@ -81,6 +81,12 @@ const CORE_VERBS: readonly Verb[] = [
     load: async () => (await import("./report.js")).reportCommand,
   },
   {
+    name: "leaderboard",
+    term: "leaderboard [options] <run-dir...>",
+    summary: "write a static leaderboard site (HTML and JSON) ranking runs over the same samples: solve rates, pass@k, cost, tokens, probes, contamination",
+    load: async () => (await import("./leaderboard.js")).leaderboardCommand,
+  },
+  {
     name: "view",
     term: "view [options] <run-dir...>",
     summary: "serve a local, read-only web viewer over run directories (live while a run writes): summary, samples, transcripts, comparison",

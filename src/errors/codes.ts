@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   BAD_ASSESSMENT: { fault: "usage", meaning: "an A2A assessment request is malformed: not the JSON {participants, config} the green agent takes (invalid params)" },
   BAD_SWE_TASK: { fault: "usage", meaning: "a SWE task sent to the A2A participant is malformed: not REPO_DIR:<path>, Problem Statement: and the issue (then optional Hints:), or REPO_DIR is no directory" },
   RUN_MISMATCH: { fault: "usage", meaning: "the run directory holds a run with other settings; resume with the same ones or choose another --out" },
+  MIXED_RUNS: { fault: "usage", meaning: "the runs given to gitgood leaderboard are not over the same samples and settings; --allow-mixed ranks them anyway, marked as mixed" },
+  BAD_MODELS_FILE: { fault: "usage", meaning: "a leaderboard's models file (--models) is not YAML mapping model names to training cut-off dates" },
   QUEUE_MISMATCH: { fault: "usage", meaning: "the job queue (--queue, --queue-name) holds another run's jobs; use another --queue-name or finish that run" },
 
   // data

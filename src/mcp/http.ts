@@ -49,6 +49,9 @@ interface Session {
   why?: string;
 }
 
+/** Set-up refusals that are the client's to fix, by code, as HTTP statuses; anything else is the server's (500). */
+const SETUP_STATUS: Record<string, number> = { ALREADY_ATTEMPTED: 409 };
+
 export function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
@@ -125,7 +128,8 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpHandle> {
     try {
       bench = await opts.makeBench();
     } catch (err) {
-      reply(res, 500, `cannot set the scenario up: ${toGitGoodError(err).message}`);
+      const error = toGitGoodError(err);
+      reply(res, SETUP_STATUS[error.code] ?? 500, `cannot set the scenario up: ${error.message}`);
       return;
     }
     const server = createMcpServer(bench, "http");

@@ -6,7 +6,7 @@ export interface CostPerSolved {
   usd: number;
   low: number;
   high: number;
-  /** Attempts counted: those whose agent cost is priced and whose judges' cost is known. */
+  /** Attempts counted: those whose spend is known (priced, or no model asked) and whose judges' cost is known. */
   attempts: number;
   solved: number;
 }
@@ -21,7 +21,8 @@ const usd = (x: number) => Math.round(x * 1e6) / 1e6;
  */
 export function costPerSolved(records: readonly ResultRecord[]): CostPerSolved | null {
   const pairs = records.flatMap((r) => {
-    const c = r.cost_usd === null ? null : attemptSpend(r);
+    // An agent that asked no model spent nothing, priced or not; a cost that cannot be measured is left out.
+    const c = attemptSpend(r);
     return c === null ? [] : [{ c, s: r.solved === true ? 1 : 0 }];
   });
   const n = pairs.length;

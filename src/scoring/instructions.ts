@@ -52,12 +52,16 @@ export const INSTRUCTION_RULES: readonly { name: string; pattern: RegExp }[] = [
   { name: "forged-answer", pattern: /"better"\s*:\s*"|<\|im_(?:start|end)\|>|\[\/?INST\]|(?:^|\n)\s*(?:system|assistant)\s*:\s/i },
 ];
 
-/** `text` in compatibility form (NFKC), invisible characters (zero-width, soft hyphens, direction marks) removed, spacing collapsed. */
+/**
+ * `text` in compatibility form (NFKC), invisible characters (zero-width, soft hyphens, direction marks)
+ * removed, spacing collapsed to one space. Only runs that are not one space already are replaced (the
+ * same result; a large diff has a single space between most words, and replacing each cost seconds).
+ */
 function normalise(text: string): string {
   return text
     .normalize("NFKC")
     .replace(/\p{Default_Ignorable_Code_Point}/gu, "")
-    .replace(/[^\S\n]+/g, " ");
+    .replace(/[^\S\n]{2,}|[^\S\n ]/g, " ");
 }
 
 /** The rules `text` matches, each once, with an excerpt of the first match. */

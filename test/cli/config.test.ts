@@ -71,7 +71,8 @@ describe("gitgood.config.yaml", () => {
   it("sets the options it names, section over top level, and run.json keeps the resolved configuration", async () => {
     const cwd = workDir(config());
     const out = path.join(cwd, "run");
-    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--ids", merge.id, "--out", out], { cwd, env });
+    // Named with --config: the file reads host folders (allow-read), which a file only found here may not.
+    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--ids", merge.id, "--out", out, "--config", "gitgood.config.yaml"], { cwd, env });
     expect(r.code, r.stderr).toBe(0);
     expect(keysIn(out)).toEqual([`${merge.id}.MCR`]);
     const saved = runJson(out);
@@ -160,11 +161,17 @@ describe("gitgood.config.yaml", () => {
     );
     expect(existsSync(out)).toBe(false);
     expect(existsSync(marker)).toBe(false);
-    for (const text of ["isolation: none\n", "network: true\n", "pass-env: [HOME]\n", "run:\n  agent: oracle,a2a\n"]) {
+    const widening = ["isolation: none\n", "network: true\n", "pass-env: [HOME]\n", "run:\n  agent: oracle,a2a\n", `allow-read: [${cwd}]\n`];
+    widening.push("max-processes: 100000\n", "max-memory: 64G\n", "max-disk: 100G\n", "accept-weak-limits: true\n", "queue: redis://127.0.0.1:1\n");
+    for (const text of widening) {
       writeFileSync(path.join(cwd, "gitgood.config.yaml"), text);
       const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--out", out], { cwd, env });
       expect([r.code, r.stderr], text).toEqual([2, expect.stringContaining("widens what runs on this machine") as unknown as string]);
     }
+    // Narrowing is what a project's file is for: lower limits are taken.
+    writeFileSync(path.join(cwd, "gitgood.config.yaml"), "max-processes: 64\nmax-memory: 1G\n");
+    const narrowed = await gitgood(["run", samplesFile, "--repo", fx.dir, "--ids", merge.id, "--out", out, "--dry-run"], { cwd, env });
+    expect(narrowed.code, narrowed.stderr).toBe(0);
     writeFileSync(path.join(cwd, "gitgood.config.yaml"), `agent: command\ncommand: touch ${marker}\nisolation: none\n`);
     const named = await gitgood(["run", samplesFile, "--repo", fx.dir, "--ids", merge.id, "--out", out, "--config", "gitgood.config.yaml", "--dry-run"], { cwd, env });
     expect(named.code, named.stderr).toBe(0);

@@ -13,6 +13,7 @@ import {
   sandboxesIn,
   sandboxVars,
   serveHttpInProcess,
+  TEST_MCP_TOKEN,
   sessionSource,
   solveMcr,
   until,
@@ -128,6 +129,13 @@ describe("gitgood mcp --id, evaluation", () => {
       await a.transport.terminateSession();
       await a.client.close();
       await expect(connectHttp(server.url)).rejects.toThrow(/has been attempted in this run/);
+      // The refusal is the client's to act on (a conflict with the run's record), not a server fault.
+      const raw = await fetch(server.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${TEST_MCP_TOKEN}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      });
+      expect(raw.status).toBe(409);
     } finally {
       await server.stop();
     }

@@ -38,4 +38,9 @@ describe("cost per solved task", () => {
     expect(attemptSpend(rec("o", "MR", { cost_usd: null, tokens: { prompt: 0, completion: 0 } }))).toBe(0);
     expect(attemptSpend(rec("x", "MR", { cost_usd: null, usage_known: false, tokens: { prompt: 0, completion: 0 } }))).toBeNull();
   });
+
+  it("is a known $0 for an agent that asked no model, priced or not", () => {
+    const none = { cost_usd: null, tokens: { prompt: 0, completion: 0 } };
+    expect(costPerSolved([rec("o", "MR", { ...none, solved: true }), rec("p", "MR", { ...none, solved: false })])).toEqual({ usd: 0, low: 0, high: 0, attempts: 2, solved: 1 });
+  });
 });
