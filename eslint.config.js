@@ -48,12 +48,12 @@ const CHILD_PROCESS = {
   message: "only src/git/ and src/sandbox/ start processes: run git through a typed function of src/git/",
 };
 
-/** Only these folders declare command-line options: the CLI, and each family's own command line (until families declare their options as run settings). */
-const COMMANDER_FOLDERS = new Set(["cli", "families"]);
+/** Only the CLI declares command-line options: a family declares its own as data (families/command-line-types.ts), which cli/ turns into options. */
+const COMMANDER_FOLDERS = new Set(["cli"]);
 
 const COMMANDER = {
   group: ["commander"],
-  message: "the command line is declared in src/cli/ (a run setting: defineRunSetting in src/runs/spec.ts, which cli/spec-options.ts turns into options)",
+  message: "the command line is declared in src/cli/ (a run setting: defineRunSetting in src/runs/spec.ts; a family's options and verbs: CommandOption and CommandDefinition data, which cli/ turns into options)",
 };
 
 /** Raw argument lists for git (`repo.run([...])`, `sandbox.git([...])`) belong in src/git/ only. */

@@ -20,7 +20,7 @@ export {
   type ParticipantWork,
   type ParticipantTaskOptions,
 } from "./families/definition.js";
-export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO } from "./families/command-line-types.js";
+export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO, CommandOption, CommandArgument, CommandDefinition } from "./families/command-line-types.js";
 
 // tools and isolation
 export { ToolRegistry } from "./tools/registry.js";

@@ -9,4 +9,4 @@ export { ResponseCache, withCache } from "./model/cache.js";
 export { ConnectionLimit, withConnectionLimit } from "./model/connections.js";
 export { withParameters, type ModelParameters } from "./model/params.js";
 export { MeteredModelClient, type ModelUsage } from "./model/meter.js";
-export type { Prices } from "./runs/result.js";
+export type { Prices } from "./model/prices.js";

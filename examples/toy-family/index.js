@@ -6,7 +6,6 @@
 // default export with the registration API. docs/plugins.md walks through it.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Command, Option } from "commander";
 import { z } from "zod";
 import { COMMON_SAMPLE_FIELDS, ScenarioBase, ToolRegistry, defineFamily, defineScenario, defineTool, inNewSandbox } from "gitgood/family";
 
@@ -156,14 +155,16 @@ const COMMAND_LINE = {
       name: "toy-count",
       term: "toy-count <file>",
       summary: "count the toy sums of a samples file",
-      load: async () => (io) =>
-        new Command("toy-count")
-          .description("count the toy sums of a samples file")
-          .argument("<file>", "a samples file (JSONL)")
-          .action((file) => {
-            const rows = readFileSync(file, "utf8").split("\n").filter((l) => l.includes(`"sample_type":"${TOY_SAMPLE_TYPE}"`));
-            io.stdout.write(`${rows.length} toy sum(s)\n`);
-          }),
+      load: async () => ({
+        name: "toy-count",
+        description: "count the toy sums of a samples file",
+        arguments: [{ name: "<file>", help: "a samples file (JSONL)" }],
+        options: [],
+        run([file], _flags, io) {
+          const rows = readFileSync(file, "utf8").split("\n").filter((l) => l.includes(`"sample_type":"${TOY_SAMPLE_TYPE}"`));
+          io.stdout.write(`${rows.length} toy sum(s)\n`);
+        },
+      }),
     },
   ],
   mineTypes: [
@@ -171,7 +172,10 @@ const COMMAND_LINE = {
       type: "toy",
       what: "toy sums",
       load: async () => ({
-        options: (cmd) => cmd.option("--toy-a <n>", "toy: the first number", "1").option("--toy-b <n>", "toy: the second number", "2"),
+        options: [
+          { flags: "--toy-a <n>", help: "toy: the first number", default: "1" },
+          { flags: "--toy-b <n>", help: "toy: the second number", default: "2" },
+        ],
         async run(repoPath, flags, io) {
           const name = typeof flags.name === "string" ? flags.name : path.basename(repoPath);
           io.stdout.write(`${JSON.stringify(toySample("toy_sum_mined", name, Number(flags.toyA), Number(flags.toyB)))}\n`);
@@ -222,7 +226,7 @@ export const TOY_FAMILY = defineFamily({
   participantTask: PARTICIPANT_TASK,
   cli: {
     flags: z.object({ toyHint: z.boolean().default(false) }),
-    options: (verb) => (verb === "run" || verb === "env" ? [new Option("--toy-hint", "TOYSUM: tell the agent to add").default(false)] : []),
+    options: (verb) => (verb === "run" || verb === "env" ? [{ flags: "--toy-hint", help: "TOYSUM: tell the agent to add", default: false }] : []),
     settings: (flags) => ({ toysum: { hint: flags.toyHint } }),
     identity: (flags) => (flags.toyHint ? { hint: true } : undefined),
   },

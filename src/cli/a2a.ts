@@ -224,7 +224,7 @@ export function a2aCommand(io: CliIO): Command {
         .default(DEFAULT_ISOLATION),
     );
   // The run settings (the jail's limits): the most an assessment request may ask for.
-  addSpecOptions(serve).action(async (flags: ServeFlags) => {
+  addSpecOptions(serve, "limit").action(async (flags: ServeFlags) => {
     await runServe(flags, io);
   });
   cmd

@@ -94,7 +94,7 @@ export function benchCommand(io: CliIO): Command {
       [...DEFAULT_MINE_OPTIONS.languages],
     )
     .option("--include-unresolvable", "also run merges no agent can reproduce with the published MCR tools (left out by default)", false);
-  return withConfig(addSpecOptions(addRunOptions(cmd)), "bench").action(async (repoArg: string | undefined, flags: BenchFlags) => {
+  return withConfig(addSpecOptions(addRunOptions(cmd), "limit"), "bench").action(async (repoArg: string | undefined, flags: BenchFlags) => {
     const out = flags.out ?? "gitgood-bench";
     // A repository given by name must open before anything is written.
     if (repoArg && !flags.demo) await Repo.open(repoArg);

@@ -8,7 +8,7 @@ import type { EnvSpecFile } from "../testenv/types.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import type { PluginRequest } from "../plugins/index.js";
 import type { ResolvedConfig } from "../runs/config.js";
-import type { Prices } from "../runs/result.js";
+import type { Prices } from "../model/prices.js";
 import { CONFIG_FILE_NAME } from "./config-name.js";
 import { verbSourceOf } from "./verb-source.js";
 import { at } from "../util/at.js";

@@ -10,7 +10,8 @@ import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js";
 import { loadSamples } from "../runs/from-flags.js";
 import type { Sample } from "../dataset/sample.js";
-import { addFamilyOptions, familySettings } from "../families/options.js";
+import { addFamilyOptions } from "./family-options.js";
+import { familySettings } from "../families/options.js";
 import { envVerdict, verdictLine } from "./env-verdict.js";
 
 interface EnvFlags {

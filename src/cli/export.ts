@@ -10,7 +10,8 @@ import { CONTAINER_RUNTIMES, containerRuntimeProblem, type ContainerRuntime } fr
 import { inspectLog } from "../export/inspect.js";
 import { agentPrices, qualifiedModelName } from "../export/models.js";
 import { repositoryPath } from "../dataset/clones.js";
-import { addFamilyOptions, familySettings } from "../families/options.js";
+import { addFamilyOptions } from "./family-options.js";
+import { familySettings } from "../families/options.js";
 import { Repo } from "../git/repo.js";
 import { defaultIsolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";

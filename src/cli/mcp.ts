@@ -25,7 +25,8 @@ import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { addModelOptions, historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js";
 import { type ModelFlags } from "../runs/flags.js";
 import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
-import { addFamilyOptions, familySettings } from "../families/options.js";
+import { addFamilyOptions } from "./family-options.js";
+import { familySettings } from "../families/options.js";
 
 const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */

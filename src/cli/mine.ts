@@ -5,6 +5,7 @@ import { readMetadataFile } from "../mining/metadata.js";
 import { DEFAULT_MINE_OPTIONS, mine, type MineProgress, type MineSummary } from "../mining/mine.js";
 import type { FamilyMineType, MineMode } from "../families/command-line-types.js";
 import { mineSummary, mineTypeHelp } from "./mine-text.js";
+import { addOptions } from "./declared-options.js";
 import { escapeControls } from "../util/escape.js";
 import { writeOutputFile } from "../util/output.js";
 import { dateOption } from "../util/options.js";
@@ -117,7 +118,7 @@ export function mineCommand(io: CliIO, types: readonly LoadedMineType[]): Comman
     .option("--until <date>", "only samples committed on or before this date (ISO 8601)", dateOption("--until"))
     .option("-o, --output <file>", "write samples to a file instead of stdout")
     .option("--json", "print the summary as JSON (on stderr)", false);
-  const withModes = types.reduce((c, t) => t.mode.options(c), cmd);
+  const withModes = types.reduce((c, t) => addOptions(c, t.mode.options), cmd);
   return withModes.action(async (repoPath: string, flags: MineFlags, command: Command) => {
       const family = types.find((t) => t.type === flags.type);
       if (family) {

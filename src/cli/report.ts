@@ -10,6 +10,7 @@ import { RUN_FILE, RunStore } from "../runs/store.js";
 import { modeIsolates } from "../sandbox/isolation.js";
 import { writeOutputFile, writeOutputStream } from "../util/output.js";
 import { withConfig } from "./config.js";
+import { addOptions } from "./declared-options.js";
 import type { CliIO } from "./io.js";
 
 /** `gitgood report`'s flags: a stdout format's `--NAME`, a file format's `--NAME FILE`, and the formats' own options. */
@@ -104,7 +105,7 @@ export function reportCommand(io: CliIO): Command {
   for (const format of reportFormats()) {
     const option = formatOption(format);
     if (option) cmd.addOption(option);
-    for (const extra of format.options?.() ?? []) cmd.addOption(extra);
+    addOptions(cmd, format.options ?? []);
   }
   return withConfig(cmd, "report").action((runDirs: string[], flags: ReportOptions) => {
     // A bench's --out holds its run in run/: the directory bench printed is taken, and labels the run.

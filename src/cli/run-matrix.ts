@@ -8,7 +8,7 @@ import { checkOutcome } from "./outcome.js";
 import { writeComparison, writeReport } from "./report.js";
 
 /** The comparison page a matrix writes into its directory. */
-export const MATRIX_REPORT = "comparison.html";
+const MATRIX_REPORT = "comparison.html";
 
 /**
  * `gitgood run --agent A,B --model X,Y`: each cell runs as `gitgood run` would with that agent and model,

@@ -11,6 +11,7 @@ import { scenarioNames } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
 import { scenarioSet } from "../runs/plan.js";
 import { parseShard } from "../runs/shard.js";
+import { addSpecOptions } from "./spec-options.js";
 
 /*
  * The command-line options of the verbs that set up sandboxes and run agents (`run`, `bench`, `score`,
@@ -76,9 +77,9 @@ export function addRunOptions(cmd: Command): Command {
     .option("--timeout <seconds>", "time limit per sample and scenario", positiveIntOption("--timeout"), 900)
     .option("--max-turns <n>", "turn budget per sample and scenario", positiveIntOption("--max-turns"), 40)
     .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
-    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
-    .option("--repeats <k>", "run every sample × scenario K times (for the mean solve rate and pass@k)", positiveIntOption("--repeats"), 1)
-    .option("--memory", "run every scenario twice, without and with the agent memory tools (memory_*), to compare", false)
+    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6));
+  // The run's choices declared as run settings (runs/spec.ts: --repeats, --memory).
+  addSpecOptions(cmd, "choice")
     .addOption(historyOption())
     .addOption(mcrToolsOption())
     .addOption(

@@ -20,7 +20,8 @@ import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
 import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
-import { addFamilyOptions, familyIdentity, familySettings, finishFamilies, prepareFamilies } from "../families/options.js";
+import { addFamilyOptions } from "./family-options.js";
+import { familyIdentity, familySettings, finishFamilies, prepareFamilies } from "../families/options.js";
 import { repeatable } from "../util/options.js";
 import { matrixCells } from "../runs/matrix.js";
 import type { ResultRecord } from "../runs/record.js";
@@ -185,7 +186,7 @@ export function runCommand(io: CliIO): Command {
     .option("--queue-name <name>", "the queue's name on that server (one run at a time per queue)", DEFAULT_QUEUE_NAME)
     .option("--spill-dir <dir>", "with --queue: where this machine sees the workers' --spill-dir; the only place a spilled trajectory is read from")
     .option("--secret-file <file>", "with --queue: the file holding the secret shared with the workers (default: $GITGOOD_QUEUE_SECRET); jobs are signed with it, results not signed with it are refused");
-  return withConfig(addFamilyOptions(addSpecOptions(addRunOptions(cmd)), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
+  return withConfig(addFamilyOptions(addSpecOptions(addRunOptions(cmd), "limit"), "run"), "run").action(async (files: string[], flags: RunFlags, command: Command) => {
     await run(files, flags, io, resolvedConfig(command));
   });
 }

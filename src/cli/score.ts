@@ -4,7 +4,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import { GitGoodError } from "../errors.js";
 import type { ResolvedConfig } from "../runs/config.js";
 import { rescoreRun } from "../runs/rescore.js";
-import type { Prices } from "../runs/result.js";
+import type { Prices } from "../model/prices.js";
 import { resolvedConfig, withConfig } from "./config.js";
 import { listOption, numberOption, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";

@@ -1,12 +1,13 @@
 import { Option, type Command } from "commander";
-import { runSettings } from "../runs/spec.js";
+import { runSettings, type SettingKind } from "../runs/spec.js";
 
 /**
- * Adds an option for every declared run setting (runs/spec.ts) to a verb: `--KEY <value>` with the
- * setting's parser, help and default. The configuration file takes the same names, through the options.
+ * Adds an option for every declared run setting of one kind (runs/spec.ts) to a verb: `--KEY <value>`
+ * with the setting's parser, help and default. The configuration file takes the same names, through the
+ * options. `run` and `bench` take both kinds; `worker` and `a2a serve` the limits.
  */
-export function addSpecOptions(cmd: Command): Command {
-  for (const s of runSettings()) {
+export function addSpecOptions(cmd: Command, kind: SettingKind): Command {
+  for (const s of runSettings(kind)) {
     const opt = new Option(s.value ? `--${s.option} ${s.value}` : `--${s.option}`, s.help);
     const parse = s.parse;
     if (parse) opt.argParser((text: string) => parse(text, `--${s.option}`));

@@ -157,7 +157,18 @@ const CORE_VERBS: readonly Verb[] = [
 /** Every verb, the families' (those registered since start-up included) after `mine`. */
 export function verbs(): readonly Verb[] {
   const at = CORE_VERBS.findIndex((v) => v.name === "mine") + 1;
-  return [...CORE_VERBS.slice(0, at), ...familyVerbs(), ...CORE_VERBS.slice(at)];
+  const added = familyVerbs().map(
+    (v): Verb => ({
+      name: v.name,
+      term: v.term,
+      summary: v.summary,
+      load: async () => {
+        const [definition, { familyCommand }] = await Promise.all([v.load(), import("./declared-options.js")]);
+        return (io) => familyCommand(definition, io);
+      },
+    }),
+  );
+  return [...CORE_VERBS.slice(0, at), ...added, ...CORE_VERBS.slice(at)];
 }
 
 /** The verbs at start-up: the CLI's own and the built-in families'. */

@@ -87,7 +87,7 @@ export function workerCommand(io: CliIO): Command {
     .option("--allow-agents <kinds>", `agent kinds that run a program or reach an address the job names, which this worker runs: ${NAMED_ONLY_AGENTS.join(",")} (none by default)`)
     .option("--lock-duration <ms>", "how long a job stays this worker's without a sign of life; the jobs of a killed worker go back to the queue after it", positiveIntOption("--lock-duration"), DEFAULT_LOCK_MS);
   // The run settings (the jail's limits) of a worker are the most a job may ask for.
-  return addSpecOptions(cmd)
+  return addSpecOptions(cmd, "limit")
     .addHelpText("after", "\nThe jail's limits above (--max-processes, --max-memory, --max-disk) are the most a job may ask for; a job asking\nfor more, or for --accept-weak-limits when this worker was not given it, is refused (POLICY_REFUSED).")
     .action(async (flags: WorkerFlags) => {
       const address = parseQueueAddress(flags.queue, flags.queueName);

@@ -1,7 +1,7 @@
 import { tokensOf } from "../runs/fields.js";
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
-import type { Prices } from "../runs/result.js";
+import type { Prices } from "../model/prices.js";
 import { conversationOf, resultText } from "../report/conversation.js";
 import { turnCost } from "./models.js";
 

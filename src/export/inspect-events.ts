@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Prices } from "../runs/result.js";
+import type { Prices } from "../model/prices.js";
 import type { Conversation, ModelUsage, Turn } from "../report/conversation.js";
 import type { FunctionTool } from "../tools/schema.js";
 import { turnCost } from "./models.js";

@@ -1,5 +1,5 @@
 import { DEFAULT_PROVIDER, resolveProvider } from "../model/providers/index.js";
-import { cost, type Prices } from "../runs/result.js";
+import { cost, type Prices } from "../model/prices.js";
 import type { ModelUsage } from "../report/conversation.js";
 import type { RunRead } from "./attempts.js";
 

@@ -1,10 +1,44 @@
-import type { Command } from "commander";
-
 /**
  * The shapes of a family's part of the command line: what a family's `command-line.ts` and its verbs'
  * files declare, and what the command-line registry (`command-line.ts`) collects. They live apart from
- * the registry so that a family's files need not import the registry that imports them.
+ * the registry so that a family's files need not import the registry that imports them. Everything here
+ * is data: the CLI (src/cli/) turns it into commander's commands and options, and only it imports
+ * commander.
  */
+
+/** One option of a command, as data. */
+export interface CommandOption {
+  /** The option as `--help` shows it: `--test-timeout <seconds>`, `-o, --output <file>`, `--hints` (a switch). */
+  readonly flags: string;
+  /** One line of help. */
+  readonly help: string;
+  /** Reads the option's text into its value (a bad text throws `BAD_OPTION` naming the option). */
+  readonly parse?: (text: string) => unknown;
+  /** The value when the option is not given. */
+  readonly default?: unknown;
+  /** How `--help` shows the default, when not as the value itself. */
+  readonly defaultLabel?: string;
+  /** The only values it takes. */
+  readonly choices?: readonly string[];
+  /** The command refuses to run without it. */
+  readonly required?: boolean;
+}
+
+/** One argument of a command: `<repo>` (required), `[file]` (optional), `<files...>` (one or more). */
+export interface CommandArgument {
+  readonly name: string;
+  readonly help: string;
+}
+
+/** A command a family adds, as data: its words, and what it does with the parsed arguments and flags. */
+export interface CommandDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly arguments: readonly CommandArgument[];
+  readonly options: readonly CommandOption[];
+  /** Runs the command: `args` in the order of `arguments`, `flags` by the options' camelCase names. */
+  run(args: readonly unknown[], flags: Record<string, unknown>, io: CommandIO): Promise<void> | void;
+}
 
 /** Where a family's command writes (the CLI's streams, or a test's buffers). */
 export interface CommandIO {
@@ -19,13 +53,13 @@ export interface FamilyVerb {
   term: string;
   /** The command's one-line description. */
   summary: string;
-  load(): Promise<(io: CommandIO) => Command>;
+  load(): Promise<CommandDefinition>;
 }
 
 /** What `gitgood mine --type TYPE` does for a family: the options only it reads, and the mining. */
 export interface MineMode {
-  /** Adds the options only this mode reads. */
-  options(cmd: Command): Command;
+  /** The options only this mode reads. */
+  readonly options: readonly CommandOption[];
   /**
    * Mines `repoPath` with the parsed flags of `gitgood mine` (`languages` undefined when not given, so
    * the mode picks its own default).

@@ -1,4 +1,3 @@
-import type { Option } from "commander";
 import type { z } from "zod";
 import type { AgentKind } from "../agents/index.js";
 import type { ResultRecord } from "../runs/record.js";
@@ -9,7 +8,7 @@ import type { Isolation } from "../sandbox/isolation.js";
 import type { ToolSpec } from "../model/types.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import type { FamilyCommandLine } from "./command-line-types.js";
+import type { CommandOption, FamilyCommandLine } from "./command-line-types.js";
 import type { HarborTask } from "./harbor-kit.js";
 
 /**
@@ -74,7 +73,7 @@ export interface FormatRun {
 interface FormatContext {
   /** The file being written (a `file` format), for links relative to it. */
   file?: string;
-  /** Every flag of `gitgood report`, by commander's name (`participant`). */
+  /** Every flag of `gitgood report`, by its camelCase name (`participant`). */
   flags: Readonly<Record<string, unknown>>;
 }
 
@@ -92,7 +91,7 @@ export interface ReportFormat {
   /** A `stdout` format that also prints as JSON: `--NAME --json` is then its JSON form (it reads `flags.json`), not two formats. */
   readonly json?: boolean;
   /** Further `report` options the format reads (the AgentBeats `--participant`). */
-  options?(): Option[];
+  readonly options?: readonly CommandOption[];
   /** Checks the flags before anything is written; `asked` tells whether the format itself was asked for. */
   check?(flags: Readonly<Record<string, unknown>>, asked: boolean): void;
   /** The run in this format, as text. */
@@ -135,10 +134,10 @@ export interface RunPreparation {
 
 /** A family's part of a run's command line: its flags (checked with `flags`), and what they turn into. */
 export interface FamilyCli<F extends Record<string, unknown> = Record<string, unknown>> {
-  /** The family's flags as commander hands them over; the verb's other flags are ignored. */
+  /** The family's flags as the CLI hands them over (by camelCase name); the verb's other flags are ignored. */
   readonly flags: z.ZodType<F>;
   /** The options each verb gets (none for a verb not listed). */
-  options(verb: FamilyVerb): Option[];
+  options(verb: FamilyVerb): readonly CommandOption[];
   /** The scenario settings the flags ask for (`settings.<key>` of the scenarios). */
   settings?(flags: F, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown>;
   /**

@@ -95,7 +95,7 @@ export GIT_DIR="$repo/.git" GIT_WORK_TREE="$repo" GIT_NO_REPLACE_OBJECTS=1
 `;
 
 /** Where the Dockerfile builds a Python project's environment (`$GITGOOD_ENV`, as gitgood's own environments have it). */
-export const TASK_ENV = "/opt/gitgood-env";
+const TASK_ENV = "/opt/gitgood-env";
 
 /**
  * The Dockerfile's part of a Python task: the environment gitgood's evaluation builds for the project, from

@@ -1,5 +1,4 @@
 import path from "node:path";
-import type { Command } from "commander";
 import type { FamilyCli, FamilyVerb, RunIO, RunPreparation, SettingsContext } from "./definition.js";
 import { families } from "./registry.js";
 import type { Sample } from "../dataset/sample.js";
@@ -17,19 +16,6 @@ function clis(flags: object): { name: string; cli: FamilyCli; flags: Record<stri
     }
     return [{ name: family.name, cli: family.cli, flags: parsed.data }];
   });
-}
-
-/** Adds every family's options of a verb (in registry order; an option two families share is added once). */
-export function addFamilyOptions(cmd: Command, verb: FamilyVerb): Command {
-  const added = new Set(cmd.options.map((o) => o.long));
-  for (const family of families()) {
-    for (const option of family.cli?.options(verb) ?? []) {
-      if (added.has(option.long)) continue;
-      added.add(option.long);
-      cmd.addOption(option);
-    }
-  }
-  return cmd;
 }
 
 /** The scenario settings every family's flags ask for, merged (`settings.swe`, `settings.commit0`, …). */

@@ -5,6 +5,7 @@ import { attemptSpend } from "../runs/budget.js";
 import { GITGOOD_VERSION } from "../runs/config.js";
 import { tokensOf } from "../runs/fields.js";
 import type { ResultRecord } from "../runs/record.js";
+import { REPEATS, specValue } from "../runs/spec.js";
 import { scenarioFamily } from "../scenarios/registry.js";
 import { possiblyContaminated, type Cutoffs } from "./models.js";
 import type { RankedRun } from "./runs.js";
@@ -168,7 +169,7 @@ export function buildLeaderboard(runs: readonly RankedRun[], input: LeaderboardI
       agents: [...new Set(run.records.map((r) => r.agent))].sort(byText),
       model: run.config.identity.model?.name ?? null,
       samples_digest: run.config.identity.samples_digest ?? null,
-      repeats: run.config.identity.repeats ?? 1,
+      repeats: specValue(run.config.identity.spec, REPEATS),
     })),
     mixed: input.mixed === null || input.mixed.length === 0 ? null : [...input.mixed],
     models: [...input.cutoffs].map(([model, cutoff]) => ({ model, cutoff })).sort((a, b) => byText(a.model, b.model)),

@@ -1,7 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
 import type { ResultRecord } from "./record.js";
-import type { Prices } from "./result.js";
+import type { Prices } from "../model/prices.js";
 import { BUDGET_USD, specValue, type RunSpec } from "./spec.js";
 
 /*

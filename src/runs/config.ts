@@ -24,10 +24,25 @@ const ModelSchema = z.object({
 export type ModelInfo = z.infer<typeof ModelSchema>;
 
 /**
+ * An identity as runs made before a setting moved into the spec wrote it, in today's form: their
+ * `memory` (a boolean, always written) and `repeats` (written above 1) are the spec's `memory` and
+ * `repeats`, recorded in `spec` when not at their defaults, as a run made now records them.
+ */
+function upgradedIdentity(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const { memory, repeats, ...rest } = raw as Record<string, unknown>;
+  if (memory === undefined && repeats === undefined) return raw;
+  const spec = typeof rest.spec === "object" && rest.spec !== null && !Array.isArray(rest.spec) ? (rest.spec as Record<string, unknown>) : {};
+  const fields = specIdentity({ ...(memory !== undefined ? { memory } : {}), ...(repeats !== undefined ? { repeats } : {}), ...spec });
+  const { spec: _old, ...others } = rest;
+  return { ...others, ...(Object.keys(fields).length > 0 ? { spec: fields } : {}) };
+}
+
+/**
  * What makes two runs the same run: re-running with the same identity resumes; anything else in
  * run.json (judges, limits, the gitgood version) may change between sessions of one run.
  */
-const IdentitySchema = z.object({
+const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
   /** The samples files the run read, made absolute: where its samples came from, not what they are (not compared). */
   samples: z.string(),
   /**
@@ -41,7 +56,6 @@ const IdentitySchema = z.object({
   model: ModelSchema.nullable(),
   where: z.union([z.object({ repo: z.string() }), z.object({ repos: z.string() })]).nullable(),
   max_turns: z.number().int().nullable(),
-  memory: z.boolean(),
   /** The history each sandbox got below the scenario's start (`--history`): it changes what the agent sees. */
   history: z.union([z.number().int(), z.literal("full")]).nullable(),
   /** `--scenario`, `--difficulty`, `--language` and `--sample N --seed S`: present only when given. */
@@ -51,16 +65,17 @@ const IdentitySchema = z.object({
   sample: z.object({ size: z.number().int(), seed: z.number().int() }).optional(),
   /** The MCR tools the agent had (`--mcr-tools`); recorded only when not the published ones, so earlier runs still resume. */
   mcr_tools: z.enum(MCR_TOOL_SETS).optional(),
-  /** Runs of every sample × scenario (`--repeats`), when more than 1 (absent otherwise, so older runs resume). */
-  repeats: z.number().int().min(2).optional(),
-  /** The declared run settings that change what is evaluated, where not their defaults (`specIdentity`). */
+  /**
+   * The declared run settings that change what is evaluated, where not their defaults (`specIdentity`):
+   * `repeats` above 1, `memory` when on, … Absent when every one is at its default.
+   */
   spec: z.record(z.string(), z.unknown()).optional(),
 })
   /**
    * The families' own fields, each under its family's key (the SWE family's `swe`: the hints the agent
    * saw, the predictions file evaluated); absent for runs whose flags record nothing of a family.
    */
-  .catchall(z.unknown());
+  .catchall(z.unknown()));
 
 /** The model request settings of a session: sampling parameters, `--max-connections`, the response cache. */
 const ModelSettingsSchema = z.object({
@@ -162,12 +177,9 @@ export interface RunConfigInput {
   jobs?: number | null;
   timeoutSeconds?: number | null;
   maxTurns?: number | null;
-  memory?: boolean;
   history?: number | "full" | null;
   /** `--mcr-tools` (default: paper). */
   mcrTools?: McrToolSet;
-  /** Runs of every sample × scenario (default 1). */
-  repeats?: number;
   /** How models are asked in this session. */
   models?: ModelSettings;
   /** The isolation in effect (`gitgood mcp` starts no agent program and records none). */
@@ -183,7 +195,7 @@ export interface RunConfigInput {
   shard?: { index: number; count: number };
   /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
   families?: Readonly<Record<string, unknown>>;
-  /** The declared run settings (spec.ts): all recorded, the identity ones in the identity too. */
+  /** The declared run settings (spec.ts: limits, repeats, the memory variant): all recorded, the identity ones in the identity too. */
   spec?: RunSpec;
 }
 
@@ -203,14 +215,12 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       model: input.model ?? null,
       where,
       max_turns: input.maxTurns ?? null,
-      memory: input.memory ?? false,
       history: input.history ?? null,
       ...(input.scenarios && input.scenarios.length > 0 ? { scenarios: [...input.scenarios] } : {}),
       ...(input.difficulties && input.difficulties.length > 0 ? { difficulties: [...input.difficulties] } : {}),
       ...(input.languages && input.languages.length > 0 ? { languages: [...input.languages] } : {}),
       ...(input.sample ? { sample: { size: input.sample.size, seed: input.sample.seed } } : {}),
       ...(input.mcrTools && input.mcrTools !== "paper" ? { mcr_tools: input.mcrTools } : {}),
-      ...(input.repeats !== undefined && input.repeats > 1 ? { repeats: input.repeats } : {}),
       ...input.families,
       ...specIdentityField(input.spec),
     },

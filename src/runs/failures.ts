@@ -25,7 +25,7 @@ export function failureCauses(records: readonly ResultRecord[]): FailureCause[] 
 }
 
 /** Attempt keys as a short list: the first few, then how many more. */
-export function keysText(keys: readonly string[], shown = 5): string {
+function keysText(keys: readonly string[], shown = 5): string {
   const more = keys.length - shown;
   return `${keys.slice(0, shown).join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }

@@ -24,7 +24,8 @@ export interface ModelFlags {
 
 /**
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
- * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them).
+ * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
+ * the limits, `--repeats`, `--memory`).
  */
 export interface RunFlags extends ModelFlags {
   dataset?: string[];
@@ -49,7 +50,6 @@ export interface RunFlags extends ModelFlags {
   /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
   tools?: ToolsMode;
   priceOut?: number;
-  memory: boolean;
   history: HistoryDepth;
   json: boolean;
   isolation: IsolationMode;
@@ -63,7 +63,6 @@ export interface RunFlags extends ModelFlags {
   sample?: number;
   dryRun: boolean;
   mcrTools: McrToolSet;
-  repeats: number;
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;

@@ -12,13 +12,13 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { isolationLimits, specFromOptions, type RunSpec } from "./spec.js";
+import { MEMORY, REPEATS, isolationLimits, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
-import type { Prices } from "./result.js";
+import type { Prices } from "../model/prices.js";
 import { checkBudget, checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
 import { modelOptionsOf } from "./ticket.js";
@@ -94,10 +94,8 @@ function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
     jobs: flags.jobs,
     timeoutSeconds: flags.timeout,
     maxTurns: flags.maxTurns,
-    memory: flags.memory,
     history: flags.history,
     mcrTools: flags.mcrTools,
-    repeats: flags.repeats,
     models: modelSettings(flags),
     shard: flags.shard,
     ...selectionIdentity(flags),
@@ -142,7 +140,7 @@ export function modelSettings(flags: ModelFlags): ModelSettings {
 }
 
 /** The run settings the flags give (every declared setting's option, or its default). */
-export function specOfFlags(flags: RunFlags): RunSpec {
+function specOfFlags(flags: RunFlags): RunSpec {
   return specFromOptions(flags as unknown as Record<string, unknown>);
 }
 
@@ -179,12 +177,13 @@ export async function printPlan(
   stdout: TextSink,
 ): Promise<void> {
   const judges = flags.judge ?? [];
+  const spec = specOfFlags(flags);
   const plan = await planRun(samples, {
     agent: run.agent,
     agentModel: run.model ?? null,
     scenarios: flags.scenario,
-    memory: flags.memory,
-    repeats: flags.repeats,
+    memory: specValue(spec, MEMORY),
+    repeats: specValue(spec, REPEATS),
     maxTurns: flags.maxTurns,
     judges,
     where: run.where,
@@ -246,6 +245,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
   if (!run.executor) await run.agent.prepare?.();
   const settings = { mcrTools: flags.mcrTools, ...run.settings };
   const prices = agentPrices(flags, run.model, run.config);
+  const spec = specOfFlags(flags);
   const options: Omit<RunOptions, "store"> = {
     samples: run.samples,
     where: run.where,
@@ -258,8 +258,8 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     modelPrices: run.config.prices,
     agentModel: run.client?.model,
     scenarios: flags.scenario,
-    repeats: flags.repeats,
-    memory: flags.memory,
+    repeats: specValue(spec, REPEATS),
+    memory: specValue(spec, MEMORY),
     history: flags.history,
     settings,
     isolation: run.isolation,
@@ -268,7 +268,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     shard: flags.shard,
     onResult: run.onResult,
   };
-  if (budgetOf(specOfFlags(flags))) checkBudget(options, run.executor !== undefined);
+  if (budgetOf(spec)) checkBudget(options, run.executor !== undefined);
   // A new run directory is made only once the repositories and models passed their checks.
   const checked = !run.executor && !existsSync(run.dir);
   if (checked) await checkFreshRun(options);

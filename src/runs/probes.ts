@@ -31,7 +31,7 @@ export function hiddenCommits(sample: Sample, scenario: string): string[] {
 }
 
 /** The text of a tool call's arguments, with the `reason` the built-in tools ask for (the agent's prose) left out. */
-export function callText(args: unknown): string {
+function callText(args: unknown): string {
   if (typeof args === "string") return args;
   const kept = isObj(args) ? Object.fromEntries(Object.entries(args).filter(([k]) => k !== "reason")) : args;
   return JSON.stringify(kept ?? null);

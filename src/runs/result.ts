@@ -1,26 +1,12 @@
 import type { Sample } from "../dataset/sample.js";
 import type { GitGoodError } from "../errors.js";
 import type { ModelUsage } from "../model/meter.js";
+import { cost, type PriceOf, type Prices } from "../model/prices.js";
 import type { Scored } from "../scoring/scorer.js";
 import { RESULTS_SCHEMA_VERSION, resultKey, type ResultRecord, type Tokens } from "./record.js";
 
 /** The suffix that tells a with-memory run of a scenario from the plain one, in keys and agent names. */
 export const MEMORY_VARIANT = "+memory";
-
-export interface Prices {
-  /** US dollars per million prompt tokens. */
-  input: number;
-  /** US dollars per million completion tokens. */
-  output: number;
-}
-
-export function cost(tokens: { prompt: number; completion: number }, prices?: Prices): number | null {
-  if (!prices) return null;
-  return Math.round(((tokens.prompt * prices.input + tokens.completion * prices.output) / 1e6) * 1e6) / 1e6;
-}
-
-/** Where a model's prices are found: `modelPrices` by name (the configuration's), else none. */
-export type PriceOf = (model: string) => Prices | undefined;
 
 /**
  * The key of an attempt in its run: the sample, the scenario, the memory variant and, from the second

@@ -9,7 +9,7 @@ import { GitGoodError } from "../errors.js";
 import { budgetOf, checkBudgetPrices } from "./budget.js";
 import { localExecutor, type Executor, type JobContext } from "./executor.js";
 import type { ResultRecord } from "./record.js";
-import type { Prices } from "./result.js";
+import type { Prices } from "../model/prices.js";
 import { planJobs } from "./plan.js";
 import { checkModels, checkRepositories } from "./preflight.js";
 import { shardJobs, type Shard } from "./shard.js";

@@ -16,6 +16,15 @@ export type RequestRule =
   /** A number the request may lower, never raise above the operator's (a limit; null: no limit). */
   | "at-most";
 
+/**
+ * What a setting is to the verbs that run attempts. A `limit` bounds what a run may use: `run`, `bench`,
+ * `a2a serve` and `worker` take it, a worker's value is the most a ticket may ask for, and an A2A request
+ * may ask for it as `request` allows. A `choice` is what the run evaluates or how (its repeats, the memory
+ * variant): only `run` and `bench` take it, a worker runs whatever a ticket chose, and an A2A request
+ * cannot make it.
+ */
+export type SettingKind = "limit" | "choice";
+
 /** One setting of a run. */
 export interface RunSetting<T = unknown> {
   /** The name in run.json's `spec`, in tickets and in A2A requests: snake_case. */
@@ -35,6 +44,7 @@ export interface RunSetting<T = unknown> {
   /** Whether it changes what is evaluated: a run resumed with a different value is refused. */
   readonly identity: boolean;
   readonly request: RequestRule;
+  readonly kind: SettingKind;
   /** The group the reference lists it under (`limits`). */
   readonly group: string;
 }
@@ -59,6 +69,7 @@ export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
   if ([...declared.values()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
   if (setting.value === undefined && setting.default !== false) throw new Error(`run setting '${setting.key}' is a switch: its default must be false`);
   if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
+  if (setting.kind === "choice" && setting.request !== "operator") throw new Error(`run setting '${setting.key}' is a choice of the run: a request cannot make it`);
   if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {
     throw new Error(`run setting '${setting.key}': only a number (or null, no limit) can be asked for at most`);
   }
@@ -66,9 +77,9 @@ export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
   return setting;
 }
 
-/** Every declared setting, in declaration order. */
-export function runSettings(): readonly RunSetting[] {
-  return [...declared.values()];
+/** Every declared setting (of one kind, when given), in declaration order. */
+export function runSettings(kind?: SettingKind): readonly RunSetting[] {
+  return [...declared.values()].filter((s) => kind === undefined || s.kind === kind);
 }
 
 /** The value of one setting in a spec (its default when the spec predates it). */
@@ -78,7 +89,7 @@ export function specValue<T>(spec: RunSpec | undefined, setting: RunSetting<T>):
 }
 
 /** The schema of a spec: every declared key optional (absent: its default), nothing else. */
-export function runSpecSchema() {
+function runSpecSchema() {
   return z.object(Object.fromEntries(runSettings().map((s) => [s.key, s.schema.default(s.default).describe(s.help)]))).strict();
 }
 
@@ -102,7 +113,7 @@ export function parseRunSpec(value: unknown, where: string, code: ErrorCode): Ru
 }
 
 /** The camelCase name commander gives an option's value (`max-processes` → `maxProcesses`). */
-export function optionProperty(option: string): string {
+function optionProperty(option: string): string {
   return option.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
@@ -115,12 +126,14 @@ export function specFromOptions(values: Readonly<Record<string, unknown>>): RunS
  * What run.json's identity holds of a spec: the identity settings whose value is not the default
  * (so that a run made before a setting existed still resumes under its default).
  */
-export function specIdentity(spec: RunSpec): Record<string, unknown> {
+export function specIdentity(spec: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of runSettings()) {
     const value = spec[s.key];
     if (s.identity && value !== undefined && !same(value, s.default)) out[s.key] = value;
   }
+  // A key no setting declares stays, so that comparing it with a run that has none still tells them apart.
+  for (const [key, value] of Object.entries(spec)) if (!declared.has(key)) out[key] = value;
   return out;
 }
 
@@ -145,11 +158,12 @@ export function narrowedSpec(operator: RunSpec, requested: Readonly<Record<strin
 }
 
 /**
- * The first setting `asked` (a ticket's) takes beyond `most` (a worker's): an `at-most` number above it,
- * or an operator's setting at neither its value nor its default. Null when every one is within.
+ * The first limit `asked` (a ticket's) takes beyond `most` (a worker's): an `at-most` number above it,
+ * or an operator's setting at neither its value nor its default. Null when every one is within (a
+ * choice of the run is the ticket's to make).
  */
 export function beyondSpec(most: RunSpec, asked: Readonly<Record<string, unknown>>): { key: string; setting: RunSetting; asked: unknown; most: unknown } | null {
-  for (const s of runSettings()) {
+  for (const s of runSettings("limit")) {
     const want = asked[s.key];
     if (want === undefined) continue;
     const have = specValue(most, s);

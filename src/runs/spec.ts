@@ -10,8 +10,9 @@ export * from "./spec-registry.js";
  * A run's spec: the registry of run settings (spec-registry.ts) with gitgood's own settings declared in
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
- * the A2A request schema. The jail's limits are the first group declared this way; the other settings
- * still travel their older ways (RunFlags → RunConfigInput → JobTicket).
+ * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (repeats, the
+ * memory variant) are declared this way; the other settings still travel their older ways (RunFlags →
+ * RunConfigInput → JobTicket).
  */
 
 const MiB = 1024 * 1024;
@@ -27,6 +28,7 @@ export const MAX_PROCESSES = defineRunSetting<number>({
   default: DEFAULT_LIMITS.processes,
   identity: false,
   request: "at-most",
+  kind: "limit",
   group: "limits",
 });
 
@@ -42,6 +44,7 @@ export const MAX_MEMORY = defineRunSetting<number>({
   defaultLabel: formatSize(DEFAULT_LIMITS.memory),
   identity: false,
   request: "at-most",
+  kind: "limit",
   group: "limits",
 });
 
@@ -57,6 +60,7 @@ export const MAX_DISK = defineRunSetting<number>({
   defaultLabel: formatSize(DEFAULT_LIMITS.disk),
   identity: false,
   request: "at-most",
+  kind: "limit",
   group: "limits",
 });
 
@@ -69,6 +73,7 @@ export const ACCEPT_WEAK_LIMITS = defineRunSetting<boolean>({
   default: false,
   identity: false,
   request: "operator",
+  kind: "limit",
   group: "limits",
 });
 
@@ -88,7 +93,36 @@ export const BUDGET_USD = defineRunSetting<number | null>({
   defaultLabel: "none",
   identity: false,
   request: "at-most",
+  kind: "limit",
   group: "spend",
+});
+
+/** Runs of every sample × scenario. */
+export const REPEATS = defineRunSetting<number>({
+  key: "repeats",
+  option: "repeats",
+  value: "<k>",
+  help: "run every sample × scenario K times (for the mean solve rate and pass@k)",
+  schema: z.number().int().min(1),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: 1,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
+/** Every scenario run twice, without and with the agent memory tools. */
+export const MEMORY = defineRunSetting<boolean>({
+  key: "memory",
+  option: "memory",
+  help: "run every scenario twice, without and with the agent memory tools (memory_*), to compare",
+  schema: z.boolean(),
+  default: false,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
 });
 
 /** What the spec's limits ask of the isolation: the jail's limits (CPU time per process: `cpuSeconds`) and whether weak ones are accepted. */

@@ -16,7 +16,7 @@ import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
 import { RunConfigSchema, type ModelSettings, type RunConfig } from "./config.js";
 import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
-import type { Prices } from "./result.js";
+import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
 import { parseRunSpec } from "./spec.js";
 
@@ -25,7 +25,7 @@ import { parseRunSpec } from "./spec.js";
  * can travel (never a live client or tool host). A family's agent options (a predictions file's
  * patches, `--attempts`) are JSON and travel in `options`.
  */
-export const AgentSpecSchema = z.object({
+const AgentSpecSchema = z.object({
   /** The agent kind as `--agent` names it (`llm`, `oracle`, a baseline, a family's agent). */
   name: z.string(),
   /** `--model`, for an agent that talks to a model. */
@@ -48,7 +48,7 @@ const PricesSchema = z.object({ input: z.number(), output: z.number() });
  * identity travels with it, so that a worker can tell the runs it serves apart; the repositories do not
  * (the worker has its own clones: `TicketEnv.where`).
  */
-export const JobTicketSchema = z.object({
+const JobTicketSchema = z.object({
   /** run.json's identity of the run the job belongs to. */
   run: RunConfigSchema.shape.identity,
   /** The job's result key (`keyOf`): sample id, scenario, memory variant and repeat. */

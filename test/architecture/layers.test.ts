@@ -38,4 +38,11 @@ describe("the layers of src/", () => {
       expect(errors, folder).toHaveLength(folder === "git" || folder === "sandbox" ? 0 : 1);
     }
   }, 120_000);
+
+  it("lets only src/cli/ import commander (a family declares its options as data)", async () => {
+    for (const folder of LAYERS) {
+      const errors = await layerErrors(folder, "commander");
+      expect(errors, folder).toHaveLength(folder === "cli" ? 0 : 1);
+    }
+  }, 120_000);
 });

@@ -193,7 +193,7 @@ describe("--repeats", () => {
     expect(trajectories.size).toBe(12);
     for (const t of trajectories) expect(path.basename(t!)).toMatch(/^[A-Za-z0-9._~+-]+\.json$/);
     expect(readdirSync(path.join(out, "trajectories"))).toHaveLength(12);
-    expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")).identity.repeats).toBe(3);
+    expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")).identity.spec).toEqual({ repeats: 3 });
 
     // Running it again does nothing; records removed from the results are run again, once.
     const again = await run(out, ["--repeats", "3"]);
@@ -209,7 +209,7 @@ describe("--repeats", () => {
     // --repeats is part of the run's identity.
     const other = await run(out, ["--repeats", "2"]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/holds a run with other settings \(repeats: 3 -> 2\)/);
+    expect(other.stderr).toMatch(/holds a run with other settings \(spec\.repeats: 3 -> 2\)/);
   });
 
   it("a run without --repeats records repeat 0 under the keys runs always had", async () => {

@@ -35,6 +35,7 @@ const FAKE_LIMIT = defineRunSetting<number>({
   default: 100,
   identity: true,
   request: "at-most",
+  kind: "limit",
   group: "test",
 });
 

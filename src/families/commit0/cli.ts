@@ -1,4 +1,3 @@
-import { Option } from "commander";
 import { z } from "zod";
 import { DEFAULT_ATTEMPTS } from "./agents.js";
 import type { Commit0Options } from "../../commit0/options.js";
@@ -37,8 +36,11 @@ export const COMMIT0_CLI: FamilyCli<Commit0Flags> = {
   options: (verb) =>
     verb === "run"
       ? [
-          new Option("--attempts <n>", `COMMIT0: attempts per file of the commit0-debug agent (default ${DEFAULT_ATTEMPTS})`).argParser(positiveInt("--attempts")),
-          new Option("--related-tests <pattern>", "COMMIT0: a file's related tests, {stem} the file's name without .py, * and ** wildcards (default '*{stem}*': the stem in the test file's name)"),
+          { flags: "--attempts <n>", help: `COMMIT0: attempts per file of the commit0-debug agent (default ${DEFAULT_ATTEMPTS})`, parse: positiveInt("--attempts") },
+          {
+            flags: "--related-tests <pattern>",
+            help: "COMMIT0: a file's related tests, {stem} the file's name without .py, * and ** wildcards (default '*{stem}*': the stem in the test file's name)",
+          },
         ]
       : [],
   settings: (flags, verb, ctx) => (verb === "mcp" ? {} : commit0Settings(flags, ctx)),

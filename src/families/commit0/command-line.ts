@@ -9,7 +9,7 @@ export const COMMIT0_COMMAND_LINE: FamilyCommandLine = {
       term: "skeleton [options] <repo>",
       summary:
         "make a commit0-style repository-completion task: stub every function body under --src, keep the skeleton under refs/gitgood/skeletons/, count the tests passing at the reference",
-      load: async () => (await import("./skeleton-command.js")).skeletonCommand,
+      load: async () => (await import("./skeleton-command.js")).SKELETON_COMMAND,
     },
   ],
 };

@@ -4,7 +4,7 @@ import { COMMIT0 } from "../../scenarios/commit0/index.js";
 import type { ReportSection } from "../definition.js";
 
 /** The registry name of the repository-completion scenario, as its records carry it. */
-export const COMMIT0_SCENARIO = COMMIT0.name;
+const COMMIT0_SCENARIO = COMMIT0.name;
 
 /** What the report reads of a COMMIT0 record's `scores.commit0`; a record whose value does not match counts as an error. */
 const Commit0ScoreSchema = z.object({

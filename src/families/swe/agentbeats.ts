@@ -1,4 +1,3 @@
-import { Option } from "commander";
 import { GitGoodError } from "../../errors.js";
 import type { ReportFormat } from "../definition.js";
 import { SWE_SCENARIO, agentBeatsResults } from "./report.js";
@@ -16,7 +15,7 @@ export const AGENTBEATS_FORMAT: ReportFormat = {
   name: "agentbeats",
   description: "the AgentBeats results document of the run's SWE attempts (one run)",
   output: "file",
-  options: () => [new Option("--participant <role>", "the role that names the agent in the AgentBeats document (default: agent)")],
+  options: [{ flags: "--participant <role>", help: "the role that names the agent in the AgentBeats document (default: agent)" }],
   check(flags, asked) {
     if (flags.participant === undefined) return;
     if (!asked) throw new GitGoodError("BAD_OPTION", "--participant goes with --agentbeats");

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { Option } from "commander";
 import { z } from "zod";
 import { GitGoodError } from "../../errors.js";
 import { lookupModel } from "../../model/lookup.js";
@@ -8,6 +7,7 @@ import { SWE } from "../../scenarios/swe/index.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "../../swe/options.js";
 import { predictionsJsonl, readPredictions, type Prediction } from "../../swe/predictions.js";
 import { writeOutputFile } from "../../util/output.js";
+import type { CommandOption } from "../command-line-types.js";
 import type { FamilyCli, FamilyVerb, SettingsContext } from "../definition.js";
 import { positiveIntOption as positiveInt } from "../../util/options.js";
 
@@ -24,36 +24,30 @@ const SweFlagsSchema = z.object({
 });
 type SweFlags = z.infer<typeof SweFlagsSchema>;
 
-const envSpecOption = (): Option => new Option("--env-spec <file>", "SWE: environment specs (YAML) per repository and version, over the built-in defaults");
+const ENV_SPEC_OPTION: CommandOption = { flags: "--env-spec <file>", help: "SWE: environment specs (YAML) per repository and version, over the built-in defaults" };
 
-const timeoutOptions = (): Option[] => [
-  new Option("--test-timeout <seconds>", "SWE: time limit of one test run of an evaluation").argParser(positiveInt("--test-timeout")).default(DEFAULT_TEST_TIMEOUT),
-  new Option("--setup-timeout <seconds>", "SWE: time limit for building one environment").argParser(positiveInt("--setup-timeout")).default(DEFAULT_SETUP_TIMEOUT),
+const TIMEOUT_OPTIONS: readonly CommandOption[] = [
+  { flags: "--test-timeout <seconds>", help: "SWE: time limit of one test run of an evaluation", parse: positiveInt("--test-timeout"), default: DEFAULT_TEST_TIMEOUT },
+  { flags: "--setup-timeout <seconds>", help: "SWE: time limit for building one environment", parse: positiveInt("--setup-timeout"), default: DEFAULT_SETUP_TIMEOUT },
 ];
 
 /** The options of the environments tests run in (`export harbor` takes these alone: its Dockerfile and its check use them). */
-function environmentOptions(): Option[] {
-  return [envSpecOption(), ...timeoutOptions()];
-}
+const ENVIRONMENT_OPTIONS: readonly CommandOption[] = [ENV_SPEC_OPTION, ...TIMEOUT_OPTIONS];
 
 /** The options every verb that sets up SWE tasks takes. */
-function sweOptions(): Option[] {
-  return [
-    new Option("--hints", "SWE: give the agent the instance's hints_text (SWE-bench's default is no hints)").default(false),
-    envSpecOption(),
-    new Option("--env-setup <how>", "SWE: build environments from the spec (default), or by an LLM agent with --model (llm)").choices(["default", "llm"]),
-    new Option("--extract-with <model>", "SWE: a model that turns an agent's free-text answer into a diff when it holds none"),
-    ...timeoutOptions(),
-  ];
-}
+const SWE_OPTIONS: readonly CommandOption[] = [
+  { flags: "--hints", help: "SWE: give the agent the instance's hints_text (SWE-bench's default is no hints)", default: false },
+  ENV_SPEC_OPTION,
+  { flags: "--env-setup <how>", help: "SWE: build environments from the spec (default), or by an LLM agent with --model (llm)", choices: ["default", "llm"] },
+  { flags: "--extract-with <model>", help: "SWE: a model that turns an agent's free-text answer into a diff when it holds none" },
+  ...TIMEOUT_OPTIONS,
+];
 
 /** `run`'s options for SWE-bench predictions files. */
-function predictionOptions(): Option[] {
-  return [
-    new Option("--predictions <file>", "SWE: evaluate the patches of a SWE-bench predictions file (JSONL or JSON) instead of running an agent"),
-    new Option("--predictions-out <file>", "SWE: write the agents' patches as a SWE-bench predictions file (JSONL)"),
-  ];
-}
+const PREDICTION_OPTIONS: readonly CommandOption[] = [
+  { flags: "--predictions <file>", help: "SWE: evaluate the patches of a SWE-bench predictions file (JSONL or JSON) instead of running an agent" },
+  { flags: "--predictions-out <file>", help: "SWE: write the agents' patches as a SWE-bench predictions file (JSONL)" },
+];
 
 /**
  * The SWE options the flags ask for, as scenario settings (`settings.swe`); `envs` are the configuration
@@ -97,7 +91,7 @@ function writePredictionsOut(file: string, records: readonly ResultRecord[]): nu
 /** The SWE family's command line: environment and evaluation flags, and SWE-bench predictions files in and out. */
 export const SWE_CLI: FamilyCli<SweFlags> = {
   flags: SweFlagsSchema,
-  options: (verb: FamilyVerb) => (verb === "run" ? [...predictionOptions(), ...sweOptions()] : verb === "harbor" ? environmentOptions() : sweOptions()),
+  options: (verb: FamilyVerb) => (verb === "run" ? [...PREDICTION_OPTIONS, ...SWE_OPTIONS] : verb === "harbor" ? ENVIRONMENT_OPTIONS : SWE_OPTIONS),
   settings: (flags, _verb, ctx) => sweSettings(flags, ctx),
   identity: (flags, resolve) =>
     flags.hints || flags.predictions !== undefined ? { hints: flags.hints, predictions: flags.predictions === undefined ? null : resolve(flags.predictions) } : undefined,

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { Option, type Command } from "commander";
 import { GitGoodError } from "../../errors.js";
 import { lookupModel } from "../../model/lookup.js";
 import { instanceRecord } from "../../swe/mine/instance.js";
@@ -10,7 +9,7 @@ import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../../swe/options.j
 import { escapeControls } from "../../util/escape.js";
 import { writeOutputFile } from "../../util/output.js";
 import { positiveIntOption } from "../../util/options.js";
-import type { CommandIO, MineMode } from "../command-line-types.js";
+import type { CommandIO, CommandOption, MineMode } from "../command-line-types.js";
 
 /** The flags of `mine --type swe` (besides `--name`, `--languages`, `--jobs`, `-o` and `--json`, which mine shares). */
 interface SweMineFlags {
@@ -37,23 +36,22 @@ interface SweMineFlags {
   setupTimeout: number;
 }
 
-/** Adds the options only `--type swe` reads. */
-function addSweMineOptions(cmd: Command): Command {
-  return cmd
-    .option("--runs <n>", "swe: runs of each side; a test counts only with the same outcome in every run (the flake gate)", positiveIntOption("--runs"), 3)
-    .addOption(new Option("--p2p <scope>", "swe: PASS_TO_PASS from the test files the change touches, or the whole suite (pytest)").choices(["touched", "full"]).default("touched"))
-    .option("--min-files <n>", "swe: fewest files a candidate change touches", positiveIntOption("--min-files"), 1)
-    .option("--max-files <n>", "swe: most files a candidate change touches", positiveIntOption("--max-files"), 15)
-    .option("--max-candidates <n>", "swe: validate only the newest N candidates", positiveIntOption("--max-candidates"))
-    .option("--rejects <file>", "swe: write every dropped candidate with its reason (JSONL)")
-    .option("--env-spec <file>", "swe: environment specs (YAML) per repository and version, over the built-in defaults")
-    .option("--env-spec-out <file>", "swe: write the environment specs that validated the kept instances (YAML, for --env-spec)")
-    .addOption(new Option("--env-setup <how>", "swe: build environments from the spec (default), or by an LLM agent with --model (llm)").choices(["default", "llm"]))
-    .option("--model <name>", "swe: the model of --env-setup llm")
-    .option("--describe-with <model>", "swe: a model writes each problem statement from the fix and its failing tests (default: the commit message)")
-    .option("--test-timeout <seconds>", "swe: time limit of one test run", positiveIntOption("--test-timeout"), DEFAULT_TEST_TIMEOUT)
-    .option("--setup-timeout <seconds>", "swe: time limit for building one environment", positiveIntOption("--setup-timeout"), DEFAULT_SETUP_TIMEOUT);
-}
+/** The options only `--type swe` reads. */
+const SWE_MINE_OPTIONS: readonly CommandOption[] = [
+  { flags: "--runs <n>", help: "swe: runs of each side; a test counts only with the same outcome in every run (the flake gate)", parse: positiveIntOption("--runs"), default: 3 },
+  { flags: "--p2p <scope>", help: "swe: PASS_TO_PASS from the test files the change touches, or the whole suite (pytest)", choices: ["touched", "full"], default: "touched" },
+  { flags: "--min-files <n>", help: "swe: fewest files a candidate change touches", parse: positiveIntOption("--min-files"), default: 1 },
+  { flags: "--max-files <n>", help: "swe: most files a candidate change touches", parse: positiveIntOption("--max-files"), default: 15 },
+  { flags: "--max-candidates <n>", help: "swe: validate only the newest N candidates", parse: positiveIntOption("--max-candidates") },
+  { flags: "--rejects <file>", help: "swe: write every dropped candidate with its reason (JSONL)" },
+  { flags: "--env-spec <file>", help: "swe: environment specs (YAML) per repository and version, over the built-in defaults" },
+  { flags: "--env-spec-out <file>", help: "swe: write the environment specs that validated the kept instances (YAML, for --env-spec)" },
+  { flags: "--env-setup <how>", help: "swe: build environments from the spec (default), or by an LLM agent with --model (llm)", choices: ["default", "llm"] },
+  { flags: "--model <name>", help: "swe: the model of --env-setup llm" },
+  { flags: "--describe-with <model>", help: "swe: a model writes each problem statement from the fix and its failing tests (default: the commit message)" },
+  { flags: "--test-timeout <seconds>", help: "swe: time limit of one test run", parse: positiveIntOption("--test-timeout"), default: DEFAULT_TEST_TIMEOUT },
+  { flags: "--setup-timeout <seconds>", help: "swe: time limit for building one environment", parse: positiveIntOption("--setup-timeout"), default: DEFAULT_SETUP_TIMEOUT },
+];
 
 function formatSweSummary(s: SweMineSummary, to: string): string {
   const lines = [
@@ -112,6 +110,6 @@ async function mineSweFromFlags(repoPath: string, flags: SweMineFlags, io: Comma
 
 /** `gitgood mine --type swe`, as the SWE family's command line loads it. */
 export const SWE_MINE_MODE: MineMode = {
-  options: addSweMineOptions,
+  options: SWE_MINE_OPTIONS,
   run: (repoPath, flags, io) => mineSweFromFlags(repoPath, flags as unknown as SweMineFlags, io),
 };
