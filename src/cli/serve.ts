@@ -15,7 +15,8 @@ import { RunStore } from "../runs/store.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { PROTOCOLS, serveEnvironment, type Protocol, type ServeHandle } from "../serve/server.js";
 import { intOption, listOption, repeatable } from "../util/options.js";
-import { addFamilyOptions, familySettings } from "../families/options.js";
+import { familySettings } from "../families/options.js";
+import { addFamilyOptions } from "./family-options.js";
 import type { CliIO } from "./io.js";
 import { addModelOptions, historyOption, mcrToolsOption } from "./run-options.js";
 
