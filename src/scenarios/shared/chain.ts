@@ -1,6 +1,6 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
-import { commitsAfter, firstParentLine, readCommits, requireCommits } from "../../git/commits.js";
+import { commitsAfter, firstParentLine, isAncestor, readCommits, requireCommits } from "../../git/commits.js";
 import { commitDiffs } from "../../git/diff.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
@@ -67,5 +67,6 @@ export async function chainFinalState(
 ): Promise<HistoryFinalState> {
   const head = await headCommit(sandbox.repo);
   const tree = await treeOf(sandbox.repo, "HEAD");
-  return { done, base, head, tree, commits: await commitsSince(sandbox, base), pending };
+  const baseKept = await isAncestor(sandbox.repo, base, head);
+  return { done, base, head, tree, commits: await commitsSince(sandbox, base), pending, base_kept: baseKept };
 }
