@@ -331,6 +331,22 @@ function renderCompare() {
     s.append(el("p", { class: "warning", id: "cmp-overlap" }, "The runs attempted different samples: the rates leave out the ones not every run attempted (" + index.runs.map((r, i) => r.label + " " + alone[i]).join(", ") + ")."));
   }
   s.append(rateTable);
+  // Spend and effort on the same shared pairs: a mean per attempt with the attempts it is counted over
+  // (cost over the priced ones, tokens over those whose usage is known), errors of all attempts.
+  const mean = (vals, show) => { const k = vals.filter((v) => v !== null && v !== undefined); return k.length === 0 ? "–" : show(k.reduce((a, v) => a + v, 0) / k.length) + " (n=" + k.length + ")"; };
+  const measures = [
+    ["cost/attempt", (rs) => mean(rs.map((r) => r.cost_usd), (v) => "$" + v.toFixed(4))],
+    ["tokens/attempt", (rs) => mean(rs.map((r) => r.tokens), (v) => String(Math.round(v)))],
+    ["turns/attempt", (rs) => mean(rs.map((r) => r.turns), (v) => v.toFixed(1))],
+    ["time/attempt", (rs) => mean(rs.map((r) => r.duration_ms), (v) => (v / 1000).toFixed(1) + "s")],
+    ["errors", (rs) => rs.filter((r) => r.status === "error").length + "/" + rs.length],
+  ];
+  const effortTable = table(["scenario", "measure", ...index.runs.map((r) => r.label)], ["total", ...scen].flatMap((sc) => measures.map(([name, f]) => [sc, name, ...index.runs.map((_, i) => {
+    const rs = index.rows.filter((r) => r.run === i && (sc === "total" || r.scenario === sc) && shared.has(pair(r)));
+    return rs.length === 0 ? "–" : f(rs);
+  })])));
+  effortTable.id = "effort";
+  s.append(el("h2", {}, "Spend and effort per attempt, on the same " + shared.size + " sample(s)"), effortTable);
   const runOpts = (v) => index.runs.map((r, i) => el("option", { value: String(i), selected: v === String(i) }, r.label));
   s.append(el("div", { class: "controls" },
     el("label", {}, el("input", { type: "checkbox", id: "differs", checked: cmp.differs, onchange: (e) => { cmp.differs = e.target.checked; writeHash(false); renderCompare(); } }), " only samples the runs disagree on "),
