@@ -174,9 +174,13 @@ function table(head, rows, numeric) {
 function renderSummary() {
   const s = $("summary");
   s.replaceChildren();
-  for (const run of index.runs) {
+  index.runs.forEach((run, i) => {
     const sum = run.summary;
     s.append(el("h2", {}, run.label + " — " + run.agent + (run.model ? " (" + run.model + ")" : "") + ", " + run.attempts + " attempt(s)"));
+    // A run that wrote its plan shows how far it is from its first second, before any attempt has finished.
+    const p = run.progress;
+    if (p) s.append(el("p", { class: "progress", "data-run": String(i) }, el("progress", { max: String(Math.max(1, p.planned)), value: String(p.done) }),
+      " " + progressText(p)));
     s.append(table(["agent", "scenario", "samples", "completed %", "solved %", "solved", "unjudged", "infra errors", "agent errors", "ceiling"],
       sum.totals.filter((t) => t.samples > 0).map((t) => [t.agent, t.scenario, t.samples, pct(t.success_rate), pct(t.solve_rate), t.solved, t.unjudged, t.infrastructure_errors, t.agent_errors, pct(t.ceiling)]), [2, 3, 4, 5, 6, 7, 8, 9]));
     if (sum.by_difficulty.length) s.append(el("h3", {}, "By difficulty"), table(["agent", "scenario", "difficulty", "samples", "solve"], sum.by_difficulty.map((t) => [t.agent, t.scenario, t.difficulty, t.samples, pct(t.solve_rate)]), [3, 4]));
@@ -198,8 +202,12 @@ function renderSummary() {
     }
     const skills = skillsNodes(run);
     if (skills.length) s.append(el("div", { class: "skills", "data-run": index.runs.indexOf(run) }, ...skills));
-  }
+  });
   s.append(el("h2", {}, "Plots"), ...plots());
+}
+/* A run's progress in words: finished, running, waiting, of the attempts planned. */
+function progressText(p) {
+  return p.done + " done, " + p.running + " running, " + Math.max(0, p.planned - p.done - p.running) + " waiting, of " + p.planned + " planned";
 }
 /* A run's skill profile (each rate over the attempts that exercised the skill) and its failure labels' counts. */
 function skillsNodes(run) {
@@ -416,7 +424,8 @@ async function load() {
         if (!$("compare").hidden) { compareStale = false; renderCompare(); }
       }
     }
-    $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s)" + (STATIC ? "" : ", read " + new Date().toLocaleTimeString());
+    const live = index.runs.filter((r) => r.progress && r.progress.done < r.progress.planned);
+    $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s)" + (live.length ? " (" + live.map((r) => r.label + ": " + progressText(r.progress)).join("; ") + ")" : "") + (STATIC ? "" : ", read " + new Date().toLocaleTimeString());
   } catch (e) {
     $("status").textContent = "cannot read the runs: " + e.message;
   }
