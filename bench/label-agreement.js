@@ -6,6 +6,8 @@
 //       OUT/evidence.txt: for every failed attempt, what a person labelling it reads (its tool calls and
 //       their outcome, the agent's last words, the final repository's history or merged files compared
 //       with the original with git) and never the computed labels.
+//   node bench/label-agreement.js evidence OUT
+//       writes OUT/evidence.txt again from the runs collected there.
 //   node bench/label-agreement.js compare OUT HAND.tsv
 //       reads the hand labels (`attempt<TAB>labels,comma,separated<TAB>reason`, one line per failed
 //       attempt, written from evidence.txt before the computed labels were looked at) and prints the share
@@ -66,6 +68,7 @@ async function collect(out, pairs) {
     ];
     for (const run of runs) {
       const group = families(run.scenario);
+      if (group.length === 0) continue;
       const dir = path.join(out, "runs", `${path.basename(file, ".jsonl")}--${run.name}`);
       // One sample at a time: a scripted agent's script is the sample's own.
       for (let i = 0; i < group.length; i++) {
@@ -78,7 +81,7 @@ async function collect(out, pairs) {
     }
   }
   writeFileSync(path.join(out, "attempts.json"), JSON.stringify(attempts, null, 2));
-  writeFileSync(path.join(out, "evidence.txt"), (await evidence(attempts, RunStore, readSamples)).join("\n"));
+  writeFileSync(path.join(out, "evidence.txt"), (await evidence(attempts, RunStore)).join("\n"));
   process.stderr.write(`wrote ${path.join(out, "evidence.txt")}\n`);
 }
 
@@ -189,6 +192,10 @@ if (mode === "collect" && out) {
     process.exit(2);
   }
   await collect(out, pairs);
+} else if (mode === "evidence" && out) {
+  const { RunStore } = await dist("index.js");
+  const attempts = JSON.parse(readFileSync(path.join(out, "attempts.json"), "utf8"));
+  writeFileSync(path.join(out, "evidence.txt"), (await evidence(attempts, RunStore)).join("\n"));
 } else if (mode === "compare" && out && rest[0]) {
   compare(out, rest[0]);
 } else {
