@@ -29,6 +29,18 @@ const call = (name, args) => ({ tool_calls: [{ name, arguments: { ...args, reaso
 /** The scripted agents: each a typical mistake, built per sample (a todo list needs the chain's length). */
 function scriptedAgents({ LlmAgent, ScriptedModelClient }) {
   const llm = (name, script) => Object.assign(new LlmAgent(new ScriptedModelClient(script)), { name });
+  const identity = { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" };
+  // An agent with its own shell: runs git in its sandbox, then stops (a command that fails is where it stops).
+  const shellGit = (name, commands) => ({
+    name,
+    async run(session) {
+      session.beginTurn();
+      for (const args of commands) {
+        const r = await session.scenario.sandbox.repo.run(args, { env: identity, okCodes: [0, 1, 128] });
+        if (r.code !== 0) return;
+      }
+    },
+  });
   // A model that stops calling tools is told to go on twice (the llm agent's nudges), then left to stop.
   const giveUp = (words) => [words, words, words];
   const length = (s) => s.scenario.times_seen_consecutively ?? 0;
@@ -41,9 +53,16 @@ function scriptedAgents({ LlmAgent, ScriptedModelClient }) {
     "icc-quit": { scenario: "ICC", make: () => llm("icc-quit", [call("view_remaining_hunks", {}), ...giveUp("I am not sure how to split this.")]) },
     "icc-bad-hunks": { scenario: "ICC", make: () => llm("icc-bad-hunks", [1, 2, 3].map(() => call("commit_changes_in", { selected_hunks: ["HUNK-999"], commit_message: "Part" })).concat(giveUp("It does not work."))) },
     "mcr-quit": { scenario: "MCR", make: () => llm("mcr-quit", [call("view_current_merge_conflict_with", { context_window_size: 3 }), ...giveUp("Too hard.")]) },
+    "ir-reverse": { scenario: "IR", make: (s) => llm("ir-reverse", [call("update_rebase_todo_list", { rebase_todo_list_items: todo(s, () => ({ command: "pick" })).reverse() }), call("execute_rebase", {}), ...giveUp("I reordered the commits.")]) },
+    "ir-shell-amend": { scenario: "IR", make: (s) => shellGit("ir-shell-amend", [["rebase", "--abort"], ["tag", "gg-tip"], ["checkout", "--detach", `${s.scenario.oldest_commit}^`], ["commit", "--amend", "--only", "-m", "Reworded base"], ["rebase", "--onto", "HEAD", `${s.scenario.oldest_commit}^`, "gg-tip"]]) },
+    "mcr-markers": { scenario: "MCR", make: () => llm("mcr-markers", Array.from({ length: 12 }, () => call("resolve_current_merge_conflict_with", { content: "<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> other\n" })).concat(["Done."])) },
+    "mcr-probe": { scenario: "MCR", make: (s) => llm("mcr-probe", [call("view_file_at", { relative_path_from_project_root: s.scenario.merge_commit_hash.slice(0, 12) }), ...giveUp("I cannot find the answer.")]) },
     "mcr-blank": { scenario: "MCR", make: () => llm("mcr-blank", Array.from({ length: 12 }, () => call("resolve_current_merge_conflict_with", { content: "" })).concat(["Done."])) },
   };
 }
+
+/** BENCH_AGENTS: only these agents (comma-separated names), default all. */
+const ONLY = process.env.BENCH_AGENTS?.split(",");
 
 /** The baselines run as they are. */
 const BASELINES = { keep: "IR", "squash-fixups": "IR", "one-commit": "ICC", ours: "MCR", theirs: "MCR" };
@@ -63,8 +82,8 @@ async function collect(out, pairs) {
     const samples = readSamples(file);
     const families = (scenario) => samples.filter((s) => (scenario === "MCR" ? s.sample_type === "merge" : s.sample_type === "file_commit_chain"));
     const runs = [
-      ...Object.entries(BASELINES).map(([name, scenario]) => ({ name, scenario, agents: families(scenario).map(() => createAgent(name)) })),
-      ...Object.entries(scripted).map(([name, a]) => ({ name, scenario: a.scenario, maxTurns: a.maxTurns, agents: families(a.scenario).map((s) => a.make(s)) })),
+      ...Object.entries(BASELINES).filter(([name]) => !ONLY || ONLY.includes(name)).map(([name, scenario]) => ({ name, scenario, agents: families(scenario).map(() => createAgent(name)) })),
+      ...Object.entries(scripted).filter(([name]) => !ONLY || ONLY.includes(name)).map(([name, a]) => ({ name, scenario: a.scenario, maxTurns: a.maxTurns, agents: families(a.scenario).map((s) => a.make(s)) })),
     ];
     for (const run of runs) {
       const group = families(run.scenario);
