@@ -226,9 +226,3 @@ async function linearLineAfter(repo: Repo, base: string): Promise<string[] | nul
   }
   return null;
 }
-
-/** Whether `ancestor` is `descendant` or one of its ancestors (`git merge-base --is-ancestor`). */
-export async function isAncestor(repo: Repo, ancestor: string, descendant: string): Promise<boolean> {
-  const r = await repo.run(["merge-base", "--is-ancestor", ancestor, descendant], { okCodes: [0, 1] });
-  return r.code === 0;
-}
