@@ -20,11 +20,28 @@ interface ComparisonColumn {
   name: string;
 }
 
+/** A quantity over a cell's attempts: its total, its mean per attempt, and the attempts it is counted over. */
+export interface Measure {
+  total: number;
+  mean: number;
+  /** The denominator: the attempts that say (every attempt, or those whose usage or price is known). */
+  of: number;
+}
+
 export interface ComparisonCell {
   samples: number;
   success_rate: number | null;
   solve_rate: number | null;
   unjudged: number;
+  /** Attempts that ended with a system error (`status: "error"`), of `samples`. */
+  errors: number;
+  /** The agent's cost in US dollars over the priced attempts (null: none is priced). */
+  cost_usd: Measure | null;
+  /** The agent's tokens (prompt + completion) over the attempts whose usage is known (null: none). */
+  tokens: Measure | null;
+  /** Turns and wall time (milliseconds) over every attempt. */
+  turns: Measure;
+  duration_ms: Measure;
 }
 
 /** One row of a side-by-side table: a scenario (and difficulty), with a cell per column (null: no such samples). */
@@ -88,16 +105,30 @@ const rowKey = (r: { scenario: string; difficulty: string }) => `${r.scenario}\u
 /** The key a sample × scenario is shared under: the same sample of the same scenario, whatever the agent or repeat. */
 const pairKey = (s: Pick<SampleRow, "scenario" | "sample_id">) => JSON.stringify([s.scenario, s.sample_id]);
 
-/** A cell's rates over the attempts of one column (rates as the report's rate rows count them). */
+/** The total and mean of the values that are known (null: none is). */
+function measureOf(values: readonly (number | null)[]): Measure | null {
+  const known = values.filter((v): v is number => v !== null);
+  if (known.length === 0) return null;
+  const total = known.reduce((a, v) => a + v, 0);
+  return { total, mean: total / known.length, of: known.length };
+}
+
+/** A cell's rates, spend and effort over the attempts of one column (rates as the report's rate rows count them). */
 function cellOf(rows: readonly SampleRow[]): ComparisonCell | null {
   if (rows.length === 0) return null;
   const percent = (n: number) => Math.round((n / rows.length) * 10_000) / 100;
   const unjudged = rows.filter((r) => r.verdict === "unjudged").length;
+  const all = (values: number[]): Measure => measureOf(values) ?? { total: 0, mean: 0, of: 0 };
   return {
     samples: rows.length,
     success_rate: percent(rows.filter((r) => r.status === "success").length),
     solve_rate: unjudged > 0 ? null : percent(rows.filter((r) => r.verdict === "solved").length),
     unjudged,
+    errors: rows.filter((r) => r.status === "error").length,
+    cost_usd: measureOf(rows.map((r) => r.cost_usd)),
+    tokens: measureOf(rows.map((r) => r.tokens)),
+    turns: all(rows.map((r) => r.turns)),
+    duration_ms: all(rows.map((r) => r.duration_ms)),
   };
 }
 
@@ -143,8 +174,8 @@ function outcomeOf(rows: readonly SampleRow[]): Outcome {
 }
 
 /**
- * Puts the reports of several runs side by side: completed and solve rate per scenario and difficulty in
- * one column per run (and agent), counted over the sample × scenario pairs every run attempted (`overlap`
+ * Puts the reports of several runs side by side: completed and solve rate, errors, cost, tokens, turns
+ * and time per scenario and difficulty in one column per run (and agent), counted over the sample × scenario pairs every run attempted (`overlap`
  * says how many, and how many each run has alone), and the samples whose share of solved attempts differs between the
  * runs that attempted them.
  */

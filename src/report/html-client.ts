@@ -174,9 +174,13 @@ function table(head, rows, numeric) {
 function renderSummary() {
   const s = $("summary");
   s.replaceChildren();
-  for (const run of index.runs) {
+  index.runs.forEach((run, i) => {
     const sum = run.summary;
     s.append(el("h2", {}, run.label + " — " + run.agent + (run.model ? " (" + run.model + ")" : "") + ", " + run.attempts + " attempt(s)"));
+    // A run that wrote its plan shows how far it is from its first second, before any attempt has finished.
+    const p = run.progress;
+    if (p) s.append(el("p", { class: "progress", "data-run": String(i) }, el("progress", { max: String(Math.max(1, p.planned)), value: String(p.done) }),
+      " " + progressText(p)));
     s.append(table(["agent", "scenario", "samples", "completed %", "solved %", "solved", "unjudged", "infra errors", "agent errors", "ceiling"],
       sum.totals.filter((t) => t.samples > 0).map((t) => [t.agent, t.scenario, t.samples, pct(t.success_rate), pct(t.solve_rate), t.solved, t.unjudged, t.infrastructure_errors, t.agent_errors, pct(t.ceiling)]), [2, 3, 4, 5, 6, 7, 8, 9]));
     if (sum.by_difficulty.length) s.append(el("h3", {}, "By difficulty"), table(["agent", "scenario", "difficulty", "samples", "solve"], sum.by_difficulty.map((t) => [t.agent, t.scenario, t.difficulty, t.samples, pct(t.solve_rate)]), [3, 4]));
@@ -198,8 +202,12 @@ function renderSummary() {
     }
     const skills = skillsNodes(run);
     if (skills.length) s.append(el("div", { class: "skills", "data-run": index.runs.indexOf(run) }, ...skills));
-  }
+  });
   s.append(el("h2", {}, "Plots"), ...plots());
+}
+/* A run's progress in words: finished, running, waiting, of the attempts planned. */
+function progressText(p) {
+  return p.done + " done, " + p.running + " running, " + Math.max(0, p.planned - p.done - p.running) + " waiting, of " + p.planned + " planned";
 }
 /* A run's skill profile (each rate over the attempts that exercised the skill) and its failure labels' counts. */
 function skillsNodes(run) {
@@ -331,6 +339,22 @@ function renderCompare() {
     s.append(el("p", { class: "warning", id: "cmp-overlap" }, "The runs attempted different samples: the rates leave out the ones not every run attempted (" + index.runs.map((r, i) => r.label + " " + alone[i]).join(", ") + ")."));
   }
   s.append(rateTable);
+  // Spend and effort on the same shared pairs: a mean per attempt with the attempts it is counted over
+  // (cost over the priced ones, tokens over those whose usage is known), errors of all attempts.
+  const mean = (vals, show) => { const k = vals.filter((v) => v !== null && v !== undefined); return k.length === 0 ? "–" : show(k.reduce((a, v) => a + v, 0) / k.length) + " (n=" + k.length + ")"; };
+  const measures = [
+    ["cost/attempt", (rs) => mean(rs.map((r) => r.cost_usd), (v) => "$" + v.toFixed(4))],
+    ["tokens/attempt", (rs) => mean(rs.map((r) => r.tokens), (v) => String(Math.round(v)))],
+    ["turns/attempt", (rs) => mean(rs.map((r) => r.turns), (v) => v.toFixed(1))],
+    ["time/attempt", (rs) => mean(rs.map((r) => r.duration_ms), (v) => (v / 1000).toFixed(1) + "s")],
+    ["errors", (rs) => rs.filter((r) => r.status === "error").length + "/" + rs.length],
+  ];
+  const effortTable = table(["scenario", "measure", ...index.runs.map((r) => r.label)], ["total", ...scen].flatMap((sc) => measures.map(([name, f]) => [sc, name, ...index.runs.map((_, i) => {
+    const rs = index.rows.filter((r) => r.run === i && (sc === "total" || r.scenario === sc) && shared.has(pair(r)));
+    return rs.length === 0 ? "–" : f(rs);
+  })])));
+  effortTable.id = "effort";
+  s.append(el("h2", {}, "Spend and effort per attempt, on the same " + shared.size + " sample(s)"), effortTable);
   const runOpts = (v) => index.runs.map((r, i) => el("option", { value: String(i), selected: v === String(i) }, r.label));
   s.append(el("div", { class: "controls" },
     el("label", {}, el("input", { type: "checkbox", id: "differs", checked: cmp.differs, onchange: (e) => { cmp.differs = e.target.checked; writeHash(false); renderCompare(); } }), " only samples the runs disagree on "),
@@ -400,7 +424,8 @@ async function load() {
         if (!$("compare").hidden) { compareStale = false; renderCompare(); }
       }
     }
-    $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s)" + (STATIC ? "" : ", read " + new Date().toLocaleTimeString());
+    const live = index.runs.filter((r) => r.progress && r.progress.done < r.progress.planned);
+    $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s)" + (live.length ? " (" + live.map((r) => r.label + ": " + progressText(r.progress)).join("; ") + ")" : "") + (STATIC ? "" : ", read " + new Date().toLocaleTimeString());
   } catch (e) {
     $("status").textContent = "cannot read the runs: " + e.message;
   }

@@ -2,6 +2,7 @@ import type { HtmlKit, OutcomeBlock } from "../families/definition.js";
 import { familyOfScenario, reportSections } from "../families/registry.js";
 import type { ResultRecord } from "../runs/record.js";
 import type { Trajectory } from "../runs/trajectory.js";
+import type { RunProgress } from "../runs/progress.js";
 import { conversationOf, eventsOf, type AttemptEvent, type Turn } from "./conversation.js";
 import { labelCounts, skillProfiles, type LabelCount, type SkillRow } from "./skills.js";
 import { buildReport, type Report } from "./summary.js";
@@ -65,6 +66,8 @@ export interface IndexRun {
   skills: SkillRow[];
   /** Per agent, how many failed attempts carry each failure label. */
   labels: LabelCount[];
+  /** A run being written: attempts planned, finished and running (null: the run says nothing of its plan). */
+  progress: RunProgress | null;
 }
 
 export interface ViewIndex {
@@ -80,6 +83,8 @@ export interface RunMeta {
   model: string | null;
   created_at: string;
   isolation?: { mode: string; isolated: boolean };
+  /** What the run planned and has started (src/runs/progress.ts), when it says. */
+  progress?: RunProgress | null;
 }
 
 const escape = (s: string): string =>
@@ -153,6 +158,7 @@ export function indexOfRun(records: readonly ResultRecord[], meta: RunMeta, runI
     sections,
     skills: skillProfiles(records),
     labels: labelCounts(records),
+    progress: meta.progress ?? null,
   };
   return { run, rows };
 }

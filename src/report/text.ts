@@ -1,4 +1,4 @@
-import type { Comparison, ComparisonCell, Outcome } from "./compare.js";
+import type { Comparison, ComparisonCell, ComparisonRow, Measure, Outcome } from "./compare.js";
 import type { RepeatRow } from "./repeats.js";
 import type { RateRow, Report } from "./summary.js";
 import type { TextKit } from "../families/definition.js";
@@ -176,6 +176,21 @@ export function formatReport(report: Report): string {
 
 const cellText = (c: ComparisonCell | null): [string, string] => (c === null ? ["-", "-"] : [pct(c.success_rate), solveCell(c)]);
 
+/** A mean per attempt and the attempts it is counted over ("-" when no attempt says). */
+const meanText = (m: Measure | null, show: (v: number) => string): string => (m === null || m.of === 0 ? "-" : `${show(m.mean)} (n=${m.of})`);
+
+/** The spend and effort rows of one scenario row: a line per measure, a cell per column. */
+function effortRows(r: ComparisonRow): string[][] {
+  const line = (measure: string, cell: (c: ComparisonCell) => string): string[] => [r.scenario, measure, ...r.cells.map((c) => (c === null ? "-" : cell(c)))];
+  return [
+    line("cost/attempt", (c) => meanText(c.cost_usd, (v) => `$${v.toFixed(4)}`)),
+    line("tokens/attempt", (c) => meanText(c.tokens, (v) => String(Math.round(v)))),
+    line("turns/attempt", (c) => meanText(c.turns, (v) => v.toFixed(1))),
+    line("time/attempt", (c) => meanText(c.duration_ms, (v) => `${(v / 1000).toFixed(1)}s`)),
+    line("errors", (c) => `${c.errors}/${c.samples}`),
+  ];
+}
+
 /** A sample's outcome in one run: its verdict, or solved/attempts with repeats; "-" when not attempted. */
 function outcomeText(o: Outcome | null): string {
   if (o === null) return "-";
@@ -203,6 +218,9 @@ export function formatComparison(c: Comparison): string {
   out.push("");
   out.push(`Completed and solved, % of the ${c.overlap.shared} sample(s) every run attempted, per scenario`);
   out.push(table(["scenario", ...head], c.totals.map((r) => [r.scenario, ...r.cells.flatMap(cellText)])));
+  out.push("");
+  out.push(`Spend and effort on the same ${c.overlap.shared} sample(s): the mean per attempt, over the n attempts that say (priced, usage known); errors of attempts`);
+  out.push(table(["scenario", "measure", ...c.columns.map((col) => col.name)], c.totals.flatMap(effortRows), ["scenario", "measure"]));
   if (c.by_difficulty.length > 0) {
     out.push("");
     out.push("Per difficulty");

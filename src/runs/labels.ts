@@ -25,9 +25,13 @@ export const FAILURE_LABELS = {
   markers_left: "a resolved file still holds conflict markers",
   merge_not_committed: "the merge was never committed",
   region_resolved_differently: "a conflicted file differs from the recorded merge's",
+  region_took_ours: "a conflict region resolved otherwise than in the recorded merge holds exactly our side (the first parent's text)",
+  region_took_theirs: "a conflict region resolved otherwise than in the recorded merge holds exactly their side (the merged-in parent's text)",
+  region_took_neither: "a conflict region resolved otherwise than in the recorded merge holds neither side's text as it stands",
   outside_files_changed: "every conflicted file matches the recorded merge but the merged tree does not: a file outside the conflicts differs",
   unresolvable: "the recorded merge cannot be reached by replacing only the conflict regions (the sample, not the agent)",
   // IR and ICC.
+  outside_range_rewritten: "HEAD no longer descends from the commit the requested range starts after: commits before the range were rewritten",
   rebase_in_progress: "the rebase was left stopped or unfinished",
   changes_uncommitted: "changes were left uncommitted",
   tree_changed: "the final tree differs from the original tip's: a change was lost or duplicated",

@@ -15,6 +15,7 @@ import { checkModels, checkRepositories } from "./preflight.js";
 import { shardJobs, type Shard } from "./shard.js";
 import type { Scoring } from "./settle.js";
 import type { Job } from "./types.js";
+import { ProgressLog } from "./progress.js";
 import { RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
 
@@ -157,6 +158,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   };
   const budget = budgetOf(RunStore.readConfig(opts.store.dir).spec);
   if (budget) checkBudget(opts, opts.executor !== undefined);
+  const progress = new ProgressLog(opts.store.dir);
+  progress.plan(jobs.length);
   const todo = jobs.filter((j) => {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
@@ -196,7 +199,12 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
         done++;
         opts.onResult?.(record, { done, total: jobs.length, resumed: false });
       },
-      budget ? () => budget.admit() : undefined,
+      // Asked just before each job starts (by this process's pool; a queue starts its jobs elsewhere and does not ask).
+      (job) => {
+        if (budget && !budget.admit()) return false;
+        progress.started(job.key);
+        return true;
+      },
     );
   } finally {
     await sources.close();

@@ -2,6 +2,7 @@ import type { MergeSample } from "../dataset/sample.js";
 import { parsePath } from "../git/paths.js";
 import type { Repo } from "../git/repo.js";
 import { readBlob, treeOf } from "../git/trees.js";
+import { regionsTaken, type RegionTaken } from "./merge-sides.js";
 import type { Scorer } from "./scorer.js";
 
 /** What exact-match scoring needs of a merge's final state. */
@@ -21,6 +22,11 @@ interface FileMatch {
   exact: boolean;
   /** Identical once all whitespace is removed: a diagnostic, not the score. */
   ignoring_whitespace: boolean;
+  /**
+   * Once no conflict is left, for a file that differs: each conflict region resolved otherwise than the
+   * recorded merge, and which side's text it holds (absent when the regions cannot be told apart).
+   */
+  regions?: RegionTaken[];
 }
 
 export interface MergeScore {
@@ -52,6 +58,16 @@ export async function scoreMerge(sample: MergeSample, final: MergeOutcome, sourc
     const loose =
       expected !== null && actual !== null ? squash(expected.toString("utf8")) === squash(actual.toString("utf8")) : exact;
     files.push({ path: f.path, exact, ignoring_whitespace: loose });
+  }
+  const differing = final.conflicts_left === 0 ? final.files.filter((f, i) => files[i]?.exact === false && f.content !== null) : [];
+  const taken = await regionsTaken(
+    source,
+    sample.scenario,
+    differing.map((f) => ({ path: f.path, bytes: Buffer.from(f.content ?? "", f.encoding === "base64" ? "base64" : "utf8") })),
+  );
+  for (const m of files) {
+    const regions = taken.get(m.path);
+    if (regions) m.regions = regions;
   }
   const treeMatches = final.tree !== null && final.tree === expectedTree;
   return {

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { AttemptView, IndexRow, IndexRun, ViewIndex } from "../report/html-data.js";
+import { PROGRESS_FILE, readProgress } from "../runs/progress.js";
 import { RESULTS_FILE, RUN_FILE, RunStore } from "../runs/store.js";
 import { at } from "../util/at.js";
 
@@ -42,7 +43,7 @@ export class RunSet {
   }
 
   private stamp(dir: string): string {
-    const parts = [RUN_FILE, RESULTS_FILE].map((f) => {
+    const parts = [RUN_FILE, RESULTS_FILE, PROGRESS_FILE].map((f) => {
       try {
         const s = statSync(path.join(dir, f));
         return `${s.size}:${s.mtimeMs}`;
@@ -61,9 +62,17 @@ export class RunSet {
     const config = RunStore.readConfig(dir);
     const store = RunStore.openExisting(dir);
     const labels = this.labels ?? kit.runLabels(this.dirs);
+    const records = store.all();
     const { run, rows } = kit.indexOfRun(
-      store.all(),
-      { label: labels[i] ?? dir, dir: path.resolve(dir), agent: config.identity.agent, model: config.identity.model?.name ?? null, created_at: config.created_at },
+      records,
+      {
+        label: labels[i] ?? dir,
+        dir: path.resolve(dir),
+        agent: config.identity.agent,
+        model: config.identity.model?.name ?? null,
+        created_at: config.created_at,
+        progress: readProgress(dir, records),
+      },
       i,
     );
     const fresh = { stamp, store, run, rows };

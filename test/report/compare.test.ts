@@ -200,6 +200,35 @@ describe("compareReports", () => {
     expect(formatComparison(mixed)).toMatch(/^s1\s+IR\s+easy\s+1\/2 solved\s+0\/2 solved$/m);
   });
 
+  it("compares cost, tokens, turns, time and errors on the shared samples only, each mean with the attempts it counts", () => {
+    const a = buildReport({ records: [
+      rec("s1", "IR", { cost_usd: 0.02, turns: 4, duration_ms: 2000 }),
+      rec("s2", "IR", { cost_usd: 0.04, turns: 6, duration_ms: 4000, tokens: { prompt: 100, completion: 20 } }),
+      // Only in a: left out of every measure, as of the rates.
+      rec("only-a", "IR", { cost_usd: 9, turns: 99, duration_ms: 99_000 }),
+    ] });
+    const b = buildReport({ records: [
+      rec("s1", "IR", { turns: 2, duration_ms: 1000 }),
+      rec("s2", "IR", { status: "error", solved: false, turns: 0, duration_ms: 500, usage_known: false, error: { code: "MODEL_ERROR", message: "m" } }),
+    ] });
+    const c = compareReports([
+      { label: "a", dir: "a", report: a },
+      { label: "b", dir: "b", report: b },
+    ]);
+    expect(c.overlap).toEqual({ shared: 2, only: [1, 0] });
+    const [ca, cb] = c.totals.find((r) => r.scenario === "total")?.cells ?? [];
+    expect(ca).toMatchObject({ samples: 2, errors: 0, cost_usd: { total: 0.06, of: 2 }, tokens: { total: 135, mean: 67.5, of: 2 }, turns: { total: 10, mean: 5, of: 2 }, duration_ms: { mean: 3000, of: 2 } });
+    expect(ca?.cost_usd?.mean).toBeCloseTo(0.03);
+    // b is unpriced (no cost, not $0) and one attempt's usage is unknown: its tokens count over the other one.
+    expect(cb).toMatchObject({ samples: 2, errors: 1, cost_usd: null, tokens: { total: 15, of: 1 }, turns: { mean: 1, of: 2 }, duration_ms: { mean: 750, of: 2 } });
+    const text = formatComparison(c);
+    expect(text).toMatch(/^total\s+cost\/attempt\s+\$0\.0300 \(n=2\)\s+-$/m);
+    expect(text).toMatch(/^total\s+tokens\/attempt\s+68 \(n=2\)\s+15 \(n=1\)$/m);
+    expect(text).toMatch(/^IR\s+turns\/attempt\s+5\.0 \(n=2\)\s+1\.0 \(n=2\)$/m);
+    expect(text).toMatch(/^IR\s+time\/attempt\s+3\.0s \(n=2\)\s+0\.8s \(n=2\)$/m);
+    expect(text).toMatch(/^IR\s+errors\s+0\/2\s+1\/2$/m);
+  });
+
   it("labels runs by their directory's name, and by the path where two names clash", () => {
     expect(runLabels(["runs/gpt", "runs/claude/"])).toEqual(["gpt", "claude"]);
     expect(runLabels(["a/run", "b/run", "c/other"])).toEqual(["a/run", "b/run", "other"]);

@@ -284,6 +284,6 @@ describe("run.json", () => {
     const resumed = await gitgood(args, { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr.match(/already done/g)).toHaveLength(2);
-    expect(readdirSync(out).sort()).toEqual(["results.jsonl", "run.json", "trajectories"]);
+    expect(readdirSync(out).sort()).toEqual(["progress.jsonl", "results.jsonl", "run.json", "trajectories"]);
   });
 });

@@ -21,8 +21,11 @@ import { buildRunFixture, tempDirs } from "../helpers/runs.js";
  * history walk the store needs, one pack-objects per pack, git's own work (checkout, merge and the `stash
  * create` it starts, rebase and its `notes copy`, commit), the sandbox's reader, one diff per file diff
  * shown, one patch set per chain (a commit's patch is read once per sandbox), and the recorded answer's diff.
+ * An MCR attempt whose resolved files differ from the recorded merge's also re-merges the parents (`merge-tree`
+ * and a reader of its private object store) to tell which side each differing region took: 16 for the llm
+ * agent's failed attempt on the two-conflict merge, one over issue 23's goal, in failed attempts only.
  */
-const LIMIT: Record<string, number> = { MCR: 14, IR: 10, ICC: 11 };
+const LIMIT: Record<string, number> = { MCR: 16, IR: 10, ICC: 11 };
 /** The run's own processes: the source's probe, its config read and its reader. */
 const RUN_OWN = 3;
 

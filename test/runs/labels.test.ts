@@ -73,6 +73,26 @@ const quitter = (calls: [string, Record<string, unknown>][]): Agent => ({
   },
 });
 
+const IDENTITY = { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" };
+/** An agent that runs git commands in its sandbox itself, as an agent with a shell can, then stops. */
+const shellGit = (commands: string[][]): Agent => ({
+  name: "shell-git",
+  async run(session) {
+    session.beginTurn();
+    for (const args of commands) await session.scenario.sandbox.repo.run(args, { env: IDENTITY });
+  },
+});
+/** Git commands that give the chain's base a new message and replay the chain onto it (HEAD detached at the tip). */
+function amendBase(s: Sample): string[][] {
+  const oldest = s.sample_type === "file_commit_chain" ? s.scenario.oldest_commit : "";
+  return [
+    ["tag", "gg-tip"],
+    ["checkout", "--detach", `${oldest}^`],
+    ["commit", "--amend", "--only", "-m", "Reworded base"],
+    ["rebase", "--onto", "HEAD", `${oldest}^`, "gg-tip"],
+  ];
+}
+
 describe("MCR failure labels", () => {
   it("a solved attempt has none", async () => {
     const r = await attempt(easyMerge, "MCR", createAgent("oracle"));
@@ -81,16 +101,29 @@ describe("MCR failure labels", () => {
     expect(r.history_probes).toEqual({ count: 0, commands: [] });
   });
 
-  it("taking the wrong side is a region resolved differently, and nothing else", async () => {
+  it("taking our side where the recorded merge did otherwise is a region resolved differently that took ours, and nothing else", async () => {
     const r = await attempt(easyMerge, "MCR", createAgent("ours"));
     expect(r.solved).toBe(false);
-    expect(r.failure_labels).toEqual(["region_resolved_differently"]);
+    expect(r.failure_labels).toEqual(["region_resolved_differently", "region_took_ours"]);
     expect(r.history_probes).toEqual({ count: 0, commands: [] });
+  });
+
+  it("taking their side is labelled region_took_theirs, only for the region the recorded merge resolved otherwise; a text of neither side region_took_neither", async () => {
+    // The medium merge's recorded resolution combines both sides in its first region and took theirs in its second.
+    const medium = samples.find((s) => s.sample_type === "merge" && s.difficulty !== "easy") as MergeSample;
+    const theirs = await attempt(medium, "MCR", createAgent("theirs"));
+    expect(theirs.failure_labels).toEqual(["region_resolved_differently", "region_took_theirs"]);
+    expect((theirs.scores["exact_match"] as { files: { regions?: unknown }[] }).files[0]?.regions).toEqual([{ region: 0, took: "theirs" }]);
+    const neither = await attempt(easyMerge, "MCR", llm([call("resolve_current_merge_conflict_with", { content: "io3 = 'neither'\n" })]));
+    expect(neither.failure_labels).toEqual(["region_resolved_differently", "region_took_neither"]);
+    // The region is read back from the file: its side sits in the score, with the region's position.
+    const score = neither.scores["exact_match"] as { files: { regions?: unknown }[] };
+    expect(score.files[0]?.regions).toEqual([{ region: 0, took: "neither" }]);
   });
 
   it("a resolution that keeps conflict markers is labelled markers_left", async () => {
     const r = await attempt(easyMerge, "MCR", llm([call("resolve_current_merge_conflict_with", { content: "<<<<<<< HEAD\nio3 = 'main'\n=======\nio3 = 'topic'\n>>>>>>> topic\n" })]));
-    expect(r.failure_labels).toEqual(["markers_left", "region_resolved_differently"]);
+    expect(r.failure_labels).toEqual(["markers_left", "region_resolved_differently", "region_took_neither"]);
   });
 
   it("stopping before the merge is done is giving up, with the conflict left and the merge not committed", async () => {
@@ -142,6 +175,20 @@ describe("IR and ICC failure labels", () => {
   it("IR: stopping before the rebase ran leaves it in progress", async () => {
     const r = await attempt(chain, "IR", quitter([["view_rebase_todo", {}]]), { judge: true });
     expect(r.failure_labels).toEqual(["gave_up", "rebase_in_progress"]);
+  });
+
+  it("IR: a rebase that rewrote the commit before the chain (run by hand, as a shell agent may) rewrote outside the range; the todo's own rebase does not", async () => {
+    const r = await attempt(chain, "IR", shellGit([["rebase", "--abort"], ["checkout", "--detach", "HEAD"], ...amendBase(chain)]), { judge: true });
+    expect(r.failure_labels).toContain("outside_range_rewritten");
+    const kept = await attempt(chain, "IR", createAgent("keep"), { judge: true });
+    expect(kept.failure_labels).not.toContain("outside_range_rewritten");
+  });
+
+  it("ICC: amending the commit the changes start from rewrote outside the range; committing on it does not", async () => {
+    const r = await attempt(chain, "ICC", shellGit([["commit", "--amend", "--only", "-m", "Reworded base"]]), { judge: true });
+    expect(r.failure_labels).toEqual(["gave_up", "outside_range_rewritten", "changes_uncommitted"]);
+    const left = await attempt(chain, "ICC", quitter([["view_remaining_hunks", {}]]), { judge: true });
+    expect(left.failure_labels).not.toContain("outside_range_rewritten");
   });
 
   it("ICC: stopping before committing leaves changes uncommitted", async () => {

@@ -149,7 +149,7 @@ describe("run.json", () => {
     expect(full.status).toBe(1);
     expect(full.stderr).toBe(`gitgood: cannot write ${runJson}: EFBIG\n`);
     expect(readFileSync(runJson)).toEqual(before);
-    expect(readdirSync(out).sort()).toEqual(["results.jsonl", "run.json", "trajectories"]);
+    expect(readdirSync(out).sort()).toEqual(["progress.jsonl", "results.jsonl", "run.json", "trajectories"]);
     const again = spawnSync(process.execPath, [BIN, ...args, "--judge", judges], { env: { ...process.env, ...env }, encoding: "utf8" });
     expect(again.status, again.stderr).toBe(0);
     expect(JSON.parse(readFileSync(runJson, "utf8")).judges).toEqual(["a".repeat(600), "b".repeat(600)]);

@@ -114,6 +114,23 @@ describe.skipIf(noBrowser)("gitgood view in a real browser", () => {
     await page.screenshot({ path: path.join(shots, "3-compare.png"), fullPage: true });
   });
 
+  it("compares spend and effort on the samples both runs attempted: turns, time and errors with their denominators, unpriced runs without a cost", async () => {
+    const runs = [readRun(ex.llmRun).records, readRun(ex.oracleRun).records];
+    const pair = (r: (typeof runs)[0][number]) => `${r.sample_id}\u0000${r.scenario}`;
+    const shared = new Set(runs[0]!.map(pair).filter((k) => runs[1]!.some((r) => pair(r) === k)));
+    const rowOf = async (measure: string) =>
+      (await page.evaluate(`Array.from(document.querySelectorAll("#effort tbody tr")).map((tr) => Array.from(tr.cells).map((td) => td.textContent)).find((r) => r[0] === "total" && r[1] === ${JSON.stringify(measure)})`)) as string[];
+    const expected = runs.map((rs) => rs.filter((r) => shared.has(pair(r))));
+    expect(expected[0]!.length).toBeGreaterThan(0);
+    const turns = expected.map((rs) => `${(rs.reduce((a, r) => a + r.turns, 0) / rs.length).toFixed(1)} (n=${rs.length})`);
+    await expect.poll(() => rowOf("turns/attempt")).toEqual(["total", "turns/attempt", ...turns]);
+    expect(await rowOf("errors")).toEqual(["total", "errors", ...expected.map((rs) => `${rs.filter((r) => r.status === "error").length}/${rs.length}`)]);
+    expect((await rowOf("time/attempt")).slice(2).every((c) => /^\d+\.\ds \(n=\d+\)$/.test(c))).toBe(true);
+    // No attempt of either run is priced: a dash, never "$0".
+    expect(expected.every((rs) => rs.every((r) => r.cost_usd === null))).toBe(true);
+    expect(await rowOf("cost/attempt")).toEqual(["total", "cost/attempt", "–", "–"]);
+  });
+
   it("counts unjudged attempts as unjudged, never as 0% solves: the rates, their delta and the plots", async () => {
     const oracle = readRun(ex.oracleRun).records;
     const unjudgedIr = oracle.filter((r) => r.scenario === "IR" && r.verdict === "unjudged").length;

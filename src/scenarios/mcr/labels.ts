@@ -2,6 +2,12 @@ import { arr, field, num } from "../shared/loose-read.js";
 
 const CONFLICT_MARKER = /^(<{7}|>{7})( |$)/m;
 
+/** `region_took_ours`, `region_took_theirs`, `region_took_neither`: the sides differing regions took, in that order. */
+function regionSideLabels(score: unknown): string[] {
+  const took = new Set(arr(field(score, "files")).flatMap((m) => arr(field(m, "regions")).map((r) => field(r, "took"))));
+  return (["ours", "theirs", "neither"] as const).filter((s) => took.has(s)).map((s) => `region_took_${s}`);
+}
+
 /** MCR's failure labels (docs/failure-labels.md), from its final state and the exact-match score. */
 export function mcrFailureLabels(final: unknown, scores: Readonly<Record<string, unknown>>): string[] {
   const score = scores["exact_match"];
@@ -17,7 +23,7 @@ export function mcrFailureLabels(final: unknown, scores: Readonly<Record<string,
   // How the regions were resolved is judged once they all are.
   if (left === 0) {
     const differing = arr(field(score, "files")).some((m) => field(m, "exact") === false);
-    if (differing) out.push("region_resolved_differently");
+    if (differing) out.push("region_resolved_differently", ...regionSideLabels(score));
     else if (committed && field(score, "tree_matches") === false) out.push("outside_files_changed");
   }
   if (field(score, "resolvable") === false) out.push("unresolvable");

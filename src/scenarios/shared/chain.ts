@@ -49,14 +49,20 @@ export async function loadChain(source: Repo, sample: ChainSample): Promise<Chai
   };
 }
 
-/** The commits from `base` (exclusive) to HEAD, oldest first, with message, author and patch. */
-async function commitsSince(sandbox: Sandbox, base: string): Promise<CommitRecord[]> {
+/**
+ * The commits from `base` (exclusive) to HEAD, oldest first, with message, author and patch; and whether
+ * HEAD still descends from `base`: it does when HEAD is `base` or one of the listed commits has `base` as a
+ * parent (a commit reachable from HEAD and not from `base` whose parent is `base`), read from the commits
+ * already read, with no git process of its own.
+ */
+async function commitsSince(sandbox: Sandbox, base: string, head: string): Promise<{ commits: CommitRecord[]; baseKept: boolean }> {
   const oids = await commitsAfter(sandbox.repo, base);
   const [infos, diffs] = await Promise.all([readCommits(sandbox.repo, oids), commitDiffs(sandbox.repo, oids)]);
-  return oids.map((oid, i) => {
+  const commits = oids.map((oid, i) => {
     const info = at(infos, i);
     return { oid, message: info.message, author: info.author, diff: at(diffs, i) };
   });
+  return { commits, baseKept: head === base || infos.some((c) => c.parents.includes(base)) };
 }
 
 export async function chainFinalState(
@@ -67,5 +73,6 @@ export async function chainFinalState(
 ): Promise<HistoryFinalState> {
   const head = await headCommit(sandbox.repo);
   const tree = await treeOf(sandbox.repo, "HEAD");
-  return { done, base, head, tree, commits: await commitsSince(sandbox, base), pending };
+  const { commits, baseKept } = await commitsSince(sandbox, base, head);
+  return { done, base, head, tree, commits, pending, base_kept: baseKept };
 }

@@ -8,6 +8,7 @@ export function historyFailureLabels(open: string): (final: unknown, scores: Rea
   return (final, scores) => {
     const checks = scores["checks"];
     const out: string[] = [];
+    if (field(final, "base_kept") === false) out.push("outside_range_rewritten");
     if (!finishedState(final)) out.push(open);
     // An unfinished history's tree is the tip's only by chance: what is missing is what is still open.
     else if (field(checks, "tree_matches_tip") === false) out.push("tree_changed");

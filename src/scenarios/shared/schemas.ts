@@ -91,5 +91,10 @@ export const HistoryFinalStateSchema = z.object({
   commits: z.array(CommitRecordSchema),
   /** What was still open when the state was read (a rebase stopped on a conflict, uncommitted hunks). */
   pending: z.string().nullable(),
+  /**
+   * HEAD still descends from `base`: nothing before the requested range was rewritten (absent in older
+   * trajectories). When false, `commits` runs back to where the two histories meet.
+   */
+  base_kept: z.boolean().optional(),
 });
 export type HistoryFinalState = z.infer<typeof HistoryFinalStateSchema>;
