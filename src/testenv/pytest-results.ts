@@ -35,10 +35,9 @@ _sep = os.sep
 
 _CWD = _getcwd()
 # gitgood started this run with plugin autoloading off and names the plugins to load instead; neither
-# variable reaches what the tests start (a test running pytest again gets pytest's own defaults).
-_PLUGINS = os.environ.pop("GITGOOD_PYTEST_PLUGINS", None)
-if _PLUGINS is not None:
-    os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+# variable reaches what the tests start (a test running pytest again gets pytest's own defaults). They are
+# taken when pytest registers this plug-in, once it has read the first (gitgood's guard imports it earlier).
+_PLUGINS = []
 
 
 def _send(*fields, _audit=_audit):
@@ -92,8 +91,12 @@ def pytest_addhooks(pluginmanager):
     # Called as soon as this plugin is registered (PYTEST_PLUGINS), before the command line is parsed:
     # the named plugins load as autoloading would have loaded them, under their entry-point names (so
     # "-p no:NAME" still blocks one), their modules marked for assertion rewriting.
-    global _PLUGINS
-    names, _PLUGINS = _PLUGINS, None
+    if _PLUGINS:
+        return
+    names = os.environ.pop("GITGOOD_PYTEST_PLUGINS", None)
+    _PLUGINS.append(names)
+    if names is not None:
+        os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     wanted = set(n for n in (names or "").split(",") if n)
     if not wanted:
         return
