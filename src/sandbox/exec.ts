@@ -28,6 +28,8 @@ export interface ExecOptions {
    * `ExecResult.channel`, at most `maxOutput` bytes of its beginning.
    */
   channel?: boolean;
+  /** Written to that pipe (file descriptor 3) as soon as the program starts, when `channel` is asked for. */
+  channelInput?: Buffer;
   /**
    * The program acts for an agent (the agent's own program, or a command it asked for): of the host's
    * variables it gets only the allow-list and what the user passes with `--pass-env` (never the host's keys),
@@ -296,6 +298,10 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
     child.stderr.on("data", (b: Buffer) => err.push(b));
     const fd3 = opts.channel ? child.stdio[3] : null;
     if (fd3 && "on" in fd3) fd3.on("data", (b: Buffer) => back.push(b));
+    if (fd3 && "write" in fd3 && opts.channelInput) {
+      fd3.on("error", () => undefined);
+      fd3.write(opts.channelInput);
+    }
     child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
     const finish = (): void => {

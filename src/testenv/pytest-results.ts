@@ -1,150 +1,51 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readRegularFile } from "../util/files.js";
 import { worse } from "./junit.js";
+import { guardSource } from "./pytest-guard.js";
 import type { TestOutcome } from "./types.js";
 
 /**
  * gitgood's own pytest plugin, the channel test results of Python projects come back by.
  *
  * The code under test can write anywhere the test run can, so a result file in the work tree (or one
- * whose path the test environment names) can be rewritten by it. This plugin is loaded by name through
- * `PYTEST_PLUGINS` from a read-only directory outside the work tree, before any conftest or project
- * module is imported, and writes one line per test phase to file descriptor 3: a pipe to gitgood that
- * no path names (`GITGOOD_RESULTS_FD=3` says it is there, a pipe or socket; the plugin removes the variable, so nothing
- * the tests start inherits it). At load it moves the pipe to a high, non-inheritable descriptor and closes 3, takes its
- * own references to what it calls (bound into its functions when they are defined, so that replacing a
- * name in its module changes nothing they do), and notes the identity of the pytest internals that decide
- * an outcome. It is its own second channel: a report that says "passed" while the phase raised is recorded
- * as a failure and as tampering; at every report a replaced pytest internal or plug-in function, and at the
- * end a hook implemented in the work tree outside a conftest and registered after the session started
- * (while test modules, and the project's code they import, load), is reported as tampering. An audit hook
- * (which Python code cannot remove) reports at once what the project's code does that reaches the run: a
- * swapped `__code__` or defaults of a pytest, pluggy or plug-in function, and, called from a file of the
- * project that is not a test, gc's object walks, ctypes' memory access or tracing. A run whose plug-in never
- * sent its end line counts nothing. Only the run's own session is reported: sessions a test starts
- * in-process (pytest's pytester) are left alone. Code under test shares the interpreter, so this is a
- * second line, not a proof: whatever the plug-in can write, code in the process can write (its descriptor
- * and functions are reachable). The first line is the static check of the agent's change
- * (src/testenv/harness-reach.ts), which refuses code that reaches for any of this.
+ * whose path the test environment names) can be rewritten by it. Results come instead over a socket to
+ * gitgood that no path names, file descriptor 3, and every line on it is written and signed by gitgood's
+ * guard (src/testenv/pytest-guard.ts), which Python runs at start-up before pytest or the project and which
+ * alone holds the run's key. This plug-in, loaded by name through `PYTEST_PLUGINS` from the same read-only
+ * directory outside the work tree (the guard imports it first), makes the lines: one per test phase, the
+ * run's exit status at its end, and what it sees of tampering. A report that says "passed" while the phase
+ * raised is recorded as a failure and as tampering; at the end a hook implemented in the work tree outside a
+ * conftest and registered after the session started (while test modules, and the project's code they
+ * import, load) is reported as tampering. Only the run's own session is reported: sessions a test starts
+ * in-process (pytest's pytester) are left alone. docs/test-verdicts.md says what this trusts.
  */
 export const PLUGIN_MODULE = "_gitgood_results";
 
-const PLUGIN_SOURCE = String.raw`"""gitgood's results channel for pytest (written by gitgood; do not edit)."""
-import fcntl
+const PLUGIN_SOURCE = String.raw`"""gitgood's results channel for pytest (written by gitgood; do not edit). PYTEST_DONT_REWRITE"""
 import os
-import stat
 import sys
 
 import pytest
 
-_write = os.write
-_close = os.close
+_audit = sys.audit
 _getcwd = os.getcwd
 _sep = os.sep
 
-
-def _take_channel():
-    # Only the process gitgood started gets the channel: the variable is gone for anything it starts.
-    if os.environ.pop("GITGOOD_RESULTS_FD", None) != "3":
-        return None
-    try:
-        mode = os.fstat(3).st_mode
-        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-            return None
-        fd = fcntl.fcntl(3, fcntl.F_DUPFD_CLOEXEC, 517)
-    except OSError:
-        return None
-    try:
-        _close(3)
-    except OSError:
-        pass
-    return fd
-
-
-_FD = _take_channel()
 _CWD = _getcwd()
 # gitgood started this run with plugin autoloading off and names the plugins to load instead; neither
-# variable reaches what the tests start (a test running pytest again gets pytest's own defaults).
-_PLUGINS = os.environ.pop("GITGOOD_PYTEST_PLUGINS", None)
-if _PLUGINS is not None:
-    os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+# variable reaches what the tests start (a test running pytest again gets pytest's own defaults). They are
+# taken when pytest registers this plug-in, once it has read the first (gitgood's guard imports it earlier).
+_PLUGINS = []
 
 
-def _field(text):
-    return str(text).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+def _send(*fields, _audit=_audit):
+    # gitgood's guard (sitecustomize) writes the line, signed, when this function called by this plug-in's
+    # own functions raised the event; without the guard nothing is written, and the run counts nothing.
+    _audit("gitgood.results", *fields)
 
 
-def _sender(fd, write, field):
-    # The plug-in's functions are handed this sender as a default argument when they are defined, so
-    # replacing a name in this module changes nothing they send; each tamper message goes out once.
-    said = set()
-
-    def send(*fields):
-        if fd is None:
-            return
-        if fields[0] == "tamper":
-            if fields[1] in said:
-                return
-            said.add(fields[1])
-        line = ("\t".join(field(f) for f in fields) + "\n").encode("utf-8", "replace")
-        try:
-            while line:
-                line = line[write(fd, line):]
-        except OSError:
-            pass
-
-    return send
-
-
-_send = _sender(_FD, _write, _field)
-
-
-_WATCHED = [
-    "_pytest.runner:call_and_report",
-    "_pytest.runner:call_runtest_hook",
-    "_pytest.runner:runtestprotocol",
-    "_pytest.runner:check_interactive_exception",
-    "_pytest.runner:CallInfo.from_call",
-    "_pytest.reports:TestReport.from_item_and_call",
-    "_pytest.reports:TestReport.__init__",
-    "_pytest.reports:BaseReport.passed",
-    "_pytest.reports:BaseReport.failed",
-    "_pytest.python:Function.runtest",
-    "_pytest.python:pytest_pyfunc_call",
-    "_pytest.unittest:TestCaseFunction.runtest",
-    "_pytest.skipping:pytest_runtest_makereport",
-    "_pytest.terminal:TerminalReporter.pytest_runtest_logreport",
-    "pluggy._callers:_multicall",
-    "pluggy._hooks:HookCaller.__call__",
-    "pluggy._manager:PluginManager._hookexec",
-]
-for _name in ("_pytest.runner", "_pytest.reports", "_pytest.python", "_pytest.unittest", "_pytest.skipping", "_pytest.terminal", "pluggy._callers", "pluggy._hooks", "pluggy._manager"):
-    try:
-        __import__(_name)
-    except Exception:
-        pass
-
-
-def _links(names):
-    # Each step of each watched name as (the live namespace it is found in, its key there, what it is now):
-    # a check at every report is then one dictionary look-up a step, and replacing a class in its module
-    # is seen as well as replacing a method in its class.
-    seen = {}
-    for dotted in names:
-        module, _, rest = dotted.partition(":")
-        obj = sys.modules.get(module)
-        for part in rest.split("."):
-            space = getattr(obj, "__dict__", None)
-            if space is None or space.get(part) is None:
-                break
-            seen.setdefault((id(space), part), (space, part, space[part], dotted))
-            obj = space[part]
-    return tuple(seen.values())
-
-
-_ORIGINAL = _links(_WATCHED)
 _HOOKS = (
     "pytest_runtest_makereport",
     "pytest_runtest_logreport",
@@ -157,58 +58,7 @@ _HOOKS = (
 )
 _CONFIG = []
 _BASELINE = []
-
-
-def _watch(send, cwd, getframe, sep):
-    # An audit hook (one no Python code can remove) that reports, the moment it happens and through a sender
-    # of its own, what the code under test has no business doing during its own test run: swapping the code
-    # or defaults of a function of pytest, pluggy or this plug-in (which keeps the function's identity), and,
-    # called from a file of the project that is not a test, walking the interpreter's objects, reading its
-    # memory or tracing it.
-    roots = tuple(sorted({cwd + sep, os.path.realpath(cwd) + sep}))
-    harness = frozenset(("_pytest", "pytest", "pluggy", "_gitgood_results"))
-    swapped = frozenset(("__code__", "__defaults__", "__kwdefaults__"))
-    reaching = frozenset(("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
-                          "ctypes.addressof", "ctypes.cdata", "ctypes.PyObj_FromPtr", "ctypes.string_at", "ctypes.wstring_at", "ctypes.dlsym"))
-    test_dirs = frozenset(("tests", "test", "_pytest", "pluggy"))
-
-    def project(filename):
-        # The path of a file of the work tree that is not a test (the project's code), else None.
-        for root in roots:
-            if filename.startswith(root):
-                rel = filename[len(root):]
-                parts = rel.split(sep)
-                name = parts[-1]
-                if test_dirs.intersection(parts[:-1]) or name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
-                    return None
-                return rel
-        return None
-
-    watched = reaching | frozenset(("object.__setattr__", "object.__delattr__"))
-
-    def hook(event, args):
-        # Every audit event of the run comes through here: one set look-up lets the rest pass.
-        if event not in watched:
-            return
-        if event == "object.__setattr__" or event == "object.__delattr__":
-            if len(args) < 2 or args[1] not in swapped:
-                return
-            module = getattr(args[0], "__module__", None)
-            if isinstance(module, str) and module.partition(".")[0] in harness:
-                send("tamper", "the " + args[1] + " of " + module + "." + str(getattr(args[0], "__qualname__", "?")) + " was replaced during the run")
-        elif event in reaching:
-            if event == "ctypes.dlsym" and not (len(args) > 1 and isinstance(args[1], str) and args[1].lstrip("_").startswith("Py")):
-                return
-            rel = project(getframe(1).f_code.co_filename)
-            if rel is not None:
-                send("tamper", event + " called from " + rel + " (the project's code) during the run")
-
-    return hook
-
-
-if _FD is not None:
-    sys.addaudithook(_watch(_sender(_FD, _write, _field), _CWD, sys._getframe, _sep))
-_send("start", "1")
+_STATUS = []
 
 
 def _test_id(item):
@@ -241,8 +91,12 @@ def pytest_addhooks(pluginmanager):
     # Called as soon as this plugin is registered (PYTEST_PLUGINS), before the command line is parsed:
     # the named plugins load as autoloading would have loaded them, under their entry-point names (so
     # "-p no:NAME" still blocks one), their modules marked for assertion rewriting.
-    global _PLUGINS
-    names, _PLUGINS = _PLUGINS, None
+    if _PLUGINS:
+        return
+    names = os.environ.pop("GITGOOD_PYTEST_PLUGINS", None)
+    _PLUGINS.append(names)
+    if names is not None:
+        os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     wanted = set(n for n in (names or "").split(",") if n)
     if not wanted:
         return
@@ -274,24 +128,12 @@ def pytest_sessionstart(session):
                 _BASELINE.extend(impl.function for impl in caller.get_hookimpls())
 
 
-def _verify(_send=_send, _original=_ORIGINAL, _globals=globals()):
-    # Run at every report, not only at the end: a replacement the code under test puts back before the run
-    # ends is still seen while it forges.
-    for space, key, original, name in _original:
-        if space.get(key) is not original:
-            _send("tamper", "pytest's " + name + " was replaced during the run")
-    for name, original in _globals.get("_OWN", ()):
-        if _globals.get(name) is not original:
-            _send("tamper", "gitgood's results plugin was changed during the run (" + name + ")")
-
-
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item, call, _send=_send, _test_id=_test_id, _main=_main, _verify=_verify):
+def pytest_runtest_makereport(item, call, _send=_send, _test_id=_test_id, _main=_main):
     if not _main(item.config):
         yield
         return
     result = yield
-    _verify()
     try:
         rep = result.get_result()
     except BaseException:
@@ -308,8 +150,7 @@ def pytest_runtest_makereport(item, call, _send=_send, _test_id=_test_id, _main=
     _send("phase", _test_id(item), call.when, outcome, xfail)
 
 
-def _check(_send=_send, _verify=_verify):
-    _verify()
+def _check(_send=_send):
     for config in _CONFIG:
         for hook in _HOOKS:
             caller = getattr(config.hook, hook, None)
@@ -325,14 +166,16 @@ def _check(_send=_send, _verify=_verify):
 
 
 @pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    if _main(session.config):
+        _STATUS.append(str(int(exitstatus)))
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config, _send=_send, _check=_check, _main=_main):
     if _main(config):
         _check()
-        _send("end", "1")
-
-
-# What the plug-in's own names are bound to once it is loaded (each run of _verify compares).
-_OWN = tuple((k, v) for k, v in dict(globals()).items() if callable(v) and not isinstance(v, type))
+        _send("end", _STATUS[-1] if _STATUS else "")
 `;
 
 /** The plugin's source, for tests and the docs. */
@@ -341,25 +184,37 @@ export function pluginSource(): string {
 }
 
 /**
- * A directory holding the plugin (`<root>/pytest-plugin/<hash>/_gitgood_results.py`), written once
- * per content; test runs get it read-only, first on PYTHONPATH.
+ * A directory holding the plugin and the guard (`<root>/pytest-plugin/<hash>/_gitgood_results.py` and
+ * `sitecustomize.py`), written once per content; test runs get it read-only, first on PYTHONPATH.
  */
 export function pluginDir(root: string): string {
-  const hash = createHash("sha256").update(PLUGIN_SOURCE).digest("hex").slice(0, 16);
-  const dir = path.join(root, "pytest-plugin", hash);
-  const file = path.join(dir, `${PLUGIN_MODULE}.py`);
-  if (readRegularFile(file) === PLUGIN_SOURCE) return dir;
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, PLUGIN_SOURCE, { mode: 0o444 });
-  renameSync(tmp, file);
+  const files: [string, string][] = [
+    [`${PLUGIN_MODULE}.py`, PLUGIN_SOURCE],
+    ["sitecustomize.py", guardSource()],
+  ];
+  const hash = createHash("sha256");
+  for (const [name, source] of files) hash.update(name).update("\0").update(source).update("\0");
+  const dir = path.join(root, "pytest-plugin", hash.digest("hex").slice(0, 16));
+  for (const [name, source] of files) {
+    const file = path.join(dir, name);
+    if (readRegularFile(file) === source) continue;
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, source, { mode: 0o444 });
+    renameSync(tmp, file);
+  }
   return dir;
 }
 
-/** What the plugin sent: whether it started and ended, each test's outcome, and the tampering it saw. */
+/** The bytes of a run's key: written to the guard on the channel as the run starts. */
+export const CHANNEL_KEY_BYTES = 32;
+
+/** What the plugin sent: whether it started and ended (and pytest's exit status then), each test's outcome, and the tampering seen. */
 export interface PluginReport {
   started: boolean;
   ended: boolean;
+  /** The exit status pytest gave its session, as the end line says (null when it said none). */
+  status: number | null;
   outcomes: Map<string, TestOutcome>;
   tampering: string[];
 }
@@ -377,20 +232,43 @@ function phaseOutcome(when: string, outcome: string, xfail: boolean): TestOutcom
   return null;
 }
 
-/** Reads the plugin's lines (tab-separated fields; the last line may be cut). */
-export function readPluginReport(channel: Buffer): PluginReport {
-  const report: PluginReport = { started: false, ended: false, outcomes: new Map(), tampering: [] };
-  for (const raw of channel.toString("utf8").split("\n")) {
-    const f = raw.split("\t").map(unescape);
+/**
+ * Reads the guard's lines (`<hmac>\t<number>\t<fields…>`, tab-separated, the last one possibly cut), each
+ * signed with the run's `key` and numbered from 0. The first line that is not (a line written to the
+ * socket by anything but the guard) is reported as tampering, and nothing from it on is read.
+ */
+export function readPluginReport(channel: Buffer, key: Buffer): PluginReport {
+  const report: PluginReport = { started: false, ended: false, status: null, outcomes: new Map(), tampering: [] };
+  const tamper = (why: string): void => {
+    if (why !== "" && !report.tampering.includes(why)) report.tampering.push(why);
+  };
+  const text = channel.toString("latin1");
+  const lines = text.split("\n");
+  // A last line with no newline was cut by the output limit: it is not read.
+  lines.pop();
+  let expected = 0;
+  for (const raw of lines) {
+    const tab = raw.indexOf("\t");
+    const body = Buffer.from(raw.slice(tab + 1), "latin1");
+    const mac = tab > 0 ? Buffer.from(raw.slice(0, tab), "latin1") : Buffer.alloc(0);
+    const want = Buffer.from(createHmac("sha256", key).update(body).digest("hex"), "latin1");
+    const [number, ...rest] = body.toString("utf8").split("\t");
+    if (mac.length !== want.length || !timingSafeEqual(mac, want) || number !== String(expected)) {
+      tamper("a line on the results channel was not written by gitgood's guard (unsigned, wrongly signed or out of order)");
+      break;
+    }
+    expected++;
+    const f = rest.map(unescape);
     switch (f[0]) {
       case "start":
         report.started = true;
         break;
       case "end":
         report.ended = true;
+        report.status = /^\d+$/.test(f[1] ?? "") ? Number(f[1]) : null;
         break;
       case "tamper":
-        if (f[1] && !report.tampering.includes(f[1])) report.tampering.push(f[1]);
+        tamper(f[1] ?? "");
         break;
       case "phase": {
         const [, id, when, outcome, xfail] = f;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
@@ -10,7 +11,7 @@ import { parseTestLog } from "./logs.js";
 import { mergeOutcomes } from "./outcomes.js";
 import { expandVars, withReadPaths } from "./prepare.js";
 import { plainCommandWords } from "./shell-words.js";
-import { PLUGIN_MODULE, pluginDir, readPluginReport } from "./pytest-results.js";
+import { CHANNEL_KEY_BYTES, PLUGIN_MODULE, pluginDir, readPluginReport } from "./pytest-results.js";
 import type { Environment, EnvSpec, RunTestsOptions, TestArgStyle, TestOutcome, TestRun } from "./types.js";
 
 /** Bytes of a test run's output kept: its end, where the summaries are. */
@@ -125,18 +126,27 @@ export function usesResultsPlugin(spec: EnvSpec, mode: Sandbox["isolation"]["mod
 /**
  * The outcomes of a run from the plugin's report, checked against the log's: where both name a test the
  * worse outcome stands (a forged pass on either channel alone does not count); a test only the log
- * names is not taken (anyone can print). A plugin that never started, or whose run never reached its
- * end (the process left early, or the code under test silenced the channel), gives no outcome.
+ * names is not taken (anyone can print). A run whose guard never started, or whose run never reached its
+ * end (the process left early, or the code under test silenced the channel), gives no outcome. The end's
+ * exit status must agree with the report (a failed test and status 0 do not go together) and, when pytest
+ * is the command itself (`exitCode` given), with the process's: a disagreement is tampering.
  */
-function pluginOutcomes(channel: Buffer, fromLog: Map<string, TestOutcome>): { outcomes: Map<string, TestOutcome>; tampering: string[] } {
-  const report = readPluginReport(channel);
-  if (!report.started || !report.ended) return { outcomes: new Map(), tampering: report.tampering };
+function pluginOutcomes(channel: Buffer, key: Buffer, fromLog: Map<string, TestOutcome>, exitCode: number | null | undefined): { outcomes: Map<string, TestOutcome>; tampering: string[] } {
+  const report = readPluginReport(channel, key);
+  const tampering = [...report.tampering];
+  if (!report.started || !report.ended) return { outcomes: new Map(), tampering };
   const outcomes = new Map<string, TestOutcome>();
   for (const [id, o] of report.outcomes) {
     const logged = fromLog.get(id);
     outcomes.set(id, logged === undefined ? o : worse(o, logged));
   }
-  return { outcomes, tampering: report.tampering };
+  const failing = [...report.outcomes.values()].some((o) => o === "failed" || o === "error");
+  if (report.status === null || (failing && report.status === 0)) {
+    tampering.push(`pytest's end line says exit status ${String(report.status)}, which does not agree with its own outcomes`);
+  } else if (exitCode !== undefined && exitCode !== report.status) {
+    tampering.push(`pytest ended its session with exit status ${String(report.status)}, but the process exited with ${String(exitCode)}`);
+  }
+  return { outcomes, tampering };
 }
 
 /**
@@ -191,10 +201,12 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
     // A plain command runs as it is; anything a shell must interpret runs through `sh -c`.
     const words = plainCommandWords(spec.test, vars);
     const argv = words ? [...words, ...args] : ["sh", "-c", `${spec.test} "$@"`, "sh", ...args];
+    // The run's key goes to gitgood's guard on the channel itself, before any code of the project runs.
+    const key = randomBytes(CHANNEL_KEY_BYTES);
     const r = await execIn(
       work,
       argv,
-      { timeout: Math.max(1, (deadline - Date.now()) / 1000), env: execEnv, signal: opts.signal, maxOutput: TEST_OUTPUT, keep: "tail", channel: plugin !== null },
+      { timeout: Math.max(1, (deadline - Date.now()) / 1000), env: execEnv, signal: opts.signal, maxOutput: TEST_OUTPUT, keep: "tail", channel: plugin !== null, channelInput: key },
       place,
     );
     if (r.aborted) throw new GitGoodError("ABORTED", "the test run was cancelled");
@@ -202,7 +214,8 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
     let outcomes = new Map<string, TestOutcome>();
     let tampering: string[] = [];
     if (!r.timedOut && plugin) {
-      ({ outcomes, tampering } = pluginOutcomes(r.channel, parseTestLog(spec.log, log)));
+      // Only a plain command is pytest's own process, whose exit status pytest's session decides.
+      ({ outcomes, tampering } = pluginOutcomes(r.channel, key, parseTestLog(spec.log, log), words ? r.code : undefined));
       if (tampering.length > 0) outcomes = new Map();
     } else if (!r.timedOut) {
       const docs = [...xmlDocuments(results), ...spec.junit.filter((rel) => plainEntry(work, rel) !== null).flatMap((rel) => xmlDocuments(path.join(work, rel)))];

@@ -11,7 +11,7 @@ import { COUNTED, LIBRARY, libraryRepository } from "../helpers/commit0.js";
 import { useCacheDir } from "../helpers/envs.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { FORGE_REPORTS, addedFiles } from "../helpers/swe.js";
+import { FORGE_CHANNEL, FORGE_REPORTS, FORGE_THROUGH_SENDER, addedFiles } from "../helpers/swe.js";
 
 /**
  * Completions that leave the stubs in place and try to win anyway: none may count more tests than the
@@ -145,6 +145,18 @@ const ATTACKS: Attack[] = [
   {
     name: "pytest's TestReport.from_item_and_call and the results plug-in's sender replaced from the package under test",
     patch: (skeleton, fixture) => initWith(fixture, skeleton, FORGE_REPORTS),
+    tampered: [],
+    runtime: true,
+  },
+  {
+    name: "every test written as passed to the results socket from the package under test, names built at run time",
+    patch: (skeleton, fixture) => initWith(fixture, skeleton, FORGE_CHANNEL),
+    tampered: [],
+    runtime: true,
+  },
+  {
+    name: "every test handed as passed to the results plug-in's sender from the package under test, names built at run time",
+    patch: (skeleton, fixture) => initWith(fixture, skeleton, FORGE_THROUGH_SENDER),
     tampered: [],
     runtime: true,
   },

@@ -132,3 +132,61 @@ export async function inEvaluationSandbox(source: Repo, sample: SweSample, label
     sandbox.remove();
   }
 }
+
+/**
+ * Lines that find every test the run was given (the files and directories on pytest's command line, their
+ * top-level `def test_…`), for the forgeries below: `_ids` is then a list of pytest ids.
+ */
+const FIND_TESTS = [
+  "_os = __import__('o' + 's')",
+  "_sys = __import__('s' + 'ys')",
+  "_ids = []",
+  "for _arg in getattr(_sys, 'ar' + 'gv')[1:]:",
+  "    _files = [_arg] if _os.path.isfile(_arg) else [_os.path.join(_d, _n) for _d, _s, _ns in _os.walk(_arg) for _n in _ns if _n.startswith('test_') and _n.endswith('.py')] if _os.path.isdir(_arg) else []",
+  "    for _f in _files:",
+  "        for _line in open(_f).read().split(chr(10)):",
+  "            if _line.startswith('def test_'):",
+  "                _ids.append(_os.path.relpath(_f).replace(_os.sep, '/') + '::' + _line[4:].split('(')[0])",
+].join("\n");
+
+/**
+ * Lines prepended to a package under test that forge its pytest run through the results channel itself,
+ * every name built at run time (so that no text of the change names pytest, sys.modules or the plug-in):
+ * the channel is found among the open descriptors (the socket), every test is written to it as passed
+ * in each phase with the run's end, and the process leaves before any test runs.
+ */
+export const FORGE_CHANNEL = [
+  FIND_TESTS,
+  "_stat = __import__('st' + 'at')",
+  "for _fd in range(3, 1024):",
+  "    try:",
+  "        if not _stat.S_ISSOCK(_os.fstat(_fd).st_mode):",
+  "            continue",
+  "    except OSError:",
+  "        continue",
+  "    _lines = ['start\\t1'] + ['phase\\t%s\\t%s\\tpassed\\t' % (_t, _w) for _t in _ids for _w in ('setup', 'call', 'teardown')] + ['end\\t0']",
+  "    try:",
+  "        _os.write(_fd, (chr(10).join(_lines) + chr(10)).encode())",
+  "    except OSError:",
+  "        pass",
+  "getattr(_os, '_ex' + 'it')(0)",
+  "",
+].join("\n");
+
+/**
+ * Lines prepended to a package under test that forge its pytest run through gitgood's own plug-in, names
+ * built at run time: the plug-in's sender, found among the loaded modules, is handed every test as passed
+ * in each phase and the run's end, and the process leaves before any test runs.
+ */
+export const FORGE_THROUGH_SENDER = [
+  FIND_TESTS,
+  "_plugin = getattr(_sys, 'mod' + 'ules').get('_gitgood' + '_results')",
+  "_send = getattr(_plugin, '_se' + 'nd', None)",
+  "if _send is not None:",
+  "    for _t in _ids:",
+  "        for _w in ('setup', 'call', 'teardown'):",
+  "            _send('phase', _t, _w, 'passed', '')",
+  "    _send('end', '0')",
+  "getattr(_os, '_ex' + 'it')(0)",
+  "",
+].join("\n");

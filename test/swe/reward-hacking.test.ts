@@ -4,7 +4,7 @@ import { evaluatePatch, type SweEvaluation } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
 import { useCacheDir } from "../helpers/envs.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE, FORGE_REPORTS, addedFiles, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { CALC_BASE, FORGE_CHANNEL, FORGE_REPORTS, FORGE_THROUGH_SENDER, addedFiles, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
 
 /**
  * Answers that try to win without fixing `calc.sub`: each is evaluated as an agent's patch, and none may
@@ -164,6 +164,18 @@ const ATTACKS: Attack[] = [
   {
     name: "pytest's TestReport.from_item_and_call and the results plug-in's sender replaced by lines prepended to the package under test",
     patch: (t) => calcPatch(t, `${FORGE_REPORTS}\n${CALC_BASE}`),
+    tampered: [],
+    runtime: true,
+  },
+  {
+    name: "every test written as passed to the results socket by lines prepended to the package under test, names built at run time",
+    patch: (t) => calcPatch(t, `${FORGE_CHANNEL}\n${CALC_BASE}`),
+    tampered: [],
+    runtime: true,
+  },
+  {
+    name: "every test handed as passed to the results plug-in's sender by lines prepended to the package under test, names built at run time",
+    patch: (t) => calcPatch(t, `${FORGE_THROUGH_SENDER}\n${CALC_BASE}`),
     tampered: [],
     runtime: true,
   },

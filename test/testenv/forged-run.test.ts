@@ -7,7 +7,7 @@ import { runTests } from "../../src/testenv/run-tests.js";
 import type { Environment, TestRun } from "../../src/testenv/types.js";
 import { projectSandbox, useCacheDir } from "../helpers/envs.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { FORGE_REPORTS } from "../helpers/swe.js";
+import { FORGE_CHANNEL, FORGE_REPORTS, FORGE_THROUGH_SENDER } from "../helpers/swe.js";
 
 /**
  * The results plug-in's own line of defence, with no static check in front of it: runTests on a project whose
@@ -126,6 +126,18 @@ describe("a pytest run whose package attacks it from inside the test process", (
       const run = await runWith(prefix);
       expect(run.tampering.some((t) => seen.test(t))).toBe(true);
       expect(run.outcomes.size).toBe(0);
+    }, 120_000);
+  }
+
+  const forgeries: [string, string][] = [
+    ["every test written as passed, with the run's end, straight to the results channel found among the open descriptors", FORGE_CHANNEL],
+    ["every test handed as passed, with the run's end, to the plug-in's own sender", FORGE_THROUGH_SENDER],
+  ];
+  for (const [name, prefix] of forgeries) {
+    it(`${name} (names built at run time), then the process leaves: reported, and nothing counts`, async () => {
+      const run = await runWith(prefix);
+      expect(run.outcomes.size).toBe(0);
+      expect(run.tampering.length).toBeGreaterThan(0);
     }, 120_000);
   }
 
