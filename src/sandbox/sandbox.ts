@@ -3,6 +3,7 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { RunResult } from "../git/process.js";
 import type { Repo, RunOptions } from "../git/repo.js";
+import { checkoutDetached } from "../git/apply.js";
 import { readIndexFile } from "../git/index-file.js";
 import { installStore, type PackCache } from "../git/packs.js";
 import { initOwnSandboxRepo, openOwnSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
@@ -251,11 +252,14 @@ export class Sandbox {
    * -ffdx` would, in this process: untracked and ignored files, nested repositories, the agent's `.git`
    * view), and `rev` is checked out over it with `-f`, so git writes only the files that differ. Returns false, changing nothing, where a fresh sandbox is needed
    * instead: a program ran unjailed here (it could have written gitgood's own git directory), one ran into
-   * a limit, or `store` changes whether the history is cut (the handle's shallow flag is fixed).
+   * a limit, `store` changes whether the history is cut (the handle's shallow flag is fixed), or the index
+   * cannot be read here.
    */
   async renew(source: Repo, store: StorePlan, packs: PackCache | null, rev: string): Promise<boolean> {
     if (this.removed || this.firstLimit !== null || !isolates(this.isolation) || store.shallow.length > 0 !== this.repo.shallow) return false;
     const own = this.ownGitDir;
+    const tracked = readIndexFile(own);
+    if (tracked === null) return false;
     const objects = path.join(own, "objects");
     const retired = this.privatePath("retired-objects");
     rmSync(retired, { recursive: true, force: true });
@@ -269,11 +273,9 @@ export class Sandbox {
     this.repo.keepReader();
     try {
       await installStore(source, store, own, packs);
-      const tracked = readIndexFile(own);
-      if (tracked) removeUntracked(this.workDir, tracked.map((e) => e.path));
-      else await this.repo.run(["clean", "-q", "-ffdx"]);
+      removeUntracked(this.workDir, tracked.map((e) => e.path));
       rmSync(path.join(this.workDir, ".git"), { recursive: true, force: true });
-      await this.repo.run(["checkout", "-q", "-f", "--detach", rev]);
+      await checkoutDetached(this.repo, rev);
     } finally {
       rmSync(alternates, { force: true });
       rmSync(retired, { recursive: true, force: true });
