@@ -123,7 +123,7 @@ describe("export harbor --check: a task that fails the gate is reported and left
     expect(dockerfile).toContain('RUN ["sh","-c","echo set-up from the spec"]\n');
     expect(dockerfile).toContain('RUN ["sh","-c","if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . || python -m pip install --no-build-isolation -e . ; fi"]\n');
     expect(dockerfile).not.toContain("--no-deps");
-  });
+  }, 180_000);
 
   it("a SWE task runs the environment's own test command: an --env-spec whose test command overrides addopts passes the check", async () => {
     const env = { GITGOOD_CACHE_DIR: cache.dir };
