@@ -3,6 +3,7 @@
 //
 //   npm run build && node bench/swe-real.js REPO INSTANCES.jsonl --env-spec SPEC.yaml [--runs 3] [--jobs 1]
 //   e.g. node bench/swe-real.js ../tinydb tinydb-swe.jsonl --env-spec tinydb-spec.yaml
+//   --bin OTHER/bin/gitgood.js   also another build's run in every round (before and after a change)
 //
 // INSTANCES.jsonl holds SWE instances (`gitgood mine REPO --type swe` writes them) or gitgood SWE samples. With a cache
 // directory of its own (GITGOOD_CACHE_DIR), the bench runs once to build the environments (reported
@@ -27,13 +28,13 @@ import { row } from "./rows.js";
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "gitgood.js");
 
 function usage(message) {
-  process.stderr.write(`bench/swe-real.js: ${message}\nusage: node bench/swe-real.js REPO INSTANCES.jsonl --env-spec SPEC.yaml [--runs N] [--jobs J]\n`);
+  process.stderr.write(`bench/swe-real.js: ${message}\nusage: node bench/swe-real.js REPO INSTANCES.jsonl --env-spec SPEC.yaml [--runs N] [--jobs J] [--bin OTHER/bin/gitgood.js]\n`);
   process.exit(2);
 }
 
 const argv = process.argv.slice(2);
 const positional = [];
-const flags = { "--runs": "3", "--jobs": "1", "--env-spec": null };
+const flags = { "--runs": "3", "--jobs": "1", "--env-spec": null, "--bin": null };
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a in flags) flags[a] = argv[++i] ?? usage(`${a} needs a value`);
@@ -48,6 +49,8 @@ const instancesFile = path.resolve(instancesArg);
 const specFile = path.resolve(flags["--env-spec"]);
 const RUNS = Number(flags["--runs"]);
 const JOBS = Number(flags["--jobs"]);
+/** Another build's bin/gitgood.js, timed in the same rounds (before and after a change). */
+const OTHER = flags["--bin"] ? path.resolve(flags["--bin"]) : null;
 for (const f of [repo, instancesFile, specFile]) if (!existsSync(f)) usage(`${f} does not exist`);
 
 const median = (xs) => {
@@ -61,10 +64,10 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-bench-swe-real-"));
 const cacheDir = path.join(tmp, "cache");
 const env = { ...process.env, GITGOOD_CACHE_DIR: cacheDir, GITGOOD_SANDBOX_ROOT: path.join(tmp, "sandboxes") };
 
-/** One whole `gitgood run` process; its wall time in ms and its records. */
-async function gitgoodRun(label) {
+/** One whole `gitgood run` process of `bin`; its wall time in ms and its records. */
+async function gitgoodRun(label, bin = BIN) {
   const out = path.join(tmp, `run-${label}`);
-  const args = [BIN, "run", instancesFile, "--repo", repo, "--agent", "gold", "--jobs", String(JOBS), "--env-spec", specFile, "--out", out];
+  const args = [bin, "run", instancesFile, "--repo", repo, "--agent", "gold", "--jobs", String(JOBS), "--env-spec", specFile, "--out", out];
   const t0 = process.hrtime.bigint();
   const code = await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "inherit"] });
@@ -115,6 +118,7 @@ try {
   };
 
   const runs = [];
+  const other = [];
   const floorMs = [];
   const phases = { setup_s: [], agent_s: [], environment_s: [], apply_s: [], tests_s: [] };
   const loads = [];
@@ -123,6 +127,7 @@ try {
     runs.push(run.ms);
     for (const k of Object.keys(phases)) phases[k].push(run.records.reduce((a, rec) => a + (rec.scores?.swe?.timings?.[k] ?? rec.timings?.[k] ?? 0), 0));
     floorMs.push(floor());
+    if (OTHER) other.push((await gitgoodRun(`other-${r}`, OTHER)).ms);
     loads.push(os.loadavg()[0]);
   }
   const ceiling = await spawnScaling({ starts: 60, cpuUnits: 30, rounds: 1 });
@@ -131,6 +136,7 @@ try {
   console.log(`the environments' first build (one cold run): ${(cold.ms / 1000).toFixed(1)} s for the whole run`);
   console.log(`floor: the same pytest commands by hand   ${(median(floorMs) / 1000).toFixed(2)} s  x1.00`);
   console.log(`gitgood run --agent gold --jobs ${JOBS}     ${(median(runs) / 1000).toFixed(2)} s  x${ratio.toFixed(2)}  (goal <= 1.5)`);
+  if (OTHER) console.log(`the same with ${OTHER}   ${(median(other) / 1000).toFixed(2)} s  x${(median(other) / median(floorMs)).toFixed(2)}`);
   console.log(`phases the records give (sums over the instances, medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(", ")}`);
   console.log(`machine: ${os.cpus().length} cores, ${ceiling.spawn.msEach.toFixed(1)} ms a process start, two starting processes x${ceiling.spawn.twoOverOne.toFixed(2)} of one, two CPU loops x${ceiling.cpu.twoOverOne.toFixed(2)}`);
   console.log(`load average during the pairs (1 min): ${loads.map((l) => l.toFixed(1)).join(" ")}; now ${load()}`);
