@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { setTimeout } from "node:timers";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
