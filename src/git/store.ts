@@ -40,6 +40,24 @@ export interface PackSpec {
 export interface StorePlan {
   readonly packs: readonly PackSpec[];
   readonly shallow: readonly string[];
+  /**
+   * One pack holding exactly the objects of all of `packs` together, for a set-up that has to build
+   * every one of them: one git process instead of one per pack (see `unionOfPast`).
+   */
+  readonly union?: PackSpec;
+}
+
+/**
+ * The one pack holding the objects of `past` (a commit's past, cut at its shallow boundary) and of
+ * `rest`, whose objects are reachable from its tips and not from `past`'s commit (`rest.exclude`,
+ * the commit or its tree): walking `rest`'s tips and the past's commit with the past's boundary reaches
+ * both sets and nothing more, because the tips reach below `past`'s commit only through it (a chain
+ * holds no merge) or not at all (a tree). Anything the excluded commit or tree reaches is in the past.
+ * None for the full history: a past that large is better packed once and shared (the IR and ICC
+ * stores of a chain) than packed again in each store to save a process.
+ */
+function unionOfPast(past: PackSpec, rest: PackSpec, depth: HistoryDepth): { union?: PackSpec } {
+  return depth === "full" ? {} : { union: { tips: [...rest.tips, ...past.tips], exclude: [], shallow: past.shallow } };
 }
 
 function lines(text: string): string[] {
@@ -239,7 +257,8 @@ async function pastPack(source: Repo, base: string, depth: HistoryDepth): Promis
  */
 export async function chainStore(source: Repo, base: string, tip: string, depth: HistoryDepth): Promise<StorePlan> {
   const past = await pastPack(source, base, depth);
-  return { packs: [past, { tips: [tip], exclude: [base], shallow: [] }], shallow: past.shallow };
+  const chain = { tips: [tip], exclude: [base], shallow: [] };
+  return { packs: [past, chain], shallow: past.shallow, ...unionOfPast(past, chain, depth) };
 }
 
 /**
@@ -249,7 +268,8 @@ export async function chainStore(source: Repo, base: string, tip: string, depth:
  */
 export async function treeStore(source: Repo, base: string, baseTree: string, tree: string, depth: HistoryDepth): Promise<StorePlan> {
   const past = await pastPack(source, base, depth);
-  return { packs: [past, { tips: [tree], exclude: [baseTree], shallow: [] }], shallow: past.shallow };
+  const tip = { tips: [tree], exclude: [baseTree], shallow: [] };
+  return { packs: [past, tip], shallow: past.shallow, ...unionOfPast(past, tip, depth) };
 }
 
 /**
