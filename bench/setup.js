@@ -147,7 +147,6 @@ async function main() {
       depthRows.push({ history, ms: median(ms), mb: median(bytes) / 1e6, commits: median(logged) });
     }
 
-    const floor = median(rows.get("floor"));
     const floors = rows.get("floor");
     // Paired: each set-up over the floor of its own run (measured minutes apart at most, under the same load), then the median.
     const row = (label, key, goal) => {
