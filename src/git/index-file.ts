@@ -95,7 +95,7 @@ export function readIndexFile(gitDir: string, file = path.join(gitDir, "index"))
     // A sparse index's directory entry stands for a whole tree: not a file list this reader can give.
     if ((mode & 0o170000) === GITLINK_OR_DIR) return null;
     previous = name;
-    entries.push({ path: name.toString("utf8"), name: Buffer.from(name), mode: mode.toString(8).padStart(6, "0"), oid, stage: (flags >> 12) & 3 });
+    entries.push({ path: name.toString("utf8"), name, mode: mode.toString(8).padStart(6, "0"), oid, stage: (flags >> 12) & 3 });
   }
   // A split index keeps most entries in a shared file its `link` extension names: this file alone is not the list.
   while (at + 8 <= body) {
