@@ -27,7 +27,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 10_000);
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);
 const DEPTHS = [1, 10, 50, 200, "full"];
-const DEPTH_RUNS = Math.min(RUNS, 5);
+const DEPTH_RUNS = Math.min(RUNS, Number(process.env.BENCH_DEPTH_RUNS ?? 5));
 
 const env = { ...process.env, LC_ALL: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: os.devNull };
 
@@ -129,7 +129,7 @@ async function main() {
     }
 
     const depthRows = [];
-    for (const history of DEPTHS) {
+    for (const history of DEPTH_RUNS > 0 ? DEPTHS : []) {
       const ms = [];
       const bytes = [];
       const logged = [];
