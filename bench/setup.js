@@ -172,15 +172,14 @@ async function main() {
         row(`${scenario} full work tree, packs from the run's cache`, `${scenario} full warm`),
       );
     }
-    lines.push(
-      "",
+    const depthTable = [
       `history depth (tool-only set-up, packs built; median over ${DEPTH_RUNS} MCR and ${DEPTH_RUNS} IR set-ups)`,
       `${"--history".padEnd(10)} ${"commits in git log".padStart(18)} ${"store MB".padStart(9)} ${"set-up ms".padStart(10)}`,
       ...depthRows.map((d) =>
         `${String(d.history).padEnd(10)} ${String(d.commits).padStart(18)} ${d.mb.toFixed(1).padStart(9)} ${d.ms.toFixed(1).padStart(10)}`,
       ),
-      "",
-    );
+    ];
+    lines.push("", ...(depthRows.length > 0 ? depthTable : []), "");
     process.stdout.write(lines.join("\n"));
     await sources.close();
   } finally {
