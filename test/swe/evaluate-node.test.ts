@@ -124,7 +124,9 @@ describe("evaluating a patch (Node, node --test)", () => {
   it.each([
     ["the runner left to finish", FORGE, /the result files say no test failed, but the test runner exited with status 1/],
     ["the runner killed before it reports", [...FORGE, 'process.kill(process.ppid, "SIG" + "KILL");'], /the result files say no test failed, but the test runner exited with (a signal|status 137)/],
-  ])("project code that forges the runner's JUnit file (%s) is caught by the runner's exit status: not resolved, a finding", async (_, forge, finding) => {
+    // The test's process leaves with status 0 before any test runs: the runner counts the file as one passing test and exits 0.
+    ["the tests' process leaving before they run", [...FORGE, "process.exit(0);"], /the result files have 2 passing test\(s\), but the test runner's summary counts 1/],
+  ])("project code that forges the runner's JUnit file (%s) is caught by the runner's exit status or summary: not resolved, a finding", async (_, forge, finding) => {
     const source = await Repo.open(f.dir);
     const opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
     const r = await evaluatePatch(source, sample, addedToLib(forge), opts);
