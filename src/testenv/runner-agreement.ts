@@ -26,8 +26,8 @@ function count(line: string, re: RegExp): number {
 
 /** Summary lines that give both counts at once, each read into a summary (or null when the line is not one). */
 const ONE_LINE: ReadonlyArray<(line: string) => RunnerSummary | null> = [
-  // vitest: ` Tests  1 failed | 3 passed (4)`
-  (l) => (/^\s*Tests\s{2,}.*\(\d+\)\s*$/.test(l) ? { failed: count(l, /(\d+) failed/), passed: count(l, /(\d+) passed/) } : null),
+  // vitest: ` Tests  1 failed | 3 passed (4)`, ` Tests  no tests`
+  (l) => (/^\s*Tests\s{2,}(.*\(\d+\)|no tests)\s*$/.test(l) ? { failed: count(l, /(\d+) failed/), passed: count(l, /(\d+) passed/) } : null),
   // jest: `Tests:       1 failed, 3 passed, 4 total`
   (l) => (/^Tests:\s+.*\d+ total\s*$/.test(l) ? { failed: count(l, /(\d+) failed/), passed: count(l, /(\d+) passed/) } : null),
   // pytest: `==== 1 failed, 3 passed in 0.12s ====` (`-q`: without the rules)
