@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { execIn } from "../sandbox/exec.js";
@@ -10,6 +10,7 @@ import { outcomesFromJUnit, worse } from "./junit.js";
 import { parseTestLog } from "./logs.js";
 import { mergeOutcomes } from "./outcomes.js";
 import { expandVars, withReadPaths } from "./prepare.js";
+import { runnerDisagreements } from "./runner-agreement.js";
 import { plainCommandWords } from "./shell-words.js";
 import { CHANNEL_KEY_BYTES, PLUGIN_MODULE, pluginDir, readPluginReport } from "./pytest-results.js";
 import type { Environment, EnvSpec, RunTestsOptions, TestArgStyle, TestOutcome, TestRun } from "./types.js";
@@ -155,7 +156,8 @@ function pluginOutcomes(channel: Buffer, key: Buffer, fromLog: Map<string, TestO
  * output-limited. A pytest command's outcomes come from gitgood's own plug-in over an inherited pipe,
  * checked against the log (src/testenv/pytest-results.ts); tampering it reports voids them. Other runners'
  * come from the JUnit XML the run wrote, completed by the spec's log parser (which alone serves when no
- * JUnit file was written, a collection error say). A run that runs out of
+ * JUnit file was written, a collection error say), and count only where the runner's exit status and
+ * summary agree with them (src/testenv/runner-agreement.ts). A run that runs out of
  * time is killed with its whole process group: `timedOut`, and no outcome (every test is missing).
  */
 export async function runTests(sandbox: Sandbox, env: Environment, testFiles: readonly string[], opts: RunTestsOptions): Promise<TestRun> {
@@ -164,7 +166,9 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
   const files = testFiles.map((f) => checkRelativePath(work, f).shown);
   const { spec } = env;
   clearReports(work, spec);
-  const results = mkdtempSync(path.join(work, RESULTS_PREFIX));
+  // A fresh directory per run, named by 128 random bits so that a file can not be put there ahead of it.
+  const results = path.join(work, `${RESULTS_PREFIX}${randomBytes(16).toString("hex")}`);
+  mkdirSync(results, { mode: 0o700 });
   const junit = path.join(results, "junit.xml");
   const unlink = spec.kind === "node" ? linkNodeModules(sandbox, env) : () => undefined;
   const plugin = usesResultsPlugin(spec, sandbox.isolation.mode) ? pluginDir(path.dirname(path.dirname(env.dir))) : null;
@@ -221,6 +225,9 @@ export async function runTests(sandbox: Sandbox, env: Environment, testFiles: re
       const docs = [...xmlDocuments(results), ...spec.junit.filter((rel) => plainEntry(work, rel) !== null).flatMap((rel) => xmlDocuments(path.join(work, rel)))];
       const fromJUnit = outcomesFromJUnit(docs, spec.ids, (rel) => plainEntry(work, rel) === "file");
       outcomes = mergeOutcomes(fromJUnit, parseTestLog(spec.log, log));
+      // The files are writable by the code under test: they count only where the runner itself agrees.
+      tampering = runnerDisagreements(outcomes, `${r.stdout.toString("utf8")}\n${r.stderr.toString("utf8")}`, argv, words ? r.code : undefined);
+      if (tampering.length > 0) outcomes = new Map();
     }
     return { outcomes, log, timedOut: r.timedOut, argv, exitCode: r.code, channel: plugin ? "plugin" : "files", tampering };
   } finally {

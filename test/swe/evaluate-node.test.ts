@@ -93,4 +93,45 @@ describe("evaluating a patch (Node, node --test)", () => {
     expect(r.fail_to_pass.passed).toBe(0);
     expect(r.tampering).toEqual(["lib/widget.js:4: replaces the tests' assertions"]);
   }, 120_000);
+
+  /** A change to lib/widget.js that adds `lines` at its end. */
+  function addedToLib(lines: readonly string[]): string {
+    return [
+      "diff --git a/lib/widget.js b/lib/widget.js",
+      "--- a/lib/widget.js",
+      "+++ b/lib/widget.js",
+      `@@ -1,2 +1,${2 + lines.length} @@`,
+      " exports.double = (x) => x + x;",
+      " exports.half = (x) => x * 2;",
+      ...lines.map((l) => `+${l}`),
+      "",
+    ].join("\n");
+  }
+
+  // At require time, in the test's own process: the runner's open report is unlinked and a file saying
+  // every test passed takes its name, and a summary with no failure is printed. Names are built at run
+  // time, past the static check.
+  const FORGE = [
+    'const fs = require("node:fs");',
+    'const report = "jun" + "it.xml";',
+    'for (const d of fs.readdirSync(".").filter((n) => n.startsWith(".gitgood-" + "results-"))) {',
+    "  try { fs.unlinkSync(`${d}/${report}`); } catch { /* not there yet */ }",
+    '  fs.writeFileSync(`${d}/${report}`, \'<testsuites><testcase name="doubles" classname="test"/><testcase name="halves" classname="test"/></testsuites>\');',
+    "}",
+    'console.log("ℹ tests 2\\nℹ pass 2\\nℹ fail 0");',
+  ];
+
+  it.each([
+    ["the runner left to finish", FORGE, /the result files say no test failed, but the test runner exited with status 1/],
+    ["the runner killed before it reports", [...FORGE, 'process.kill(process.ppid, "SIG" + "KILL");'], /the result files say no test failed, but the test runner exited with (a signal|status 137)/],
+    // The test's process leaves with status 0 before any test runs: the runner counts the file as one passing test and exits 0.
+    ["the tests' process leaving before they run", [...FORGE, "process.exit(0);"], /the result files have 2 passing test\(s\), but the test runner's summary counts 1/],
+  ])("project code that forges the runner's JUnit file (%s) is caught by the runner's exit status or summary: not resolved, a finding", async (_, forge, finding) => {
+    const source = await Repo.open(f.dir);
+    const opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
+    const r = await evaluatePatch(source, sample, addedToLib(forge), opts);
+    expect(r.resolution).toBe("RESOLVED_NO");
+    expect(r.fail_to_pass.passed).toBe(0);
+    expect(r.tampering.join("\n")).toMatch(finding);
+  }, 120_000);
 });
