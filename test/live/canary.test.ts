@@ -8,6 +8,7 @@ import type { Agent } from "../../src/agents/agent.js";
 import type { MergeSample, Sample } from "../../src/dataset/sample.js";
 import { copyAtCommit, newestCommitTime } from "../../src/git/scratch.js";
 import { plantCanary, scanFiles, watchedAgent, type Canary, type CanaryLedger } from "../../src/live/canary.js";
+import { scanRunExports } from "../../src/live/exports.js";
 import { mine } from "../../src/mining/mine.js";
 import { runConfig } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
@@ -100,6 +101,25 @@ describe("the canary's check", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "a.jsonl"), `{"x": "${canary.token}"}\n`);
     expect(scanFiles(dir, [canary.token], "release").hits).toEqual([{ where: "release/a.jsonl", found: canary.token }]);
+  }, 120_000);
+});
+
+describe("the canary's check of the exports", () => {
+  it("finds a token in what export sft, atif and inspect write of a run, inside the Inspect log's deflated files too", async () => {
+    const client = new ScriptedModelClient([{ tool_calls: [{ name: "resolve_current_merge_conflict_with", arguments: { content: `${canary.token}\n`, reason: "paste" } }] }]);
+    const { dir } = await run(createAgent("llm", { client }), [easy], { scenarios: ["MCR"] });
+    const scanned = scanRunExports([dir], [canary.token], () => "the run");
+    const where = scanned.hits.map((h) => h.where);
+    expect(where).toContain("export sft openai of the run");
+    expect(where).toContain("export sft sharegpt of the run");
+    expect(where.some((w) => /^export atif .*\.json of the run$/.test(w))).toBe(true);
+    expect(where.some((w) => /^export inspect \.eval\/.+ of the run$/.test(w))).toBe(true);
+    // The archive's own bytes do not show the deflated token: only its inflated files do.
+    expect(where).not.toContain("export inspect .eval of the run");
+    const honest = await run(createAgent("oracle"), [easy], { scenarios: ["MCR"] });
+    const clean = scanRunExports([honest.dir], [canary.token, canary.commit, canary.tree, canary.blob], () => "the oracle's run");
+    expect(clean.files).toBeGreaterThanOrEqual(4);
+    expect(clean.hits).toEqual([]);
   }, 120_000);
 });
 
