@@ -33,8 +33,11 @@ export function hiddenCommits(sample: Sample, scenario: string): string[] {
   return [];
 }
 
-/** Arguments of the built-in tools that hold text the agent writes or looks for, not a command: never read. */
-const WRITTEN = new Set(["reason", "content", "old_text", "new_text", "body", "commit_message", "text"]);
+/**
+ * Arguments of the built-in tools that hold text the agent writes or looks for, not a command: never read.
+ * A file's text, a commit message, a search's text, and the prose of the memory tools' notes.
+ */
+const WRITTEN = new Set(["reason", "content", "old_text", "new_text", "body", "commit_message", "text", "contribution", "summary", "milestones", "todos", "observation", "thought", "action"]);
 /** A shell word: quoted parts, escapes and plain characters up to a space or an operator. */
 const WORD = String.raw`(?:'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\;|&)])+`;
 /** A message given on the command line (`-m TEXT`, `-am TEXT`, `--message=TEXT`): what the agent writes. */

@@ -70,6 +70,8 @@ describe("history probes", () => {
       { type: "tool_call", tool: "resolve_current_merge_conflict_with", args: { content: "subprocess.run(['git', 'fetch', '--all'])\n" } },
       { type: "tool_call", tool: "edit_file", args: { path: "a.py", old_text: "--all", new_text: "--reflog" } },
       { type: "tool_call", tool: "search", args: { text: "git fetch" } },
+      { type: "tool_call", tool: "memory_log", args: { observation: "the CLI has a --all flag", thought: "git reflog would not help", action: "edit cli.py" } },
+      { type: "tool_call", tool: "memory_commit", args: { contribution: "documented --all", todos: ["test git fetch retries"] } },
       { type: "tool_call", tool: "run_command", args: { command: "git commit -qm 'document --all'" } },
     ];
     expect(historyProbes(events, hidden)).toEqual({ count: 0, commands: [] });
