@@ -28,8 +28,11 @@ export interface Session extends ScenarioSession {
   readonly toolEndpoint: ToolEndpoint | null;
   recordModel(message: ChatMessage, usage?: Usage): void;
   note(type: "context" | "note", text: string): void;
-  /** Adds a command an external agent ran in its own shell (`git log --all`) to the trajectory, as a call of the tool `shell`. */
-  recordShellCommand?(command: string): void;
+  /**
+   * Adds a command an external agent ran in its own shell (`git log --all`) to the trajectory, as a call of the
+   * tool `shell` followed by its result (how it ended: shell-log.ts).
+   */
+  recordShellCommand?(command: string, result: { ok: boolean; output: string }): void;
 }
 
 /**

@@ -4,7 +4,7 @@ import { SANDBOX_ENV } from "../sandbox/locate.js";
 import type { Session } from "./agent.js";
 import type { RunProxy } from "../proxy/index.js";
 import { openModelAccess, type SharedDir } from "./model-access.js";
-import { gitRecorder, recordedGitCommands } from "./shell-log.js";
+import { gitRecorder, recordedGitCommands, shellResultText } from "./shell-log.js";
 
 export type { SharedDir } from "./model-access.js";
 import { TOOL_SOCKET_ENV } from "./tool-socket.js";
@@ -67,7 +67,7 @@ export async function runExternalAgent(
   } finally {
     await access?.attempt.close();
   }
-  for (const line of recordedGitCommands(r.channel)) session.recordShellCommand?.(line);
+  for (const c of recordedGitCommands(r.channel)) session.recordShellCommand?.(c.command, { ok: c.exit === 0, output: shellResultText(c) });
   const out = r.stdout.toString("utf8");
   const err = r.stderr.toString("utf8");
   const how = r.code !== null ? `exited with code ${r.code}` : `was killed (${r.signal ?? "signal"})`;

@@ -4,10 +4,13 @@ import path from "node:path";
 /*
  * The git commands an external agent runs itself, in its own shell, recorded for the trajectory (and so for
  * the history-probe audit). A `git` of gitgood's comes first on the program's PATH: it writes its arguments
- * to file descriptor 3, a pipe gitgood reads from outside the jail, then runs the real git. The script sits
- * in the attempt's broker directory, which an isolated program sees read-only; what was written to the pipe
- * cannot be taken back. A program that runs git by its full path, closes descriptor 3 or reads git's files
- * without git is not recorded: the record shows what an agent did through `git`, not all it could do.
+ * to file descriptor 3, a pipe gitgood reads from outside the jail, runs the real git, then writes how the
+ * command ended: its exit status and, for the commands that read objects by id (`show`, `cat-file`,
+ * `rev-parse`, `log`, `rev-list`, `ls-tree`), the ids it named that the repository does not hold. The
+ * script sits in the attempt's broker directory, which an isolated program sees read-only; what was written
+ * to the pipe cannot be taken back. A program that runs git by its full path, closes descriptor 3 or reads
+ * git's files without git is not recorded: the record shows what an agent did through `git`, not all it
+ * could do.
  */
 
 /** The folder of the broker directory that holds the recording `git`. */
@@ -15,12 +18,45 @@ const BIN = "git-log-bin";
 /** The variable holding the PATH the program would have had, which the recording `git` runs the real git with. */
 const AGENT_PATH_ENV = "GITGOOD_AGENT_PATH";
 
-const SCRIPT = `#!/bin/sh
-# gitgood records this git command for the trajectory (file descriptor 3), then runs git.
-{ printf '%s\\0' "$#" "$@" >&3; } 2>/dev/null
+/*
+ * Two records on the pipe, NUL-ended fields each: `c PID N ARG…` when a command starts (N arguments), and
+ * `e PID STATUS K ID…` when it ends (K ids named but not held). An id is an argument of 7 to 64 hex digits,
+ * alone or before a revision suffix (`~`, `^`, `:`, `@`), that `git rev-parse --verify ID^{object}` does not
+ * find, run with the command's own global options (`-C DIR`, `--git-dir`, …).
+ */
+const SCRIPT = String.raw`#!/bin/sh
+# gitgood records this git command for the trajectory (file descriptor 3), runs git, then records how it
+# ended: its exit status and the objects it named by id that the repository does not hold.
+{ printf 'c\0%s\0%s\0' "$$" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
 PATH="$${AGENT_PATH_ENV}"
 export PATH
-exec git "$@"
+git "$@"
+code=$?
+pre=''
+sub=''
+value=''
+ids=''
+for a do
+  if [ -n "$sub" ]; then
+    [ "$a" = -- ] && break
+    case $a in -*) continue ;; esac
+    h=$(printf '%s' "$a" | sed -n 's/^\([0-9a-fA-F]\{7,64\}\)\([~^:@].*\)\{0,1\}$/\1/p')
+    [ -n "$h" ] || continue
+    eval "git $pre rev-parse -q --verify \"\$h^{object}\"" >/dev/null 2>&1 || ids="$ids $h"
+  else
+    q="'$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
+    if [ -n "$value" ]; then pre="$pre $q"; value=''; continue; fi
+    case $a in
+      -C | -c | --git-dir | --work-tree | --namespace | --config-env) pre="$pre $q"; value=1 ;;
+      -*) pre="$pre $q" ;;
+      show | cat-file | rev-parse | log | rev-list | ls-tree) sub=$a ;;
+      *) break ;;
+    esac
+  fi
+done
+set -- $ids
+{ printf 'e\0%s\0%s\0%s\0' "$$" "$code" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
+exit "$code"
 `;
 
 /**
@@ -41,23 +77,76 @@ function shown(arg: string): string {
   return /^[\w@%+=:,./^~-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
+/** One git command the program ran: its command line, and how it ended when the recording `git` saw it end. */
+export interface ShellGitCommand {
+  /** As a shell would read it: `git log --all -S 'a word'`. */
+  command: string;
+  /** git's exit status, null when the command never ended (killed, or the record was cut short). */
+  exit: number | null;
+  /** The object ids it named that the repository did not hold (lower case). */
+  missing: string[];
+}
+
+const NOT_HELD = "objects not in the repository: ";
+
+/** The text of a shell command's `tool_result`: its exit status and, on a line of its own, the ids not held. */
+export function shellResultText(c: ShellGitCommand): string {
+  const exit = c.exit === null ? "did not end" : `exit ${c.exit}`;
+  return c.missing.length > 0 ? `${exit}\n${NOT_HELD}${c.missing.join(" ")}` : exit;
+}
+
+/** The ids a shell command's `tool_result` text says the repository did not hold. */
+export function objectsNotHeld(output: string): string[] {
+  const line = output.split("\n").find((l) => l.startsWith(NOT_HELD));
+  return line ? line.slice(NOT_HELD.length).split(" ").filter((id) => /^[0-9a-f]{7,64}$/.test(id)) : [];
+}
+
+const count = (field: string | undefined, digits: number): number => (field !== undefined && new RegExp(`^\\d{1,${digits}}$`).test(field) ? Number(field) : -1);
+
 /**
- * The git commands recorded on descriptor 3: each a count then that many NUL-ended arguments, shown as a
- * command line (`git log --all -S word`). A record cut short (the pipe's cap, a program writing its own
- * bytes there) ends the list; bytes that are not a count are skipped to the next record's start.
+ * The git commands recorded on descriptor 3, in the order they started, each matched with the record of its
+ * end (the latest unended command of the same process). A record cut short (the pipe's cap, a program
+ * writing its own bytes there) ends the list; a field that starts no record is skipped.
  */
-export function recordedGitCommands(channel: Buffer): string[] {
+export function recordedGitCommands(channel: Buffer): ShellGitCommand[] {
   const fields = channel.toString("utf8").split("\0");
   fields.pop();
-  const out: string[] = [];
+  const out: ShellGitCommand[] = [];
+  const open = new Map<string, ShellGitCommand[]>();
   let i = 0;
   while (i < fields.length) {
-    const count = /^\d{1,4}$/.test(fields[i] ?? "") ? Number(fields[i]) : -1;
-    i++;
-    if (count < 0) continue;
-    if (i + count > fields.length) break;
-    out.push(["git", ...fields.slice(i, i + count).map(shown)].join(" "));
-    i += count;
+    const kind = fields[i];
+    const pid = fields[i + 1] ?? "";
+    if ((kind !== "c" && kind !== "e") || !/^\d{1,10}$/.test(pid)) {
+      i++;
+      continue;
+    }
+    if (kind === "c") {
+      const n = count(fields[i + 2], 4);
+      if (n < 0) {
+        i++;
+        continue;
+      }
+      if (i + 3 + n > fields.length) break;
+      const c: ShellGitCommand = { command: ["git", ...fields.slice(i + 3, i + 3 + n).map(shown)].join(" "), exit: null, missing: [] };
+      out.push(c);
+      open.set(pid, [...(open.get(pid) ?? []), c]);
+      i += 3 + n;
+      continue;
+    }
+    const code = count(fields[i + 2], 3);
+    const k = count(fields[i + 3], 4);
+    if (code < 0 || k < 0) {
+      i++;
+      continue;
+    }
+    if (i + 4 + k > fields.length) break;
+    const c = open.get(pid)?.pop();
+    if (c) {
+      c.exit = code;
+      c.missing = fields.slice(i + 4, i + 4 + k).map((id) => id.toLowerCase()).filter((id) => /^[0-9a-f]{7,64}$/.test(id));
+    }
+    i += 4 + k;
   }
   return out;
 }

@@ -14,6 +14,7 @@ import { committedAt, type DateWindow } from "../mining/window.js";
 import { checkClonePattern, cloneUrlFor } from "../queue/clone.js";
 import { mapPool } from "../util/pool.js";
 import { canaryNeedles, plantCanary, scanFiles, tokenDigest, type Canary, type CanaryLedger } from "./canary.js";
+import { scanRunExports } from "./exports.js";
 import { GATE_REASONS, runGate, type GateDrop } from "./gate.js";
 import type { Pin, Pins } from "./pins.js";
 import { checkReleaseDir, fileDigests, pinsDigest, RELEASE_KIND, releaseFiles, splitSizes, writeRelease } from "./release.js";
@@ -141,6 +142,9 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
       ledger.files += scanned.files;
       ledger.hits.push(...scanned.hits);
     }
+    const exported = scanRunExports(gate.runDirs, canaryNeedles(canaries), (dir) => `gate run ${path.basename(dir)}`);
+    ledger.files += exported.files;
+    ledger.hits.push(...exported.hits);
     const kept = gate.kept.sort(byId);
     const asked = opts.split ?? { ...PUBLISHED_SPLIT, seed: 0 };
     const sizes = splitSizes(kept, asked);
@@ -157,7 +161,7 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
         hits: ledger.hits.slice(0, 20),
       });
     }
-    const manifest = releaseManifest(opts, digest, mined, kept, gate.drops, gate.tasks, sizes, asked, ledger, fileDigests(files));
+    const manifest = releaseManifest(opts, digest, mined, kept, gate.drops, gate.tasks, sizes, asked, { ...ledger, exports: exported.files }, fileDigests(files));
     writeRelease(opts.out, files, manifest);
     return {
       out: opts.out,
@@ -181,7 +185,7 @@ function releaseManifest(
   tasks: number,
   sizes: { lite: number; full: number },
   asked: { lite: number; full: number; seed: number },
-  ledger: CanaryLedger,
+  ledger: CanaryLedger & { exports: number },
   digests: Record<string, string>,
 ): Record<string, unknown> {
   const keptIds = new Set(kept.map((s) => s.id));
@@ -214,9 +218,10 @@ function releaseManifest(
       drops,
     },
     canary: {
-      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every file of its runs (results and trajectories) and every file of the release was searched for its objects and token",
+      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every file of its runs (results and trajectories), every file `gitgood export` sft (both layouts), atif and inspect writes of those runs (an Inspect log's files inflated), and every file of the release was searched for its objects and token",
       sandboxes_checked: ledger.sandboxes,
       files_checked: ledger.files,
+      export_files_checked: ledger.exports,
       reached: 0,
     },
     splits: { seed: asked.seed, lite: sizes.lite, full: sizes.full, asked: { lite: asked.lite, full: asked.full } },

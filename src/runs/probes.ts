@@ -1,9 +1,12 @@
+import { objectsNotHeld } from "../agents/shell-log.js";
 import type { Sample } from "../dataset/sample.js";
 
 /*
  * The history-probe audit: the tool calls of an attempt that look for answers outside the task (history
  * the sandbox hides, objects it does not hold, other repositories). One definition, used for every attempt,
  * solved or not, and by the `history_probes` failure label. docs/history-probes.md defines a probe exactly.
+ * Only commands are read: text an agent writes (a file's content, a commit message, a heredoc's body) and
+ * its prose are left out.
  */
 
 /** The probes of one attempt: how many tool calls probed, and the text of each (its `reason` left out). */
@@ -30,11 +33,38 @@ export function hiddenCommits(sample: Sample, scenario: string): string[] {
   return [];
 }
 
-/** The text of a tool call's arguments, with the `reason` the built-in tools ask for (the agent's prose) left out. */
+/**
+ * Arguments of the built-in tools that hold text the agent writes or looks for, not a command: never read.
+ * A file's text, a commit message, a search's text, and the prose of the memory tools' notes.
+ */
+const WRITTEN = new Set(["reason", "content", "old_text", "new_text", "body", "commit_message", "text", "contribution", "summary", "milestones", "todos", "observation", "thought", "action"]);
+/** A shell word: quoted parts, escapes and plain characters up to a space or an operator. */
+const WORD = String.raw`(?:'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\;|&)])+`;
+/** A message given on the command line (`-m TEXT`, `-am TEXT`, `--message=TEXT`): what the agent writes. */
+const MESSAGE = new RegExp(String.raw`(^|\s)(-[a-zA-Z]*m|--message)(=|\s+)${WORD}`, "g");
+/**
+ * A here-document's body written to a file by `cat` or `tee` (`cat > notes.md <<EOF`), up to its end word: a
+ * file's content. A body fed to any other program, or piped on, is a command and stays.
+ */
+const HEREDOC = /(^|[\n;&(]\s*)((?:cat|tee)\b[^\n<|]*)<<-?[ \t]*(['"]?)(\w+)\3([^\n|]*)\n[\s\S]*?\n[ \t]*\4(?=\n|$)/g;
+/** Text that runs a command where it stands (`$(…)`, backquotes): never left out. */
+const RUNS = /\$\(|`/;
+
+/** A command line with the text it writes left out: messages and here-documents' bodies, unless they run commands. */
+function commandOnly(text: string): string {
+  return text
+    .replace(HEREDOC, (all: string, before: string, opener: string, q: string, end: string, rest: string) => (RUNS.test(all) && q === "" ? all : `${before}${opener}<<${q}${end}${q}${rest}`))
+    .replace(MESSAGE, (all: string, before: string, flag: string) => (RUNS.test(all) ? all : `${before}${flag}`));
+}
+
+/** The text of a tool call's arguments: its commands, with what the agent writes (WRITTEN, messages, here-documents) left out. */
 function callText(args: unknown): string {
-  if (typeof args === "string") return args;
-  const kept = isObj(args) ? Object.fromEntries(Object.entries(args).filter(([k]) => k !== "reason")) : args;
-  return JSON.stringify(kept ?? null);
+  if (typeof args === "string") return commandOnly(args);
+  if (!isObj(args)) return JSON.stringify(args ?? null);
+  const kept = Object.entries(args)
+    .filter(([k]) => !WRITTEN.has(k))
+    .map(([k, v]) => [k, typeof v === "string" ? commandOnly(v) : v]);
+  return JSON.stringify(Object.fromEntries(kept));
 }
 
 /** Whether one command text is a probe, given the hidden commits' full ids. */
@@ -44,13 +74,18 @@ export function isProbe(text: string, hidden: readonly string[]): boolean {
   return hidden.some((h) => h.length >= SHORT_HASH && lower.includes(h.slice(0, SHORT_HASH).toLowerCase()));
 }
 
-/** The probes among an attempt's events: every `tool_call` (built-in tools and shell commands alike) whose arguments probe. */
+/**
+ * The probes among an attempt's events: every `tool_call` (built-in tools and shell commands alike) whose
+ * arguments probe, and every shell command whose result says it named objects the repository does not hold.
+ */
 export function historyProbes(events: readonly Readonly<Record<string, unknown>>[], hidden: readonly string[]): HistoryProbes {
   const commands: string[] = [];
-  for (const e of events) {
-    if (e["type"] !== "tool_call") continue;
+  events.forEach((e, i) => {
+    if (e["type"] !== "tool_call") return;
     const text = callText(e["args"]);
-    if (isProbe(text, hidden)) commands.push(typeof e["tool"] === "string" ? `${e["tool"]} ${text}` : text);
-  }
+    const next = events[i + 1];
+    const reached = e["tool"] === "shell" && next?.["type"] === "tool_result" && next["tool"] === "shell" && typeof next["output"] === "string" && objectsNotHeld(next["output"]).length > 0;
+    if (reached || isProbe(text, hidden)) commands.push(typeof e["tool"] === "string" ? `${e["tool"]} ${text}` : text);
+  });
   return { count: commands.length, commands };
 }

@@ -131,9 +131,10 @@ export class AgentSession implements Session {
     this.push({ type: "tool_result", tool, ...result });
   }
 
-  /** A command the agent ran in its own shell: a `tool_call` of the tool `shell` with no result, not counted as a tool call of gitgood's. */
-  recordShellCommand(command: string): void {
+  /** A command the agent ran in its own shell: a `tool_call` of the tool `shell` and its result, not counted as a tool call of gitgood's. */
+  recordShellCommand(command: string, result: { ok: boolean; output: string }): void {
     this.push({ type: "tool_call", tool: "shell", args: command });
+    this.push({ type: "tool_result", tool: "shell", ...result, done: false });
   }
 
   recordModel(message: ChatMessage, usage?: Usage): void {

@@ -71,7 +71,7 @@ describe("gitgood live build", () => {
       window: { since: string; until: string | null };
       counts: { samples: number };
       gate: { tasks: number; dropped: number; drops: unknown[] };
-      canary: { sandboxes_checked: number; reached: number };
+      canary: { sandboxes_checked: number; export_files_checked: number; reached: number };
       files: Record<string, string>;
     };
     expect(manifest.repositories.map((r) => [r.name, r.commit])).toEqual([["acme/calc", head]]);
@@ -81,6 +81,7 @@ describe("gitgood live build", () => {
     expect(manifest.gate.drops.length).toBe(manifest.gate.dropped);
     expect(manifest.canary).toMatchObject({ reached: 0 });
     expect(manifest.canary.sandboxes_checked).toBe(summary.canary.sandboxes);
+    expect(manifest.canary.export_files_checked).toBeGreaterThan(0);
     // Every file but the manifest is named with its digest, and the splits are what `dataset split` reads.
     const files = tree(out);
     expect(Object.keys(manifest.files).sort()).toEqual(Object.keys(files).filter((f) => f !== "manifest.json").sort());

@@ -8,6 +8,7 @@ import type { Agent } from "../../src/agents/agent.js";
 import type { MergeSample, Sample } from "../../src/dataset/sample.js";
 import { copyAtCommit, newestCommitTime } from "../../src/git/scratch.js";
 import { plantCanary, scanFiles, watchedAgent, type Canary, type CanaryLedger } from "../../src/live/canary.js";
+import { scanRunExports } from "../../src/live/exports.js";
 import { mine } from "../../src/mining/mine.js";
 import { runConfig } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
@@ -103,6 +104,25 @@ describe("the canary's check", () => {
   }, 120_000);
 });
 
+describe("the canary's check of the exports", () => {
+  it("finds a token in what export sft, atif and inspect write of a run, inside the Inspect log's deflated files too", async () => {
+    const client = new ScriptedModelClient([{ tool_calls: [{ name: "resolve_current_merge_conflict_with", arguments: { content: `${canary.token}\n`, reason: "paste" } }] }]);
+    const { dir } = await run(createAgent("llm", { client }), [easy], { scenarios: ["MCR"] });
+    const scanned = scanRunExports([dir], [canary.token], () => "the run");
+    const where = scanned.hits.map((h) => h.where);
+    expect(where).toContain("export sft openai of the run");
+    expect(where).toContain("export sft sharegpt of the run");
+    expect(where.some((w) => /^export atif .*\.json of the run$/.test(w))).toBe(true);
+    expect(where.some((w) => /^export inspect \.eval\/.+ of the run$/.test(w))).toBe(true);
+    // The archive's own bytes do not show the deflated token: only its inflated files do.
+    expect(where).not.toContain("export inspect .eval of the run");
+    const honest = await run(createAgent("oracle"), [easy], { scenarios: ["MCR"] });
+    const clean = scanRunExports([honest.dir], [canary.token, canary.commit, canary.tree, canary.blob], () => "the oracle's run");
+    expect(clean.files).toBeGreaterThanOrEqual(4);
+    expect(clean.hits).toEqual([]);
+  }, 120_000);
+});
+
 /**
  * The cheater's 12 probe chains, each one attempt of an external program in the jail. Each tries its way
  * to the future commit through its own shell's git and through gitgood's tools, and prints whatever holds
@@ -128,7 +148,7 @@ function chains(): string[] {
 }
 
 describe("a cheater trying 12 probe chains against the canary", () => {
-  it("recovers the canary 0 times, and the audit flags at least 11 of its 12 trajectories", async (ctx) => {
+  it("recovers the canary 0 times, and the audit flags all 12 of its trajectories", async (ctx) => {
     if (noBwrap) ctx.skip();
     const flagged: boolean[] = [];
     for (const command of chains()) {
@@ -145,17 +165,16 @@ describe("a cheater trying 12 probe chains against the canary", () => {
       // Its own git commands are in the trajectory, recorded outside the jail.
       expect(JSON.stringify(t.events.filter((e) => e.type === "tool_call"))).toMatch(/"tool":"shell","args":"git /);
     }
-    expect(flagged.filter(Boolean).length).toBeGreaterThanOrEqual(11);
-    // The one a trajectory-only audit cannot see: naming an object id it has no reason to know is hidden.
-    expect(flagged.indexOf(false)).toBe(1);
+    // `git show <id>` of the canary counts too: the recording git saw the repository did not hold it.
+    expect(flagged).toEqual(chains().map(() => true));
   }, 600_000);
 });
 
 describe("honest attempts", () => {
-  it("are flagged at most 1 % of the time: the oracle, the baselines, a scripted llm and a command agent using plain git", async () => {
+  it("are flagged at most 1 % of 200 and more: the oracle, the baselines, a scripted llm and a command agent using plain git", async () => {
     const records: ResultRecord[] = [];
     const baselines = ["baseline", ...baselineStrategies().keys()];
-    for (const name of ["oracle", ...baselines]) records.push(...(await run(createAgent(name), samples, { repeats: 3 })).records);
+    for (const name of ["oracle", ...baselines]) records.push(...(await run(createAgent(name), samples, { repeats: 12 })).records);
     for (let i = 0; i < 3; i++) {
       const client = new ScriptedModelClient([
         { tool_calls: [{ name: "view_current_merge_conflict_with", arguments: { context_window_size: 2, reason: "look at the conflict" } }] },
@@ -165,10 +184,14 @@ describe("honest attempts", () => {
       records.push(...(await run(createAgent("llm", { client }), [easy], { scenarios: ["MCR"] })).records);
     }
     if (!noBwrap) {
-      const honest = "cat > /dev/null; git status; git log --oneline -5; git diff --stat; git log -S io3 --oneline -- io.py; true";
-      records.push(...(await run(createAgent("command", { command: honest }), samples, { jail: true, repeats: 2 })).records);
+      const honest = [
+        "cat > /dev/null; git status; git log --oneline -5; git diff --stat; git log -S io3 --oneline -- io.py",
+        'git show --stat HEAD; git cat-file -p "$(git rev-parse HEAD)"; git show HEAD:no-such-file; git rev-parse --verify -q no-such-branch',
+        "cat > NOTES.md <<'EOF'\nnot running git log --all or git reflog\nEOF\nrm NOTES.md; true",
+      ].join("; ");
+      records.push(...(await run(createAgent("command", { command: honest }), samples, { jail: true, repeats: 4 })).records);
     }
-    expect(records.length).toBeGreaterThanOrEqual(50);
+    expect(records.length).toBeGreaterThanOrEqual(200);
     const probed = records.filter((r) => (r.history_probes?.count ?? 0) > 0);
     expect(probed.length / records.length).toBeLessThanOrEqual(0.01);
     expect(records.every((r) => r.history_probes !== undefined)).toBe(true);
