@@ -148,7 +148,7 @@ async function evidence(attempts, RunStore) {
       } else {
         const chain = sample.scenario ?? {};
         const tipTree = chain.newest_commit ? git(a.repo, "rev-parse", `${chain.newest_commit}^{tree}`) : "?";
-        const subjects = (f.commits ?? []).map((c) => `${JSON.stringify(c.message.split("\n")[0] ?? "")}${c.diff.trim() === "" ? " (no change)" : ""}`);
+        const subjects = (f.commits ?? []).map((c) => `${JSON.stringify(c.message.split("\n")[0] ?? "")}${c.diff.trim() !== "" ? "" : (c.parents?.length ?? 0) > 1 ? " (merge commit)" : " (no change)"}`);
         lines.push(`   final: done=${f.done} pending=${f.pending ?? "-"} head descends from base=${f.base_kept ?? "?"} tree is the original tip's=${f.tree === tipTree}`);
         lines.push(`   history (${subjects.length} commit(s), original ${chain.times_seen_consecutively ?? "?"}): ${subjects.join(" | ")}`);
         const j = r.scores?.judge;

@@ -32,12 +32,12 @@ export const FAILURE_LABELS = {
   unresolvable: "the recorded merge cannot be reached by replacing only the conflict regions (the sample, not the agent)",
   // IR and ICC.
   outside_range_rewritten: "HEAD no longer descends from the commit the requested range starts after: commits before the range were rewritten",
-  rebase_in_progress: "the rebase was left stopped or unfinished",
+  rebase_in_progress: "the repository was left with a rebase in progress (stopped on a conflict or never run)",
   changes_uncommitted: "changes were left uncommitted",
   tree_changed: "the final tree differs from the original tip's: a change was lost or duplicated",
   messages_lost: "a commit has an empty message",
   commits_duplicated: "two commits share a message",
-  empty_commits: "a commit changes nothing",
+  empty_commits: "a commit other than a merge commit changes nothing",
   judge_preferred_original: "the history is complete and sound but the judge preferred the original commits",
   // SWE.
   no_patch: "the agent changed no project code",

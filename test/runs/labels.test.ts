@@ -82,6 +82,23 @@ const shellGit = (commands: string[][]): Agent => ({
     for (const args of commands) await session.scenario.sandbox.repo.run(args, { env: IDENTITY });
   },
 });
+/** An agent with its own shell that runs a script of git commands in its sandbox, each command's output at hand. */
+const shellScript = (script: (git: (args: string[]) => Promise<string>) => Promise<void>): Agent => ({
+  name: "shell-script",
+  async run(session) {
+    session.beginTurn();
+    await script(async (args) => (await session.scenario.sandbox.repo.run(args, { env: IDENTITY })).stdout.toString("utf8"));
+  },
+});
+/** Keeps the planned history through the tools, then starts a rebase of its own that stops before its first step. */
+const shellRebaseAfterKeep = (): Agent => ({
+  name: "shell-rebase",
+  async run(session) {
+    session.beginTurn();
+    await session.call("execute_rebase", { reason });
+    await session.scenario.sandbox.repo.run(["rebase", "-i", "HEAD~2"], { env: { ...IDENTITY, GIT_SEQUENCE_EDITOR: "sed -i 1ibreak" } });
+  },
+});
 /** Git commands that give the chain's base a new message and replay the chain onto it (HEAD detached at the tip). */
 function amendBase(s: Sample): string[][] {
   const oldest = s.sample_type === "file_commit_chain" ? s.scenario.oldest_commit : "";
@@ -182,6 +199,32 @@ describe("IR and ICC failure labels", () => {
     expect(r.failure_labels).toContain("outside_range_rewritten");
     const kept = await attempt(chain, "IR", createAgent("keep"), { judge: true });
     expect(kept.failure_labels).not.toContain("outside_range_rewritten");
+  });
+
+  it("IR: an agent that aborts the paused rebase and rewrites the branch with its own git has finished the history, with no rebase left in progress", async () => {
+    const r = await attempt(chain, "IR", shellGit([["rebase", "--abort"], ...amendBase(chain)]), { judge: true });
+    expect(r.failure_labels).toEqual(["outside_range_rewritten"]);
+    expect((r.scores["checks"] as { finished?: unknown }).finished).toBe(true);
+    // A rebase the agent starts itself after the planned one finished is left in progress.
+    const again = await attempt(chain, "IR", shellRebaseAfterKeep(), { judge: true });
+    expect(again.failure_labels).toEqual(["gave_up", "rebase_in_progress"]);
+  });
+
+  it("IR: a merge commit before the chain whose combined diff is blank is no empty commit; a commit that changes nothing is", async () => {
+    const oldest = chain.sample_type === "file_commit_chain" ? chain.scenario.oldest_commit : "";
+    const merged = await attempt(chain, "IR", shellScript(async (git) => {
+      await git(["rebase", "--abort"]);
+      await git(["tag", "gg-tip"]);
+      // A merge of the base with its own parent that keeps the base's tree: its combined diff is blank.
+      const merge = (await git(["commit-tree", `${oldest}^^{tree}`, "-p", `${oldest}^`, "-p", `${oldest}^^`, "-m", "Merge the initial version"])).trim();
+      await git(["rebase", "--onto", merge, `${oldest}^`, "gg-tip"]);
+    }), { judge: true });
+    expect(merged.failure_labels).toEqual(["judge_preferred_original"]);
+    const empty = await attempt(chain, "IR", shellScript(async (git) => {
+      await git(["rebase", "--abort"]);
+      await git(["commit", "--allow-empty", "-m", "Nothing at all"]);
+    }), { judge: true });
+    expect(empty.failure_labels).toEqual(["empty_commits"]);
   });
 
   it("ICC: amending the commit the changes start from rewrote outside the range; committing on it does not", async () => {

@@ -16,6 +16,7 @@ import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
 import { irContext } from "./context.js";
+import { rebaseLeftInProgress } from "./rebase-state.js";
 import type { IrHost } from "./types.js";
 import { gitTodo, type TodoItem } from "./todo.js";
 import type { IrData, IrPhase } from "./state.js";
@@ -181,13 +182,21 @@ export class IrScenario extends ScenarioBase<IrData> implements IrHost {
     return this.data.phase === "done";
   }
 
+  /**
+   * The history as the repository holds it. Whether it is finished is read from the repository itself
+   * (a rebase left in progress or not), not from the tools' phase: an agent with git of its own may have
+   * aborted the paused rebase and rewritten the branch, or started a rebase after the tools' one finished.
+   */
   async finalState(): Promise<HistoryFinalState> {
-    const pending =
-      this.data.phase === "planning"
+    const inProgress = rebaseLeftInProgress(this.sandbox.repo);
+    const pending = !inProgress
+      ? null
+      : this.data.phase === "planning"
         ? "the rebase was never executed"
         : this.data.phase === "conflict"
           ? `the rebase is stopped on a conflict in commit ${this.data.stoppedAt}`
-          : null;
-    return chainFinalState(this.sandbox, this.data.chain.base, this.isDone(), pending);
+          : "a rebase begun after the planned one finished is in progress";
+    const state = await chainFinalState(this.sandbox, this.data.chain.base, !inProgress, pending);
+    return { ...state, rebase_in_progress: inProgress };
   }
 }

@@ -60,7 +60,7 @@ async function commitsSince(sandbox: Sandbox, base: string, head: string): Promi
   const [infos, diffs] = await Promise.all([readCommits(sandbox.repo, oids), commitDiffs(sandbox.repo, oids)]);
   const commits = oids.map((oid, i) => {
     const info = at(infos, i);
-    return { oid, message: info.message, author: info.author, diff: at(diffs, i) };
+    return { oid, message: info.message, author: info.author, diff: at(diffs, i), parents: info.parents };
   });
   return { commits, baseKept: head === base || infos.some((c) => c.parents.includes(base)) };
 }

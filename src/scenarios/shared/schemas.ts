@@ -76,7 +76,10 @@ const CommitRecordSchema = z.object({
   oid: z.string(),
   message: z.string(),
   author: PersonSchema,
+  /** The commit's patch; a merge commit's is blank (its parents, not a patch, say what it joined). */
   diff: z.string(),
+  /** The commit's parents (absent in older trajectories): more than one makes it a merge commit. */
+  parents: z.array(z.string()).optional(),
 });
 export type CommitRecord = z.infer<typeof CommitRecordSchema>;
 
@@ -96,5 +99,11 @@ export const HistoryFinalStateSchema = z.object({
    * trajectories). When false, `commits` runs back to where the two histories meet.
    */
   base_kept: z.boolean().optional(),
+  /**
+   * IR: whether the repository still holds a rebase in progress when the state was read, from its git
+   * directory itself (absent for ICC and in older trajectories). `done` and `pending` follow it: an agent
+   * that ended or started a rebase with git of its own leaves the repository, not the tools, in charge.
+   */
+  rebase_in_progress: z.boolean().optional(),
 });
 export type HistoryFinalState = z.infer<typeof HistoryFinalStateSchema>;
