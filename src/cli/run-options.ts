@@ -73,13 +73,11 @@ export function addRunOptions(cmd: Command): Command {
     )
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
-    .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2)
-    .option("--timeout <seconds>", "time limit per sample and scenario", positiveIntOption("--timeout"), 900)
-    .option("--max-turns <n>", "turn budget per sample and scenario", positiveIntOption("--max-turns"), 40)
-    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
-    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6));
-  // The run's choices declared as run settings (runs/spec.ts: --repeats, --memory).
+    .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
+  // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory).
   addSpecOptions(cmd, "choice")
+    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
+    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .addOption(historyOption())
     .addOption(mcrToolsOption())
     .addOption(

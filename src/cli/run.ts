@@ -168,8 +168,6 @@ function queueExecutorFor(
       prices: prices ?? null,
       modelPrices: config.config?.prices ?? {},
       agentModel: agentModel ?? null,
-      timeoutSeconds: flags.timeout,
-      maxTurns: flags.maxTurns,
     });
     return queueExecutor(queue, (job) => ticketFor(base, job), (line) => void io.stderr.write(`${line}\n`));
   };

@@ -25,7 +25,7 @@ export interface ModelFlags {
 /**
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
- * the limits, `--repeats`, `--memory`).
+ * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`).
  */
 export interface RunFlags extends ModelFlags {
   dataset?: string[];
@@ -37,8 +37,6 @@ export interface RunFlags extends ModelFlags {
   url?: string;
   judge?: string[];
   jobs: number;
-  timeout: number;
-  maxTurns: number;
   out?: string;
   ids?: string[];
   limit?: number;

@@ -10,8 +10,8 @@ export * from "./spec-registry.js";
  * A run's spec: the registry of run settings (spec-registry.ts) with gitgood's own settings declared in
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
- * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (repeats, the
- * memory variant) are declared this way; the other settings still travel their older ways (RunFlags →
+ * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (timeout, turn
+ * budget, repeats, the memory variant) are declared this way; the other settings still travel their older ways (RunFlags →
  * RunConfigInput → JobTicket).
  */
 
@@ -95,6 +95,36 @@ export const BUDGET_USD = defineRunSetting<number | null>({
   request: "at-most",
   kind: "limit",
   group: "spend",
+});
+
+/** Seconds an attempt (one sample × scenario) may take; also its CPU time per process, and its scoring's limit. */
+export const TIMEOUT = defineRunSetting<number>({
+  key: "timeout_s",
+  option: "timeout",
+  value: "<seconds>",
+  help: "time limit per sample and scenario",
+  schema: z.number().positive(),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: 900,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
+/** Turns an agent may take per sample × scenario: what it is given, so a resume with another budget is refused. */
+export const MAX_TURNS = defineRunSetting<number>({
+  key: "max_turns",
+  option: "max-turns",
+  value: "<n>",
+  help: "turn budget per sample and scenario",
+  schema: z.number().int().min(1),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: 40,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
 });
 
 /** Runs of every sample × scenario. */

@@ -104,8 +104,6 @@ describe("the same records through every executor", () => {
       prices: null,
       modelPrices: {},
       agentModel: null,
-      timeoutSeconds: 60,
-      maxTurns: 10,
     });
     const writer = new RunWriter(store);
     for (const job of planJobs(samples, agent).jobs) {
@@ -128,14 +126,12 @@ describe("runTicket", () => {
       prices: null,
       modelPrices: {},
       agentModel: null,
-      timeoutSeconds: 60,
-      maxTurns: 10,
     });
     const job = planJobs(samples, agent).jobs[0]!;
     const where = { repo: fx.dir };
     await expect(runTicket({ ...ticketFor(base, job), key: "other.MCR" }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });
     await expect(runTicket({ ...ticketFor(base, job), agent: { ...base.agent, name: "baseline" } }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });
-    await expect(runTicket({ ...ticketFor(base, job), limits: { timeout_s: -1, max_turns: 1 } }, { where })).rejects.toThrow(/^not a job ticket: limits\.timeout_s: /);
+    await expect(runTicket({ ...ticketFor(base, job), spec: { ...base.spec, timeout_s: -1 } }, { where })).rejects.toThrow(/^not a job ticket: spec\.timeout_s: /);
   });
 });
 
