@@ -40,18 +40,18 @@ function upgradedIdentity(raw: unknown): unknown {
 }
 
 /**
- * A run.json as runs made before the attempt's time and turn limits moved into the spec wrote it, in
- * today's form: its `limits.timeout_s` and `limits.max_turns` (null when the run had none) are the spec's
- * `timeout_s` and `max_turns`.
+ * A run.json as runs made before the attempt's time and turn limits and the shard moved into the spec
+ * wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns` (null when the run had none)
+ * and its `shard` (absent: all the jobs) are the spec's `timeout_s`, `max_turns` and `shard`.
  */
 function upgradedConfig(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-  const config = raw as Record<string, unknown>;
+  const { shard, ...config } = raw as Record<string, unknown>;
   const { timeout_s, max_turns, ...limits } = objectOr(config.limits);
-  if (timeout_s === undefined && max_turns === undefined) return raw;
-  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined });
+  if (timeout_s === undefined && max_turns === undefined && shard === undefined) return raw;
+  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard });
   const spec = Object.keys(moved).length > 0 || config.spec !== undefined ? { spec: { ...moved, ...objectOr(config.spec) } } : {};
-  return { ...config, limits, ...spec };
+  return { ...config, ...(config.limits !== undefined ? { limits } : {}), ...spec };
 }
 
 /** A JSON object's fields, or none when it is not one. */
@@ -172,11 +172,6 @@ const RunConfigFields = z.object({
   /** How the latest session asked models, the agent's and the judges' alike (not part of the run's identity). */
   models: ModelSettingsSchema.optional(),
   /**
-   * The part of the planned jobs the latest session ran (`--shard K/N`; absent: all of them). Not part of
-   * the run's identity: the shards of one run are one run, and `gitgood merge` joins them.
-   */
-  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
-  /**
    * Every declared run setting with its value in the latest session (spec.ts; `parseRunSpec` reads it).
    * Absent in runs made before the spec.
    */
@@ -219,11 +214,9 @@ export interface RunConfigInput {
   sample?: { size: number; seed: number };
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
-  /** `--shard K/N`: the part of the planned jobs this session runs. */
-  shard?: { index: number; count: number };
   /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
   families?: Readonly<Record<string, unknown>>;
-  /** The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant): all recorded, the identity ones in the identity too. */
+  /** The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard): all recorded, the identity ones in the identity too. */
   spec?: RunSpec;
 }
 
@@ -267,7 +260,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
         }
       : {}),
     ...(input.config ? { config: input.config } : {}),
-    ...(input.shard ? { shard: { index: input.shard.index, count: input.shard.count } } : {}),
     ...(input.spec ? { spec: { ...input.spec } } : {}),
   };
 }

@@ -12,7 +12,7 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { MAX_TURNS, MEMORY, REPEATS, TIMEOUT, isolationLimits, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { MAX_TURNS, MEMORY, REPEATS, SHARD, TIMEOUT, isolationLimits, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
@@ -95,7 +95,6 @@ function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
     history: flags.history,
     mcrTools: flags.mcrTools,
     models: modelSettings(flags),
-    shard: flags.shard,
     ...selectionIdentity(flags),
   };
 }
@@ -186,7 +185,7 @@ export async function printPlan(
     maxTurns: specValue(spec, MAX_TURNS),
     judges,
     where: run.where,
-    shard: flags.shard,
+    shard: specValue(spec, SHARD) ?? undefined,
   });
   if (flags.json) {
     stdout.write(`${JSON.stringify({ dry_run: true, run_directory: run.dir, ...plan }, null, 2)}\n`);
@@ -264,7 +263,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     isolation: run.isolation,
     models: run.client ? [run.client] : [],
     retryErrors: flags.retryErrors,
-    shard: flags.shard,
+    shard: specValue(spec, SHARD) ?? undefined,
     onResult: run.onResult,
   };
   if (budgetOf(spec)) checkBudget(options, run.executor !== undefined);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GitGoodError } from "../errors.js";
 import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { positiveIntOption } from "../util/options.js";
+import { parseShard, type Shard } from "./shard.js";
 import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
 
 export * from "./spec-registry.js";
@@ -11,7 +12,7 @@ export * from "./spec-registry.js";
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (timeout, turn
- * budget, repeats, the memory variant) are declared this way; the other settings still travel their older ways (RunFlags →
+ * budget, repeats, the memory variant, the shard) are declared this way; the other settings still travel their older ways (RunFlags →
  * RunConfigInput → JobTicket).
  */
 
@@ -150,6 +151,27 @@ export const MEMORY = defineRunSetting<boolean>({
   schema: z.boolean(),
   default: false,
   identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
+/**
+ * The part of the planned jobs a session runs (`--shard K/N`; null: all of them). Not part of the run's
+ * identity: the shards of one run are one run, and `gitgood merge` joins them (its run.json: null).
+ */
+export const SHARD = defineRunSetting<Shard | null>({
+  key: "shard",
+  option: "shard",
+  value: "<K/N>",
+  help: "run only part K of N of the planned jobs (balanced by scenario and repository) to spread a run over machines; join the parts with 'gitgood merge'",
+  schema: z
+    .object({ index: z.number().int().min(1), count: z.number().int().min(1) })
+    .refine((s) => s.index <= s.count, "a shard's index is at most its count")
+    .nullable(),
+  parse: (text) => parseShard(text),
+  default: null,
+  identity: false,
   request: "operator",
   kind: "choice",
   group: "attempts",

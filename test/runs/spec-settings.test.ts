@@ -9,17 +9,19 @@ import { sampleToJson } from "../../src/dataset/sample.js";
 import { createAgent } from "../../src/agents/index.js";
 import { mine } from "../../src/mining/mine.js";
 import { planJobs } from "../../src/runs/plan.js";
-import { beyondSpec, narrowedSpec, specFromOptions } from "../../src/runs/spec.js";
+import { beyondSpec, narrowedSpec, parseRunSpec, specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
 import { captureSink, gitgood } from "../helpers/cli.js";
 import { Fixture } from "../helpers/fixture.js";
 
 /*
- * The attempt's time and turn limits declared as run settings (`--timeout`, `--max-turns`): choices of run
- * and bench, recorded in run.json's spec (the turn budget in identity.spec too, when not 40), carried by a
- * queue ticket's spec, not an A2A request's to make. A run.json written before they moved (identity.max_turns,
- * limits.timeout_s, limits.max_turns) still resumes under the same budget.
+ * Settings of a run that moved into the spec after the first ones. The attempt's time and turn limits
+ * (`--timeout`, `--max-turns`): choices of run and bench, recorded in run.json's spec (the turn budget in
+ * identity.spec too, when not 40), carried by a queue ticket's spec, not an A2A request's to make. The shard
+ * (`--shard K/N`): in run.json's spec only, never in the identity, null once `gitgood merge` joins the parts.
+ * A run.json written before they moved (identity.max_turns, limits.timeout_s, limits.max_turns, a top-level
+ * shard) still resumes as it did.
  */
 
 let fx: Fixture;
@@ -147,5 +149,36 @@ describe("the attempt's time and turn limits as run settings", () => {
     expect(() => narrowedSpec(specFromOptions({}), { max_turns: 1 })).toThrow(/operator/);
     const request = JSON.stringify({ participants: { agent: "http://127.0.0.1:9/" }, config: { dataset: "d.jsonl", repo: "r", max_turns: 400 } });
     expect(parseAssessment(request).requested).not.toHaveProperty("max_turns");
+  });
+});
+
+describe("the shard as a run setting", () => {
+  it("is recorded in run.json's spec (null: every job), never in the identity, and a shard of a run resumes as the run", async () => {
+    const whole = path.join(fx.scratch("runs"), "whole");
+    expect((await run(whole, [])).code).toBe(0);
+    expect(runJson(whole).spec).toMatchObject({ shard: null });
+    const part = path.join(fx.scratch("runs"), "part");
+    const r = await run(part, ["--shard", "1/2"]);
+    expect(r.code, r.stderr).toBe(0);
+    const p = runJson(part);
+    expect(p.spec).toMatchObject({ shard: { index: 1, count: 2 } });
+    expect(p).not.toHaveProperty("shard");
+    expect(p.identity).toEqual(runJson(whole).identity);
+    const other = await run(part, ["--shard", "2/2"]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(runJson(part).spec).toMatchObject({ shard: { index: 2, count: 2 } });
+    expect((await run(part, ["--shard", "3/2"])).stderr).toMatch(/^gitgood: --shard takes K\/N with 1 ≤ K ≤ N/);
+  });
+
+  it("a run.json of the previous format (a top-level shard) reads as the spec's shard", async () => {
+    const out = path.join(fx.scratch("runs"), "previous-shard");
+    expect((await run(out, ["--shard", "1/2"])).code).toBe(0);
+    const { spec = {}, ...json } = runJson(out);
+    const { shard, ...rest } = spec;
+    writeFileSync(path.join(out, "run.json"), JSON.stringify({ ...json, shard, spec: rest }));
+    const read = RunStore.readConfig(out);
+    expect(read.spec).toMatchObject({ shard: { index: 1, count: 2 } });
+    expect(read).not.toHaveProperty("shard");
+    expect(() => parseRunSpec({ ...rest, shard: { index: 3, count: 2 } }, "run.json: spec", "BAD_RUN")).toThrow(/^run\.json: spec\.shard: a shard's index is at most its count$/);
   });
 });
