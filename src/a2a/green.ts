@@ -11,7 +11,7 @@ import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
 import { chooseIsolation, DEFAULT_ISOLATION, type Isolation } from "../sandbox/isolation.js";
-import { isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
+import { MAX_TURNS, TIMEOUT, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
@@ -132,8 +132,10 @@ export class GreenExecutor implements AgentExecutor {
     const judges = a.judges.map((m) => lookupModel(m));
     const timeout = a.config.timeout ?? DEFAULT_INSTANCE_TIMEOUT;
     const operator = this.opts.spec ?? specFromOptions({});
-    const spec = narrowedSpec(operator, a.requested);
-    const isolation = this.isolationFor(spec, operator);
+    const narrowed = narrowedSpec(operator, a.requested);
+    const isolation = this.isolationFor(narrowed, operator);
+    // The participant answers each instance in one turn, within the request's time (or the default).
+    const spec: RunSpec = { ...narrowed, [TIMEOUT.key]: timeout, [MAX_TURNS.key]: 1 };
     const runDir = path.join(this.opts.outDir, ctx.taskId);
     const store = RunStore.open(
       runDir,
@@ -146,8 +148,6 @@ export class GreenExecutor implements AgentExecutor {
           where: a.where,
           judges: a.judges,
           jobs: a.config.max_concurrent_rows ?? 1,
-          timeoutSeconds: timeout,
-          maxTurns: 1,
           spec,
           ...(isolation ? { isolation } : {}),
         },

@@ -10,7 +10,6 @@ import { MCR_TOOL_SETS } from "../scenarios/mcr/state.js";
 import { scenarioNames } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
 import { scenarioSet } from "../runs/plan.js";
-import { parseShard } from "../runs/shard.js";
 import { addSpecOptions } from "./spec-options.js";
 
 /*
@@ -73,13 +72,11 @@ export function addRunOptions(cmd: Command): Command {
     )
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
-    .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2)
-    .option("--timeout <seconds>", "time limit per sample and scenario", positiveIntOption("--timeout"), 900)
-    .option("--max-turns <n>", "turn budget per sample and scenario", positiveIntOption("--max-turns"), 40)
-    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
-    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6));
-  // The run's choices declared as run settings (runs/spec.ts: --repeats, --memory).
+    .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
+  // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard).
   addSpecOptions(cmd, "choice")
+    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
+    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .addOption(historyOption())
     .addOption(mcrToolsOption())
     .addOption(
@@ -97,7 +94,6 @@ export function addRunOptions(cmd: Command): Command {
     .option("--language <list>", "only samples whose programming_language is one of these, comma-separated (any case)", keywordListOption)
     .option("--sample <n>", "a random sample of N samples, stratified by scenario and difficulty", positiveIntOption("--sample"))
     .option("--limit <n>", "only the first N samples (after the filters and --sample)", intOption("--limit"))
-    .option("--shard <K/N>", "run only part K of N of the planned jobs (balanced by scenario and repository) to spread a run over machines; join the parts with 'gitgood merge'", parseShard)
     .option("--dry-run", "print the plan (attempts, repositories, model calls to expect) and exit without running or writing anything", false)
     .option("--json", "print the report as JSON", false)
     .option("--retry-errors", "run again the attempts recorded with a system error (their records are replaced)", false)

@@ -107,7 +107,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
       const secret = queueSecret(queueFlags.secretFile);
       queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { secret, spillDir: queueFlags.spillDir ?? null });
-      const made = queueExecutorFor(queue, flags, prepared.agentOptions, client?.model, io);
+      const made = queueExecutorFor(queue, flags, agentSpec, client?.model, io);
       let executor: QueueExecutor | null = null;
       flagRun.executor = (run) => (executor = made(run));
       unsay = sayOnStop(io, (signal) => producerStopped(signal, address, dir, executor?.left() ?? null));
@@ -150,25 +150,24 @@ interface QueueFlags {
 
 /**
  * The queue as the run's executor: every job crosses to the workers as its ticket, the agent and judges
- * as their specs (never live objects), with the run's limits, settings and prices.
+ * as their specs (never live objects), with the run's limits, settings and prices. `agent` is the spec
+ * this process made its own agent from, so that a worker makes the same one.
  */
 function queueExecutorFor(
   queue: RunQueue,
   flags: RunFlags,
-  agentOptions: Record<string, unknown>,
+  agent: AgentSpec,
   agentModel: string | undefined,
   io: CliIO,
 ): (run: Parameters<NonNullable<FlagRun["executor"]>>[0]) => QueueExecutor {
   return ({ config, settings, prices }) => {
     const base = ticketBase(config, {
-      agent: { name: flags.agent, model: flags.model ?? null, command: flags.command ?? null, url: flags.url ?? null, options: agentOptions },
+      agent,
       settings,
       flags: { ...flags },
       prices: prices ?? null,
       modelPrices: config.config?.prices ?? {},
       agentModel: agentModel ?? null,
-      timeoutSeconds: flags.timeout,
-      maxTurns: flags.maxTurns,
     });
     return queueExecutor(queue, (job) => ticketFor(base, job), (line) => void io.stderr.write(`${line}\n`));
   };

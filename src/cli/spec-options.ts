@@ -11,7 +11,8 @@ export function addSpecOptions(cmd: Command, kind: SettingKind): Command {
     const opt = new Option(s.value ? `--${s.option} ${s.value}` : `--${s.option}`, s.help);
     const parse = s.parse;
     if (parse) opt.argParser((text: string) => parse(text, `--${s.option}`));
-    opt.default(s.default, s.defaultLabel);
+    // A setting whose default is none (null) and says nothing of it has no default to show.
+    if (s.default !== null || s.defaultLabel !== undefined) opt.default(s.default, s.defaultLabel);
     cmd.addOption(opt);
   }
   return cmd;

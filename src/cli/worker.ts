@@ -6,6 +6,8 @@ import { RepoPool } from "../git/repo-pool.js";
 import { useGitThreads } from "../git/threads.js";
 import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
+// The families' agents (a predictions file's) are made from tickets too.
+import "../families/registry.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
 import { isolationLimits, specFromOptions } from "../runs/spec.js";

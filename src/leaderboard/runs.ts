@@ -77,11 +77,17 @@ function missing(a: ReadonlySet<string>, b: ReadonlySet<string>): { n: number; f
   return { n: keys.length, first: keys.length > SHOWN_KEYS ? `${first}, …` : first };
 }
 
+/** A run's identity with the settings of its spec as fields of their own (`spec.max_turns`), so that a difference names the setting. */
+function identityFields(identity: RankedRun["config"]["identity"]): Record<string, unknown> {
+  const { spec, ...rest } = identity as Record<string, unknown> & { spec?: Record<string, unknown> };
+  return { ...rest, ...Object.fromEntries(Object.entries(spec ?? {}).map(([key, value]) => [`spec.${key}`, value])) };
+}
+
 /** How one run differs from the first: its samples, the settings it was evaluated under, and the attempts it holds. */
 function differencesFrom(ref: RankedRun, run: RankedRun): string[] {
   const out: string[] = [];
-  const a = ref.config.identity as Record<string, unknown>;
-  const b = run.config.identity as Record<string, unknown>;
+  const a = identityFields(ref.config.identity);
+  const b = identityFields(run.config.identity);
   const digests = ref.config.identity.samples_digest !== undefined && run.config.identity.samples_digest !== undefined;
   if (!digests) {
     for (const r of [ref, run].filter((x) => x.config.identity.samples_digest === undefined)) {

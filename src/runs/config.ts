@@ -25,17 +25,43 @@ export type ModelInfo = z.infer<typeof ModelSchema>;
 
 /**
  * An identity as runs made before a setting moved into the spec wrote it, in today's form: their
- * `memory` (a boolean, always written) and `repeats` (written above 1) are the spec's `memory` and
- * `repeats`, recorded in `spec` when not at their defaults, as a run made now records them.
+ * `memory` (a boolean, always written), `repeats` (written above 1) and `max_turns` (always written; null
+ * for a run without an agent's turns) are the spec's `memory`, `repeats` and `max_turns`, recorded in
+ * `spec` when not at their defaults, as a run made now records them.
  */
 function upgradedIdentity(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-  const { memory, repeats, ...rest } = raw as Record<string, unknown>;
-  if (memory === undefined && repeats === undefined) return raw;
-  const spec = typeof rest.spec === "object" && rest.spec !== null && !Array.isArray(rest.spec) ? (rest.spec as Record<string, unknown>) : {};
-  const fields = specIdentity({ ...(memory !== undefined ? { memory } : {}), ...(repeats !== undefined ? { repeats } : {}), ...spec });
+  const { memory, repeats, max_turns, ...rest } = raw as Record<string, unknown>;
+  if (memory === undefined && repeats === undefined && max_turns === undefined) return raw;
+  const moved = { memory, repeats, max_turns: max_turns ?? undefined };
+  const fields = specIdentity({ ...definedFields(moved), ...objectOr(rest.spec) });
   const { spec: _old, ...others } = rest;
   return { ...others, ...(Object.keys(fields).length > 0 ? { spec: fields } : {}) };
+}
+
+/**
+ * A run.json as runs made before the attempt's time and turn limits and the shard moved into the spec
+ * wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns` (null when the run had none)
+ * and its `shard` (absent: all the jobs) are the spec's `timeout_s`, `max_turns` and `shard`.
+ */
+function upgradedConfig(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const { shard, ...config } = raw as Record<string, unknown>;
+  const { timeout_s, max_turns, ...limits } = objectOr(config.limits);
+  if (timeout_s === undefined && max_turns === undefined && shard === undefined) return raw;
+  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard });
+  const spec = Object.keys(moved).length > 0 || config.spec !== undefined ? { spec: { ...moved, ...objectOr(config.spec) } } : {};
+  return { ...config, ...(config.limits !== undefined ? { limits } : {}), ...spec };
+}
+
+/** A JSON object's fields, or none when it is not one. */
+function objectOr(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The fields whose value is not undefined. */
+function definedFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
 /**
@@ -55,7 +81,6 @@ const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
   agent: z.string(),
   model: ModelSchema.nullable(),
   where: z.union([z.object({ repo: z.string() }), z.object({ repos: z.string() })]).nullable(),
-  max_turns: z.number().int().nullable(),
   /** The history each sandbox got below the scenario's start (`--history`): it changes what the agent sees. */
   history: z.union([z.number().int(), z.literal("full")]).nullable(),
   /** `--scenario`, `--difficulty`, `--language` and `--sample N --seed S`: present only when given. */
@@ -67,7 +92,7 @@ const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
   mcr_tools: z.enum(MCR_TOOL_SETS).optional(),
   /**
    * The declared run settings that change what is evaluated, where not their defaults (`specIdentity`):
-   * `repeats` above 1, `memory` when on, … Absent when every one is at its default.
+   * `max_turns` other than 40, `repeats` above 1, `memory` when on, … Absent when every one is at its default.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 })
@@ -132,30 +157,30 @@ const ResolvedConfigSchema = z.object({
 });
 export type ResolvedConfig = z.infer<typeof ResolvedConfigSchema>;
 
-/** The schema of a run directory's `config.json`: how the run was asked for and what it resolved to. */
-export const RunConfigSchema = z.object({
+/** run.json's fields, as written now. */
+const RunConfigFields = z.object({
   schema_version: z.literal(RESULTS_SCHEMA_VERSION),
   gitgood_version: z.string(),
   created_at: z.string(),
   identity: IdentitySchema,
   /** The judge models the run was last scored with (re-scoring with others changes only this). */
   judges: z.array(z.string()),
-  limits: z.object({ jobs: z.number().int().nullable(), timeout_s: z.number().nullable(), max_turns: z.number().int().nullable() }),
+  /** The samples run at once (`--jobs`). The attempt's time and turn limits are the spec's (`timeout_s`, `max_turns`). */
+  limits: z.object({ jobs: z.number().int().nullable() }),
   isolation: IsolationSchema.optional(),
   config: ResolvedConfigSchema.optional(),
   /** How the latest session asked models, the agent's and the judges' alike (not part of the run's identity). */
   models: ModelSettingsSchema.optional(),
-  /**
-   * The part of the planned jobs the latest session ran (`--shard K/N`; absent: all of them). Not part of
-   * the run's identity: the shards of one run are one run, and `gitgood merge` joins them.
-   */
-  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
   /**
    * Every declared run setting with its value in the latest session (spec.ts; `parseRunSpec` reads it).
    * Absent in runs made before the spec.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 });
+/** The schema of a run directory's `config.json`: how the run was asked for and what it resolved to (a run.json of an earlier format read as today's). */
+export const RunConfigSchema = z.preprocess(upgradedConfig, RunConfigFields);
+/** The schemas of run.json's parts, for the records that carry them elsewhere (a queue ticket). */
+export const RunConfigParts = RunConfigFields.shape;
 /** A run directory's `config.json`. */
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
@@ -175,8 +200,6 @@ export interface RunConfigInput {
   where?: RepoLocator | null;
   judges?: readonly string[];
   jobs?: number | null;
-  timeoutSeconds?: number | null;
-  maxTurns?: number | null;
   history?: number | "full" | null;
   /** `--mcr-tools` (default: paper). */
   mcrTools?: McrToolSet;
@@ -191,11 +214,9 @@ export interface RunConfigInput {
   sample?: { size: number; seed: number };
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
-  /** `--shard K/N`: the part of the planned jobs this session runs. */
-  shard?: { index: number; count: number };
   /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
   families?: Readonly<Record<string, unknown>>;
-  /** The declared run settings (spec.ts: limits, repeats, the memory variant): all recorded, the identity ones in the identity too. */
+  /** The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard): all recorded, the identity ones in the identity too. */
   spec?: RunSpec;
 }
 
@@ -214,7 +235,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       agent: input.agent,
       model: input.model ?? null,
       where,
-      max_turns: input.maxTurns ?? null,
       history: input.history ?? null,
       ...(input.scenarios && input.scenarios.length > 0 ? { scenarios: [...input.scenarios] } : {}),
       ...(input.difficulties && input.difficulties.length > 0 ? { difficulties: [...input.difficulties] } : {}),
@@ -225,7 +245,7 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ...specIdentityField(input.spec),
     },
     judges: [...(input.judges ?? [])],
-    limits: { jobs: input.jobs ?? null, timeout_s: input.timeoutSeconds ?? null, max_turns: input.maxTurns ?? null },
+    limits: { jobs: input.jobs ?? null },
     ...(input.models ? { models: input.models } : {}),
     ...(input.isolation
       ? {
@@ -240,7 +260,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
         }
       : {}),
     ...(input.config ? { config: input.config } : {}),
-    ...(input.shard ? { shard: { index: input.shard.index, count: input.shard.count } } : {}),
     ...(input.spec ? { spec: { ...input.spec } } : {}),
   };
 }

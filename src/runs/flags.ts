@@ -4,7 +4,6 @@ import type { Difficulty } from "../dataset/sample.js";
 import type { HistoryDepth } from "../git/store.js";
 import type { IsolationMode } from "../sandbox/isolation.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
-import type { Shard } from "./shard.js";
 
 /*
  * The flags the verbs that set up sandboxes and run agents (`run`, `bench`, `score`, `env`, `mcp`) parse
@@ -25,7 +24,7 @@ export interface ModelFlags {
 /**
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
- * the limits, `--repeats`, `--memory`).
+ * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`).
  */
 export interface RunFlags extends ModelFlags {
   dataset?: string[];
@@ -37,8 +36,6 @@ export interface RunFlags extends ModelFlags {
   url?: string;
   judge?: string[];
   jobs: number;
-  timeout: number;
-  maxTurns: number;
   out?: string;
   ids?: string[];
   limit?: number;
@@ -66,7 +63,5 @@ export interface RunFlags extends ModelFlags {
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;
-  /** `--shard K/N`: only part K of N of the planned jobs. */
-  shard?: Shard;
 }
 

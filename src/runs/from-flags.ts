@@ -12,7 +12,7 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { MEMORY, REPEATS, isolationLimits, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { MAX_TURNS, MEMORY, REPEATS, SHARD, TIMEOUT, isolationLimits, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
@@ -92,12 +92,9 @@ function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
     limit: flags.limit,
     judges: flags.judge,
     jobs: flags.jobs,
-    timeoutSeconds: flags.timeout,
-    maxTurns: flags.maxTurns,
     history: flags.history,
     mcrTools: flags.mcrTools,
     models: modelSettings(flags),
-    shard: flags.shard,
     ...selectionIdentity(flags),
   };
 }
@@ -146,6 +143,7 @@ function specOfFlags(flags: RunFlags): RunSpec {
 
 /** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
 export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
+  const spec = specOfFlags(flags);
   const isolation = chooseIsolation({
     mode: flags.isolation,
     network: flags.network,
@@ -153,7 +151,7 @@ export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
     allowRead: flags.allowRead,
     passEnv: flags.passEnv,
     // A process may use as much CPU time as the attempt has time.
-    ...isolationLimits(specOfFlags(flags), flags.timeout),
+    ...isolationLimits(spec, specValue(spec, TIMEOUT)),
   });
   const note = isolationNote(isolation);
   if (note) stderr.write(`${note}\n`);
@@ -184,16 +182,16 @@ export async function printPlan(
     scenarios: flags.scenario,
     memory: specValue(spec, MEMORY),
     repeats: specValue(spec, REPEATS),
-    maxTurns: flags.maxTurns,
+    maxTurns: specValue(spec, MAX_TURNS),
     judges,
     where: run.where,
-    shard: flags.shard,
+    shard: specValue(spec, SHARD) ?? undefined,
   });
   if (flags.json) {
     stdout.write(`${JSON.stringify({ dry_run: true, run_directory: run.dir, ...plan }, null, 2)}\n`);
     return;
   }
-  const text = formatPlan(plan, { agent: run.agent.name, maxTurns: flags.maxTurns, judges, runDir: run.dir });
+  const text = formatPlan(plan, { agent: run.agent.name, maxTurns: specValue(spec, MAX_TURNS), judges, runDir: run.dir });
   stdout.write(`${escapeControls(text)}\n`);
 }
 
@@ -251,8 +249,8 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     where: run.where,
     agent: run.agent,
     jobs: flags.jobs,
-    timeoutSeconds: flags.timeout,
-    maxTurns: flags.maxTurns,
+    timeoutSeconds: specValue(spec, TIMEOUT),
+    maxTurns: specValue(spec, MAX_TURNS),
     judges: run.judges,
     prices,
     modelPrices: run.config.prices,
@@ -265,7 +263,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     isolation: run.isolation,
     models: run.client ? [run.client] : [],
     retryErrors: flags.retryErrors,
-    shard: flags.shard,
+    shard: specValue(spec, SHARD) ?? undefined,
     onResult: run.onResult,
   };
   if (budgetOf(spec)) checkBudget(options, run.executor !== undefined);

@@ -5,6 +5,7 @@ import { writeOutputFile } from "../util/output.js";
 import type { RunConfig } from "./config.js";
 import type { ResultRecord } from "./record.js";
 import { RESULTS_FILE, RUN_FILE, RunStore, describeDifferences, identityDifferences, trajectoryPath } from "./store.js";
+import { SHARD } from "./spec.js";
 
 export interface MergeSummary {
   /** Records in the merged run directory, one per key. */
@@ -71,7 +72,8 @@ export function mergeRuns(out: string, dirs: readonly string[]): MergeSummary {
   rmSync(staging, { recursive: true, force: true });
   try {
     const config: RunConfig = { ...first.config, created_at: earliest(inputs.map((i) => i.config.created_at)) };
-    delete config.shard;
+    // The merged run is all its parts: no shard.
+    if (config.spec) config.spec = { ...config.spec, [SHARD.key]: SHARD.default };
     // The first input's own session options say which part it ran: the merged run is all its parts.
     if (config.config) config.config = { ...config.config, options: Object.fromEntries(Object.entries(config.config.options).filter(([k]) => k !== "shard")) };
     mkdirSync(path.join(staging, "trajectories"), { recursive: true });

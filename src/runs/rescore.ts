@@ -14,6 +14,7 @@ import type { Prices } from "../model/prices.js";
 import { cacheHitsIn, judgeAccount, repeatCacheScope, verdictOf } from "./result.js";
 import { DEFAULT_SCORE_TIMEOUT_SECONDS, withScoreLimit } from "./settle.js";
 import { RunStore } from "./store.js";
+import { MAX_TURNS, TIMEOUT, specValue } from "./spec.js";
 import { TrajectorySchema } from "./trajectory.js";
 
 /** The judges and settings a rescore of a finished run uses. */
@@ -47,7 +48,8 @@ export async function rescoreRun(dir: string, opts: RescoreOptions): Promise<Res
   const store = RunStore.openExisting(dir);
   const where = opts.where ?? config.identity.where;
   if (!where) throw new GitGoodError("BAD_OPTION", `${dir} does not say where its repositories are: give --repo or --repos`);
-  const limit = opts.scoreTimeoutSeconds ?? config.limits.timeout_s ?? DEFAULT_SCORE_TIMEOUT_SECONDS;
+  // A run without a spec (one a server or an MCP client made) had no attempt time limit of its own.
+  const limit = opts.scoreTimeoutSeconds ?? (config.spec ? specValue(config.spec, TIMEOUT) : DEFAULT_SCORE_TIMEOUT_SECONDS);
   // A wrong endpoint, key or judge model name stops here, before any record is touched.
   if (records.some((r) => r.status === "success" && r.trajectory)) await checkModels({ agent: [], judges: opts.judges }, "nothing was re-scored");
   const repos = new Map<string, Repo>();
@@ -92,7 +94,7 @@ export async function rescoreRun(dir: string, opts: RescoreOptions): Promise<Res
             scores: scored.scores,
             events: t.events,
             turns: r.turns,
-            maxTurns: config.limits.max_turns,
+            maxTurns: config.spec ? specValue(config.spec, MAX_TURNS) : null,
           }),
           history_probes: historyProbes(t.events, hiddenCommits(t.sample, t.scenario)),
         };

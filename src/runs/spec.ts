@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GitGoodError } from "../errors.js";
 import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { positiveIntOption } from "../util/options.js";
+import { parseShard, type Shard } from "./shard.js";
 import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
 
 export * from "./spec-registry.js";
@@ -10,8 +11,8 @@ export * from "./spec-registry.js";
  * A run's spec: the registry of run settings (spec-registry.ts) with gitgood's own settings declared in
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
- * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (repeats, the
- * memory variant) are declared this way; the other settings still travel their older ways (RunFlags →
+ * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (timeout, turn
+ * budget, repeats, the memory variant, the shard) are declared this way; the other settings still travel their older ways (RunFlags →
  * RunConfigInput → JobTicket).
  */
 
@@ -97,6 +98,36 @@ export const BUDGET_USD = defineRunSetting<number | null>({
   group: "spend",
 });
 
+/** Seconds an attempt (one sample × scenario) may take; also its CPU time per process, and its scoring's limit. */
+export const TIMEOUT = defineRunSetting<number>({
+  key: "timeout_s",
+  option: "timeout",
+  value: "<seconds>",
+  help: "time limit per sample and scenario",
+  schema: z.number().positive(),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: 900,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
+/** Turns an agent may take per sample × scenario: what it is given, so a resume with another budget is refused. */
+export const MAX_TURNS = defineRunSetting<number>({
+  key: "max_turns",
+  option: "max-turns",
+  value: "<n>",
+  help: "turn budget per sample and scenario",
+  schema: z.number().int().min(1),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: 40,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
 /** Runs of every sample × scenario. */
 export const REPEATS = defineRunSetting<number>({
   key: "repeats",
@@ -120,6 +151,27 @@ export const MEMORY = defineRunSetting<boolean>({
   schema: z.boolean(),
   default: false,
   identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
+/**
+ * The part of the planned jobs a session runs (`--shard K/N`; null: all of them). Not part of the run's
+ * identity: the shards of one run are one run, and `gitgood merge` joins them (its run.json: null).
+ */
+export const SHARD = defineRunSetting<Shard | null>({
+  key: "shard",
+  option: "shard",
+  value: "<K/N>",
+  help: "run only part K of N of the planned jobs (balanced by scenario and repository) to spread a run over machines; join the parts with 'gitgood merge'",
+  schema: z
+    .object({ index: z.number().int().min(1), count: z.number().int().min(1) })
+    .refine((s) => s.index <= s.count, "a shard's index is at most its count")
+    .nullable(),
+  parse: (text) => parseShard(text),
+  default: null,
+  identity: false,
   request: "operator",
   kind: "choice",
   group: "attempts",

@@ -13,12 +13,12 @@ import type { PackCache } from "../git/packs.js";
 import type { RepoPool } from "../git/repo-pool.js";
 import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
-import { RunConfigSchema, type ModelSettings, type RunConfig } from "./config.js";
+import { RunConfigParts, type ModelSettings, type RunConfig } from "./config.js";
 import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { parseRunSpec } from "./spec.js";
+import { MAX_TURNS, TIMEOUT, parseRunSpec, specValue } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -38,8 +38,8 @@ const AgentSpecSchema = z.object({
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
-const ModelSettingsSchema = RunConfigSchema.shape.models.unwrap();
-const IsolationRecordSchema = RunConfigSchema.shape.isolation.unwrap();
+const ModelSettingsSchema = RunConfigParts.models.unwrap();
+const IsolationRecordSchema = RunConfigParts.isolation.unwrap();
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
 
 /**
@@ -50,7 +50,7 @@ const PricesSchema = z.object({ input: z.number(), output: z.number() });
  */
 const JobTicketSchema = z.object({
   /** run.json's identity of the run the job belongs to. */
-  run: RunConfigSchema.shape.identity,
+  run: RunConfigParts.identity,
   /** The job's result key (`keyOf`): sample id, scenario, memory variant and repeat. */
   key: z.string().min(1),
   sample: SampleSchema,
@@ -72,7 +72,6 @@ const JobTicketSchema = z.object({
    * (SWE's environment model, the isolation): `TicketEnv.settings` does that where the ticket runs.
    */
   flags: z.record(z.string(), z.unknown()),
-  limits: z.object({ timeout_s: z.number().positive(), max_turns: z.number().int().positive() }),
   history: z.union([z.number().int().min(0), z.literal("full")]).nullable(),
   /** How the attempt's programs are isolated (run.json's `isolation`; null: the sandbox's default). */
   isolation: IsolationRecordSchema.nullable(),
@@ -81,8 +80,9 @@ const JobTicketSchema = z.object({
   /** The model the agent calls (its prices are `prices.agent` when `prices.models` has none). */
   agent_model: z.string().nullable(),
   /**
-   * The run's declared settings (run.json's `spec`), checked where the ticket runs: a setting this
-   * process does not declare refuses the ticket. Absent from tickets of runs made before the spec.
+   * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, …),
+   * checked where the ticket runs: a setting this process does not declare refuses the ticket. Absent:
+   * every setting at its default.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 });
@@ -200,19 +200,20 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   const isolation = env.isolation ?? (ticket.isolation ? isolationOf(ticket.isolation) : undefined);
   const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.prices.models[ticket.agent_model] : undefined) ?? ticket.prices.agent ?? undefined;
   const settings = env.settings ? env.settings(ticket, isolation) : ticket.settings;
+  const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
   const scoring: Scoring = {
     judges: judgesFromSpec(ticket.judges, models),
     agent: agent.name,
     prices,
     priceOf: (model) => ticket.prices.models[model] ?? (model === ticket.agent_model ? prices : undefined),
     settings,
-    scoreTimeoutSeconds: ticket.limits.timeout_s,
+    scoreTimeoutSeconds: timeoutSeconds,
   };
   const ctx: JobContext = {
     agent,
     where: env.where,
-    timeoutSeconds: ticket.limits.timeout_s,
-    maxTurns: ticket.limits.max_turns,
+    timeoutSeconds,
+    maxTurns: specValue(ticket.spec, MAX_TURNS),
     history: ticket.history ?? undefined,
     settings,
     isolation,
@@ -245,7 +246,7 @@ function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
  */
 export function ticketBase(
   config: RunConfig,
-  run: { agent: AgentSpec; settings: Record<string, unknown>; flags: Record<string, unknown>; prices: Prices | null; modelPrices: Record<string, Prices>; agentModel: string | null; timeoutSeconds: number; maxTurns: number },
+  run: { agent: AgentSpec; settings: Record<string, unknown>; flags: Record<string, unknown>; prices: Prices | null; modelPrices: Record<string, Prices>; agentModel: string | null },
 ): TicketBase {
   return {
     run: config.identity,
@@ -254,7 +255,6 @@ export function ticketBase(
     models: config.models ?? { temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true },
     settings: jsonOf(run.settings),
     flags: jsonOf(run.flags),
-    limits: { timeout_s: run.timeoutSeconds, max_turns: run.maxTurns },
     history: config.identity.history,
     isolation: config.isolation ?? null,
     prices: { agent: run.prices, models: { ...run.modelPrices } },

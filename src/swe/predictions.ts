@@ -57,6 +57,23 @@ export function readPredictions(file: string): Map<string, Prediction> {
       entries.push(prediction(file, `line ${i + 1}`, v));
     });
   }
+  return byInstance(file, entries);
+}
+
+/**
+ * Predictions given as a JSON list (as a run's agent options carry them to another process), checked as a
+ * file's entries are; `source` names them in an error.
+ */
+export function predictionsFrom(list: unknown, source: string): Map<string, Prediction> {
+  if (!Array.isArray(list)) bad(source, "(top)", "predictions must be a JSON list");
+  return byInstance(
+    source,
+    list.map((v, i) => prediction(source, `entry ${i + 1}`, v)),
+  );
+}
+
+/** The predictions by instance id; an instance predicted twice is an error naming `file`. */
+function byInstance(file: string, entries: readonly Prediction[]): Map<string, Prediction> {
   const byId = new Map<string, Prediction>();
   for (const p of entries) {
     if (byId.has(p.instance_id)) bad(file, p.instance_id, "predicted twice");

@@ -40,7 +40,8 @@ function workDir(text: string, file = "gitgood.config.yaml"): string {
 
 interface RunJson {
   identity: Record<string, unknown>;
-  limits: { jobs: number; max_turns: number; timeout_s: number };
+  limits: { jobs: number };
+  spec: Record<string, unknown>;
   judges: string[];
   config: { file: string | null; options: Record<string, unknown>; prices: Record<string, unknown> };
 }
@@ -76,8 +77,9 @@ describe("gitgood.config.yaml", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(keysIn(out)).toEqual([`${merge.id}.MCR`]);
     const saved = runJson(out);
-    expect(saved.identity).toMatchObject({ agent: "oracle", max_turns: 12, scenarios: ["MCR"] });
-    expect(saved.limits).toMatchObject({ jobs: 1, max_turns: 12 });
+    expect(saved.identity).toMatchObject({ agent: "oracle", spec: { max_turns: 12 }, scenarios: ["MCR"] });
+    expect(saved.limits).toEqual({ jobs: 1 });
+    expect(saved.spec).toMatchObject({ max_turns: 12 });
     expect(saved.judges).toEqual(["judge-a", "judge-b"]);
     expect(saved.config.file).toBe("gitgood.config.yaml");
     expect(saved.config.options).toMatchObject({

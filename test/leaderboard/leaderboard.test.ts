@@ -144,7 +144,7 @@ describe("gitgood leaderboard: runs over other samples or settings", () => {
     expect(lines[0]).toMatch(/^gitgood: the runs are not over the same samples and settings/);
     expect(lines.slice(1)).toEqual([
       '  other: its samples ("sha256:other") are not those of a ("sha256:same")',
-      "  other: max_turns is 30 where a has 10",
+      "  other: spec.max_turns is 30 where a has 10",
       '  other: lacks 2 of the 8 attempts a holds ("t4.TOY", "t4.TOY#1")',
     ]);
     expect(existsSync(out)).toBe(false);

@@ -54,7 +54,7 @@ export async function buildLeaderboardRuns(names: { llm?: string } = {}): Promis
   const run = async (name: string, agentName: string, model: ModelInfo | null, client?: ScriptedModelClient): Promise<string> => {
     const dir = path.join(path.dirname(dirs.out), name);
     const agent = createAgent(agentName, { client });
-    const store = RunStore.open(dir, runConfig({ samples: ["merges.jsonl"], samplesDigest: digest, agent: agent.name, model, spec: { repeats: REPEATS }, maxTurns: 10 }, (p) => p));
+    const store = RunStore.open(dir, runConfig({ samples: ["merges.jsonl"], samplesDigest: digest, agent: agent.name, model, spec: { repeats: REPEATS, max_turns: 10 } }, (p) => p));
     await runBenchmark({
       samples, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [], repeats: REPEATS,
       // Dollars per million tokens: the scripted model's 10 prompt and 5 completion tokens a turn cost $0.105.

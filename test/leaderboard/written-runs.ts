@@ -28,7 +28,7 @@ export function writeRankedRun(
   const model: ModelInfo | null = opts.model === null ? null : { name: opts.model, endpoint: null, temperature: 0 };
   const store = RunStore.open(
     dir,
-    runConfig({ samples: ["test"], agent: opts.agent, model, maxTurns: opts.maxTurns ?? 10, ...(opts.digest !== undefined ? { samplesDigest: opts.digest } : {}), ...(opts.repeats ? { spec: { repeats: opts.repeats } } : {}) }, (p) => p),
+    runConfig({ samples: ["test"], agent: opts.agent, model, ...(opts.digest !== undefined ? { samplesDigest: opts.digest } : {}), spec: { max_turns: opts.maxTurns ?? 10, ...(opts.repeats ? { repeats: opts.repeats } : {}) } }, (p) => p),
   );
   for (const a of attempts) {
     const base = rec(a.sample_id, a.scenario, { repeat: a.repeat ?? 0, solved: a.solved, agent: opts.agent });

@@ -38,9 +38,9 @@ export function writeRun(dir: string, records: readonly ResultRecord[], agent = 
   const store = RunStore.open(dir, {
     schema_version: RESULTS_SCHEMA_VERSION,
     gitgood_version: "test",
-    identity: { samples: "samples.jsonl", ids: null, limit: null, agent, model: null, where: null, max_turns: null, memory: false, history: null },
+    identity: { samples: "samples.jsonl", ids: null, limit: null, agent, model: null, where: null, history: null },
     judges: [],
-    limits: { jobs: null, timeout_s: null, max_turns: null },
+    limits: { jobs: null },
   });
   for (const r of records) store.append(r);
 }

@@ -37,7 +37,7 @@ const identity = (agent: string, extra: Partial<RunConfigInput> = {}) => runConf
 async function local(agentName: string, opts: { shard?: Shard; dir?: string; timeoutSeconds?: number } = {}) {
   const dir = opts.dir ?? newDir();
   const agent = createAgent(agentName);
-  const store = RunStore.open(dir, identity(agent.name, { shard: opts.shard }));
+  const store = RunStore.open(dir, identity(agent.name, { spec: { shard: opts.shard ?? null } }));
   const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 2, timeoutSeconds: opts.timeoutSeconds ?? 60, maxTurns: 10, judges: [], shard: opts.shard });
   return { dir, summary };
 }
@@ -77,13 +77,13 @@ describe("the same records through every executor", () => {
     expect(s1.summary.ran + s2.summary.ran).toBe(4);
     expect(s1.summary.ran).toBeGreaterThan(0);
     expect(s2.summary.ran).toBeGreaterThan(0);
-    expect(RunStore.readConfig(s1.dir).shard).toEqual({ index: 1, count: 2 });
+    expect(RunStore.readConfig(s1.dir).spec?.shard).toEqual({ index: 1, count: 2 });
     shards.set(agentName, { s1: s1.dir, s2: s2.dir, ran2: s2.summary.ran, records2: s2.summary.records });
     const merged = newDir();
     expect(mergeRuns(merged, [s1.dir, s2.dir])).toEqual({ records: 4, duplicates: 0, errorsReplaced: 0 });
     const mergedRun = RunStore.read(merged);
     expect(outcomes(mergedRun.records)).toEqual(outcomes(whole.summary.records));
-    expect(mergedRun.config.shard).toBeUndefined();
+    expect(mergedRun.config.spec?.shard).toBeNull();
     expect(mergedRun.config.identity).toEqual(RunStore.readConfig(whole.dir).identity);
     const reader = RunStore.openExisting(merged);
     for (const r of mergedRun.records) expect(reader.readTrajectory(r.trajectory as string)).toMatchObject({ sample_id: r.sample_id });
@@ -104,8 +104,6 @@ describe("the same records through every executor", () => {
       prices: null,
       modelPrices: {},
       agentModel: null,
-      timeoutSeconds: 60,
-      maxTurns: 10,
     });
     const writer = new RunWriter(store);
     for (const job of planJobs(samples, agent).jobs) {
@@ -128,14 +126,12 @@ describe("runTicket", () => {
       prices: null,
       modelPrices: {},
       agentModel: null,
-      timeoutSeconds: 60,
-      maxTurns: 10,
     });
     const job = planJobs(samples, agent).jobs[0]!;
     const where = { repo: fx.dir };
     await expect(runTicket({ ...ticketFor(base, job), key: "other.MCR" }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });
     await expect(runTicket({ ...ticketFor(base, job), agent: { ...base.agent, name: "baseline" } }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });
-    await expect(runTicket({ ...ticketFor(base, job), limits: { timeout_s: -1, max_turns: 1 } }, { where })).rejects.toThrow(/^not a job ticket: limits\.timeout_s: /);
+    await expect(runTicket({ ...ticketFor(base, job), spec: { ...base.spec, timeout_s: -1 } }, { where })).rejects.toThrow(/^not a job ticket: spec\.timeout_s: /);
   });
 });
 

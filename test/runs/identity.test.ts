@@ -45,9 +45,9 @@ describe("a run's identity holds what it ran", () => {
 
   it("names the old and new value of any setting a resume refuses", () => {
     const dir = newDir();
-    RunStore.open(dir, runConfig({ samples: ["/s"], samplesDigest: samplesDigest([a]), agent: "oracle", maxTurns: 10 }, (p) => p));
-    expect(() => RunStore.open(dir, runConfig({ samples: ["/s"], samplesDigest: samplesDigest([a]), agent: "baseline-ours", maxTurns: 12 }, (p) => p))).toThrow(
-      /agent: "oracle" -> "baseline-ours"; max_turns: 10 -> 12/,
+    RunStore.open(dir, runConfig({ samples: ["/s"], samplesDigest: samplesDigest([a]), agent: "oracle", spec: { max_turns: 10 } }, (p) => p));
+    expect(() => RunStore.open(dir, runConfig({ samples: ["/s"], samplesDigest: samplesDigest([a]), agent: "baseline-ours", spec: { max_turns: 12 } }, (p) => p))).toThrow(
+      /agent: "oracle" -> "baseline-ours"; spec\.max_turns: 10 -> 12/,
     );
   });
 

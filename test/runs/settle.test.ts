@@ -182,16 +182,17 @@ describe("run.json", () => {
     const config = RunStore.readConfig(out);
     expect(config).toMatchObject({
       gitgood_version: GITGOOD_VERSION,
-      identity: { agent: "keep", max_turns: 7, where: { repo: path.resolve(fx.dir) }, model: null, history: 50 },
+      identity: { agent: "keep", spec: { max_turns: 7 }, where: { repo: path.resolve(fx.dir) }, model: null, history: 50 },
       judges: [],
-      limits: { jobs: 1, timeout_s: 120, max_turns: 7 },
+      limits: { jobs: 1 },
+      spec: { timeout_s: 120, max_turns: 7 },
     });
     const again = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--timeout", "60", "--max-turns", "7"]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain("(already done)");
-    expect(RunStore.readConfig(out).limits.timeout_s).toBe(60);
+    expect(RunStore.readConfig(out).spec?.timeout_s).toBe(60);
     const other = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--max-turns", "8"]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/other settings \(max_turns: 7 -> 8\)/);
+    expect(other.stderr).toMatch(/other settings \(spec\.max_turns: 7 -> 8\)/);
   });
 });

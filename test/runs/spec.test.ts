@@ -113,8 +113,6 @@ describe("a run setting declared once", () => {
       prices: null,
       modelPrices: {},
       agentModel: null,
-      timeoutSeconds: 60,
-      maxTurns: 5,
     });
     const [job] = planJobs((await readDataset([samplesFile])).samples, createAgent("oracle")).jobs;
     if (!job) throw new Error("no job planned");

@@ -124,7 +124,7 @@ describe("RunStore", () => {
     RunStore.open(dir, config);
     expect(() => RunStore.open(dir, { ...config, identity: { ...config.identity, agent: "llm" } })).toThrow(/other settings \(agent: "oracle" -> "llm"\)/);
     // Judges and limits are not part of a run's identity: other ones resume the same run and are recorded.
-    RunStore.open(dir, { ...config, judges: ["judge-a"], limits: { jobs: 4, timeout_s: 60, max_turns: 10 } });
+    RunStore.open(dir, { ...config, judges: ["judge-a"], limits: { jobs: 4 }, spec: { timeout_s: 60 } });
     expect(RunStore.readConfig(dir).judges).toEqual(["judge-a"]);
     expect(() => RunStore.read(tmp())).toThrow(/not a gitgood run directory/);
   });

@@ -103,7 +103,7 @@ export const SWE_CLI: FamilyCli<SweFlags> = {
     }
     const predicted = samples.filter((s) => s.sample_type === "swe" && predictions.has(s.scenario.instance_id));
     if (predicted.length < samples.length) io.stderr.write(`${samples.length - predicted.length} sample(s) without a prediction skipped\n`);
-    return { samples: predicted, agent: "predictions", agentOptions: { predictions } };
+    return { samples: predicted, agent: "predictions", agentOptions: { predictions: [...predictions.values()] } };
   },
   finish(flags, records, io) {
     if (flags.predictionsOut === undefined) return;

@@ -1,6 +1,6 @@
 import type { AnyScenarioDefinition } from "../../scenarios/definition.js";
 import { SWE } from "../../scenarios/swe/index.js";
-import type { Prediction } from "../../swe/predictions.js";
+import { predictionsFrom, type Prediction } from "../../swe/predictions.js";
 import { GitGoodError } from "../../errors.js";
 import type { Agent, Session } from "../../agents/agent.js";
 import type { AgentKind } from "../../agents/index.js";
@@ -39,11 +39,14 @@ class PredictionsAgent implements Agent {
   }
 }
 
-/** `--agent predictions` (what `run --predictions FILE` runs): the file's patches, given as `predictions`. */
+/**
+ * `--agent predictions` (what `run --predictions FILE` runs): the file's predictions, given as
+ * `predictions`, a JSON list, so that they travel to a queue's workers with the agent's spec.
+ */
 export const PREDICTIONS_AGENT_KIND: AgentKind = {
   name: "predictions",
   create(opts) {
-    if (!(opts.predictions instanceof Map)) throw new GitGoodError("BAD_OPTION", "the predictions agent needs --predictions FILE");
-    return new PredictionsAgent(opts.predictions as ReadonlyMap<string, Prediction>);
+    if (opts.predictions === undefined) throw new GitGoodError("BAD_OPTION", "the predictions agent needs --predictions FILE");
+    return new PredictionsAgent(predictionsFrom(opts.predictions, "the predictions agent's predictions"));
   },
 };
