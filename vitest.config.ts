@@ -35,9 +35,12 @@ const REGISTERING = ["test/model/providers.test.ts", "test/scenarios/registry.te
 
 export default defineConfig({
   test: {
-    // Limits that catch a hang, not a speed check: on two loaded cores a real-git test can take several times its idle time.
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    // Limits that catch a hang, not a speed check. A test that may take longer on two loaded cores names its own
+    // limit in its file (`it(name, fn, 180_000)`): the ones that start gitgood processes, build Python
+    // environments or run real agents, which took 7 s or more on the machine's last full run. Hooks build
+    // fixtures (repositories, environments) for a whole file and keep a longer limit.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: "forks",
     // Most tests wait on child processes (git, pytest, a jail, a real agent), so more workers than cores keep two
     // cores busy. On an idle 2-core machine 1116 tests took 16:47 with three and 15:29 with four; four once failed

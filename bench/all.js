@@ -13,7 +13,7 @@ const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
 const startLoad = load();
 const failed = [];
 try {
-  for (const [bench, args] of [["startup.js", []], ["mine.js", process.argv.slice(2)], ["setup.js", []], ["run-jobs.js", []], ["swe.js", []], ["view.js", []], ["queue.js", []]]) {
+  for (const [bench, args] of [["startup.js", []], ["mine.js", process.argv.slice(2)], ["setup.js", []], ["run-jobs.js", []], ["run-waits.js", []], ["swe.js", []], ["view.js", []], ["queue.js", []]]) {
     console.log(`\n== bench/${bench}`);
     const r = spawnSync(process.execPath, [here(`./${bench}`), ...args], { stdio: "inherit", env: { ...process.env, BENCH_ROWS: rowsFile } });
     if (r.status !== 0) failed.push(bench);

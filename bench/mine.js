@@ -5,6 +5,9 @@
 // (a large real one, say: a clone of mockito/mockito or jenkinsci/jenkins). Each mining run is its own
 // process, so its peak memory is its own; it runs with --jobs 1 against a one-core floor and with
 // --jobs 2 against a two-core floor (the same raw git passes split over two processes at once).
+// It also measures issue 37's log floor: the two `git log` passes (every merge's --remerge-diff, every other
+// commit's --numstat) side by side, in the same round as each mining run, and prints the paired ratios (each
+// run over the floor of its own round, then the median), --jobs 2 over --jobs 1, and the load averages.
 // Beside the ratios it prints what stays true on a busy machine: CPU of the mining process and of its
 // git processes, the processes it starts (per merge and per commit of the history), pages faulted in.
 // The real histories measured so far, in one command (about 10 minutes on an idle machine):
@@ -143,6 +146,34 @@ async function floorTwo(repo, lists, missing) {
   });
 }
 
+/** Runs `git` with `gitArgs` in `repo`, draining its output; resolves when it exits. */
+function drained(repo, gitArgs) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", gitArgs, { cwd: repo, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } });
+    child.stdout.on("data", () => {});
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+}
+
+/**
+ * The log floor (issue 37): the two `git log` passes that print every merge's re-merge diff and every other
+ * commit's numstat, side by side on two cores. What any miner of these samples reads, in two git processes.
+ */
+async function logFloor(repo) {
+  return measured(async () => {
+    const t = performance.now();
+    await Promise.all([
+      drained(repo, ["log", "--branches", "--remotes", "--merges", "--remerge-diff", "-U0", "--no-renames"]),
+      drained(repo, ["log", "--branches", "--remotes", "--no-merges", "--numstat", "--no-renames"]),
+    ]);
+    return performance.now() - t;
+  });
+}
+
+/** The median of the ratios of paired measurements: `a[i] / b[i]`, each pair taken in the same round. */
+const pairedRatio = (a, b) => median(a.map((x, i) => x / b[i]));
+
 /** One mining run in a child process. */
 function mineOnce(repo, jobs) {
   const r = spawnSync(process.execPath, [here("./mine-once.js"), repo, String(jobs)], { encoding: "utf8", maxBuffer: 1 << 20 });
@@ -162,6 +193,7 @@ for (const { label, dir } of repos) {
   const missing = new MissingTrees(await Repo.open(dir));
   const f1 = [];
   const f2 = [];
+  const f3 = [];
   const one = [];
   const two = [];
   let last;
@@ -172,6 +204,7 @@ for (const { label, dir } of repos) {
     f2.push(await floorTwo(dir, lists, missing));
     last = mineOnce(dir, 2);
     two.push(last);
+    f3.push(await logFloor(dir));
   }
   missing.close();
   const floor1 = median(f1.map((f) => f.ms));
@@ -181,7 +214,12 @@ for (const { label, dir } of repos) {
   const cpu = (rs) => median(rs.map((r) => r.cpuMs + r.gitCpuMs));
   const rss = Math.max(...one.map((r) => r.maxRssMb), ...two.map((r) => r.maxRssMb));
   worst = Math.max(worst, m1 / floor1 / 1.5, m2 / floor2 / 1.2);
-  const load = os.loadavg()[0].toFixed(1);
+  const load = os.loadavg().map((l) => l.toFixed(2)).join(", ");
+  const floor3 = median(f3.map((f) => f.ms));
+  const ms = (rs) => rs.map((r) => r.ms);
+  const logRatio1 = pairedRatio(ms(one), f3.map((f) => f.ms));
+  const logRatio2 = pairedRatio(ms(two), f3.map((f) => f.ms));
+  const jobsRatio = pairedRatio(ms(two), ms(one));
   console.log(`\n${label}: ${dir} (${last.commits} commits, ${last.branches} branches; load average ${load})`);
   console.log(`  samples: ${last.merges} merge, ${last.chains} file_commit_chain${last.unreadable ? `, ${last.unreadable} unreadable commits` : ""}`);
   console.log(`  one-core floor (re-merge pass, then diff pass):  median ${secs(floor1)} over ${runs} runs, git CPU ${secs(median(f1.map((f) => f.cpuMs)))}`);
@@ -191,7 +229,9 @@ for (const { label, dir } of repos) {
   console.log(
     `  CPU of a mining run (node + git): --jobs 1 ${secs(cpu(one))} (node ${secs(median(one.map((r) => r.cpuMs)))}), --jobs 2 ${secs(cpu(two))} (node ${secs(median(two.map((r) => r.cpuMs)))})`,
   );
-  console.log(`  peak memory of a mining process: ${rss} MB (goal <= 300)`);
+  console.log(`  log floor (the two git log passes side by side):  median ${secs(floor3)}, git CPU ${secs(median(f3.map((f) => f.cpuMs)))}`);
+  console.log(`  paired over the log floor: --jobs 1 ${logRatio1.toFixed(2)}, --jobs 2 ${logRatio2.toFixed(2)} (goal <= 1.2); --jobs 2 over --jobs 1 ${jobsRatio.toFixed(2)} (goal < 1)`);
+  console.log(`  peak memory of a mining process: ${rss} MB (goal <= 150)`);
   const procs = (rs) => median(rs.map((r) => r.processes));
   console.log(
     `  processes a mining run starts: --jobs 1 ${procs(one)}, --jobs 2 ${procs(two)} (${lists.merges.length} merges, ${lists.others.length} other commits; ` +
@@ -200,7 +240,9 @@ for (const { label, dir } of repos) {
   const name = `${label === "given" ? path.basename(dir) : label}, ${last.commits} commits`;
   row(`mining --jobs 1 / one-core floor (${name})`, "<= 1.5", `${(m1 / floor1).toFixed(2)}x`, m1 / floor1 <= 1.5);
   row(`mining --jobs 2 / two-core floor (${name})`, "<= 1.2", `${(m2 / floor2).toFixed(2)}x`, m2 / floor2 <= 1.2);
-  row(`mining peak RSS (${name})`, "<= 300 MB", `${rss} MB`, rss <= 300);
+  row(`mining --jobs 2 / log floor (${name})`, "<= 1.2", `${logRatio2.toFixed(2)}x`, logRatio2 <= 1.2);
+  row(`mining --jobs 2 / --jobs 1 (${name})`, "< 1", `${jobsRatio.toFixed(2)}x`, jobsRatio < 1);
+  row(`mining peak RSS (${name})`, "<= 150 MB", `${rss} MB`, rss <= 150);
 }
 console.log(`\nworst ratio against its goal: ${worst.toFixed(2)} (<= 1 meets every goal); the machine's load average: ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
 if (tmp) rmSync(tmp, { recursive: true, force: true });

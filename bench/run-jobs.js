@@ -13,7 +13,7 @@
 //   - the two-core floor of `--jobs 2`: two `--jobs 1` processes at once, each on half of the samples
 //     (nothing shared between them: no event loop, no pack cache, no reader), the wall time of the pair.
 // Prints, per agent and build: the median wall time per jobs count, the scaling curve, the median of the
-// paired ratios `--jobs 2` / `--jobs 1` against the goal (<= 0.6 on two idle cores) and against the floor,
+// paired ratios `--jobs 2` / `--jobs 1` against the goal (<= 0.6 on two idle cores) and against the floor (goal <= 1.1),
 // the CPU per attempt (user + system of the run and every process it started, fixed cost included and
 // apart), the cores busy on average (CPU / wall), and the CPU bound: a run cannot take less wall time
 // than its CPU spread over the cores, so `CPU(--jobs 2) / cores / wall(--jobs 1)` is the best ratio the
@@ -38,6 +38,8 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 24);
 const JOBS = (process.env.BENCH_JOBS ?? "1,2,4").split(",").map(Number);
 const AGENTS = (process.env.BENCH_AGENTS ?? "baseline,oracle").split(",");
 const GOAL = 0.6;
+/** `--jobs 2` against the two-process floor: what the machine allows two attempts at once, whatever it is. */
+const FLOOR_GOAL = 1.1;
 const OWN_BIN = fileURLToPath(new URL("../bin/gitgood.js", import.meta.url));
 
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
@@ -209,7 +211,7 @@ async function main() {
           const cpuBound = median(byWhat.get(2).map((t, i) => t.cpu / cores / byWhat.get(1)[i].wall));
           lines.push(
             `    --jobs 2 / --jobs 1: x${ratio.toFixed(2)} (pairs ${pairs.map((p) => p.toFixed(2)).join(", ")})   goal <= ${GOAL}: ${ratio <= GOAL ? "met" : "missed"}`,
-            `    --jobs 2 / two-process floor: x${floorRatio.toFixed(2)}   CPU bound of --jobs 2 / --jobs 1 (its CPU over ${cores} cores): x${cpuBound.toFixed(2)}`,
+            `    --jobs 2 / two-process floor: x${floorRatio.toFixed(2)} (goal <= ${FLOOR_GOAL}: ${floorRatio <= FLOOR_GOAL ? "met" : "missed"})   CPU bound of --jobs 2 / --jobs 1 (its CPU over ${cores} cores): x${cpuBound.toFixed(2)}`,
           );
           const counted = starts.get(agent);
           if (bin === OWN_BIN && counted !== null) {
@@ -220,6 +222,7 @@ async function main() {
           if (bin === OWN_BIN) {
             const curve = cells.map((c) => `${c.j}: ${c.wall.toFixed(1)} s`).join(", ");
             row(`run --jobs 2 / --jobs 1, ${agent} (${curve}; floor x${(med(floor, (t) => t.wall) / base).toFixed(2)}, CPU bound x${cpuBound.toFixed(2)})`, `<= ${GOAL}`, `${ratio.toFixed(2)}x`, ratio <= GOAL);
+            row(`run --jobs 2 / two --jobs 1 processes on halves at once, ${agent}`, `<= ${FLOOR_GOAL}`, `${floorRatio.toFixed(2)}x`, floorRatio <= FLOOR_GOAL);
           }
         }
       }

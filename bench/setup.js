@@ -8,7 +8,8 @@
 // gitgood's MCR, IR and ICC set-up with a tool-only and a full work tree, each cold (the packs built for
 // this set-up) and warm (the packs taken from the run's cache, as a starting point's second sandbox gets
 // them: IR after ICC of the same chain, a scenario run again). Then the cost of the history depth. Prints
-// medians and the ratio to the floor. The source repository is opened once with its long-lived reader, as a
+// medians, each row's paired ratio to the floor (the median over runs of set-up / floor of that run) and the
+// load averages at the start and end. The source repository is opened once with its long-lived reader, as a
 // run opens it (RepoPool), so its probe and reader are not counted in every set-up. BENCH_RUNS (default 9) runs; BENCH_COMMITS and BENCH_FILES size the
 // synthetic repository. Run with `npm run bench:setup` (it builds dist/ first).
 import { row as benchRow } from "./rows.js";
@@ -26,12 +27,17 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 10_000);
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);
 const DEPTHS = [1, 10, 50, 200, "full"];
-const DEPTH_RUNS = Math.min(RUNS, 5);
+const DEPTH_RUNS = Math.min(RUNS, Number(process.env.BENCH_DEPTH_RUNS ?? 5));
 
 const env = { ...process.env, LC_ALL: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: os.devNull };
 
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 1 << 30 }).trim();
+}
+
+/** The machine's load averages (1, 5, 15 minutes), as `uptime` shows them: other work on the machine slows every row. */
+function uptime() {
+  return os.loadavg().map((l) => l.toFixed(2)).join(", ");
 }
 
 function median(values) {
@@ -82,6 +88,7 @@ async function main() {
     process.stderr.write(`${all.length} samples; setting up ${merges.length} merges and ${chains.length} chains, ${RUNS} runs\n`);
 
     // A run opens each source repository once, with its long-lived reader (RepoPool): so does the bench.
+    const loadBefore = uptime();
     const sources = new RepoPool();
     const source = await sources.get(repo);
     const rows = new Map();
@@ -122,7 +129,7 @@ async function main() {
     }
 
     const depthRows = [];
-    for (const history of DEPTHS) {
+    for (const history of DEPTH_RUNS > 0 ? DEPTHS : []) {
       const ms = [];
       const bytes = [];
       const logged = [];
@@ -140,17 +147,19 @@ async function main() {
       depthRows.push({ history, ms: median(ms), mb: median(bytes) / 1e6, commits: median(logged) });
     }
 
-    const floor = median(rows.get("floor"));
+    const floors = rows.get("floor");
+    // Paired: each set-up over the floor of its own run (measured minutes apart at most, under the same load), then the median.
     const row = (label, key, goal) => {
       const m = median(rows.get(key));
-      const ratio = m / floor;
+      const ratio = median(rows.get(key).map((ms, i) => ms / floors[i % floors.length]));
       const verdict = goal === undefined ? "" : `   goal <= ${goal.toFixed(2)}: ${ratio <= goal ? "met" : "missed"}`;
       if (goal !== undefined) benchRow(`set-up / worktree add: ${label}`, `<= ${goal}`, `${ratio.toFixed(2)}x`, ratio <= goal);
       return `${label.padEnd(46)} ${m.toFixed(1).padStart(9)} ms   x${ratio.toFixed(2)}${verdict}`;
     };
     const lines = [
       `set-up of one scenario: ${repoArg ? repo : "synthetic repository"}, ${commits} commits, ${files} files at the first merge's parent`,
-      `median of ${RUNS} runs, ratio to the floor`,
+      `median of ${RUNS} runs; ratio: median of each set-up over the floor of the same run`,
+      `load: ${loadBefore} at the start, ${uptime()} at the end (${os.availableParallelism()} cores)`,
       row("floor: git worktree add (checks out every file)", "floor"),
       row("git clone --shared --no-checkout + checkout", "clone"),
     ];
@@ -163,15 +172,14 @@ async function main() {
         row(`${scenario} full work tree, packs from the run's cache`, `${scenario} full warm`),
       );
     }
-    lines.push(
-      "",
+    const depthTable = [
       `history depth (tool-only set-up, packs built; median over ${DEPTH_RUNS} MCR and ${DEPTH_RUNS} IR set-ups)`,
       `${"--history".padEnd(10)} ${"commits in git log".padStart(18)} ${"store MB".padStart(9)} ${"set-up ms".padStart(10)}`,
       ...depthRows.map((d) =>
         `${String(d.history).padEnd(10)} ${String(d.commits).padStart(18)} ${d.mb.toFixed(1).padStart(9)} ${d.ms.toFixed(1).padStart(10)}`,
       ),
-      "",
-    );
+    ];
+    lines.push("", ...(depthRows.length > 0 ? depthTable : []), "");
     process.stdout.write(lines.join("\n"));
     await sources.close();
   } finally {

@@ -4,6 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { leaderboardOf } from "../leaderboard/leaderboard.js";
 import { readCutoffs } from "../leaderboard/models.js";
 import { writeLeaderboardSite } from "../leaderboard/site.js";
+import { formatLeaderboard } from "../leaderboard/text.js";
 import { runLabels } from "../report/compare.js";
 import { escapeControls } from "../util/escape.js";
 import type { CliIO } from "./io.js";
@@ -36,6 +37,7 @@ export function leaderboardCommand(io: CliIO): Command {
         { title: flags.title, cutoffs, allowMixed: flags.allowMixed },
       );
       if (board.mixed) io.stderr.write(`${escapeControls(`ranked anyway (--allow-mixed); the runs differ:\n${board.mixed.map((d) => `  ${d}`).join("\n")}`)}\n`);
+      io.stdout.write(`${escapeControls(formatLeaderboard(board))}\n`);
       for (const file of writeLeaderboardSite(flags.out, board)) io.stderr.write(`${escapeControls(`wrote ${file}`)}\n`);
     });
 }

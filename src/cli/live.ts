@@ -57,7 +57,7 @@ function buildCommand(io: CliIO): Command {
       }
       io.stdout.write(
         `${escapeControls(
-          `release of ${summary.repositories} repositories -> ${summary.out}: ${summary.samples} samples kept, ` +
+          `release of ${count(summary.repositories, "repository", "repositories")} -> ${summary.out}: ${count(summary.samples, "sample")} kept, ` +
             `${summary.dropped} of ${summary.tasks} tasks dropped by the QA gate; canary not reached in ${summary.canary.sandboxes} sandboxes and ${summary.canary.files} files`,
         )}\n`,
       );
@@ -67,4 +67,9 @@ function buildCommand(io: CliIO): Command {
 /** `gitgood live`: fresh, dated, leak-checked releases from pinned repositories. */
 export function liveCommand(io: CliIO): Command {
   return new Command("live").description("build dated, contamination-checked releases of Git-work tasks from pinned repositories").addCommand(buildCommand(io));
+}
+
+/** `n` and the noun, singular for one. */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -5,6 +5,8 @@ import path from "node:path";
 /** One entry of a git index: a path at a merge stage, with its mode and object id. */
 export interface IndexEntry {
   path: string;
+  /** The path's bytes as git stores them (`path` reads them as UTF-8). */
+  name: Buffer;
   /** The mode as git writes it in octal (`100644`, `100755`, `120000`, `160000`). */
   mode: string;
   oid: string;
@@ -93,7 +95,12 @@ export function readIndexFile(gitDir: string, file = path.join(gitDir, "index"))
     // A sparse index's directory entry stands for a whole tree: not a file list this reader can give.
     if ((mode & 0o170000) === GITLINK_OR_DIR) return null;
     previous = name;
-    entries.push({ path: name.toString("utf8"), mode: mode.toString(8).padStart(6, "0"), oid, stage: (flags >> 12) & 3 });
+    entries.push({ path: name.toString("utf8"), name, mode: mode.toString(8).padStart(6, "0"), oid, stage: (flags >> 12) & 3 });
+  }
+  // A split index keeps most entries in a shared file its `link` extension names: this file alone is not the list.
+  while (at + 8 <= body) {
+    if (buf.toString("latin1", at, at + 4) === "link") return null;
+    at += 8 + buf.readUInt32BE(at + 4);
   }
   return entries;
 }

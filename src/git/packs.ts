@@ -59,9 +59,10 @@ interface Entry {
 const PACK_CACHE_BUDGET = 2 * 1024 ** 3;
 
 /**
- * Packs built once and copied into every store that needs them: within a run, the IR and ICC sandboxes
- * of a chain share the pack of its base's past, and a scenario run again (with memory, say) reuses all
- * of its packs. Keyed by source and pack content; each pack lives in its own directory below `dir`.
+ * Packs built once and copied into every store that needs them: a scenario run again (with memory, say)
+ * reuses all of its packs, and a store whose plan has one pack of them all (`StorePlan.union`) builds
+ * that one when none of its own packs is here (with `--history full`, which has none, the IR and ICC
+ * sandboxes of a chain share the pack of its base's past). Keyed by source and pack content; each pack lives in its own directory below `dir`.
  * Least recently used packs are removed once the cache holds more than `budget` bytes.
  */
 export class PackCache {
@@ -111,12 +112,22 @@ export class PackCache {
     return entry;
   }
 
+  /**
+   * The packs to install for `plan`: its own packs when the cache holds (or is building) one of them,
+   * so that a pack shared between stores (a chain's past) is built once; else the one pack of them all
+   * where the plan has one, built in one git process.
+   */
+  private specsOf(source: Repo, plan: StorePlan): readonly PackSpec[] {
+    if (!plan.union || plan.packs.some((spec) => this.entries.has(this.key(source, spec)))) return plan.packs;
+    return [plan.union];
+  }
+
   /** Installs the packs of `plan` into `gitDir`, building the ones not in the cache yet. */
   async install(source: Repo, plan: StorePlan, gitDir: string): Promise<void> {
     const taken: Entry[] = [];
     try {
       // The packs of a store are built side by side: each is one git process, and git's work spreads over the cores.
-      const acquired = await Promise.allSettled(plan.packs.map((spec) => this.acquire(source, spec)));
+      const acquired = await Promise.allSettled(this.specsOf(source, plan).map((spec) => this.acquire(source, spec)));
       for (const a of acquired) if (a.status === "fulfilled") taken.push(a.value);
       const failed = acquired.find((a): a is PromiseRejectedResult => a.status === "rejected");
       if (failed) throw failed.reason;
@@ -155,6 +166,6 @@ export class PackCache {
  */
 export async function installStore(source: Repo, plan: StorePlan, gitDir: string, cache: PackCache | null): Promise<void> {
   if (cache) await cache.install(source, plan, gitDir);
-  else await Promise.all(plan.packs.map((spec) => writePack(source, spec, path.join(gitDir, "objects", "pack"))));
+  else await Promise.all((plan.union ? [plan.union] : plan.packs).map((spec) => writePack(source, spec, path.join(gitDir, "objects", "pack"))));
   if (plan.shallow.length > 0) writeFileSync(path.join(gitDir, "shallow"), `${plan.shallow.join("\n")}\n`);
 }

@@ -43,6 +43,11 @@ export class Repo {
     readonly version: GitVersion,
     /** Extra environment for every git process run in the repository (a sandbox's, say). */
     private readonly env: Readonly<Record<string, string>>,
+    /**
+     * The git directory is gitgood's own (a sandbox's private one, which no agent writes): its files, the
+     * index say, may be read without a git process.
+     */
+    readonly ownGitDir = false,
   ) {}
 
   /**
@@ -96,7 +101,7 @@ export class Repo {
    */
   static own(workDir: string, gitDir: string, env: Readonly<Record<string, string>>, version: GitVersion): Repo {
     const shallow = existsSync(path.join(gitDir, "shallow"));
-    return new Repo(workDir, gitDir, path.join(gitDir, "objects"), false, shallow, false, version, env);
+    return new Repo(workDir, gitDir, path.join(gitDir, "objects"), false, shallow, false, version, env, true);
   }
 
   private static async fromProbe(

@@ -40,6 +40,24 @@ export interface PackSpec {
 export interface StorePlan {
   readonly packs: readonly PackSpec[];
   readonly shallow: readonly string[];
+  /**
+   * One pack holding exactly the objects of all of `packs` together, for a set-up that has to build
+   * every one of them: one git process instead of one per pack (see `unionOfPast`).
+   */
+  readonly union?: PackSpec;
+}
+
+/**
+ * The one pack holding the objects of `past` (a commit's past, cut at its shallow boundary) and of
+ * `rest`, whose objects are reachable from its tips and not from `past`'s commit (`rest.exclude`,
+ * the commit or its tree): walking `rest`'s tips and the past's commit with the past's boundary reaches
+ * both sets and nothing more, because the tips reach below `past`'s commit only through it (a chain
+ * holds no merge) or not at all (a tree). Anything the excluded commit or tree reaches is in the past.
+ * None for the full history: a past that large is better packed once and shared (the IR and ICC
+ * stores of a chain) than packed again in each store to save a process.
+ */
+function unionOfPast(past: PackSpec, rest: PackSpec, depth: HistoryDepth): { union?: PackSpec } {
+  return depth === "full" ? {} : { union: { tips: [...rest.tips, ...past.tips], exclude: [], shallow: past.shallow } };
 }
 
 function lines(text: string): string[] {
@@ -60,6 +78,27 @@ async function readParents(source: Repo, args: readonly string[], into: Parents,
 async function mergeBases(repo: Repo, a: string, others: readonly string[], env?: Record<string, string>): Promise<string[]> {
   const r = await repo.run(["merge-base", "--all", a, ...others], { okCodes: [0, 1], env });
   return lines(r.stdout.toString("utf8")).sort();
+}
+
+/**
+ * The merge base of `p1` and `p2` and the commits between them and it, with their parents, from one
+ * `git rev-list --parents --boundary p1...p2`, where the merge has one merge base; else null (the caller
+ * asks `git merge-base --all`). The walk lists the commits reachable from one parent and not the other
+ * (`between`) and, as boundary, their parents that both reach. Every best common ancestor is among those
+ * parents (the commit above it on a path from a parent that reaches it is not common, or it would not be
+ * best), and every common ancestor is below a best one: so a boundary of one commit is the one merge
+ * base, every common ancestor is below it, and `between` is exactly what `p1 p2 ^base` lists.
+ */
+async function oneBaseWalk(source: Repo, p1: string, p2: string): Promise<{ base: string; between: Parents } | null> {
+  const between: Parents = new Map();
+  const boundary: string[] = [];
+  for (const line of lines(await source.text(["rev-list", "--parents", "--boundary", `${p1}...${p2}`]))) {
+    const [first = "", ...parents] = line.split(" ");
+    if (first.startsWith("-")) boundary.push(first.slice(1));
+    else between.set(first, parents);
+  }
+  const [base] = boundary;
+  return boundary.length === 1 && base !== undefined ? { base, between } : null;
 }
 
 /** One merge-base question a merge asks, with the answer in the whole history. */
@@ -109,13 +148,14 @@ function boundaryOf(keep: Parents, tips: readonly string[], inherited: readonly 
 
 /**
  * The commits a cut keeps with their parents: everything between `tips` and `bottoms` (reachable from a
- * tip and not from a bottom) and the first `depth - 1` first-parent commits from each bottom on, whose
- * parents (the `depth`-th, and the other parents of merges) end the history.
+ * tip and not from a bottom; `between` when the caller has walked it already) and the first `depth - 1`
+ * first-parent commits from each bottom on, whose parents (the `depth`-th, and the other parents of
+ * merges) end the history.
  */
-async function keptCommits(source: Repo, tips: readonly string[], bottoms: readonly string[], depth: number): Promise<Kept> {
-  const keep: Parents = new Map();
+async function keptCommits(source: Repo, tips: readonly string[], bottoms: readonly string[], depth: number, between?: Parents): Promise<Kept> {
+  const keep: Parents = new Map(between ?? []);
   const below: Parents = new Map();
-  if (tips.some((t) => !bottoms.includes(t))) {
+  if (between === undefined && tips.some((t) => !bottoms.includes(t))) {
     await readParents(source, ["--stdin"], keep, `${[...tips, ...bottoms.map((b) => `^${b}`)].join("\n")}\n`);
   }
   if (depth > 1) for (const b of bottoms) await firstParentsOf(source, b, depth - 1, below);
@@ -195,9 +235,16 @@ const WIDENINGS = 6;
  * the commits on the paths from that commit to the bottoms are kept too, until every answer is the same
  * as in the whole history (or, failing that, the whole history is kept).
  */
-async function mergeCut(source: Repo, tips: readonly string[], queries: readonly BaseQuery[], bottoms: readonly string[], depth: number): Promise<string[]> {
+async function mergeCut(
+  source: Repo,
+  tips: readonly string[],
+  queries: readonly BaseQuery[],
+  bottoms: readonly string[],
+  depth: number,
+  between?: Parents,
+): Promise<string[]> {
   const inherited = sourceShallow(source);
-  const { keep, below } = await keptCommits(source, tips, bottoms, depth);
+  const { keep, below } = await keptCommits(source, tips, bottoms, depth, between);
   const first = boundaryOf(keep, tips, inherited);
   if (queries.length === 1 && bottoms.length === 1 && inherited.length === 0 && reachedFromBottom(first, bottoms[0] as string, below)) return first;
   for (let round = 0; round < WIDENINGS; round++) {
@@ -218,6 +265,13 @@ async function mergeCut(source: Repo, tips: readonly string[], queries: readonly
  * anything after it.
  */
 export async function mergeStore(source: Repo, p1: string, p2: string, depth: HistoryDepth): Promise<StorePlan> {
+  // One walk answers both questions where the merge has one base (a shallow source keeps git's own answer).
+  const walked = depth === "full" || source.shallow ? null : await oneBaseWalk(source, p1, p2);
+  if (walked && depth !== "full") {
+    const queries = [{ a: p1, others: [p2], bases: [walked.base] }];
+    const shallow = await mergeCut(source, [p1, p2], queries, [walked.base], depth, walked.between);
+    return { packs: [{ tips: [p1, p2], exclude: [], shallow }], shallow };
+  }
   const queries: BaseQuery[] = [];
   const bottoms = new Set<string>();
   await mergeQueries(source, p1, [p2], queries, bottoms);
@@ -239,7 +293,8 @@ async function pastPack(source: Repo, base: string, depth: HistoryDepth): Promis
  */
 export async function chainStore(source: Repo, base: string, tip: string, depth: HistoryDepth): Promise<StorePlan> {
   const past = await pastPack(source, base, depth);
-  return { packs: [past, { tips: [tip], exclude: [base], shallow: [] }], shallow: past.shallow };
+  const chain = { tips: [tip], exclude: [base], shallow: [] };
+  return { packs: [past, chain], shallow: past.shallow, ...unionOfPast(past, chain, depth) };
 }
 
 /**
@@ -249,7 +304,8 @@ export async function chainStore(source: Repo, base: string, tip: string, depth:
  */
 export async function treeStore(source: Repo, base: string, baseTree: string, tree: string, depth: HistoryDepth): Promise<StorePlan> {
   const past = await pastPack(source, base, depth);
-  return { packs: [past, { tips: [tree], exclude: [baseTree], shallow: [] }], shallow: past.shallow };
+  const tip = { tips: [tree], exclude: [baseTree], shallow: [] };
+  return { packs: [past, tip], shallow: past.shallow, ...unionOfPast(past, tip, depth) };
 }
 
 /**

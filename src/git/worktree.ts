@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import type { Person } from "./commits.js";
 import { showPath } from "./paths.js";
+import { readIndexFile } from "./index-file.js";
 import { headCommit } from "./refs.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 
@@ -34,8 +35,29 @@ interface UnmergedEntry {
   stages: IndexStage[];
 }
 
-/** The unmerged entries of the index, in git's (byte) order, from `git ls-files -u -z`. */
+/** The unmerged entries of the index file of gitgood's own git directory, read without git; null where git must read it. */
+function unmergedOfOwnIndex(repo: Repo): UnmergedEntry[] | null {
+  if (!repo.ownGitDir) return null;
+  const index = readIndexFile(repo.gitDir);
+  if (index === null) return null;
+  const entries: UnmergedEntry[] = [];
+  for (const e of index) {
+    if (e.stage === 0) continue;
+    const last = entries[entries.length - 1];
+    const side = { stage: e.stage, mode: e.mode, oid: e.oid };
+    if (last?.path.equals(e.name)) last.stages.push(side);
+    else entries.push({ path: e.name, stages: [side] });
+  }
+  return entries;
+}
+
+/**
+ * The unmerged entries of the index, in git's (byte) order: read from the index file when the git
+ * directory is gitgood's own (a sandbox's), else from `git ls-files -u -z`.
+ */
 export async function unmergedEntries(repo: Repo): Promise<UnmergedEntry[]> {
+  const own = unmergedOfOwnIndex(repo);
+  if (own !== null) return own;
   const out = (await repo.run(["ls-files", "-u", "-z"])).stdout;
   const entries: UnmergedEntry[] = [];
   for (let at = 0; at < out.length; ) {

@@ -127,14 +127,14 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
     const scratchRoot = path.join(work, "sources");
     const mined: Mined[] = [];
     for await (const m of mapPool(opts.pins.repositories, opts.jobs, (pin) => minePin(pin, opts.pins, opts, scratchRoot))) {
-      step(`mined ${m.pin.name} at ${m.pin.commit.slice(0, 12)}: ${m.samples.length} samples`);
+      step(`mined ${m.pin.name} at ${m.pin.commit.slice(0, 12)}: ${m.samples.length} sample${m.samples.length === 1 ? "" : "s"}`);
       mined.push(m);
     }
     mined.sort((a, b) => (a.pin.name < b.pin.name ? -1 : a.pin.name > b.pin.name ? 1 : 0));
     const samples = mined.flatMap((m) => m.samples).sort(byId);
     const canaries = mined.map((m) => m.canary);
     const ledger: CanaryLedger = { sandboxes: 0, files: 0, hits: [] };
-    step(`QA gate: ${samples.length} samples, each by the oracle and the untouched start`);
+    step(`QA gate: ${samples.length} sample${samples.length === 1 ? "" : "s"}, each by the oracle and the untouched start`);
     const gate = await runGate(samples, { scratchRoot, workDir: work, jobs: opts.jobs, canaries, ledger });
     for (const dir of gate.runDirs) {
       const scanned = scanFiles(dir, canaryNeedles(canaries), `gate run ${path.basename(dir)}`);

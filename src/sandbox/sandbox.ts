@@ -1,12 +1,15 @@
-import { lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { RunResult } from "../git/process.js";
 import type { Repo, RunOptions } from "../git/repo.js";
+import { checkoutDetached } from "../git/apply.js";
+import { readIndexFile } from "../git/index-file.js";
 import { installStore, type PackCache } from "../git/packs.js";
 import { initOwnSandboxRepo, openOwnSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
 import type { StorePlan } from "../git/store.js";
 import { removeAtExit } from "../util/cleanup.js";
+import { removeUntracked } from "./clean-tree.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { publishGitView } from "./git-view.js";
 import { SHARED_AT, defaultIsolation, isolates, type Isolation, type LimitName } from "./isolation.js";
@@ -239,6 +242,51 @@ export class Sandbox {
 
   get isRemoved(): boolean {
     return this.removed;
+  }
+
+  /**
+   * Makes a sandbox whose programs all ran jailed what `create` with `store` and a checkout of `rev` would
+   * make, without making it again (an evaluation sandbox taken for the next instance of its environment).
+   * The old object store is set aside (borrowed by the checkout alone, then deleted), `store` installed in
+   * a new one; everything the work tree holds that the index does not track is removed (as `git clean
+   * -ffdx` would, in this process: untracked and ignored files, nested repositories, the agent's `.git`
+   * view), and `rev` is checked out over it with `-f`, so git writes only the files that differ. Returns false, changing nothing, where a fresh sandbox is needed
+   * instead: a program ran unjailed here (it could have written gitgood's own git directory), one ran into
+   * a limit, `store` changes whether the history is cut (the handle's shallow flag is fixed), or the index
+   * cannot be read here.
+   */
+  async renew(source: Repo, store: StorePlan, packs: PackCache | null, rev: string): Promise<boolean> {
+    if (this.removed || this.firstLimit !== null || !isolates(this.isolation) || store.shallow.length > 0 !== this.repo.shallow) return false;
+    const own = this.ownGitDir;
+    const tracked = readIndexFile(own);
+    if (tracked === null) return false;
+    const objects = path.join(own, "objects");
+    const retired = this.privatePath("retired-objects");
+    rmSync(retired, { recursive: true, force: true });
+    renameSync(objects, retired);
+    mkdirSync(path.join(objects, "pack"), { recursive: true });
+    mkdirSync(path.join(objects, "info"));
+    const alternates = path.join(objects, "info", "alternates");
+    writeFileSync(alternates, `${retired}\n`);
+    rmSync(path.join(own, "shallow"), { force: true });
+    await this.repo.close();
+    this.repo.keepReader();
+    try {
+      await installStore(source, store, own, packs);
+      removeUntracked(this.workDir, tracked.map((e) => e.path));
+      rmSync(path.join(this.workDir, ".git"), { recursive: true, force: true });
+      await checkoutDetached(this.repo, rev);
+    } finally {
+      rmSync(alternates, { force: true });
+      rmSync(retired, { recursive: true, force: true });
+      for (const name of ["logs", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "packed-refs"]) rmSync(path.join(own, name), { recursive: true, force: true });
+      // The reader may have opened the retired packs: a new one sees the new store alone.
+      await this.repo.close();
+      this.repo.keepReader();
+    }
+    this.disk = { baseline: null };
+    this.viewStale = false;
+    return true;
   }
 
   /** Removes the sandbox directory and ends its git reader. Safe to call twice. */

@@ -25,6 +25,7 @@ import type { PackCache } from "../git/packs.js";
 import { commitStore } from "../git/store.js";
 import { runPackCache } from "../sandbox/packs.js";
 import { sandboxRoot } from "../sandbox/sweep.js";
+import { isolates } from "../sandbox/isolation.js";
 import { Sandbox } from "../sandbox/sandbox.js";
 import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
@@ -105,6 +106,63 @@ export async function sandboxAt(source: Repo, sample: SweSample, label: string, 
     sandbox.remove();
     throw err;
   }
+}
+
+/**
+ * Evaluation sandboxes that finished an evaluation cleanly, kept idle for the next evaluation of the same
+ * project and environment target under the same isolation and sandbox root: renewed for its instance's
+ * `base_commit` (`Sandbox.renew`: the store replaced, the work tree cleaned and checked out by git), never
+ * made again. One is kept per key, a few keys at most; the process's exit removes them.
+ */
+const idleSandboxes = new Map<string, Sandbox>();
+const IDLE_SANDBOXES = 4;
+
+function idleKey(source: Repo, sample: SweSample, opts: SweOptions): string {
+  return JSON.stringify([sandboxRoot(), source.gitDir, sample.scenario.repo, sample.scenario.version, opts.isolation ?? null]);
+}
+
+/** A sandbox at `base_commit` for an evaluation: an idle one of its key renewed where there is one, else a new one. */
+async function evaluationSandbox(source: Repo, sample: SweSample, opts: SweOptions): Promise<Sandbox> {
+  const key = idleKey(source, sample, opts);
+  const idle = idleSandboxes.get(key);
+  if (idle) {
+    idleSandboxes.delete(key);
+    try {
+      const base = sample.scenario.base_commit;
+      if (await idle.renew(source, await commitStore(source, base, 1), evaluationPacks(opts), base)) {
+        idle.publishFresh();
+        return idle;
+      }
+    } catch {
+      // A sandbox that cannot be renewed is not used: a new one is made as if there were none.
+    }
+    idle.remove();
+  }
+  return sandboxAt(source, sample, `${sample.id}-eval`, opts);
+}
+
+/** Keeps a sandbox whose evaluation finished cleanly for the next one of its key (one per key); removes any other. */
+function releaseEvaluationSandbox(sandbox: Sandbox, source: Repo, sample: SweSample, opts: SweOptions, clean: boolean): void {
+  const key = idleKey(source, sample, opts);
+  // Tests that ran unjailed could have written anywhere, gitgood's own git directory included: that sandbox goes.
+  if (!clean || sandbox.isRemoved || sandbox.limitHit !== null || !isolates(sandbox.isolation) || idleSandboxes.has(key)) {
+    sandbox.remove();
+    return;
+  }
+  if (idleSandboxes.size >= IDLE_SANDBOXES) {
+    const [oldest] = idleSandboxes;
+    if (oldest) {
+      idleSandboxes.delete(oldest[0]);
+      oldest[1].remove();
+    }
+  }
+  idleSandboxes.set(key, sandbox);
+}
+
+/** Removes the idle evaluation sandboxes this process keeps (they go at its exit otherwise). */
+export function removeIdleEvaluationSandboxes(): void {
+  for (const sandbox of idleSandboxes.values()) sandbox.remove();
+  idleSandboxes.clear();
 }
 
 /** Where `--env-setup llm` saves the spec of a repository × version that a model set up (and finds it again). */
@@ -303,9 +361,11 @@ export async function evaluatePatch(
     timings: { environment_s: 0, apply_s: 0, tests_s: 0 },
   };
   let sandbox: Sandbox | null = null;
+  // Whether the evaluation ran to its end, its tests neither out of time nor cancelled: only then is its sandbox kept for the next.
+  let clean = false;
   try {
     let started = Date.now();
-    sandbox = await sandboxAt(source, sample, `${sample.id}-eval`, opts);
+    sandbox = await evaluationSandbox(source, sample, opts);
     // The paths of base_commit, from the index its checkout just wrote (null where it cannot be read here).
     const basePaths = readIndexFile(sandbox.ownGitDir)?.map((e) => e.path);
     const env = await environmentFor(sandbox, sample, opts, signal);
@@ -346,6 +406,7 @@ export async function evaluatePatch(
     };
     result.status = sweStatus(result.patch_applied, result.fail_to_pass, result.pass_to_pass);
     result.resolution = sweResolution(result.patch_applied, result.fail_to_pass, result.pass_to_pass);
+    clean = !run.timedOut && signal?.aborted !== true;
     return result;
   } catch (err) {
     const e = toGitGoodError(err);
@@ -354,6 +415,6 @@ export async function evaluatePatch(
     result.error = { code: e.code, message: e.message, ...(isGitGoodError(err) && Object.keys(e.data).length > 0 ? { data: e.data } : {}) };
     return result;
   } finally {
-    sandbox?.remove();
+    if (sandbox) releaseEvaluationSandbox(sandbox, source, sample, opts, clean);
   }
 }

@@ -54,7 +54,7 @@ describe("gitgood run --agent a2a --url URL", () => {
       expect(again.stderr).toMatch(/\(already done\)/);
       expect(p.received).toHaveLength(1);
     }
-  });
+  }, 180_000);
 
   it("without --url is one line of wrong usage", async () => {
     const r = await gitgood(["run", fx.samples, "--repos", fx.repos, "--agent", "a2a"]);

@@ -123,7 +123,7 @@ describe("export harbor --check: a task that fails the gate is reported and left
     expect(dockerfile).toContain('RUN ["sh","-c","echo set-up from the spec"]\n');
     expect(dockerfile).toContain('RUN ["sh","-c","if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e . || python -m pip install --no-build-isolation -e . ; fi"]\n');
     expect(dockerfile).not.toContain("--no-deps");
-  });
+  }, 180_000);
 
   it("a SWE task runs the environment's own test command: an --env-spec whose test command overrides addopts passes the check", async () => {
     const env = { GITGOOD_CACHE_DIR: cache.dir };
@@ -143,7 +143,7 @@ describe("export harbor --check: a task that fails the gate is reported and left
     const log = readFileSync(path.join(verified.logs, "verifier", "pytest.log"), "utf8");
     expect(log).toContain("PASSED tests/test_sub.py::test_sub");
     expect(log).not.toContain("test_unnamed");
-  });
+  }, 180_000);
 
   it("refuses an --env-spec file that does not exist, in one line", async () => {
     const r = await gitgood(["export", "harbor", instances, path.join(scratch, "none"), "--repo", swe.fixture.dir, "--env-spec", path.join(scratch, "missing.yaml")]);

@@ -142,10 +142,21 @@ describe("aborting a request", () => {
     try {
       const client = new OpenAIChatClient({ model: "m", baseURL: server.url, apiKey: "k", maxRetries: 4 });
       const controller = new AbortController();
+      // The client waits to retry once the request's abort listener is gone (the 429 was read) and the wait's
+      // has taken its place: two listeners again (the wait's and the link to the request's own signal) after
+      // the second removal (the first ends the wait for the SDK's import).
+      let removed = 0;
+      const remove = controller.signal.removeEventListener.bind(controller.signal);
+      controller.signal.removeEventListener = (...args: Parameters<AbortSignal["removeEventListener"]>) => {
+        removed++;
+        remove(...args);
+      };
       const pending = client.complete({ ...ask, signal: controller.signal });
-      while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
-      // Let the client read the 429 and start waiting the 50 s the server asked for.
-      await new Promise((r) => setTimeout(r, 300));
+      const deadline = Date.now() + 10_000;
+      while (!(removed >= 2 && server.requests.length === 1 && getEventListeners(controller.signal, "abort").length === 2)) {
+        if (Date.now() > deadline) throw new Error("the client never started waiting to retry");
+        await new Promise((r) => setTimeout(r, 10));
+      }
       controller.abort();
       await expect(pending).rejects.toMatchObject({ code: "ABORTED" });
       expect(server.requests).toHaveLength(1);

@@ -267,10 +267,18 @@ describe("the shared connection limit", () => {
     const limits = clients.map((c) => new SharedConnectionLimit(c, `gitgood:${a.name}:connections`, 2));
     let inFlight = 0;
     let peak = 0;
+    let started = 0;
+    // Each request holds its slot until a second one is in flight beside it (or no other can come): the
+    // limit is reached by events, not by how long a request happens to take; a limit stricter than 2 stalls here.
     const request = async (): Promise<void> => {
       inFlight++;
+      started++;
       peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 30));
+      const deadline = Date.now() + 30_000;
+      while (inFlight < 2 && started < 12) {
+        if (Date.now() > deadline) throw new Error("no second request came in flight");
+        await new Promise((r) => setTimeout(r, 5));
+      }
       inFlight--;
     };
     await Promise.all(Array.from({ length: 12 }, (_, i) => limits[i % 2]?.run(request, undefined, "m")));

@@ -90,7 +90,7 @@ describe("--budget-usd", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("--budget-usd needs prices for every model the run pays for; none for tiny");
     expect(existsSync(out)).toBe(false);
-  });
+  }, 180_000);
 
   it("refuses a budget that is not a positive number", async () => {
     const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", path.join(fx.scratch("budget-bad"), "run"), "--budget-usd", "-3"], { env });

@@ -79,7 +79,7 @@ describe("gitgood run and report", () => {
     expect(new Set(b.map((x) => x[0])).size).toBe(4);
     // The sandbox of the killed sample was swept; nothing is left behind.
     expect(readdirSync(env.GITGOOD_SANDBOX_ROOT!).filter((d) => !d.startsWith("."))).toEqual([]);
-  });
+  }, 180_000);
 
   it("refuses bad usage with one line", async () => {
     const both = await gitgood(["run", samplesFile, "--repo", fx.dir, "--repos", fx.dir], { env });

@@ -153,5 +153,5 @@ describe("run.json", () => {
     const again = spawnSync(process.execPath, [BIN, ...args, "--judge", judges], { env: { ...process.env, ...env }, encoding: "utf8" });
     expect(again.status, again.stderr).toBe(0);
     expect(JSON.parse(readFileSync(runJson, "utf8")).judges).toEqual(["a".repeat(600), "b".repeat(600)]);
-  });
+  }, 180_000);
 });

@@ -1,12 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/index.js";
 import type { ChainSample, Sample } from "../../src/dataset/sample.js";
-import { PackCache } from "../../src/git/packs.js";
+import { installStore, PackCache } from "../../src/git/packs.js";
 import { Repo } from "../../src/git/repo.js";
+import { chainStore, treeStore } from "../../src/git/store.js";
 import { runConfig } from "../../src/runs/config.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import { RunStore } from "../../src/runs/store.js";
@@ -14,6 +15,7 @@ import { runPackCache } from "../../src/sandbox/packs.js";
 import { setupScenario } from "../../src/scenarios/index.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { fixtureEnv } from "../helpers/fixture.js";
+import { countGitProcesses } from "../helpers/git-count.js";
 import { buildRunFixture } from "../helpers/runs.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
 
@@ -49,18 +51,56 @@ function cached(dir: string): Map<string, number> {
   return out;
 }
 
+/** The object ids the packs of the object store of `gitDir` hold, sorted. */
+function objectsIn(gitDir: string): string[] {
+  const dir = path.join(gitDir, "objects", "pack");
+  const ids = readdirSync(dir)
+    .filter((n) => n.endsWith(".idx"))
+    .flatMap((n) =>
+      execFileSync("git", ["show-index"], { input: readFileSync(path.join(dir, n)), encoding: "utf8" })
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split(" ")[1] as string),
+    );
+  return [...new Set(ids)].sort();
+}
+
 function packsOf(workDir: string): string[] {
   return readdirSync(path.join(workDir, ".git", "objects", "pack")).filter((n) => n.endsWith(".pack"));
 }
 
 describe("the pack cache of a run", () => {
-  it("builds the past of a chain's base once for its IR and ICC sandboxes, and copies (never links) packs into them", async () => {
+  it("builds one pack for a cold IR or ICC store (one git process), holding exactly the objects of its packs", async () => {
+    const source = await Repo.open(fx.dir);
+    const rev = (r: string): string => execFileSync("git", ["rev-parse", r], { cwd: fx.dir, encoding: "utf8" }).trim();
+    const base = rev(`${chain.scenario.oldest_commit}^`);
+    const tip = rev(chain.scenario.newest_commit);
+    for (const plan of [await chainStore(source, base, tip, 2), await treeStore(source, base, rev(`${base}^{tree}`), rev(`${tip}^{tree}`), 2)]) {
+      expect(plan.union).toBeDefined();
+      expect(plan.shallow.length).toBeGreaterThan(0);
+      const split = tempDir("gitgood-store-");
+      const one = tempDir("gitgood-store-");
+      await installStore(source, { packs: plan.packs, shallow: plan.shallow }, split, null);
+      const { processes } = await countGitProcesses(() => installStore(source, plan, one, null));
+      expect(processes).toBe(1);
+      expect(objectsIn(one)).toEqual(objectsIn(split));
+    }
+    const cache = new PackCache(tempDir("gitgood-packs-"));
+    const { processes } = await countGitProcesses(async () => (await setupScenario(chain, fx.dir, { scenario: "IR", packs: cache, history: 2 })).close());
+    expect(processes).toBeGreaterThan(0);
+    expect(cached(cache.dir).size).toBe(2); // one pack and its index
+    // With the full history there is no one pack of them all: the past is built once and shared.
+    expect((await chainStore(source, base, tip, "full")).union).toBeUndefined();
+    await source.close();
+  });
+
+  it("builds the past of a chain's base once for its IR and ICC sandboxes (full history), and copies (never links) packs into them", async () => {
     const dir = tempDir("gitgood-packs-");
     const cache = new PackCache(dir);
-    const ir = await setupScenario(chain, fx.dir, { scenario: "IR", packs: cache, history: 2 });
+    const ir = await setupScenario(chain, fx.dir, { scenario: "IR", packs: cache, history: "full" });
     const afterIr = cached(dir);
     expect(afterIr.size).toBe(4); // the base's past and the chain: a pack and an index each
-    const icc = await setupScenario(chain, fx.dir, { scenario: "ICC", packs: cache, history: 2 });
+    const icc = await setupScenario(chain, fx.dir, { scenario: "ICC", packs: cache, history: "full" });
     const afterIcc = cached(dir);
     expect(afterIcc.size).toBe(6); // the tip's tree is the only new pack
     for (const [file, ino] of afterIr) expect(afterIcc.get(file)).toBe(ino);

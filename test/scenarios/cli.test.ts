@@ -84,7 +84,7 @@ describe("gitgood env / tool", () => {
     expect(final.final_state.tree).toBe(mergeFx.git("rev-parse", `${merge}^{tree}`));
     expect(existsSync(out.sandbox)).toBe(false);
     expect(snapshot(mergeFx)).toEqual(before);
-  });
+  }, 180_000);
 
   it("prints text output, lists tools, finds the only live sandbox, and finishes an ICC scenario", async () => {
     const env = await cli(["env", samples, "--id", "acme_widgets_file_commit_chain_0001", "--repo", chainFx.dir, "--scenario", "icc"]);

@@ -3,10 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSample, MergeSample } from "../../src/dataset/sample.js";
-import type { HistoryDepth } from "../../src/git/store.js";
+import { Repo } from "../../src/git/repo.js";
+import { mergeStore, type HistoryDepth } from "../../src/git/store.js";
 import { setupScenario } from "../../src/scenarios/index.js";
 import type { LiveScenario } from "../../src/scenarios/types.js";
 import { Fixture, fixtureEnv } from "../helpers/fixture.js";
+import { countGitProcesses } from "../helpers/git-count.js";
 import { chainSample, mergeSample, useSandboxRoot } from "../helpers/scenarios.js";
 
 let root: ReturnType<typeof useSandboxRoot>;
@@ -163,6 +165,18 @@ describe("an MCR sandbox holds the parents' history and no answer", () => {
     const full = await start(m.sample, m.fx.dir, { history: "full" });
     expect(log(full, "HEAD")).toEqual([p1, ...[...c].reverse()]);
     expect(shallowOf(full)).toEqual([]);
+  });
+
+  it("plans the store of a merge with one merge base from one git walk (its base and the commits above it), as git merge-base says", async () => {
+    const [p1, p2] = m.sample.scenario.parents;
+    const source = (await Repo.open(m.fx.dir)).keepReader();
+    await source.reader?.read("HEAD");
+    const { result, processes, commands } = await countGitProcesses(() => mergeStore(source, p1, p2, 3));
+    await source.close();
+    expect(commands).toEqual([`rev-list --parents --boundary ${p1}...${p2}`]);
+    expect(processes).toBe(1);
+    expect(m.fx.git("merge-base", "--all", p1, p2)).toBe(m.old[5]);
+    expect(result.shallow).toEqual([m.old[3]]);
   });
 
   it("leaves the same conflicts as a plain git merge, whatever the history and work tree", async () => {

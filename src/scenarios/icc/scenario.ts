@@ -116,10 +116,14 @@ export class IccScenario extends ScenarioBase<IccData> implements IccHost {
   async commitRest(message: string): Promise<string> {
     if (this.data.done) throw new GitGoodError("NOTHING_TO_COMMIT", "everything is committed already");
     await readTreeIntoIndex(this.sandbox.repo, this.data.chain.tipTree);
-    return this.commitIndex(message);
+    return this.commitIndex(message, true);
   }
 
-  private async commitIndex(message: string): Promise<string> {
+  /**
+   * Commits the index with the chain's people and dates. `wholeTip`: the index holds the tip's tree, so
+   * after the commit nothing is left to commit and no diff of HEAD to the tip is needed to say so.
+   */
+  private async commitIndex(message: string, wholeTip = false): Promise<string> {
     this.left = null;
     const file = privateText(this.sandbox, "commit-message.txt", message.endsWith("\n") ? message : `${message}\n`);
     const oid = await commitStaged(this.sandbox.repo, {
@@ -131,7 +135,7 @@ export class IccScenario extends ScenarioBase<IccData> implements IccHost {
       await resetIndex(this.sandbox.repo);
       throw err;
     });
-    this.left = null;
+    this.left = wholeTip ? Promise.resolve({ files: [], hunks: [], others: [] }) : null;
     this.data.done = (await this.remaining()).files.length === 0;
     return oid;
   }
