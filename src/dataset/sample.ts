@@ -48,7 +48,8 @@ export type MergeScenario = z.infer<typeof MergeScenarioSchema>;
 /**
  * Validates a file-commit chain scenario: `times_seen_consecutively` commits in a row on `branch` that change `file`,
  * from `oldest_commit` to `newest_commit`. `purity` (0 to 1, two decimals) is the share of the chain's changed lines
- * that fall in `file`; `non_pl_files` lists the other files the chain touches, when there are any.
+ * that fall in `file`; `non_pl_files` lists the files the chain changes that are in none of the mined languages,
+ * when there are any.
  */
 export const ChainScenarioSchema = z.object({
   file: z.string(),
