@@ -56,7 +56,7 @@ export interface LiveScenario {
 export interface ScenarioSession<L extends LiveScenario = LiveScenario> {
   readonly scenario: L;
   readonly context: InitialContext;
-  /** Counts one more turn of the agent against its turn limit; called before each model request or scripted step. */
+  /** Counts one more turn against the turn limit; an agent calls it as it starts each turn (a model request, a scripted step). */
   beginTurn(): void;
   /** Runs one tool call and records it in the trajectory (see `LiveScenario.callTool` for what throws). */
   call(tool: string, args: unknown): Promise<ScenarioToolResult>;
