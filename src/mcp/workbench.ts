@@ -202,7 +202,7 @@ export class Workbench implements Bench {
 
   /**
    * The tools to list now: the bench's own, the open scenario's (or every scenario's, with `allTools`), and the
-   * memory operations; each with the destructive hint MCP clients are shown (set for the scenario's tools).
+   * memory operations; each with the destructive hint MCP clients are shown (set for the scenario's tools and finish_scenario).
    */
   offered(): OfferedTool[] {
     if (this.attached) return this.attachedTools(this.attached);
