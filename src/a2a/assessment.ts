@@ -59,6 +59,10 @@ function requestSchema(names: readonly string[]) {
     .strict();
 }
 
+/**
+ * An assessment request's `config`, checked: the dataset and repositories to use, which samples and scenarios, the
+ * time limit per instance (seconds), the judges, and the run settings a request may ask for.
+ */
 export type AssessmentConfig = z.infer<ReturnType<typeof configSchema>>;
 
 /** An assessment request, checked: one participant, what to run, and how. */

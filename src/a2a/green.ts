@@ -26,6 +26,7 @@ import { assessmentResult } from "./result.js";
 /** Seconds per instance when the request says nothing. */
 export const DEFAULT_INSTANCE_TIMEOUT = 1800;
 
+/** How the green (assessor) executor runs assessments: where runs go, what requests may name, and its limits. */
 export interface GreenOptions {
   /** Each assessment's run directory is made here, named after its task id. */
   outDir: string;
@@ -45,6 +46,7 @@ export interface GreenOptions {
   isolation?: Isolation;
   /** The operator's run settings (`a2a serve`'s options): the most a request may ask for (default: every default). */
   spec?: RunSpec;
+  /** Receives one line per event of a task (started, each instance finished, failed, cancelled), without a newline. */
   log: (line: string) => void;
 }
 

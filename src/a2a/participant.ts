@@ -115,8 +115,11 @@ async function toolLoop(model: ModelClient, system: string, task: string, box: T
   return last;
 }
 
+/** How the participant executor works a task: its model, its turn limit, and how a family's task runs commands. */
 export interface ParticipantOptions {
+  /** The model that plays the participant. */
   model: ModelClient;
+  /** Most model requests for one task (default: DEFAULT_PARTICIPANT_TURNS). */
   maxTurns?: number;
   /** How a family's task (a SWE task) isolates its commands (default: namespaces where bubblewrap runs, else none). */
   isolation?: Isolation;
@@ -126,6 +129,7 @@ export interface ParticipantOptions {
   sharedDir?: string;
   /** Most bytes of files a family's task may name. */
   maxRepoBytes?: number;
+  /** Receives one line per event of a task, without a newline. */
   log: (line: string) => void;
 }
 

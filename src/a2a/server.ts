@@ -12,10 +12,12 @@ import { errnoCode } from "../util/errno.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
+/** The path the agent card is served at, for discovery (public, also when the server requires a token). */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 /** Requests may carry whole problem statements and patches: far above express's default of 100 KB. */
 const BODY_LIMIT = "64mb";
 
+/** What `agentCard` builds a card from: the agent's name and purpose, where it is reached, and its skills. */
 export interface CardInfo {
   name: string;
   description: string;
@@ -87,9 +89,11 @@ export interface A2aServeOptions {
   access: AccessPolicy;
 }
 
+/** A running A2A server, as `serveA2a` returns it. */
 export interface A2aHandle {
   /** Where the server listens (its real port, for `--port 0`). */
   url: string;
+  /** Closes every task endpoint and connection and stops listening; resolves once the server is closed. */
   close(): Promise<void>;
 }
 

@@ -26,7 +26,9 @@ export interface Session extends ScenarioSession {
   readonly canContinue: boolean;
   /** Where the attempt's tools are served to another program (for external agents; null when none are served). */
   readonly toolEndpoint: ToolEndpoint | null;
+  /** Adds a model's reply to the trajectory, and its token counts (when the provider reported them) to the attempt's usage. */
   recordModel(message: ChatMessage, usage?: Usage): void;
+  /** Adds a line of text to the trajectory: the context the agent was given, or a remark of the agent's driver. */
   note(type: "context" | "note", text: string): void;
   /**
    * Adds a command an external agent ran in its own shell (`git log --all`) to the trajectory, as a call of the

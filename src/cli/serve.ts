@@ -22,7 +22,7 @@ import { addModelOptions, historyOption, mcrToolsOption } from "./run-options.js
 
 const SERVE_TOKEN_ENV = "GITGOOD_SERVE_TOKEN";
 /** The agent the episodes are recorded under: the client trains or evaluates a policy gitgood does not see. */
-export const SERVE_AGENT = "serve";
+const SERVE_AGENT = "serve";
 
 interface ServeFlags extends ModelFlags {
   samples?: string[];

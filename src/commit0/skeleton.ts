@@ -62,7 +62,9 @@ export interface SkeletonOptions extends Commit0Options {
   signal?: AbortSignal;
 }
 
+/** What `makeSkeleton` made: the repository-completion sample, where the skeleton is kept, and what it stubbed. */
 export interface SkeletonResult {
+  /** The task as a sample, ready to save to a dataset. */
   sample: RepoCompletionSample;
   /** The gitgood ref that keeps the skeleton commit. */
   ref: string;

@@ -39,6 +39,7 @@ export const LANGUAGE_DISPLAY: Readonly<Record<string, string>> = {
   swift: "Swift",
 };
 
+/** The languages whose files count when mining, when the caller names none (`mine --languages`): GitGoodBench's Python, Java and Kotlin. */
 export const DEFAULT_LANGUAGES: readonly string[] = ["python", "java", "kotlin"];
 
 /** Maps file names to one of a chosen set of languages. */

@@ -8,14 +8,21 @@ export const SAMPLE_TYPES = ["merge", "file_commit_chain"] as const;
 /** The types of sample the Git miner makes: a merge or a file-commit chain. */
 export type SampleType = (typeof SAMPLE_TYPES)[number];
 
+/** The difficulty labels a sample can carry, easiest first. */
 export const DIFFICULTIES = ["easy", "medium", "hard"] as const;
+/** A sample's difficulty label: `easy`, `medium` or `hard`. */
 export type Difficulty = (typeof DIFFICULTIES)[number];
 
 const PROJECT_SIZES = ["tiny", "small", "medium", "large", "huge"] as const;
+/** A repository's size class by lines of code, as GitGoodBench buckets it (see `projectSizeOf`). */
 export type ProjectSize = (typeof PROJECT_SIZES)[number];
 
 const oid = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full commit hash");
 
+/**
+ * Validates a merge scenario: a merge commit and its two parents, and the files and conflict regions a replay of the
+ * merge leaves in conflict (at least one of each).
+ */
 export const MergeScenarioSchema = z.object({
   merge_commit_hash: oid,
   parents: z.tuple([oid, oid]),
@@ -35,8 +42,15 @@ export const MergeScenarioSchema = z.object({
   /** The merge commit's committer date, ISO 8601 in UTC (gitgood's field, last; `mine --since/--until` read it). */
   committed_at: z.string().optional(),
 });
+/** A merge scenario as `MergeScenarioSchema` accepts it. */
 export type MergeScenario = z.infer<typeof MergeScenarioSchema>;
 
+/**
+ * Validates a file-commit chain scenario: `times_seen_consecutively` commits in a row on `branch` that change `file`,
+ * from `oldest_commit` to `newest_commit`. `purity` (0 to 1, two decimals) is the share of the chain's changed lines
+ * that fall in `file`; `non_pl_files` lists the files the chain changes that are in none of the mined languages,
+ * when there are any.
+ */
 export const ChainScenarioSchema = z.object({
   file: z.string(),
   branch: z.string(),
@@ -49,6 +63,7 @@ export const ChainScenarioSchema = z.object({
   /** The newest commit's committer date, ISO 8601 in UTC (gitgood's field, last; `mine --since/--until` read it). */
   committed_at: z.string().optional(),
 });
+/** A file-commit chain scenario as `ChainScenarioSchema` accepts it. */
 export type ChainScenario = z.infer<typeof ChainScenarioSchema>;
 
 /**
@@ -72,6 +87,7 @@ export const SweScenarioSchema = z.object({
   PASS_TO_PASS: z.array(z.string()),
   difficulty: z.string().nullable().optional(),
 });
+/** A SWE task as `SweScenarioSchema` accepts it. */
 export type SweScenario = z.infer<typeof SweScenarioSchema>;
 
 /**
@@ -92,6 +108,7 @@ export const RepoCompletionScenarioSchema = z.object({
   setup: z.record(z.string(), z.unknown()),
   tests: z.array(z.string()),
 });
+/** A repository-completion task as `RepoCompletionScenarioSchema` accepts it. */
 export type RepoCompletionScenario = z.infer<typeof RepoCompletionScenarioSchema>;
 
 const common = {
@@ -107,21 +124,25 @@ const common = {
   difficulty: z.enum(DIFFICULTIES),
 };
 
+/** Validates a whole merge sample: the repository fields every sample has, `sample_type: "merge"` and a merge scenario. */
 export const MergeSampleSchema = z.object({
   ...common,
   sample_type: z.literal("merge"),
   scenario: MergeScenarioSchema,
 });
+/** Validates a whole file-commit chain sample (`sample_type: "file_commit_chain"`). */
 export const ChainSampleSchema = z.object({
   ...common,
   sample_type: z.literal("file_commit_chain"),
   scenario: ChainScenarioSchema,
 });
+/** Validates a whole SWE sample (`sample_type: "swe"`). */
 export const SweSampleSchema = z.object({
   ...common,
   sample_type: z.literal("swe"),
   scenario: SweScenarioSchema,
 });
+/** Validates a whole repository-completion sample (`sample_type: "repo_completion"`). */
 export const RepoCompletionSampleSchema = z.object({
   ...common,
   sample_type: z.literal("repo_completion"),
@@ -167,25 +188,33 @@ export const SampleSchema: z.ZodType<Sample> = z.lazy(() =>
   REGISTERED.length === 0 ? BuiltInSampleSchema : (z.discriminatedUnion("sample_type", [...BUILT_IN_SAMPLES, ...REGISTERED.map((d) => d.schema)]) as unknown as typeof BuiltInSampleSchema),
 );
 
+/** A merge sample as a dataset file holds it. */
 export type MergeSample = z.infer<typeof MergeSampleSchema>;
+/** A file-commit chain sample as a dataset file holds it. */
 export type ChainSample = z.infer<typeof ChainSampleSchema>;
+/** A SWE sample as a dataset file holds it. */
 export type SweSample = z.infer<typeof SweSampleSchema>;
+/** A repository-completion sample as a dataset file holds it. */
 export type RepoCompletionSample = z.infer<typeof RepoCompletionSampleSchema>;
 /** One sample of any built-in type (a merge, a file-commit chain, a SWE task, a repository completion), as a dataset file holds it. */
 export type Sample = z.infer<typeof BuiltInSampleSchema>;
 
+/** True when `sample` is a merge sample; narrows its type. */
 export function isMergeSample(sample: Sample): sample is MergeSample {
   return sample.sample_type === "merge";
 }
 
+/** True when `sample` is a file-commit chain sample; narrows its type. */
 export function isChainSample(sample: Sample): sample is ChainSample {
   return sample.sample_type === "file_commit_chain";
 }
 
+/** True when `sample` is a SWE sample; narrows its type. */
 export function isSweSample(sample: Sample): sample is SweSample {
   return sample.sample_type === "swe";
 }
 
+/** True when `sample` is a repository-completion sample; narrows its type. */
 export function isRepoCompletionSample(sample: Sample): sample is RepoCompletionSample {
   return sample.sample_type === "repo_completion";
 }

@@ -42,8 +42,16 @@ export interface CommandDefinition {
 
 /** Where a family's command writes (the CLI's streams, or a test's buffers). */
 export interface CommandIO {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  stdout: {
+    /** Writes the command's output (no newline is added). */
+    write(text: string): unknown;
+  };
+  stderr: {
+    /** Writes progress and warnings (no newline is added). */
+    write(text: string): unknown;
+    isTTY?: boolean;
+    columns?: number;
+  };
 }
 
 /** A verb a family adds (`gitgood skeleton`): as the verb table lists it, and its command, loaded when called. */
@@ -53,6 +61,7 @@ export interface FamilyVerb {
   term: string;
   /** The command's one-line description. */
   summary: string;
+  /** Imports the command's module, only when the verb is called, so the others start without it. */
   load(): Promise<CommandDefinition>;
 }
 
@@ -73,6 +82,7 @@ export interface FamilyMineType {
   type: string;
   /** What it mines, in the words of `gitgood mine`'s description ("validated SWE-bench instances"). */
   what: string;
+  /** Imports the mode's module, only when `gitgood mine --type` names it. */
   load(): Promise<MineMode>;
 }
 

@@ -47,6 +47,7 @@ export interface HtmlKit {
 export interface ReportSection<T = unknown> {
   /** The section's field in `gitgood report --json`. */
   readonly key: string;
+  /** The section's value from a run's records (those of other families included: it picks its own). */
   build(records: readonly ResultRecord[]): T;
   /** Nothing to show: text and HTML leave the section out (JSON keeps the empty value). */
   isEmpty(value: T): boolean;
@@ -217,7 +218,9 @@ export interface ParticipantWork {
   readonly tools: ToolSpec[];
   /** The tool that submits the work. */
   readonly finishTool: string;
+  /** Runs one of `tools` and resolves with the text the model reads; a refused call is text too, not a rejection. */
   call(name: string, args: Record<string, unknown>): Promise<string>;
+  /** True once the model called `finishTool`. */
   submitted(): boolean;
   /** Where the work happens, for the task's status line. */
   readonly where: string;
@@ -227,6 +230,7 @@ export interface ParticipantWork {
   readonly prompt?: string;
   /** The task's answer once the model is done (SWE: the patch in <patch> tags). */
   answer(): Promise<string>;
+  /** Removes what the task made for itself (its scratch copies); the work directory it was given stays. */
   close(): void;
 }
 
@@ -238,6 +242,7 @@ export interface ParticipantTask {
   readonly skill: { id: string; name: string; description: string; tags: string[] };
   /** Whether a message is this task (a malformed one of this shape included: `open` then fails in one line). */
   matches(text: string): boolean;
+  /** Starts the task a matching message describes; rejects, in one line, on a malformed message or a directory it may not use. */
   open(text: string, opts: ParticipantTaskOptions): Promise<ParticipantWork>;
 }
 

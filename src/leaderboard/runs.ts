@@ -18,7 +18,7 @@ const isObj = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v =
  * A sample's date: its scenario's `committed_at` (a merge's merge commit, a chain's newest commit), else its
  * scenario's `created_at` (an issue's); null when it says neither as a date.
  */
-export function sampleDate(sample: unknown): string | null {
+function sampleDate(sample: unknown): string | null {
   const scenario = isObj(sample) ? sample["scenario"] : undefined;
   if (!isObj(scenario)) return null;
   for (const field of ["committed_at", "created_at"]) {

@@ -16,7 +16,7 @@ const CostPerSolvedSchema = z
   .describe("spend (agent and judges) per solved task, US dollars, with its 95 % interval (a ratio estimator over attempts)");
 
 /** Whether a row's tasks can have been in its model's training data, as far as `models.yaml` says. */
-export const CONTAMINATION = ["no_model", "cutoff_known", "cutoff_unknown"] as const;
+const CONTAMINATION = ["no_model", "cutoff_known", "cutoff_unknown"] as const;
 
 /** One agent of one run in one view: every number the leaderboard shows of it. */
 const EntrySchema = z

@@ -9,8 +9,8 @@ import { LEADERBOARD_SCRIPT, LEADERBOARD_STYLE } from "./client.js";
 import type { Leaderboard } from "./schema.js";
 
 /** The files a leaderboard site has. */
-export const SITE_PAGE = "index.html";
-export const SITE_JSON = "leaderboard.json";
+const SITE_PAGE = "index.html";
+const SITE_JSON = "leaderboard.json";
 
 const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("base64");
 

@@ -20,7 +20,7 @@ import type { Pin, Pins } from "./pins.js";
 import { checkReleaseDir, fileDigests, pinsDigest, RELEASE_KIND, releaseFiles, splitSizes, writeRelease } from "./release.js";
 
 /** The manifest's format version. */
-export const MANIFEST_SCHEMA_VERSION = 1;
+const MANIFEST_SCHEMA_VERSION = 1;
 
 export interface LiveBuildOptions {
   pins: Pins;

@@ -15,9 +15,9 @@ import type { DateWindow } from "../mining/window.js";
  */
 
 /** The branch of a scratch copy the canary commit is on: a branch, as a future branch of a real source would be. */
-export const CANARY_REF = "refs/heads/gitgood-future";
+const CANARY_REF = "refs/heads/gitgood-future";
 /** The file the canary commit adds. */
-export const CANARY_FILE = "GITGOOD_CANARY.txt";
+const CANARY_FILE = "GITGOOD_CANARY.txt";
 /** How long after the window's end (or the newest commit) the canary is dated, seconds. */
 const FUTURE_GAP_SECONDS = 86_400;
 
@@ -33,7 +33,7 @@ export interface Canary {
 }
 
 /** The canary's token for a repository at a commit in a window: fixed by them, so that a second build is byte-identical. */
-export function canaryToken(name: string, commit: string, window: DateWindow): string {
+function canaryToken(name: string, commit: string, window: DateWindow): string {
   const digest = createHash("sha256").update(JSON.stringify(["gitgood-canary", name, commit, window.since, window.until])).digest("hex");
   return `gitgood-canary-${digest.slice(0, 40)}`;
 }
@@ -109,7 +109,7 @@ export interface CanaryLedger {
  * the agent sees, and no file of the sandbox (work tree, its `.git`, gitgood's private files) holds a
  * needle.
  */
-export async function checkSandbox(session: Session, canaries: readonly Canary[], ledger: CanaryLedger): Promise<void> {
+async function checkSandbox(session: Session, canaries: readonly Canary[], ledger: CanaryLedger): Promise<void> {
   const sandbox = session.scenario.sandbox;
   sandbox.writeView();
   const ids = canaries.flatMap((c) => [c.commit, c.tree, c.blob]);

@@ -50,7 +50,7 @@ export interface Pins {
 }
 
 /** The URL pattern of a pins file that names none (the queue worker's default). */
-export const DEFAULT_PIN_URL_PATTERN = "https://github.com/{name}.git";
+const DEFAULT_PIN_URL_PATTERN = "https://github.com/{name}.git";
 
 /** Reads and checks a pins file; a one-line BAD_PINS error for anything wrong in it. */
 export function readPins(file: string): Pins {

@@ -13,9 +13,9 @@ import type { Pins } from "./pins.js";
  * them depends on the clock or the machine, so the same pins and window give the same bytes.
  */
 
-export const MANIFEST_FILE = "manifest.json";
-export const SAMPLES_FILE = "samples.jsonl";
-export const SPLITS_DIR = "splits";
+const MANIFEST_FILE = "manifest.json";
+const SAMPLES_FILE = "samples.jsonl";
+const SPLITS_DIR = "splits";
 const SPLIT_NAMES = ["lite", "full", "train"] as const;
 /** What a manifest says it is; a directory whose manifest says otherwise is not a release. */
 export const RELEASE_KIND = "gitgood-live-release";

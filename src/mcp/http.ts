@@ -32,7 +32,9 @@ export interface HttpServeOptions {
   log: (line: string) => void;
 }
 
+/** A running MCP server over HTTP, as `serveHttp` returns it. */
 export interface HttpHandle {
+  /** The MCP endpoint clients connect to, with the port the server actually bound. */
   url: string;
   /** Closes every session (settling open scenarios as disconnected) and stops listening. */
   close(): Promise<void>;

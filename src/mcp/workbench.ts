@@ -83,6 +83,7 @@ export type WorkbenchSource =
   | { mode: "attached"; socket: string }
   | { mode: "memory" };
 
+/** What a `Workbench` serves, and whether a memory workspace's operations come with it. */
 export interface WorkbenchOptions {
   source: WorkbenchSource;
   /** A memory workspace whose operations are served as tools as well. */
@@ -199,6 +200,10 @@ export class Workbench implements Bench {
     });
   }
 
+  /**
+   * The tools to list now: the bench's own, the open scenario's (or every scenario's, with `allTools`), and the
+   * memory operations; each with the destructive hint MCP clients are shown (set for the scenario's tools and finish_scenario).
+   */
   offered(): OfferedTool[] {
     if (this.attached) return this.attachedTools(this.attached);
     const out: OfferedTool[] = this.bench.tools.map((t) => ({ tool: t, destructive: DESTRUCTIVE_BENCH_TOOLS.has(t.name) }));
@@ -292,10 +297,15 @@ export class Workbench implements Bench {
     throw new GitGoodError("NO_SCENARIO", this.noScenario());
   }
 
+  /** The open scenario's task, with the line on how to finish it. Throws `NO_SCENARIO` when none is open. */
   async taskText(): Promise<string> {
     return `${this.context().text}\n\n${FINISH_HINT}`;
   }
 
+  /**
+   * Scores and records the open scenario and closes it; returns what the client is told (in evaluation, only that
+   * the attempt is recorded). Throws `NO_SCENARIO` when none is open.
+   */
   async finishScenario(): Promise<string> {
     const a = this.attempt;
     if (!a?.isOpen) throw new GitGoodError("NO_SCENARIO", this.noScenario());
@@ -318,6 +328,11 @@ export class Workbench implements Bench {
     return lines.join("\n");
   }
 
+  /**
+   * Session mode: sets up `scenario` (any case; may be omitted when the sample gives one) of the sample `sampleId` and
+   * returns its task. Throws `BAD_MODE` outside session mode, `SCENARIO_OPEN` while another is open,
+   * `UNKNOWN_SAMPLE`, and, in evaluation, when the scenario was attempted already.
+   */
   async startScenario(sampleId: string, scenario: string | undefined): Promise<string> {
     const s = this.opts.source;
     if (s.mode !== "session") throw new GitGoodError("BAD_MODE", `${START} works in session mode only`);
@@ -339,6 +354,7 @@ export class Workbench implements Bench {
     ].join("\n");
   }
 
+  /** Session mode: one line per sample with its scenarios and which are recorded. Throws `BAD_MODE` in any other mode. */
   samplesListing(): string {
     const s = this.opts.source;
     if (s.mode !== "session") throw new GitGoodError("BAD_MODE", `${LIST_SAMPLES} works in session mode only`);
@@ -354,6 +370,7 @@ export class Workbench implements Bench {
     return [`${s.samples.length} sample(s):`, ...lines].join("\n");
   }
 
+  /** The task resources (its text and its starting state as JSON) while a scenario is open; none otherwise. */
   resources(): TaskResource[] {
     if (!this.hasTask()) return [];
     return [
@@ -362,6 +379,7 @@ export class Workbench implements Bench {
     ];
   }
 
+  /** One task resource's content. Throws `NO_SCENARIO` when no scenario is open and `UNKNOWN_RESOURCE` for another URI. */
   readResource(uri: string): { uri: string; mimeType: string; text: string } {
     const context = this.context();
     // Resources do not pass through the tool registry, which escapes tool results: escape here too.

@@ -29,9 +29,15 @@ export class MemoryWorkspace {
     /** Memory folder, relative to the root, with forward slashes. */
     readonly memoryDir: string,
     readonly contextLimit: number,
+    /** The clock memory files' timestamps are read from. */
     readonly now: () => Date,
   ) {}
 
+  /**
+   * Opens the work tree whose top is `location` (it need not hold memory yet). Throws `BAD_OPTION` for a memory folder
+   * that is not a plain relative path or a context limit under 400 characters, `NOT_A_WORKSPACE` for a bare
+   * repository or a folder below a work tree's top, and `NOT_FOUND` or `NOT_A_REPOSITORY` when `location` is no repository.
+   */
   static async open(location: string, opts: WorkspaceOptions = {}): Promise<MemoryWorkspace> {
     const memoryDir = normalizeMemoryDir(opts.memoryDir ?? DEFAULT_MEMORY_DIR);
     const limit = opts.contextLimit ?? DEFAULT_CONTEXT_LIMIT;
@@ -56,14 +62,17 @@ export class MemoryWorkspace {
     return path.join(this.root, ...this.rel(...parts).split("/"));
   }
 
+  /** Repository-relative path of one file of a memory branch (`branch` may hold slashes). */
   branchRel(branch: string, file: BranchFile): string {
     return this.rel("branches", ...branch.split("/"), file);
   }
 
+  /** Absolute path of one file of a memory branch. */
   branchAbs(branch: string, file: BranchFile): string {
     return this.abs("branches", ...branch.split("/"), file);
   }
 
+  /** True once `gitgood memory init` wrote the memory's main file in this work tree. */
   isInitialized(): boolean {
     return exists(this.root, this.abs(MAIN_FILE));
   }
@@ -84,6 +93,7 @@ export class MemoryWorkspace {
     return b;
   }
 
+  /** Throws `NOT_INITIALIZED` unless the memory is initialized. */
   requireInitialized(): void {
     if (!this.isInitialized()) {
       throw new GitGoodError(

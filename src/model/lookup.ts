@@ -9,14 +9,6 @@ import type { ModelClient } from "./types.js";
 export { endpointOf, type ModelOptions } from "./options.js";
 
 /**
- * The client for a model name as a user gives it (`--model`, `--judge`): `provider/model` picks a registered
- * provider (`scripted/replies.json`); any other name goes to the OpenAI-compatible endpoint as written, case
- * included (`Qwen/Qwen2.5-72B-Instruct`), without surrounding spaces. The parameters given (temperature, max
- * tokens, seed) are set on every request; with a cache, requests at temperature 0 are answered from it where
- * they can be (keyed by the provider's endpoint), and only requests that go to the endpoint take one of
- * `connections`.
- */
-/**
  * The endpoint a model name's requests go to as the user set it (`anthropic/…`: ANTHROPIC_BASE_URL; the
  * OpenAI providers: OPENAI_BASE_URL), for run.json; null when the provider's default is used, or the name is
  * no model's.
@@ -30,6 +22,14 @@ export function modelEndpoint(name: string, opts: ModelOptions = {}): string | n
   }
 }
 
+/**
+ * The client for a model name as a user gives it (`--model`, `--judge`): `provider/model` picks a registered
+ * provider (`scripted/replies.json`); any other name goes to the OpenAI-compatible endpoint as written, case
+ * included (`Qwen/Qwen2.5-72B-Instruct`), without surrounding spaces. The parameters given (temperature, max
+ * tokens, seed) are set on every request; with a cache, requests at temperature 0 are answered from it where
+ * they can be (keyed by the provider's endpoint), and only requests that go to the endpoint take one of
+ * `connections`. Throws `BAD_OPTION` for an empty name, and whatever the provider's `create` throws for a name it cannot serve.
+ */
 export function lookupModel(name: string, opts: ModelOptions = {}): ModelClient {
   const trimmed = name.trim();
   if (trimmed === "") throw new GitGoodError("BAD_OPTION", "a model name is empty: give one such as gpt-4o-mini");

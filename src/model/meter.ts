@@ -22,6 +22,7 @@ export class MeteredModelClient implements ModelClient {
     this.usage = { model: inner.model, requests: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0 };
   }
 
+  /** Passes the request on and adds its answer to `usage`; a failed request is not counted. */
   async complete(request: ModelRequest): Promise<ModelReply> {
     const reply = await this.inner.complete(request);
     this.usage.requests++;

@@ -16,7 +16,9 @@ function loadSdk(): Promise<Sdk> {
   return sdk;
 }
 
+/** How an `OpenAIChatClient` reaches its endpoint and what it asks for. */
 export interface OpenAIClientOptions {
+  /** The model name sent with every request, as the endpoint knows it. */
   model: string;
   /** Default: OPENAI_BASE_URL, else the hosted OpenAI API. */
   baseURL?: string;
@@ -58,6 +60,10 @@ export class OpenAIChatClient implements ModelClient {
     return { api, client: this.client };
   }
 
+  /**
+   * Sends one chat-completions request, retrying as `maxRetries` allows. Rejects with `ABORTED` when the request's
+   * signal fires, else with a `MODEL_…` code (`MODEL_AUTH` for 401/403, `MODEL_RATE_LIMITED`, `MODEL_TIMEOUT`…).
+   */
   async complete(request: ModelRequest): Promise<ModelReply> {
     const { signal } = request;
     const { api, client } = await this.api(signal);

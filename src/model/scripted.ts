@@ -24,6 +24,7 @@ export class ScriptedModelClient implements ModelClient {
     readonly model = "scripted",
   ) {}
 
+  /** Records the request and answers with the script's next step. Rejects with `MODEL_ERROR` past the script's end, `ABORTED` when the request's signal fires. */
   async complete(request: ModelRequest): Promise<ModelReply> {
     if (request.signal?.aborted) throw abortedError(this.model);
     this.requests.push({ ...request, messages: [...request.messages] });

@@ -4,21 +4,25 @@ export interface ToolSpec {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
+/** A function call in a model's reply; `arguments` is the JSON text the model wrote, not yet parsed or checked. */
 export interface ToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
 }
 
+/** One message of a conversation with a model, in the OpenAI chat-completions shape; `tool` messages answer a `ToolCall` by its id. */
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
   | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
+/** The tokens one request spent, as the endpoint counted them. */
 export interface Usage {
   /** Every token of the prompt, those read from or written to the endpoint's prompt cache included. */
   prompt_tokens: number;
+  /** The tokens of the answer. */
   completion_tokens: number;
   /** Of the prompt tokens, those the endpoint read from its prompt cache (when it says). */
   cache_read_tokens?: number;
@@ -38,6 +42,7 @@ export function promptCacheUsage(prompt: number, completion: number, cacheRead: 
   };
 }
 
+/** One request to a model: the conversation so far, the functions it may call, and sampling settings. */
 export interface ModelRequest {
   messages: readonly ChatMessage[];
   tools?: readonly ToolSpec[];
@@ -61,6 +66,7 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
+/** A model's answer: its message, what it cost, and why it stopped (`stop`, `tool_calls`, `length`…; null when the endpoint does not say). */
 export interface ModelReply {
   message: Extract<ChatMessage, { role: "assistant" }>;
   usage: Usage;
@@ -70,6 +76,11 @@ export interface ModelReply {
 /** The one thing an agent or a judge needs of a model. Tests use a scripted implementation. */
 export interface ModelClient {
   readonly model: string;
+  /**
+   * Sends one request and resolves with the answer. Rejects with a GitGoodError: `ABORTED` when the request's signal
+   * fires, else a `MODEL_…` code (`MODEL_AUTH`, `MODEL_RATE_LIMITED`, `MODEL_TIMEOUT`, `MODEL_ERROR`…) when the endpoint
+   * fails or refuses after the client's retries.
+   */
   complete(request: ModelRequest): Promise<ModelReply>;
   /**
    * Checks with one small request that the endpoint answers, takes the key and serves the model

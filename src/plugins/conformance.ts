@@ -6,6 +6,7 @@
 export interface ConformanceCheck {
   name: string;
   skip: string | null;
+  /** Runs the check; rejects with a conformance failure saying what was expected and what was seen. */
   run(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** Whether a plug-in is named by a path (`./x`, `../x`, `/x`) rather than as an installed package. */
-export function isPathSpecifier(module: string): boolean {
+function isPathSpecifier(module: string): boolean {
   return module.startsWith("./") || module.startsWith("../") || module === "." || module === ".." || path.isAbsolute(module);
 }
 

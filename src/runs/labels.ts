@@ -69,7 +69,7 @@ export interface LabelInput {
 }
 
 /** Failed tool calls in a row that count as "repeated". */
-export const REPEATED_TOOL_ERRORS = 3;
+const REPEATED_TOOL_ERRORS = 3;
 
 function repeatedToolErrors(events: LabelInput["events"]): boolean {
   let run = 0;

@@ -21,8 +21,11 @@ export type TrajectoryEvent = TrajectoryEntry & { at_ms: number };
 
 /** Tools beyond the scenario's (agent memory, say), each answered by its own registry. */
 export interface ToolProvider {
+  /** True when `name` is one of this provider's tools (a session sends such calls here, not to the scenario). */
   has(name: string): boolean;
+  /** The provider's tools as function-calling declarations, offered after the scenario's. */
   functionTools(): FunctionTool[];
+  /** Runs one call as `ToolRegistry.call` does: bad calls come back as error results, only faults are thrown. */
   call(name: string, args: unknown): Promise<ToolResult>;
 }
 

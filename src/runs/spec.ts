@@ -19,7 +19,7 @@ export * from "./spec-registry.js";
 const MiB = 1024 * 1024;
 
 /** Processes and threads at once in one agent program's jail. */
-export const MAX_PROCESSES = defineRunSetting<number>({
+const MAX_PROCESSES = defineRunSetting<number>({
   key: "max_processes",
   option: "max-processes",
   value: "<n>",
@@ -34,7 +34,7 @@ export const MAX_PROCESSES = defineRunSetting<number>({
 });
 
 /** Bytes of memory of one agent program's jail. */
-export const MAX_MEMORY = defineRunSetting<number>({
+const MAX_MEMORY = defineRunSetting<number>({
   key: "max_memory",
   option: "max-memory",
   value: "<size>",
@@ -50,7 +50,7 @@ export const MAX_MEMORY = defineRunSetting<number>({
 });
 
 /** Bytes an attempt's work tree may grow by, and the size of the jail's /tmp and home. */
-export const MAX_DISK = defineRunSetting<number>({
+const MAX_DISK = defineRunSetting<number>({
   key: "max_disk",
   option: "max-disk",
   value: "<size>",
@@ -66,7 +66,7 @@ export const MAX_DISK = defineRunSetting<number>({
 });
 
 /** Run even where a limit is enforced only per process or not at all. */
-export const ACCEPT_WEAK_LIMITS = defineRunSetting<boolean>({
+const ACCEPT_WEAK_LIMITS = defineRunSetting<boolean>({
   key: "accept_weak_limits",
   option: "accept-weak-limits",
   help: "run even where this host enforces a limit only per process or not at all (else refused)",

@@ -63,6 +63,7 @@ export function isolationBackend(mode: string): IsolationBackend {
   return backend;
 }
 
+/** What `chooseIsolation` is asked for: the isolation mode, what the program may reach, and the limits it runs under. */
 export interface IsolationRequest {
   mode: IsolationMode;
   /** Let the program reach the network (isolating backends cut it off otherwise). */

@@ -11,6 +11,7 @@ export type { InitialContext, LiveScenario, ScenarioToolResult } from "./types.j
 export type { AnyScenarioDefinition, ScenarioDefinition, ScenarioSession, ScenarioSetupOptions, Strategy } from "./definition.js";
 export { registerScenario, reportRank, scenarioNamed, scenarioNames, scenarios, scenariosFor } from "./registry.js";
 
+/** How `setupScenario` makes the sandbox, and which of the sample's scenarios it sets up. */
 export interface SetupOptions extends ScenarioSetupOptions {
   /** Which of the sample's scenarios (a name or a definition); required when the sample gives several. */
   scenario?: string | AnyScenarioDefinition;

@@ -29,16 +29,24 @@ export interface LiveScenario {
   readonly definition: AnyScenarioDefinition;
   readonly sample: Sample;
   readonly sandbox: Sandbox;
+  /** The task and starting facts the agent is given before its first call. */
   initialContext(): Promise<InitialContext>;
   /** True once the task is finished (MCR: merge committed; IR: rebase done; ICC: nothing left to commit). */
   isDone(): boolean;
   /** The state scorers read; it satisfies the definition's `finalSchema`. */
   finalState(): Promise<unknown>;
+  /**
+   * Runs one tool call. An unknown tool, bad arguments or a refusal come back as a result with `ok: false`;
+   * it throws only when the scenario is closed, another call is still running, or on a fault of gitgood's own.
+   */
   callTool(name: string, args: unknown): Promise<ScenarioToolResult>;
   /** The tools this scenario offers: its definition's, or more when a setting adds optional ones. */
   readonly tools: ToolRegistry<unknown>;
+  /** The offered tools as function-calling declarations for a model request. */
   functionTools(): FunctionTool[];
+  /** The offered tools described in text, one block per tool, for a prompt. */
   toolHelp(): string;
+  /** The names of the offered tools, in the order they are offered. */
   toolNames(): string[];
   /** Removes the sandbox. */
   close(): void;
@@ -48,8 +56,11 @@ export interface LiveScenario {
 export interface ScenarioSession<L extends LiveScenario = LiveScenario> {
   readonly scenario: L;
   readonly context: InitialContext;
+  /** Counts one more turn against the turn limit; an agent calls it as it starts each turn (a model request, a scripted step). */
   beginTurn(): void;
+  /** Runs one tool call and records it in the trajectory (see `LiveScenario.callTool` for what throws). */
   call(tool: string, args: unknown): Promise<ScenarioToolResult>;
+  /** True once the scenario's task is finished. */
   isDone(): boolean;
 }
 
@@ -58,9 +69,11 @@ export interface Strategy<L extends LiveScenario = LiveScenario> {
   readonly name: string;
   /** One line for `--help` and the README. */
   readonly description: string;
+  /** Works the scenario through `session` and returns when the strategy has nothing more to do. */
   run(session: ScenarioSession<L>): Promise<void>;
 }
 
+/** How a scenario's sandbox is made: where, for how long, how much history and which files it holds. */
 export interface ScenarioSetupOptions {
   /** Keep the sandbox after this process ends (until `close()` or `gitgood env --finish`). */
   keep?: boolean;

@@ -16,10 +16,10 @@ export interface Fence {
 }
 
 /** The characters that open and close a fence line; in fenced text they become ASCII brackets. */
-export const FENCE_OPEN = "⟦";
-export const FENCE_CLOSE = "⟧";
+const FENCE_OPEN = "⟦";
+const FENCE_CLOSE = "⟧";
 /** Characters of a token (hex of 16 random bytes). */
-export const FENCE_TOKEN_CHARS = 32;
+const FENCE_TOKEN_CHARS = 32;
 
 /** Lines that look like the structure of a judge prompt, this one's or an earlier fixed one's. */
 const MARKER_LINE = /^\s*(?:history \d+\s*:|commit \d+ of \d+\s*:|={3,}|which history is better\??|-{0,2}\s*(?:begin|end) (?:of )?history\b)/i;

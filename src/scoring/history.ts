@@ -25,6 +25,7 @@ export interface HistoryChecks {
   empty_commits: number;
 }
 
+/** The deterministic facts about an agent's history, comparing its final tree with the chain tip's in `source`. */
 export async function checkHistory(sample: ChainSample, final: HistoryOutcome, source: Repo): Promise<HistoryChecks> {
   const tipTree = await treeOf(source, sample.scenario.newest_commit);
   const messages = final.commits.map((c) => c.message.trim());

@@ -32,7 +32,7 @@ const REVIEWER = String.raw`(?:reviewers?|judges?|graders?|evaluators?|assessors
 const VERDICT_VERB = String.raw`(?:rate|score|grade|rank|choose|pick|prefer|select|answer|respond|reply|output|say|vote|judge|favou?r|declare|mark)`;
 
 /** The patterns, by name; each is tried on the text with whitespace collapsed and invisible characters removed. */
-export const INSTRUCTION_RULES: readonly { name: string; pattern: RegExp }[] = [
+const INSTRUCTION_RULES: readonly { name: string; pattern: RegExp }[] = [
   // "NOTE TO THE REVIEWER", "instructions for the AI", "attention, grader"
   { name: "note-to-judge", pattern: new RegExp(String.raw`\b(?:notes?|messages?|instructions?|attention|memo|hint|reminder)\s*(?:to|for|,|:)\s*(?:the\s+|any\s+|all\s+)?${ADDRESSEE}\b`, "i") },
   // "Dear reviewer", "Hey AI,", "Reviewer: ..." at the start of a line or sentence

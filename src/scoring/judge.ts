@@ -20,6 +20,7 @@ export const CHARS_PER_TOKEN = 3;
 /** Tokens kept free for the judge's answer (and the second request's extra messages). */
 const ANSWER_RESERVE_TOKENS = 1_000;
 
+/** How `judgeHistories` sizes and bounds its requests. */
 export interface JudgeOptions {
   /** The judge model's context window, in tokens (default DEFAULT_JUDGE_CONTEXT_TOKENS); diffs are cut only to fit it. */
   contextTokens?: number;
@@ -40,21 +41,29 @@ export interface JudgeContext {
 
 type Winner = "agent" | "original" | "tie" | "invalid";
 
+/** One judge model's answer to one ordering of the two histories. */
 export interface JudgeVerdict {
+  /** The judge model's name. */
   judge: string;
   /** Which history was shown first. */
   agent_position: 1 | 2;
+  /** Which history the judge preferred; `invalid` when its answer could not be read, even when asked again. */
   winner: Winner;
+  /** The judge's stated reason (empty for an invalid answer). */
   reason: string;
   /** The model's answer as given (the second one when it was asked again). */
   answer: string;
 }
 
+/** The pairwise judgement of an agent's history against the original, with every verdict and what it cost. */
 export interface JudgeOutcome {
+  /** More than half of the judge models preferred the agent's history in both orders. */
   solved: boolean;
+  /** Every answer, two per judge model. */
   verdicts: JudgeVerdict[];
   /** Per judge model: did the agent's history win with both orders? */
   judges: { judge: string; wins_both: boolean }[];
+  /** The tokens all judge requests spent together. */
   usage: Usage;
   context: JudgeContext;
   /**

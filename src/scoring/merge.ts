@@ -29,11 +29,15 @@ interface FileMatch {
   regions?: RegionTaken[];
 }
 
+/** The `merge` scorer's value: whether the agent's merge reproduces the recorded one, file by file. */
 export interface MergeScore {
+  /** No conflict is left and the tree equals the recorded merge commit's. */
   solved: boolean;
+  /** Conflicted files the agent left unresolved. */
   conflicts_left: number;
   /** The resulting tree equals the merge commit's tree. */
   tree_matches: boolean;
+  /** Each file that was in conflict, compared with the recorded merge's. */
   files: FileMatch[];
   /** Replacing only the conflict regions can reproduce the recorded merge (null: not known). */
   resolvable: boolean | null;

@@ -5,6 +5,7 @@ import type { HistoryOutcome } from "./history.js";
 import { judgeHistories, type JudgedCommit, type JudgeOptions } from "./judge.js";
 import type { Scorer } from "./scorer.js";
 
+/** How the pairwise judge scorer shows the histories to the judges. */
 export interface PairwiseOptions extends JudgeOptions {
   /** Show the judge only the chain file's part of each commit, as the paper's ICC judge sees it. */
   chainFileOnly?: boolean;

@@ -34,9 +34,11 @@ export interface Scorer<S, F> {
   readonly name: string;
   /** For a scorer that asks the judge models: the most requests it sends each judge per attempt (for plans). */
   readonly maxCallsPerJudge?: number;
+  /** Scores one final state against its sample: null when the scorer does not apply; throws when it cannot score. */
   score(sample: S, final: F, ctx: ScoreContext): Promise<Score | null>;
 }
 
+/** What all of a scenario's scorers made of one attempt, as `runScorers` combines them. */
 export interface Scored {
   /** Each scorer's value (or `{ error }`) under its name. */
   scores: Record<string, unknown>;

@@ -44,7 +44,7 @@ export interface StepOutcome {
 }
 
 /** The terminal reward of a recorded attempt: 1 solved, 0 not (an error included), null when nothing decided (unjudged). */
-export function rewardOf(record: ResultRecord): number | null {
+function rewardOf(record: ResultRecord): number | null {
   if (record.status === "error") return 0;
   return record.solved === null ? null : record.solved ? 1 : 0;
 }

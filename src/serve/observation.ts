@@ -3,7 +3,7 @@ import { mcpTool } from "../mcp/descriptors.js";
 import type { Episode, StepOutcome } from "./episode.js";
 
 /** Where every episode's task ends: how to submit. */
-export const SUBMIT_HINT = "When you are done, call finish_scenario to submit your work; the episode also ends when the task is complete.";
+const SUBMIT_HINT = "When you are done, call finish_scenario to submit your work; the episode also ends when the task is complete.";
 
 /** The task of an episode as its first observation shows it. */
 export function taskText(episode: Episode): string {

@@ -114,7 +114,7 @@ function allToolNames(): string[] {
 }
 
 /** `GET /schema`: the JSON schemas of the actions, observations and state (`SchemaResponse`). */
-export function openEnvSchema(): Record<string, unknown> {
+function openEnvSchema(): Record<string, unknown> {
   const metadata = { type: "object", description: "Additional metadata for the action" };
   return {
     action: {

@@ -16,7 +16,7 @@ import type { EpisodePool } from "./pool.js";
 // one sample × scenario of the served split.
 
 /** The environment's name in every path. */
-export const ORS_ENV = "gitgood";
+const ORS_ENV = "gitgood";
 /** A tool call's result is sent in SSE events of at most this many characters. */
 const CHUNK_CHARS = 4096;
 /** A finished call's result stays fetchable by its task_id this long (a client reconnecting). */

@@ -19,7 +19,7 @@ const OP_PING = 0x9;
 const OP_PONG = 0xa;
 
 /** Close codes (RFC 6455, 7.4.1). */
-export const CLOSE_NORMAL = 1000;
+const CLOSE_NORMAL = 1000;
 export const CLOSE_GOING_AWAY = 1001;
 const CLOSE_PROTOCOL_ERROR = 1002;
 const CLOSE_UNSUPPORTED = 1003;

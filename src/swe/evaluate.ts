@@ -35,7 +35,9 @@ import { at } from "../util/at.js";
 
 /** The last strategy, run through the sandbox's exec: it is not git. */
 const PATCH_FUZZ_STRATEGY = "patch -p1 --fuzz=3";
+/** The ways SWE-style evaluation tries to apply a patch, in order: the `git apply` variants, then `patch -p1 --fuzz=3`. */
 export const APPLY_STRATEGIES = [...GIT_APPLY_STRATEGIES, PATCH_FUZZ_STRATEGY] as const;
+/** One of `APPLY_STRATEGIES`: the command that applied a patch. */
 export type ApplyStrategy = (typeof APPLY_STRATEGIES)[number];
 
 /** What the `swe` scorer records (`scores.swe`): the fields the report reads, and facts for people. */

@@ -6,9 +6,11 @@ import { at } from "../util/at.js";
 /** Where a patch was found in an agent's text answer. */
 export type PatchSource = "tags" | "fence" | "bare" | "model" | "none";
 
+/** A patch found in an agent's answer, and how it was found. */
 export interface ExtractedPatch {
   /** The patch, ending with a line break; empty when none was found. */
   patch: string;
+  /** Where it was found: `<patch>` tags, a diff fence, a bare diff, a model's extraction, or `none`. */
   source: PatchSource;
 }
 

@@ -12,12 +12,15 @@ export const SWE_STATUSES = [
   "no_op",
   "error",
 ] as const;
+/** An AgentBeats status of a SWE attempt (see `sweStatus` for how each is decided). */
 export type SweStatus = (typeof SWE_STATUSES)[number];
 
 /** What an instance that fails its own validation records instead of a status: never the agent's doing. */
 export const ENV_INVALID = "env_invalid";
 
+/** The SWE-bench harness's resolutions: fully, partly, or not resolved (see `sweResolution`). */
 export const SWE_RESOLUTIONS = ["RESOLVED_FULL", "RESOLVED_PARTIAL", "RESOLVED_NO"] as const;
+/** A SWE-bench resolution of an attempt (see `sweResolution`). */
 export type SweResolution = (typeof SWE_RESOLUTIONS)[number];
 
 /** How one list of tests came out: passed of total, and the ids that failed (missing from the results included). */

@@ -42,18 +42,22 @@ export class ToolRegistry<S> {
     }
   }
 
+  /** The tools' names, in the order they were given. */
   names(): string[] {
     return this.tools.map((t) => t.name);
   }
 
+  /** The tool called `name`, or undefined when there is none. */
   get(name: string): Tool<S> | undefined {
     return this.byName.get(name);
   }
 
+  /** Each tool as a function-calling declaration (name, description, JSON Schema of its arguments). */
   functionTools(): FunctionTool[] {
     return this.tools.map((t) => functionTool(t as Tool<unknown>));
   }
 
+  /** Every tool described in text, for a prompt or `gitgood tool --help`. */
   help(): string {
     return toolsHelp(this.tools);
   }

@@ -21,6 +21,10 @@ export interface Tool<S> {
   readonly readOnly: boolean;
   /** For a tool that changes state: the read-only tool that shows the rest of a long answer. */
   readonly moreWith?: string;
+  /**
+   * Does the work with arguments `input` has checked; resolves with the text the agent reads. A refusal the agent
+   * can act on is a thrown GitGoodError (the registry turns it into an error result); anything else is a fault.
+   */
   run(scenario: S, args: Record<string, unknown>): Promise<string>;
 }
 

@@ -129,4 +129,13 @@ describe("the public API", () => {
   it("is the committed snapshot: every entry point's names and kinds", async () => {
     await expect(surface()).toMatchFileSnapshot("api.snapshot.txt");
   });
+
+  // `npm run docs:api` (run by .ci/run) documents what typedoc.json names, and fails on any warning: a missing
+  // comment or a broken link in any entry point stops CI, as long as every entry point is listed there.
+  it("is what the API reference documents, with TypeDoc's warnings as errors", () => {
+    const config = JSON.parse(readFileSync(path.join(ROOT, "typedoc.json"), "utf8")) as { entryPoints: string[]; treatWarningsAsErrors?: boolean };
+    const documented = config.entryPoints.map((p) => path.join(ROOT, p)).sort();
+    expect(documented).toEqual(entryPoints().map((e) => e.source).sort());
+    expect(config.treatWarningsAsErrors).toBe(true);
+  });
 });

@@ -52,7 +52,9 @@ export interface Commit0Mean {
   skeleton_mean_pass_rate: number | null;
 }
 
+/** The commit0 report section: one row per agent and task (its latest record), and each agent's means. */
 export interface Commit0Table {
+  /** By agent, then repository, then sample id. */
   rows: Commit0Row[];
   means: Commit0Mean[];
 }

@@ -150,8 +150,11 @@ export interface EvalResult {
   pass_to_pass_passed_pct: number;
 }
 
+/** The AgentBeats results document of one agent (see `agentBeatsResults`). */
 export interface AgentBeatsResults {
+  /** Each role to the agent that played it. */
   participants: Record<string, string>;
+  /** One result per repeat. */
   results: EvalResult[];
 }
 

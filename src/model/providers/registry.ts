@@ -31,6 +31,7 @@ export function registerProvider(provider: ModelProvider): void {
   providers.set(provider.name, provider);
 }
 
+/** Every registered provider, in the order they were registered (built-in ones first). */
 export function listProviders(): ModelProvider[] {
   return [...providers.values()];
 }

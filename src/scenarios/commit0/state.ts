@@ -14,6 +14,7 @@ const AttemptRecordSchema = z.object({
    */
   outcome: z.enum(["best", "rolled_back", "kept_last", "kept"]),
 });
+/** One step of a loop agent's history (see the schema above for each outcome's meaning). */
 export type AttemptRecord = z.infer<typeof AttemptRecordSchema>;
 
 /** The settings a sandbox keeps, so that a later process (`gitgood tool`) runs tests the same way. */
@@ -51,4 +52,5 @@ export const Commit0FinalStateSchema = z.object({
   history: z.array(AttemptRecordSchema),
   best: z.object({ commit: z.string(), passed: z.number().int() }).nullable(),
 });
+/** The final state of a repository-completion attempt, as `Commit0FinalStateSchema` accepts it. */
 export type Commit0FinalState = z.infer<typeof Commit0FinalStateSchema>;

@@ -41,4 +41,5 @@ export const McrFinalStateSchema = z.object({
   /** The tool set the agent had (absent in older trajectories: paper). */
   tools: z.enum(MCR_TOOL_SETS).optional(),
 });
+/** The final state of an MCR attempt, as `McrFinalStateSchema` accepts it. */
 export type McrFinalState = z.infer<typeof McrFinalStateSchema>;

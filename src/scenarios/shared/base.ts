@@ -47,7 +47,14 @@ export function readSaved(sandbox: Sandbox): SavedScenario {
  * Makes a sandbox for a new scenario and lets `build` set it up; the built scenario is saved, and its
  * sandbox kept for later processes when asked. If anything fails the sandbox is removed.
  */
-export async function inNewSandbox<S extends { save(): void; holdSource?(source: Repo): void }>(
+export async function inNewSandbox<
+  S extends {
+    /** Writes the scenario's state into its sandbox. */
+    save(): void;
+    /** Keeps the source repository handle set-up used. */
+    holdSource?(source: Repo): void;
+  },
+>(
   source: Repo,
   opts: SandboxOptions,
   build: (sandbox: Sandbox) => Promise<S>,
@@ -106,6 +113,7 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     return this.sourceRepo;
   }
 
+  /** Writes the scenario's state into the sandbox's private directory (atomically), for a later process to re-open. */
   save(): void {
     const saved: SavedScenario = {
       schema_version: STATE_VERSION,
@@ -120,6 +128,10 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     renameSync(tmp, file);
   }
 
+  /**
+   * Runs one tool call through the scenario's tools and publishes the result to the work tree's `.git`. Throws
+   * `NO_SANDBOX` once closed and `BUSY` while another call of this object runs; a call's own failure is a result.
+   */
   async callTool(name: string, args: unknown): Promise<ScenarioToolResult> {
     if (this.sandbox.isRemoved) throw new GitGoodError("NO_SANDBOX", "the scenario is closed");
     if (this.busy) throw new GitGoodError("BUSY", "another tool call is still running; call tools one at a time");
@@ -144,18 +156,22 @@ export abstract class ScenarioBase<D> implements LiveScenario {
     return this.definition.tools as ToolRegistry<unknown>;
   }
 
+  /** The offered tools as function-calling declarations. */
   functionTools(): FunctionTool[] {
     return this.tools.functionTools();
   }
 
+  /** The offered tools described in text for a prompt. */
   toolHelp(): string {
     return this.tools.help();
   }
 
+  /** The names of the offered tools. */
   toolNames(): string[] {
     return this.tools.names();
   }
 
+  /** Removes the sandbox, kept or not. */
   close(): void {
     this.sandbox.remove();
   }

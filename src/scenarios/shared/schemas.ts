@@ -33,6 +33,7 @@ export const PathNotationSchema = z.string().refine(isPathNotation, "not a path 
 
 const LinkTargetSchema = z.string().nullable();
 
+/** Validates the saved conflict state of a merge or rebase step: each conflicted file and its regions, resolved or not. */
 export const ConflictStateSchema: z.ZodType<ConflictState> = z.object({
   files: z.array(
     z.object({
@@ -64,12 +65,14 @@ export const ChainSchema: z.ZodType<Chain> = z.object({
   committerEnv: z.record(z.string(), z.string()),
 });
 
+/** Validates one file of a final state: its path in path notation and its content. */
 export const FileContentSchema = z.object({
   path: PathNotationSchema,
   /** The file's bytes as UTF-8 text, or base64 when they are not valid UTF-8; null when the file is gone. */
   content: z.string().nullable(),
   encoding: z.enum(["utf8", "base64"]),
 });
+/** One file of a final state, as `FileContentSchema` accepts it. */
 export type FileContent = z.infer<typeof FileContentSchema>;
 
 const CommitRecordSchema = z.object({
@@ -81,6 +84,7 @@ const CommitRecordSchema = z.object({
   /** The commit's parents (absent in older trajectories): more than one makes it a merge commit. */
   parents: z.array(z.string()).optional(),
 });
+/** One commit of an agent's new history: its id, message, author and `git show` diff. */
 export type CommitRecord = z.infer<typeof CommitRecordSchema>;
 
 /** The final state of a scenario that rewrites history (IR, ICC). */
@@ -106,4 +110,5 @@ export const HistoryFinalStateSchema = z.object({
    */
   rebase_in_progress: z.boolean().optional(),
 });
+/** The final state of an IR or ICC attempt, as `HistoryFinalStateSchema` accepts it. */
 export type HistoryFinalState = z.infer<typeof HistoryFinalStateSchema>;

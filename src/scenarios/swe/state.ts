@@ -27,4 +27,5 @@ export const SweFinalStateSchema = z.object({
   /** Seconds of the set-up (validation included) and of the agent's work, when known. */
   timings: z.object({ setup_s: z.number(), agent_s: z.number() }).optional(),
 });
+/** The final state of a SWE attempt, as `SweFinalStateSchema` accepts it. */
 export type SweFinalState = z.infer<typeof SweFinalStateSchema>;

@@ -87,8 +87,11 @@ export interface SweMineSummary {
   warnings: string[];
 }
 
+/** What `mineSwe` found in a repository: the instances kept, each candidate turned down and why, and the counts. */
 export interface SweMineResult {
+  /** The validated instances, ready to save as SWE samples. */
   instances: MinedInstance[];
+  /** Every candidate turned down, with the reason. */
   rejects: SweReject[];
   summary: SweMineSummary;
   /** The environment specs that validated kept instances, by version: YAML for `--env-spec`. */
