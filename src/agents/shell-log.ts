@@ -26,9 +26,26 @@ const AGENT_PATH_ENV = "GITGOOD_AGENT_PATH";
  */
 const SCRIPT = String.raw`#!/bin/sh
 # gitgood records this git command for the trajectory (file descriptor 3), runs git, then records how it
-# ended: its exit status and the objects it named by id that the repository does not hold.
-{ printf 'c\0%s\0%s\0' "$$" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
-PATH="$${AGENT_PATH_ENV}"
+# ended: its exit status and the objects it named by id that the repository does not hold. A process that
+# does not have descriptor 3 (a program's child started with only its standard streams) runs git unrecorded:
+# a redirection to a closed descriptor would end this shell.
+if ( : >&3 ) 2>/dev/null; then log=1; else log=''; fi
+[ -z "$log" ] || { printf 'c\0%s\0%s\0' "$$" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
+if [ -n "${"$"}{${AGENT_PATH_ENV}+set}" ]; then
+  PATH="$${AGENT_PATH_ENV}"
+else
+  # A child given a fresh environment (MCP clients start their servers so) kept PATH but not the variable:
+  # the same PATH without this folder.
+  self=$(dirname "$0")
+  rest=''
+  oldifs=$IFS
+  IFS=:
+  set -f
+  for d in $PATH; do [ "$d" = "$self" ] || rest="$rest${"$"}{rest:+:}$d"; done
+  set +f
+  IFS=$oldifs
+  PATH=$rest
+fi
 export PATH
 git "$@"
 code=$?
@@ -55,7 +72,7 @@ for a do
   fi
 done
 set -- $ids
-{ printf 'e\0%s\0%s\0%s\0' "$$" "$code" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
+[ -z "$log" ] || { printf 'e\0%s\0%s\0%s\0' "$$" "$code" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
 exit "$code"
 `;
 

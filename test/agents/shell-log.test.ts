@@ -100,4 +100,13 @@ describe("the recording git, run for real", () => {
     expect(r.stdout).toBe("commit\n");
     expect(r.status).toBe(1);
   });
+
+  it("runs git unrecorded in a child that has no descriptor 3 and a fresh environment (an MCP client's server)", () => {
+    const shared = path.join(dir, "shared3");
+    const env = gitRecorder(shared, shared, process.env.PATH ?? "/usr/bin:/bin");
+    // What an MCP client passes its stdio server: PATH (the recorder first) and little else.
+    const fresh = { PATH: env.PATH ?? "", HOME: process.env.HOME ?? dir };
+    const r = spawnSync("sh", ["-c", "git rev-parse --is-inside-work-tree"], { cwd: repo, env: fresh, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, "true\n", ""]);
+  });
 });

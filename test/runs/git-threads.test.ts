@@ -79,8 +79,9 @@ describe("git threads", () => {
     };
     expect(merges.length).toBeGreaterThan(1);
     expect(await runOf(1, merges.slice(0, 1))).toBe(0);
-    // Every git process of an attempt but the long-lived readers.
-    expect(await runOf(2, merges)).toBeGreaterThan(merges.length * 8);
+    // Every git process of an attempt but the long-lived readers: the baseline's MCR attempt starts 8 since
+    // its unmerged entries are read without git (test/runs/git-processes.test.ts counts them exactly).
+    expect(await runOf(2, merges)).toBeGreaterThanOrEqual(merges.length * 8);
     expect(gitThreadStats().threads).toBe(0);
   });
 });
