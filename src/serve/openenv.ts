@@ -52,8 +52,9 @@ function parseAction(data: unknown): Action {
   return { type: "call_tool", tool_name: a.tool_name, arguments: args as Record<string, unknown> };
 }
 
-/** The response to `reset`: the task, the tools, and which episode this is (`ResetResponse`). */
+/** The response to `reset`: the task, the tools, and which episode this is (`ResetResponse`); done at once when set-up outlasted the time limit. */
 function resetResponse(episode: Episode): Record<string, unknown> {
+  const ended = episode.last;
   return {
     observation: {
       episode_id: episode.id,
@@ -62,9 +63,10 @@ function resetResponse(episode: Episode): Record<string, unknown> {
       task: taskText(episode),
       task_data: episode.context.data,
       tools: toolList(episode),
+      ...(ended ? { error: toolError(ended.result.error?.code, ended.result.output), ...endFacts(ended) } : {}),
     },
-    reward: null,
-    done: false,
+    reward: ended ? ended.reward : null,
+    done: episode.done,
   };
 }
 
@@ -72,6 +74,7 @@ function resetResponse(episode: Episode): Record<string, unknown> {
 function toolError(code: string | undefined, message: string): { error_type: string; message: string } | null {
   if (code === "UNKNOWN_TOOL") return { error_type: "tool_not_found", message };
   if (code === "BAD_ARGUMENTS") return { error_type: "invalid_args", message };
+  if (code === "TIMEOUT") return { error_type: "timeout", message };
   return null;
 }
 
