@@ -9,11 +9,13 @@
 // trainer's next reset comes after an episode's work. Then `sessions` clients at once each reset and
 // finish an episode on the cold server (every set-up concurrent). Prints p50/p90 of both, the machine's
 // load average around the measure, and the concurrent sessions' errors.
+import { request } from "node:http";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { buildSyntheticRepo } from "../dist/demo/synthetic.js";
 import { row } from "./rows.js";
@@ -61,9 +63,17 @@ function serve(args, env) {
   });
 }
 
-async function post(url, body) {
-  const r = await fetch(url, { method: "POST", headers: AUTH, body: JSON.stringify(body) });
-  return { status: r.status, body: await r.json() };
+/** POSTs a JSON body; resolves with the status and the parsed answer. */
+function post(url, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: AUTH }, (res) => {
+      let text = "";
+      res.on("data", (b) => (text += b));
+      res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 async function timedReset(server, sampleId) {
@@ -76,7 +86,7 @@ async function timedReset(server, sampleId) {
 
 /** Polls (every 20 ms) until `check` holds. */
 async function until(check) {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
+  while (!check()) await sleep(20);
 }
 
 const pct = (xs, p) => {
