@@ -14,7 +14,7 @@ import { lockRunDir } from "../runs/run-lock.js";
 import { RunStore } from "../runs/store.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { PROTOCOLS, serveEnvironment, type Protocol, type ServeHandle } from "../serve/server.js";
-import { intOption, listOption, repeatable } from "../util/options.js";
+import { intOption, listOption, numberOption, repeatable } from "../util/options.js";
 import { familySettings } from "../families/options.js";
 import { addFamilyOptions } from "./family-options.js";
 import type { CliIO } from "./io.js";
@@ -40,6 +40,8 @@ interface ServeFlags extends ModelFlags {
   allowOrigin?: string[];
   maxSessions: number;
   idleTimeout: number;
+  timeout?: number;
+  warm: number;
   history: HistoryDepth;
   mcrTools: McrToolSet;
 }
@@ -101,6 +103,8 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
       source: { samples, where, recorder: { store, judges, agent: SERVE_AGENT, settings }, split: flags.split, history: flags.history, settings: { mcrTools: flags.mcrTools } },
       maxSessions: flags.maxSessions,
       idleTimeoutSeconds: flags.idleTimeout,
+      timeLimitSeconds: flags.timeout,
+      warm: flags.warm,
       port: flags.port,
       host: flags.host,
       token: door.token,
@@ -140,7 +144,9 @@ export function serveCommand(io: CliIO): Command {
     .option("--token <token>", `the token every request must carry, as Authorization: Bearer (or X-API-Key for ORS clients; or set ${SERVE_TOKEN_ENV}); without one, one is made, said once on stderr and written to serve-<port>.token in gitgood's directory of yours`)
     .option("--allow-origin <origin>", "an extra browser origin allowed to call the server (repeatable)", repeatable)
     .option("--max-sessions <n>", "episodes live at once (each holds a sandbox)", intOption("--max-sessions"), 8)
-    .option("--idle-timeout <seconds>", "end an episode after this long without a request (recorded as disconnected)", intOption("--idle-timeout"), 900);
+    .option("--idle-timeout <seconds>", "end an episode after this long without a request (recorded as disconnected)", intOption("--idle-timeout"), 900)
+    .option("--timeout <seconds>", "an episode's wall-clock limit in seconds (fractions allowed), from the client's reset: set-up included; past it the episode ends as a recorded TIMEOUT", numberOption("--timeout", 0.001, 604_800))
+    .option("--warm <n>", "sandboxes set up ahead per sample × scenario, each handed to one episode and replaced in the background (0: set up when asked)", intOption("--warm"), 0);
   return addModelOptions(addFamilyOptions(cmd, "mcp")).action(async (files: string[], flags: ServeFlags) => {
     await runServe([...files, ...(flags.samples ?? [])], flags, io);
   });

@@ -29,7 +29,6 @@ export interface ClientInfo {
  */
 export class Attempt {
   readonly session: AgentSession;
-  readonly key: string;
   private readonly controller = new AbortController();
   private readonly state: AttemptState;
   private ended = false;
@@ -56,7 +55,11 @@ export class Attempt {
       session: this.session,
       context,
     };
-    this.key = keyOf(this.state);
+  }
+
+  /** The attempt's key in the run: sample, scenario and repeat. */
+  get key(): string {
+    return keyOf(this.state);
   }
 
   /**
@@ -107,6 +110,16 @@ export class Attempt {
     return !this.ended;
   }
 
+  /**
+   * Hands a sandbox set up ahead (gitgood serve's warm pool) to the client that asked at `at`: the attempt
+   * becomes repeat `repeat` of its sample × scenario, and its clock (its record's start and duration) starts
+   * at the ask, as does the clock of one set up after it.
+   */
+  handOut(repeat: number, at: Date): void {
+    this.state.repeat = repeat;
+    this.state.startedAt = at;
+  }
+
   /** Calls a scenario tool and records it. A failure of the call itself comes back as an error result. */
   async call(tool: string, args: unknown): Promise<ScenarioToolResult> {
     this.started = true;
@@ -142,12 +155,13 @@ export class Attempt {
    * Records the attempt as failed and removes the sandbox, synchronously (so it also works from a
    * signal handler, where nothing asynchronous gets to run). An attempt the client never started, or
    * one whose key has a successful record already (or any record, in a run that keeps its records),
-   * only has its sandbox removed: it returns null.
+   * only has its sandbox removed: it returns null. `always`: recorded even when the client never started
+   * it (an episode that ran out of its time limit during set-up).
    */
-  abandon(error: GitGoodError, endedBy: string): ResultRecord | null {
+  abandon(error: GitGoodError, endedBy: string, always = false): ResultRecord | null {
     if (this.ended) return null;
     const kept = this.recorder.store.get(this.key);
-    if (!this.started || kept?.status === "success" || (kept && this.recorder.store.keepsRecords)) {
+    if ((!this.started && !always) || kept?.status === "success" || (kept && this.recorder.store.keepsRecords)) {
       this.end(endedBy);
       this.scenario.close();
       return null;

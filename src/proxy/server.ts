@@ -10,6 +10,7 @@ import type { RequestLimit } from "../model/connections.js";
 import type { ChatMessage, Usage } from "../model/types.js";
 import { geminiQueryKey } from "./gemini.js";
 import { familyOf, replyOfJson, replyOfStream, requestFacts, requestMessages, routeOf, type ApiKind, type TurnReply, type UpstreamFamily } from "./api.js";
+import { answerTokens, recordedTokens, type AnswerTokens } from "./tokens.js";
 
 /** The user's real endpoint of one API family, and the key it takes (the agent never sees it). */
 export interface Upstream {
@@ -191,6 +192,9 @@ function usageLine(reply: TurnReply): string {
   return `tokens ${u.prompt} in (cache read ${u.cacheRead}, written ${u.cacheWrite}) / ${u.completion} out`;
 }
 
+/** How the note of a model call's token fields begins: `tokens of model call N: {…}`. */
+const TOKENS_NOTE = "tokens of model call";
+
 /**
  * The recording model proxy of a run. External agents (command, mcp-command, the CLI-agent presets) talk to
  * it as they would to their model API, each attempt with a key of its own; it forwards each request to the
@@ -355,6 +359,7 @@ export class ModelProxy {
       res.end(text);
       const reply = facts.stream ? replyOfStream(route.kind, text) : replyOfJson(route.kind, JSON.parse(text));
       this.record(att, route.kind, facts.model, messages, 200, performance.now() - started, reply, true);
+      this.recordTokens(att, answerTokens(route.kind, text, facts.stream));
       return;
     }
     const send = (): Promise<Exchange> => exchange(method, target, upstreamHeaders(req, family, upstream, body.length), body, res, att.signal, timeoutMs);
@@ -374,8 +379,9 @@ export class ModelProxy {
       return;
     }
     let reply: TurnReply;
+    const streamed = answer.contentType.includes("text/event-stream") || facts.stream;
     try {
-      reply = answer.contentType.includes("text/event-stream") || facts.stream ? replyOfStream(route.kind, text) : replyOfJson(route.kind, JSON.parse(text));
+      reply = streamed ? replyOfStream(route.kind, text) : replyOfJson(route.kind, JSON.parse(text));
     } catch {
       reply = { message: { role: "assistant", content: null }, usage: null, stop: null };
     }
@@ -387,6 +393,14 @@ export class ModelProxy {
       });
     }
     this.record(att, route.kind, facts.model, messages, answer.status, ms, reply, false);
+    this.recordTokens(att, answerTokens(route.kind, text, streamed));
+  }
+
+  /** The answer's token ids and log-probabilities, when the endpoint gave them: a note after its model turn, as JSON. */
+  private recordTokens(att: Live, tokens: AnswerTokens | null): void {
+    if (!att.open || !tokens) return;
+    const full = (this.opts.record ?? "digest") === "full";
+    att.recorder.note("note", `${TOKENS_NOTE} ${att.calls}: ${JSON.stringify(recordedTokens(tokens, full))}`);
   }
 
   /** A call that is not a model turn (a model list, a token count): forwarded as it came, and noted in the trajectory with its outcome. */

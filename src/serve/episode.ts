@@ -64,6 +64,7 @@ export class Episode {
   private steps = 0;
   private outcome: StepOutcome | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  private limit: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly attempt: Attempt,
@@ -72,9 +73,8 @@ export class Episode {
     this.id = id ?? randomUUID();
   }
 
-  /** Sets a new episode up; `repeat` numbers it among the run's attempts at the same sample × scenario. */
-  static async open(source: ServeSource, sample: Sample, scenario: string | undefined, repeat: number, client: () => ClientInfo | null, id?: string): Promise<Episode> {
-    const attempt = await Attempt.start(sample, scenario, source.where, source.recorder, client, source.history, source.settings, false, repeat);
+  /** The episode of an attempt set up for it (cold, or taken from the warm pool). */
+  static of(attempt: Attempt, id?: string): Episode {
     return new Episode(attempt, id);
   }
 
@@ -116,6 +116,30 @@ export class Episode {
     ];
   }
 
+  /**
+   * Ends the episode as a TIMEOUT at `deadline` (epoch ms), a wall-clock limit counted from when the client
+   * asked for it, set-up included: one past already (set-up alone took longer) ends it at once. An action
+   * running at the deadline finishes first (each tool has its own limit); none runs after it.
+   */
+  async limitTo(deadline: number, seconds: number): Promise<void> {
+    const expire = (): Promise<void> => {
+      const run = this.queue.then(() => this.timeOut(seconds));
+      this.queue = run.catch(() => undefined);
+      return run;
+    };
+    const left = deadline - Date.now();
+    if (left <= 0) return expire();
+    this.limit = setTimeout(() => void expire(), left);
+    this.limit.unref();
+  }
+
+  private timeOut(seconds: number): void {
+    if (this.done) return;
+    const err = new GitGoodError("TIMEOUT", `the episode did not end within its ${seconds} s limit (set-up included)`, { seconds });
+    const record = this.attempt.abandon(err, "timeout", true);
+    this.outcome = { result: errorResult("timeout", err), done: true, reward: record ? rewardOf(record) : 0, record };
+  }
+
   /** Runs one action after those before it; never throws: a failure comes back as an error result. */
   step(name: string, args: unknown): Promise<StepOutcome> {
     const run = this.queue.then(() => this.act(name, args));
@@ -125,7 +149,8 @@ export class Episode {
 
   private async act(name: string, args: unknown): Promise<StepOutcome> {
     if (this.done) {
-      return { result: errorResult(name, new GitGoodError("NO_SCENARIO", "this episode is over: reset to start another")), done: true, reward: null, record: null };
+      const over = errorResult(name, new GitGoodError("NO_SCENARIO", "this episode is over: reset to start another"));
+      return { result: over, done: true, reward: this.outcome?.reward ?? null, record: this.outcome?.record ?? null };
     }
     this.steps++;
     if (name === FINISH) {
@@ -152,6 +177,7 @@ export class Episode {
       return { result: errorResult(result.tool, e), done: true, reward: null, record: null };
     }
     this.outcome = { result, done: true, reward: rewardOf(record), record };
+    this.clearLimit();
     return this.outcome;
   }
 
@@ -161,15 +187,27 @@ export class Episode {
    * sandbox is removed).
    */
   async close(how: string): Promise<void> {
+    this.clearLimit();
     await this.queue;
     if (this.done) return;
     this.attempt.abandon(new GitGoodError("CLIENT_DISCONNECTED", `${how} before the episode ended (after ${this.steps} action(s))`), "disconnect");
   }
 
+  private clearLimit(): void {
+    if (this.limit) clearTimeout(this.limit);
+    this.limit = null;
+  }
+
   /** The process is being stopped: records the episode as stopped at once, synchronously. */
   abandonNow(message: string): void {
+    this.clearLimit();
     if (!this.done) this.attempt.abandon(new GitGoodError("SERVER_STOPPED", message), "stopped");
   }
+}
+
+/** Sets up the attempt of a new episode in a fresh sandbox; `repeat` numbers it among the run's attempts at the same sample × scenario. */
+export function setUpAttempt(source: ServeSource, sample: Sample, scenario: string, repeat: number, client: () => ClientInfo | null): Promise<Attempt> {
+  return Attempt.start(sample, scenario, source.where, source.recorder, client, source.history, source.settings, false, repeat);
 }
 
 /** The attempt keys a sample × scenario already has in the run, and those of live episodes: the next repeat is the first free one. */

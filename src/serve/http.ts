@@ -70,8 +70,25 @@ export function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-/** The headers the door checks: an ORS client's `X-API-Key` stands for the bearer token when no Authorization header is sent. */
+/** The token of `Authorization: Basic base64(USER:TOKEN)` (any user), or null for another header. */
+function basicToken(authorization: string | undefined): string | null {
+  const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization?.trim() ?? "");
+  if (!m) return null;
+  const pair = Buffer.from(m[1] as string, "base64").toString("utf8");
+  const colon = pair.indexOf(":");
+  return colon < 0 ? null : pair.slice(colon + 1);
+}
+
+/**
+ * The headers the door checks, with the token where a client that sends no bearer token can put it: an
+ * ORS client's `X-API-Key`, and HTTP Basic credentials whose password is the token. The official OpenEnv
+ * client sends no headers of its own, but its WebSocket library sends the user and password of the URL
+ * (`ws://gitgood:TOKEN@127.0.0.1:8000`) as Basic credentials: the token goes in a header, never in a
+ * request line that logs keep.
+ */
 function doorHeaders(req: IncomingMessage): IncomingHttpHeaders {
+  const basic = basicToken(req.headers.authorization);
+  if (basic !== null) return { ...req.headers, authorization: `Bearer ${basic}` };
   const key = req.headers["x-api-key"];
   if (req.headers.authorization !== undefined || typeof key !== "string") return req.headers;
   return { ...req.headers, authorization: `Bearer ${key}` };

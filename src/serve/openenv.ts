@@ -5,6 +5,7 @@ import { callResult } from "../mcp/descriptors.js";
 import { FINISH } from "../mcp/bench-tools.js";
 import { scenarios } from "../scenarios/registry.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
+import type { ClientInfo } from "../mcp/attempt.js";
 import type { Episode, EpisodeChoice, StepOutcome } from "./episode.js";
 import { CLOSE_GOING_AWAY, handshakeProblem, WebSocketConnection } from "./websocket.js";
 import { readJson, refuseHandshake, sendJson, type Routes } from "./http.js";
@@ -52,8 +53,9 @@ function parseAction(data: unknown): Action {
   return { type: "call_tool", tool_name: a.tool_name, arguments: args as Record<string, unknown> };
 }
 
-/** The response to `reset`: the task, the tools, and which episode this is (`ResetResponse`). */
+/** The response to `reset`: the task, the tools, and which episode this is (`ResetResponse`); done at once when set-up outlasted the time limit. */
 function resetResponse(episode: Episode): Record<string, unknown> {
+  const ended = episode.last;
   return {
     observation: {
       episode_id: episode.id,
@@ -62,9 +64,10 @@ function resetResponse(episode: Episode): Record<string, unknown> {
       task: taskText(episode),
       task_data: episode.context.data,
       tools: toolList(episode),
+      ...(ended ? { error: toolError(ended.result.error?.code, ended.result.output), ...endFacts(ended) } : {}),
     },
-    reward: null,
-    done: false,
+    reward: ended ? ended.reward : null,
+    done: episode.done,
   };
 }
 
@@ -72,6 +75,7 @@ function resetResponse(episode: Episode): Record<string, unknown> {
 function toolError(code: string | undefined, message: string): { error_type: string; message: string } | null {
   if (code === "UNKNOWN_TOOL") return { error_type: "tool_not_found", message };
   if (code === "BAD_ARGUMENTS") return { error_type: "invalid_args", message };
+  if (code === "TIMEOUT") return { error_type: "timeout", message };
   return null;
 }
 
@@ -275,21 +279,64 @@ class WsSession {
     }
   }
 
-  /** A JSON-RPC request over the session (`tools/list`, `tools/call`), answered as OpenEnv's MCP handler answers it. */
-  private async mcp(rpc: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const id = typeof rpc.id === "string" || typeof rpc.id === "number" ? rpc.id : null;
-    const fail = (code: number, message: string) => ({ jsonrpc: "2.0", id, error: { code, message } });
-    if (rpc.jsonrpc !== "2.0" || typeof rpc.method !== "string") return fail(-32600, "Invalid Request");
-    const params = (rpc.params ?? {}) as Record<string, unknown>;
-    if (typeof params !== "object" || Array.isArray(params)) return fail(-32602, "Params must be an object");
-    if (!this.episode) return fail(-32603, "no episode: send a reset message first");
-    const episode = this.live();
-    if (rpc.method === "tools/list") return { jsonrpc: "2.0", id, result: { tools: toolList(episode) } };
-    if (rpc.method !== "tools/call") return fail(-32601, `Method not found: ${rpc.method}`);
-    if (typeof params.name !== "string" || params.name === "") return fail(-32602, "Invalid params - 'name' is required");
-    const outcome = await episode.step(params.name, params.arguments ?? {});
-    return { jsonrpc: "2.0", id, result: callResult(outcome.result) };
+  private mcp(rpc: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return mcpAnswer(rpc, () => (this.episode ? this.live() : null));
   }
+}
+
+type Rpc = Record<string, unknown>;
+
+function rpcError(id: unknown, code: number, message: string): Rpc {
+  return { jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } };
+}
+
+/** A JSON-RPC request on an episode (`tools/list`, `tools/call`), answered as OpenEnv's MCP handler answers it. */
+async function mcpAnswer(rpc: Rpc, episodeOf: () => Episode | null): Promise<Rpc> {
+  const id = typeof rpc.id === "string" || typeof rpc.id === "number" ? rpc.id : null;
+  if (rpc.jsonrpc !== "2.0" || typeof rpc.method !== "string") return rpcError(id, -32600, "Invalid Request");
+  const params = (rpc.params ?? {}) as Rpc;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return rpcError(id, -32602, "Params must be an object");
+  const episode = episodeOf();
+  if (!episode) return rpcError(id, -32603, "no episode: send a reset message first");
+  if (rpc.method === "tools/list") return { jsonrpc: "2.0", id, result: { tools: toolList(episode) } };
+  if (rpc.method !== "tools/call") return rpcError(id, -32601, `Method not found: ${rpc.method}`);
+  if (typeof params.name !== "string" || params.name === "") return rpcError(id, -32602, "Invalid params - 'name' is required");
+  const outcome = await episode.step(params.name, params.arguments ?? {});
+  return { jsonrpc: "2.0", id, result: callResult(outcome.result) };
+}
+
+/**
+ * `POST /mcp`: OpenEnv's HTTP MCP endpoint with its session methods. `openenv/session/create` starts an
+ * episode (the `sample_id`, `scenario` and `seed` params choose it, as a reset's fields do) and answers its
+ * id as `session_id`; `tools/list` and `tools/call` name it with `session_id`, and `openenv/session/close` ends
+ * it. A Git task keeps state across calls, so a call without a session (OpenEnv's throw-away environment) is
+ * refused.
+ */
+async function mcpHttp(pool: EpisodePool, rpc: Rpc, client: () => ClientInfo): Promise<Rpc> {
+  const params = (rpc.params ?? {}) as Rpc;
+  if (rpc.jsonrpc !== "2.0" || typeof rpc.method !== "string") return rpcError(rpc.id, -32600, "Invalid Request");
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return rpcError(rpc.id, -32602, "Params must be an object");
+  const sessionId = typeof params.session_id === "string" && params.session_id !== "" ? params.session_id : null;
+  if (rpc.method === "openenv/session/create") {
+    try {
+      const { choice } = resetChoice({ seed: params.seed, sample_id: params.sample_id, scenario: params.scenario });
+      const episode = await pool.open(choice, client);
+      return { jsonrpc: "2.0", id: rpc.id ?? null, result: { session_id: episode.id } };
+    } catch (err) {
+      return rpcError(rpc.id, -32000, toGitGoodError(err).message);
+    }
+  }
+  if (rpc.method === "openenv/session/close") {
+    if (!sessionId) return rpcError(rpc.id, -32602, "Invalid params - 'session_id' is required");
+    if (!pool.get(sessionId)) return rpcError(rpc.id, -32602, `Unknown session_id: ${sessionId}`);
+    await pool.close(sessionId, "the client closed the MCP session");
+    return { jsonrpc: "2.0", id: rpc.id ?? null, result: { session_id: sessionId, closed: true } };
+  }
+  if (!sessionId) return rpcError(rpc.id, -32602, "Invalid params - 'session_id' is required: create one with openenv/session/create (a Git task keeps state across calls)");
+  const episode = pool.get(sessionId);
+  if (!episode) return rpcError(rpc.id, -32602, `Unknown session_id: ${sessionId}`);
+  const { session_id: _named, ...rest } = params;
+  return mcpAnswer({ ...rpc, params: rest }, () => episode);
 }
 
 /**
@@ -334,6 +381,21 @@ export function openEnvRoutes(pool: EpisodePool): Routes & { closeAll(): void } 
         case "GET /state": {
           const episode = episodeFor(res, url.searchParams.get("episode_id"));
           if (episode) sendJson(res, 200, stateOf(episode));
+          return;
+        }
+        case "POST /mcp": {
+          let rpc: unknown;
+          try {
+            rpc = await readJson(req);
+          } catch {
+            sendJson(res, 200, rpcError(null, -32700, "Parse error"));
+            return;
+          }
+          if (typeof rpc !== "object" || rpc === null || Array.isArray(rpc)) {
+            sendJson(res, 200, rpcError(null, -32600, "Invalid Request"));
+            return;
+          }
+          sendJson(res, 200, await mcpHttp(pool, rpc as Rpc, client));
           return;
         }
         case "POST /reset":

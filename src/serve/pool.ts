@@ -1,16 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { Sample } from "../dataset/sample.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
-import type { ClientInfo } from "../mcp/attempt.js";
+import type { Attempt, ClientInfo } from "../mcp/attempt.js";
 import { attemptKey } from "../runs/result.js";
 import { chooseScenario } from "../scenarios/index.js";
-import { Episode, nextRepeat, type EpisodeChoice, type ServeSource } from "./episode.js";
+import { Episode, nextRepeat, setUpAttempt, type EpisodeChoice, type ServeSource } from "./episode.js";
+import { WarmPool } from "./warm.js";
 
 export interface PoolOptions {
   /** Episodes that may be live at once (each holds a sandbox). */
   maxSessions: number;
   /** An episode with no request for this long is ended as disconnected. */
   idleTimeoutSeconds: number;
+  /** An episode's wall-clock limit in seconds, counted from the client's ask (set-up included); none when absent. */
+  timeLimitSeconds?: number;
+  /** Sandboxes kept set up ahead of the clients per sample × scenario (0: every episode is set up when asked). */
+  warm?: number;
   log: (line: string) => void;
 }
 
@@ -31,6 +36,7 @@ export class EpisodePool {
   private next = 0;
   private readonly sweep: NodeJS.Timeout;
   private readonly settling = new Set<Promise<void>>();
+  private readonly warm: WarmPool;
 
   constructor(
     readonly source: ServeSource,
@@ -39,6 +45,22 @@ export class EpisodePool {
     const idleMs = opts.idleTimeoutSeconds * 1000;
     this.sweep = setInterval(() => this.closeIdle(idleMs), Math.max(200, Math.min(30_000, idleMs / 2)));
     this.sweep.unref();
+    this.warm = new WarmPool(source, opts.warm ?? 0, opts.log);
+  }
+
+  /** Sets the warm pool up in the background (nothing when --warm is 0). */
+  startWarming(): void {
+    this.warm.fillAll();
+  }
+
+  /** Sandboxes set up ahead and not handed out yet (for the bench and the tests). */
+  get warmCount(): number {
+    return this.warm.count;
+  }
+
+  /** The attempt keys taken: live episodes' and those being set up. */
+  private heldKeys(): Set<string> {
+    return new Set([...[...this.live.values()].map((l) => l.episode.key), ...this.opening.values()]);
   }
 
   /** Episodes that hold a sandbox: those being set up and those not ended yet. */
@@ -74,15 +96,20 @@ export class EpisodePool {
     if (this.size >= this.opts.maxSessions) {
       throw new GitGoodError("CAPACITY_REACHED", `${this.size} episodes are live, the most this server runs at once (--max-sessions ${this.opts.maxSessions})`);
     }
+    const asked = new Date();
     const { sample, scenario } = this.pick(choice);
-    const held = new Set([...[...this.live.values()].map((l) => l.episode.key), ...this.opening.values()]);
-    const repeat = nextRepeat(this.source.recorder, held, sample, scenario);
+    const repeat = nextRepeat(this.source.recorder, this.heldKeys(), sample, scenario);
     const ticket = id ?? randomUUID();
     this.opening.set(ticket, attemptKey(sample.id, scenario, false, repeat));
     try {
-      const episode = await Episode.open(this.source, sample, scenario, repeat, client, id);
+      const warm = this.warm.take(sample, scenario, client);
+      const attempt: Attempt = warm ?? (await setUpAttempt(this.source, sample, scenario, repeat, client));
+      attempt.handOut(repeat, asked);
+      const episode = Episode.of(attempt, id);
       this.live.set(episode.id, { episode, lastSeen: Date.now() });
-      this.opts.log(`episode ${episode.id} opened: ${episode.key}`);
+      this.opts.log(`episode ${episode.id} opened: ${episode.key}${warm ? " (warm sandbox)" : ""}`);
+      const limit = this.opts.timeLimitSeconds;
+      if (limit !== undefined) await episode.limitTo(asked.getTime() + limit * 1000, limit);
       return episode;
     } finally {
       this.opening.delete(ticket);
@@ -124,6 +151,7 @@ export class EpisodePool {
   /** Ends every live episode (recorded as disconnected) and stops the idle sweep. */
   async closeAll(how: string): Promise<void> {
     clearInterval(this.sweep);
+    await this.warm.close();
     await Promise.all([...this.live.keys()].map((id) => this.close(id, how)));
     await Promise.all([...this.settling]);
   }
@@ -131,6 +159,7 @@ export class EpisodePool {
   /** The process is being stopped: records every live episode as stopped, synchronously. */
   abandonAll(message: string): void {
     clearInterval(this.sweep);
+    this.warm.closeNow();
     for (const l of this.live.values()) l.episode.abandonNow(message);
   }
 }

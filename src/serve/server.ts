@@ -16,6 +16,10 @@ export interface ServeOptions extends DoorOptions {
   maxSessions: number;
   /** An episode with no request for this long is ended as disconnected. */
   idleTimeoutSeconds: number;
+  /** An episode's wall-clock limit in seconds, set-up included (none when absent). */
+  timeLimitSeconds?: number;
+  /** Sandboxes set up ahead per sample × scenario (`--warm`). */
+  warm?: number;
 }
 
 export interface ServeHandle {
@@ -25,6 +29,8 @@ export interface ServeHandle {
   close(): Promise<void>;
   /** The process is being stopped: records every live episode as stopped, synchronously. */
   abandonAll(message: string): void;
+  /** Sandboxes set up ahead and not handed out yet. */
+  readonly warmCount: number;
 }
 
 /**
@@ -33,9 +39,16 @@ export interface ServeHandle {
  */
 export async function serveEnvironment(opts: ServeOptions): Promise<ServeHandle> {
   if (opts.source.samples.length === 0) throw new GitGoodError("BAD_OPTION", "there are no samples to serve");
-  const pool = new EpisodePool(opts.source, { maxSessions: opts.maxSessions, idleTimeoutSeconds: opts.idleTimeoutSeconds, log: opts.log });
+  const pool = new EpisodePool(opts.source, {
+    maxSessions: opts.maxSessions,
+    idleTimeoutSeconds: opts.idleTimeoutSeconds,
+    timeLimitSeconds: opts.timeLimitSeconds,
+    warm: opts.warm,
+    log: opts.log,
+  });
   const routes = opts.protocol === "openenv" ? openEnvRoutes(pool) : orsRoutes(pool);
   const listening = await listen(opts, routes);
+  pool.startWarming();
   return {
     url: listening.url,
     async close() {
@@ -44,5 +57,8 @@ export async function serveEnvironment(opts: ServeOptions): Promise<ServeHandle>
       await listening.close();
     },
     abandonAll: (message) => pool.abandonAll(message),
+    get warmCount() {
+      return pool.warmCount;
+    },
   };
 }
