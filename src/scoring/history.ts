@@ -9,7 +9,8 @@ export interface HistoryOutcome {
   done: boolean;
   pending: string | null;
   tree: string;
-  commits: readonly { oid: string; author: Person; message: string; diff: string }[];
+  /** Oldest first; `parents` is absent in older trajectories. */
+  commits: readonly { oid: string; author: Person; message: string; diff: string; parents?: readonly string[] }[];
 }
 
 /** Deterministic facts about an agent's history, recorded with or without a judge. */
@@ -21,7 +22,7 @@ export interface HistoryChecks {
   tree_matches_tip: boolean;
   empty_messages: number;
   duplicate_messages: number;
-  /** Commits that change nothing. */
+  /** Commits that change nothing: a blank patch and at most one parent (a merge commit's combined diff is blank when it takes one side's text). */
   empty_commits: number;
 }
 
@@ -42,7 +43,7 @@ export async function checkHistory(sample: ChainSample, final: HistoryOutcome, s
     tree_matches_tip: final.tree === tipTree,
     empty_messages: messages.filter((m) => m === "").length,
     duplicate_messages: duplicates,
-    empty_commits: final.commits.filter((c) => c.diff.trim() === "").length,
+    empty_commits: final.commits.filter((c) => c.diff.trim() === "" && (c.parents?.length ?? 0) <= 1).length,
   };
 }
 

@@ -220,11 +220,14 @@ describe("IR and ICC failure labels", () => {
       await git(["rebase", "--onto", merge, `${oldest}^`, "gg-tip"]);
     }), { judge: true });
     expect(merged.failure_labels).toEqual(["judge_preferred_original"]);
+    // The scorer's own count agrees with the label (the skill profile and the outcome view read it).
+    expect((merged.scores["checks"] as { empty_commits?: unknown }).empty_commits).toBe(0);
     const empty = await attempt(chain, "IR", shellScript(async (git) => {
       await git(["rebase", "--abort"]);
       await git(["commit", "--allow-empty", "-m", "Nothing at all"]);
     }), { judge: true });
     expect(empty.failure_labels).toEqual(["empty_commits"]);
+    expect((empty.scores["checks"] as { empty_commits?: unknown }).empty_commits).toBe(1);
   });
 
   it("ICC: amending the commit the changes start from rewrote outside the range; committing on it does not", async () => {
