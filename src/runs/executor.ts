@@ -59,10 +59,10 @@ export interface JobContext {
   /** The run's open source repositories, each opened once with its long-lived reader (default: opened per attempt). */
   sources?: RepoPool;
   /**
-   * Given each attempt's key and its events so far when its session opens, returns what is told of each
+   * Given each attempt's job and its events so far when its session opens, returns what is told of each
    * later event (the runner's live turns file); absent, no one is told.
    */
-  watch?: (key: string, sofar: readonly TrajectoryEvent[]) => (event: TrajectoryEvent) => void;
+  watch?: (job: Job, sofar: readonly TrajectoryEvent[]) => (event: TrajectoryEvent) => void;
 }
 
 function timeoutError(seconds: number): GitGoodError {
@@ -135,7 +135,7 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     attempt.session = new AgentSession(live, attempt.context, ctx.maxTurns, controller.signal, extra);
     attempt.session.metered = ctx.agent.metered === true;
     const step = steps ? stepObserver(steps) : null;
-    const watch = ctx.watch?.(job.key, attempt.session.events) ?? null;
+    const watch = ctx.watch?.(job, attempt.session.events) ?? null;
     if (step || watch)
       attempt.session.observer = (event) => {
         step?.(event);

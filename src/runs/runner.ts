@@ -190,7 +190,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
       isolation: opts.isolation,
       scoring,
       sources,
-      watch: (key, sofar) => live.open(key, sofar),
+      watch: (job, sofar) => live.open(job.key, { sample_id: job.sample.id, scenario: job.scenario.name, agent: opts.agent.name }, sofar),
     };
     const executor = opts.executor ?? localExecutor(ctx, opts.jobs);
     const writer = new RunWriter(opts.store);

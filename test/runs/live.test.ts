@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Agent } from "../../src/agents/agent.js";
 import type { Sample } from "../../src/dataset/sample.js";
 import { runConfig } from "../../src/runs/config.js";
-import { LIVE_DIR, livePath } from "../../src/runs/live.js";
+import { LIVE_DIR, livePath, readLiveTurns } from "../../src/runs/live.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import { RunStore } from "../../src/runs/store.js";
 import type { Fixture } from "../helpers/fixture.js";
@@ -42,8 +42,12 @@ describe("a running attempt's live turns", () => {
     const liveDir = path.join(store.dir, LIVE_DIR);
     const liveFiles = () => (existsSync(liveDir) ? readdirSync(liveDir) : []);
     const lines = () => liveFiles().flatMap((f) => readFileSync(path.join(liveDir, f), "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>));
-    await expect.poll(() => lines().map((e) => e.type), { timeout: 60_000 }).toEqual(["context", "model"]);
-    expect(lines()[1]).toMatchObject({ type: "model", message: { content: "first turn, still working" } });
+    // A head saying which attempt, then its events so far.
+    await expect.poll(() => lines().map((e) => e.type), { timeout: 60_000 }).toEqual([undefined, "context", "model"]);
+    expect(lines()[0]).toEqual({ sample_id: sample.id, scenario: "MCR", agent: "waiter" });
+    expect(lines()[2]).toMatchObject({ type: "model", message: { content: "first turn, still working" } });
+    const [file] = liveFiles();
+    expect(readLiveTurns(store.dir, path.basename(file ?? "", ".jsonl"))?.events.map((e) => e.type)).toEqual(["context", "model"]);
     expect(RunStore.read(store.dir).records).toHaveLength(0);
 
     release();
