@@ -27,7 +27,7 @@ export type AttemptEvent = z.infer<typeof EventSchema>;
 export type ModelUsage = z.infer<typeof UsageSchema>;
 
 /** The events of a trajectory that have a known shape, in order. */
-export function eventsOf(trajectory: Trajectory): AttemptEvent[] {
+export function eventsOf(trajectory: Pick<Trajectory, "events">): AttemptEvent[] {
   const out: AttemptEvent[] = [];
   for (const e of trajectory.events) {
     const parsed = EventSchema.safeParse(e);
@@ -111,7 +111,7 @@ function toolsOf(definition: Definition): FunctionTool[] {
  * valid JSON is answered by the note saying so. Tool calls with no model turn before them (an external
  * or MCP agent) become turns of their own with ids `call_N`.
  */
-export function conversationOf(trajectory: Trajectory, known?: readonly AttemptEvent[]): Conversation {
+export function conversationOf(trajectory: Pick<Trajectory, "scenario" | "agent" | "events">, known?: readonly AttemptEvent[]): Conversation {
   let definition: ReturnType<typeof scenarioNamed> | null = null;
   try {
     definition = scenarioNamed(trajectory.scenario);

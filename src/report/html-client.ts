@@ -181,6 +181,9 @@ function renderSummary() {
     const p = run.progress;
     if (p) s.append(el("p", { class: "progress", "data-run": String(i) }, el("progress", { max: String(Math.max(1, p.planned)), value: String(p.done) }),
       " " + progressText(p)));
+    // Each running attempt opens as far as it has gone (served only: a static page has no live files).
+    if (p && p.running_keys && p.running_keys.length && !STATIC) s.append(el("p", { class: "running", "data-run": String(i) }, "running: ",
+      p.running_keys.flatMap((k, j) => [j ? ", " : "", el("a", { href: hashFor({ tab: "samples", selected: { run: i, key: k } }) }, k)])));
     s.append(table(["agent", "scenario", "samples", "completed %", "solved %", "solved", "unjudged", "infra errors", "agent errors", "ceiling"],
       sum.totals.filter((t) => t.samples > 0).map((t) => [t.agent, t.scenario, t.samples, pct(t.success_rate), pct(t.solve_rate), t.solved, t.unjudged, t.infrastructure_errors, t.agent_errors, pct(t.ceiling)]), [2, 3, 4, 5, 6, 7, 8, 9]));
     if (sum.by_difficulty.length) s.append(el("h3", {}, "By difficulty"), table(["agent", "scenario", "difficulty", "samples", "solve"], sum.by_difficulty.map((t) => [t.agent, t.scenario, t.difficulty, t.samples, pct(t.solve_rate)]), [3, 4]));
@@ -272,10 +275,24 @@ async function openAttempt(run, key, push = true) {
   for (const tr of document.querySelectorAll("#rows tr[data-key]")) tr.classList.toggle("sel", tr.dataset.key === key && tr.dataset.run === String(run));
   const d = $("detail");
   d.replaceChildren(el("p", { class: "muted" }, "loading " + key + "…"));
+  liveShown = false;
+  if (runningKey(run, key) && await showLive(run, key)) return;
   let a;
   try { a = await getAttempt(run, key); } catch (e) { d.replaceChildren(el("p", {}, "cannot load: " + e.message)); return; }
   if (!selected || selected.key !== key || selected.run !== run) return;
   d.replaceChildren(...attemptNodes(a, detailView, run));
+}
+/* A running attempt: its transcript so far, read again with the index while "live" is on, until it has finished. */
+let liveShown = false;
+const runningKey = (run, key) => !STATIC && !!index.runs[run]?.progress?.running_keys?.includes(key);
+async function showLive(run, key) {
+  let a;
+  try { a = await api("/api/live?run=" + run + "&key=" + encodeURIComponent(key)); } catch { return false; }
+  if (!selected || selected.key !== key || selected.run !== run) return true;
+  liveShown = true;
+  $("detail").replaceChildren(el("h2", {}, a.sample_id + " · " + a.scenario), el("p", { class: "live-note" }, "running: its turns so far (" + a.turns.length + ")"),
+    el("h3", {}, "Transcript"), ...transcriptNodes(a));
+  return true;
 }
 function familyView(blocks) {
   const box = el("div", { class: "family" });
@@ -424,6 +441,7 @@ async function load() {
         if (!$("compare").hidden) { compareStale = false; renderCompare(); }
       }
     }
+    if (liveShown && selected && !(runningKey(selected.run, selected.key) && await showLive(selected.run, selected.key))) openAttempt(selected.run, selected.key, false);
     const live = index.runs.filter((r) => r.progress && r.progress.done < r.progress.planned);
     $("status").textContent = index.rows.length + " attempt(s) in " + index.runs.length + " run(s)" + (live.length ? " (" + live.map((r) => r.label + ": " + progressText(r.progress)).join("; ") + ")" : "") + (STATIC ? "" : ", read " + new Date().toLocaleTimeString());
   } catch (e) {

@@ -17,7 +17,7 @@ import { mapPool } from "../util/pool.js";
 import { repeatCacheScope } from "./result.js";
 import { ToolBroker } from "./broker.js";
 import type { Job } from "./plan.js";
-import { AgentSession, toolProvider, type ToolProvider, type TrajectoryEntry } from "./session.js";
+import { AgentSession, toolProvider, type ToolProvider, type TrajectoryEntry, type TrajectoryEvent } from "./session.js";
 import { settleAttempt, type Attempt, type Scoring, type Settled } from "./settle.js";
 
 /**
@@ -58,6 +58,11 @@ export interface JobContext {
   scoring: Scoring;
   /** The run's open source repositories, each opened once with its long-lived reader (default: opened per attempt). */
   sources?: RepoPool;
+  /**
+   * Given each attempt's job and its events so far when its session opens, returns what is told of each
+   * later event (the runner's live turns file); absent, no one is told.
+   */
+  watch?: (job: Job, sofar: readonly TrajectoryEvent[]) => (event: TrajectoryEvent) => void;
 }
 
 function timeoutError(seconds: number): GitGoodError {
@@ -129,7 +134,13 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     }
     attempt.session = new AgentSession(live, attempt.context, ctx.maxTurns, controller.signal, extra);
     attempt.session.metered = ctx.agent.metered === true;
-    if (steps) attempt.session.observer = stepObserver(steps);
+    const step = steps ? stepObserver(steps) : null;
+    const watch = ctx.watch?.(job, attempt.session.events) ?? null;
+    if (step || watch)
+      attempt.session.observer = (event) => {
+        step?.(event);
+        watch?.(event);
+      };
     if (ctx.agent.external) {
       broker = await ToolBroker.open(attempt.session);
       attempt.session.toolEndpoint = broker;

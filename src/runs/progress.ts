@@ -32,6 +32,8 @@ export interface RunProgress {
   planned: number;
   done: number;
   running: number;
+  /** The keys of the attempts running. */
+  running_keys: string[];
 }
 
 /**
@@ -62,13 +64,13 @@ export function readProgress(dir: string, records: readonly { key: string; start
   }
   if (planned === null) return null;
   const byKey = new Map(records.map((r) => [r.key, r.started_at]));
-  let running = 0;
+  const running: string[] = [];
   let retried = 0;
   for (const [key, at] of starts) {
     const recorded = byKey.get(key);
     if (recorded !== undefined && recorded >= at) continue;
-    running++;
+    running.push(key);
     if (recorded !== undefined) retried++;
   }
-  return { planned, done: Math.min(planned, records.length - retried), running };
+  return { planned, done: Math.min(planned, records.length - retried), running: running.length, running_keys: running };
 }

@@ -15,6 +15,7 @@ import { checkModels, checkRepositories } from "./preflight.js";
 import { shardJobs, type Shard } from "./shard.js";
 import type { Scoring } from "./settle.js";
 import type { Job } from "./types.js";
+import { LiveTurns } from "./live.js";
 import { ProgressLog } from "./progress.js";
 import { RunStore } from "./store.js";
 import { RunWriter } from "./writer.js";
@@ -178,6 +179,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     }
     // The spend of the run so far: every record in its directory, the ones to be run again included (they were paid for).
     for (const r of budget ? opts.store.all() : []) budget?.add(r);
+    const live = new LiveTurns(opts.store.dir);
     const ctx: JobContext = {
       agent: opts.agent,
       where: opts.where,
@@ -188,13 +190,15 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
       isolation: opts.isolation,
       scoring,
       sources,
+      watch: (job, sofar) => live.open(job.key, { sample_id: job.sample.id, scenario: job.scenario.name, agent: opts.agent.name }, sofar),
     };
     const executor = opts.executor ?? localExecutor(ctx, opts.jobs);
     const writer = new RunWriter(opts.store);
     await executor.execute(
       todo,
-      (settled) => {
+      (settled, job) => {
         const record = writer.write(settled);
+        live.ended(job.key);
         budget?.add(record, true);
         done++;
         opts.onResult?.(record, { done, total: jobs.length, resumed: false });

@@ -54,8 +54,8 @@ export class AgentSession implements Session {
   private usageSeen = false;
   /** Set by the runner when it serves the tools to an external agent. */
   toolEndpoint: ToolEndpoint | null = null;
-  /** Told of every trajectory entry as it is recorded (the runner's step log with --memory). */
-  observer: ((entry: TrajectoryEntry) => void) | null = null;
+  /** Told of every trajectory event as it is recorded (the runner's step log with --memory, its live turns file). */
+  observer: ((event: TrajectoryEvent) => void) | null = null;
   private readonly started = Date.now();
 
   /**
@@ -154,7 +154,8 @@ export class AgentSession implements Session {
   }
 
   private push(e: TrajectoryEntry): void {
-    this.events.push({ at_ms: Date.now() - this.started, ...e });
-    this.observer?.(e);
+    const event: TrajectoryEvent = { at_ms: Date.now() - this.started, ...e };
+    this.events.push(event);
+    this.observer?.(event);
   }
 }

@@ -1,11 +1,25 @@
 import { statSync } from "node:fs";
 import path from "node:path";
+import type { Turn } from "../report/conversation.js";
 import type { AttemptView, IndexRow, IndexRun, ViewIndex } from "../report/html-data.js";
+import { readLiveTurns } from "../runs/live.js";
 import { PROGRESS_FILE, readProgress } from "../runs/progress.js";
 import { RESULTS_FILE, RUN_FILE, RunStore } from "../runs/store.js";
 import { at } from "../util/at.js";
 
 export type { AttemptView, IndexRow, IndexRun, ViewIndex } from "../report/html-data.js";
+
+/** An attempt still running, as far as it has gone: its transcript so far (from its live file, src/runs/live.ts). */
+export interface LiveAttemptView {
+  key: string;
+  sample_id: string;
+  scenario: string;
+  agent: string;
+  system: string | null;
+  task: string | null;
+  turns: Turn[];
+  notes: string[];
+}
 
 interface Cached {
   stamp: string;
@@ -17,8 +31,20 @@ interface Cached {
 
 /** The code that reads runs for the page, loaded on the first request rather than before the address is printed. */
 async function loadKit() {
-  const [data, trajectory, compare] = await Promise.all([import("../report/html-data.js"), import("../runs/trajectory.js"), import("../report/compare.js")]);
-  return { attemptViewOf: data.attemptViewOf, indexOfRun: data.indexOfRun, TrajectorySchema: trajectory.TrajectorySchema, runLabels: compare.runLabels };
+  const [data, trajectory, compare, conversation] = await Promise.all([
+    import("../report/html-data.js"),
+    import("../runs/trajectory.js"),
+    import("../report/compare.js"),
+    import("../report/conversation.js"),
+  ]);
+  return {
+    attemptViewOf: data.attemptViewOf,
+    indexOfRun: data.indexOfRun,
+    TrajectorySchema: trajectory.TrajectorySchema,
+    runLabels: compare.runLabels,
+    conversationOf: conversation.conversationOf,
+    eventsOf: conversation.eventsOf,
+  };
 }
 type Kit = Awaited<ReturnType<typeof loadKit>>;
 
@@ -111,5 +137,19 @@ export class RunSet {
       }
     }
     return kit.attemptViewOf(record, trajectory, problem);
+  }
+
+  /** An attempt of a run that is running, its turns so far; null when the run does not say it is running or it wrote no live file. */
+  async live(runIndex: number, key: string): Promise<LiveAttemptView | null> {
+    const dir = this.dirs[runIndex];
+    if (dir === undefined) return null;
+    const kit = await this.loaded();
+    if (!this.read(kit, runIndex).run.progress?.running_keys.includes(key)) return null;
+    const live = readLiveTurns(dir, key);
+    if (!live) return null;
+    const events = kit.eventsOf(live);
+    const conv = kit.conversationOf(live, events);
+    const notes = events.flatMap((e) => (e.type === "note" ? [e.text] : []));
+    return { key, sample_id: live.sample_id, scenario: live.scenario, agent: live.agent, system: conv.system, task: conv.task, turns: conv.turns, notes };
   }
 }

@@ -70,6 +70,12 @@ export async function serveViewer(opts: ViewServeOptions): Promise<ViewHandle> {
         const view = Number.isInteger(run) ? await opts.runs.attempt(run, key) : null;
         return view ? json(res, 200, view) : json(res, 404, { error: `no attempt ${key} in run ${url.searchParams.get("run") ?? ""}` });
       }
+      if (url.pathname === "/api/live") {
+        const run = Number(url.searchParams.get("run"));
+        const key = url.searchParams.get("key") ?? "";
+        const view = Number.isInteger(run) ? await opts.runs.live(run, key) : null;
+        return view ? json(res, 200, view) : json(res, 404, { error: `no running attempt ${key} in run ${url.searchParams.get("run") ?? ""}` });
+      }
       return send(res, 404, "text/plain; charset=utf-8", "not found\n");
     } catch (err) {
       // A run directory that became unreadable while served: said, not a crash of the server.
