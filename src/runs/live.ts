@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { safeFileName } from "../util/file-names.js";
 import type { TrajectoryEvent } from "./session.js";
@@ -49,9 +49,14 @@ export class LiveTurns {
     return (event) => write(() => appendFileSync(file, `${JSON.stringify(event)}\n`));
   }
 
-  /** Removes an attempt's file (its trajectory is written). */
+  /** Removes an attempt's file (its trajectory is written), and the directory once no attempt runs. */
   ended(key: string): void {
     rmSync(path.join(this.dir, livePath(key)), { force: true });
+    try {
+      rmdirSync(path.join(this.dir, LIVE_DIR));
+    } catch {
+      // Another attempt's file is still there (or the directory is gone already).
+    }
   }
 }
 

@@ -55,6 +55,7 @@ describe("a running attempt's live turns", () => {
     const [record] = summary.records;
     expect(summary.records).toHaveLength(1);
     expect(liveFiles()).toEqual([]);
+    expect(existsSync(liveDir)).toBe(false);
     // The file was the record's: its name is the key's, as the trajectory's is.
     expect(path.basename(livePath(record?.key ?? ""), ".jsonl")).toBe(path.basename(record?.trajectory ?? "", ".json"));
   }, 180_000);

@@ -36,7 +36,7 @@ describe("a run's progress file", () => {
       { key: "retried", started_at: at(2) },
     ];
     // b and retried are running; a finished; resumed finished in an earlier invocation; one waits.
-    expect(readProgress(d, records)).toEqual({ planned: 4, done: 2, running: 2 });
+    expect(readProgress(d, records)).toEqual({ planned: 4, done: 2, running: 2, running_keys: ["b", "retried"] });
   });
 
   it("is what the log writes: a plan, then a line per start", () => {
@@ -44,6 +44,6 @@ describe("a run's progress file", () => {
     const log = new ProgressLog(d);
     log.plan(2);
     log.started("s1.MCR");
-    expect(readProgress(d, [])).toEqual({ planned: 2, done: 0, running: 1 });
+    expect(readProgress(d, [])).toEqual({ planned: 2, done: 0, running: 1, running_keys: ["s1.MCR"] });
   });
 });
