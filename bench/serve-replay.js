@@ -8,62 +8,20 @@
 // replays each recorded attempt's tool calls in an episode of the same sample × scenario (ending it with
 // finish_scenario when the calls did not). An episode agrees when its reward is the record's (1 solved,
 // 0 unsolved or error, null when no scorer decides) and its record's verdict is the run's. Prints N/N per family.
-import { request } from "node:http";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { buildSyntheticRepo } from "../dist/demo/synthetic.js";
 import { row } from "./rows.js";
+import { postJson, runGitgood as run, startServe as serve } from "./serve-process.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const BIN = path.join(here, "..", "bin", "gitgood.js");
 const TOKEN = "serve-replay-bench";
-const AUTH = { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" };
+const post = (url, body) => postJson(url, body, TOKEN);
 const repeats = Number(process.argv[2] ?? 6);
 const limit = Number(process.argv[3] ?? 10);
 
-function run(args, cwd, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (b) => (err += b));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`gitgood ${args[0]} failed: ${err}`))));
-  });
-}
 
-/** Starts `gitgood serve` and resolves with its URL and a stop. */
-function serve(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    let told = false;
-    child.stderr.on("data", (b) => {
-      err += b;
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m && !told) {
-        told = true;
-        resolve({ url: m[1], stop: () => new Promise((done) => { child.on("close", done); child.kill("SIGTERM"); }) });
-      }
-    });
-    child.on("close", (code) => {
-      if (!told) reject(new Error(`gitgood serve exited with ${code}: ${err}`));
-    });
-  });
-}
 
-function post(url, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: AUTH }, (res) => {
-      let text = "";
-      res.on("data", (b) => (text += b));
-      res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 const lines = (file) => readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 const rewardOf = (r) => (r.status === "error" ? 0 : r.solved === null ? null : r.solved ? 1 : 0);

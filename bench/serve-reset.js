@@ -9,72 +9,22 @@
 // trainer's next reset comes after an episode's work. Then `sessions` clients at once each reset and
 // finish an episode on the cold server (every set-up concurrent). Prints p50/p90 of both, the machine's
 // load average around the measure, and the concurrent sessions' errors.
-import { request } from "node:http";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { buildSyntheticRepo } from "../dist/demo/synthetic.js";
 import { row } from "./rows.js";
+import { postJson, runGitgood as run, startServe as serve } from "./serve-process.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const BIN = path.join(here, "..", "bin", "gitgood.js");
 const TOKEN = "serve-reset-bench";
-const AUTH = { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" };
+const post = (url, body) => postJson(url, body, TOKEN);
 const rounds = Number(process.argv[2] ?? 20);
 const sessions = Number(process.argv[3] ?? 64);
 
-function run(args, cwd) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (b) => (err += b));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`gitgood ${args[0]} failed: ${err}`))));
-  });
-}
 
-/** Starts `gitgood serve` and resolves with its URL, its stderr so far (a function) and a stop. */
-function serve(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    let told = false;
-    child.stderr.on("data", (b) => {
-      err += b;
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m && !told) {
-        told = true;
-        resolve({
-          url: m[1],
-          stderr: () => err,
-          stop: () => new Promise((done) => {
-            child.on("close", done);
-            child.kill("SIGTERM");
-          }),
-        });
-      }
-    });
-    child.on("close", (code) => {
-      if (!told) reject(new Error(`gitgood serve exited with ${code}: ${err}`));
-    });
-  });
-}
 
-/** POSTs a JSON body; resolves with the status and the parsed answer. */
-function post(url, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: AUTH }, (res) => {
-      let text = "";
-      res.on("data", (b) => (text += b));
-      res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 async function timedReset(server, sampleId) {
   const t = performance.now();
