@@ -5,12 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseAssessment } from "../../src/a2a/assessment.js";
 import { buildProgram } from "../../src/cli/main.js";
-import { sampleToJson } from "../../src/dataset/sample.js";
-import { mine } from "../../src/mining/mine.js";
 import { beyondSpec, defineRunSetting, narrowedSpec, specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { captureSink, gitgood } from "../helpers/cli.js";
-import { Fixture } from "../helpers/fixture.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { oneMergeFixture } from "../helpers/one-merge.js";
 
 /*
  * The run's choices declared as run settings (`--repeats`, `--memory`): options of run and bench only,
@@ -24,19 +23,7 @@ let samplesFile: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  fx = new Fixture();
-  fx.git("remote", "add", "origin", "https://github.com/acme/calc.git");
-  fx.commit("Initial", { "a.py": Fixture.lines("a", 20) });
-  fx.checkout("topic", true);
-  fx.commit("Topic", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 topic\n") });
-  fx.checkout("main");
-  fx.commit("Main", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 main\n") });
-  fx.merge("topic", { "a.py": Fixture.lines("a", 20).replace("a3\n", "a3 both\n") });
-  const { samples } = await mine({ repoPath: fx.dir, name: "acme/calc", type: "merge" });
-  if (samples.length !== 1) throw new Error(`the fixture gave ${samples.length} merge samples, not 1`);
-  samplesFile = path.join(fx.scratch("data"), "samples.jsonl");
-  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-  env = { GITGOOD_SANDBOX_ROOT: fx.scratch("sandboxes") };
+  ({ fx, samplesFile, env } = await oneMergeFixture());
 });
 afterAll(() => fx.remove());
 
