@@ -28,15 +28,16 @@ const SCRIPT = String.raw`#!/bin/sh
 # gitgood records this git command for the trajectory (file descriptor 3), runs git, then records how it
 # ended: its exit status and the objects it named by id that the repository does not hold. A process that
 # does not have descriptor 3 (a program's child started with only its standard streams) runs git unrecorded:
-# a redirection to a closed descriptor would end this shell.
-if ( : >&3 ) 2>/dev/null; then log=1; else log=''; fi
+# a redirection to a closed descriptor would end this shell, which the command built-in prevents. Only
+# built-ins run below but for git itself, its object checks and the quoting of global options.
+if command : 2>/dev/null >&3; then log=1; else log=''; fi
 [ -z "$log" ] || { printf 'c\0%s\0%s\0' "$$" "$#"; [ $# -eq 0 ] || printf '%s\0' "$@"; } >&3 2>/dev/null
 if [ -n "${"$"}{${AGENT_PATH_ENV}+set}" ]; then
   PATH="$${AGENT_PATH_ENV}"
 else
   # A child given a fresh environment (MCP clients start their servers so) kept PATH but not the variable:
   # the same PATH without this folder.
-  self=$(dirname "$0")
+  self=${"$"}{0%/*}
   rest=''
   oldifs=$IFS
   IFS=:
@@ -47,6 +48,7 @@ else
   PATH=$rest
 fi
 export PATH
+quoted() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 git "$@"
 code=$?
 pre=''
@@ -57,15 +59,17 @@ for a do
   if [ -n "$sub" ]; then
     [ "$a" = -- ] && break
     case $a in -*) continue ;; esac
-    h=$(printf '%s' "$a" | sed -n 's/^\([0-9a-fA-F]\{7,64\}\)\([~^:@].*\)\{0,1\}$/\1/p')
-    [ -n "$h" ] || continue
+    h=${"$"}{a%%[~^:@]*}
+    case $h in '' | *[!0-9a-fA-F]*) continue ;; esac
+    [ ${"$"}{#h} -ge 7 ] && [ ${"$"}{#h} -le 64 ] || continue
     eval "git $pre rev-parse -q --verify \"\$h^{object}\"" >/dev/null 2>&1 || ids="$ids $h"
+  elif [ -n "$value" ]; then
+    pre="$pre $(quoted "$a")"
+    value=''
   else
-    q="'$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
-    if [ -n "$value" ]; then pre="$pre $q"; value=''; continue; fi
     case $a in
-      -C | -c | --git-dir | --work-tree | --namespace | --config-env) pre="$pre $q"; value=1 ;;
-      -*) pre="$pre $q" ;;
+      -C | -c | --git-dir | --work-tree | --namespace | --config-env) pre="$pre $(quoted "$a")"; value=1 ;;
+      -*) pre="$pre $(quoted "$a")" ;;
       show | cat-file | rev-parse | log | rev-list | ls-tree) sub=$a ;;
       *) break ;;
     esac
