@@ -278,7 +278,12 @@ async function openAttempt(run, key, push = true) {
   liveShown = false;
   if (runningKey(run, key) && await showLive(run, key)) return;
   let a;
-  try { a = await getAttempt(run, key); } catch (e) { d.replaceChildren(el("p", {}, "cannot load: " + e.message)); return; }
+  try { a = await getAttempt(run, key); } catch (e) {
+    // Started but with no event written yet: shown as starting, and read again with the index.
+    if (runningKey(run, key)) { liveShown = true; d.replaceChildren(el("p", { class: "live-note" }, "running: starting…")); return; }
+    d.replaceChildren(el("p", {}, "cannot load: " + e.message));
+    return;
+  }
   if (!selected || selected.key !== key || selected.run !== run) return;
   d.replaceChildren(...attemptNodes(a, detailView, run));
 }
