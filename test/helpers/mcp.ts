@@ -19,6 +19,7 @@ import type { ResultRecord } from "../../src/runs/record.js";
 import { RunStore } from "../../src/runs/store.js";
 import { BIN, captureSink, setEnv } from "./cli.js";
 import type { Fixture } from "./fixture.js";
+import { waitFor } from "./processes.js";
 import { blob, buildMergeFixture, buildSpacedChainFixture, resolutionsFor } from "./scenarios.js";
 
 /**
@@ -354,7 +355,7 @@ export function trajectoryOf(runDir: string, record: ResultRecord | undefined): 
   return JSON.parse(readFileSync(path.join(runDir, record.trajectory), "utf8")) as Record<string, unknown>;
 }
 
-/** Waits (without a deadline of its own: the test's time-out bounds it) until `check` holds. */
-export async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 50));
+/** Waits until `check` holds, for at most `ms` (a deadline, not a timing assertion). */
+export function until(check: () => boolean, what = "the condition the test waits for", ms = 60_000): Promise<void> {
+  return waitFor(check, what, ms);
 }

@@ -16,17 +16,16 @@ export function processesWith(marker: string): number[] {
   return pids;
 }
 
-/** Resolves once `ready()` is true, checking every 50 ms; rejects with `what` after `ms` (a deadline, not a timing assertion). */
-export function waitFor(ready: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const poll = (): void => {
-      if (ready()) resolve();
-      else if (Date.now() - started > ms) reject(new Error(`gave up waiting: ${what}`));
-      else setTimeout(poll, 50);
-    };
-    poll();
-  });
+/**
+ * Resolves once `ready()` is true, checking every 50 ms; rejects with `what` (and `detail()`, say the processes'
+ * stderr) after `ms`: a deadline, not a timing assertion.
+ */
+export async function waitFor(ready: () => boolean | Promise<boolean>, what: string, ms = 30_000, detail?: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}${detail ? `\n${detail()}` : ""}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** A marker no other process on the machine has in its command line: a sleep duration of 300 s and a random fraction. */

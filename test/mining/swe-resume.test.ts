@@ -7,6 +7,7 @@ import { useCacheDir } from "../helpers/envs.js";
 import { Fixture } from "../helpers/fixture.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
 import { CALC_BASE } from "../helpers/swe.js";
+import { waitFor } from "../helpers/processes.js";
 
 /*
  * A mining killed in the middle starts again where it stopped: two fixes are validated, then the newest
@@ -51,13 +52,6 @@ afterAll(() => {
 const verdictsDir = (): string => path.join(cache.dir, "swe-mining", "acme_calc");
 const verdictCount = (): number => (existsSync(verdictsDir()) ? readdirSync(verdictsDir()).filter((n) => n.endsWith(".json")).length : 0);
 
-async function until(what: string, ok: () => boolean, deadlineMs: number): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("mine --type swe, killed and started again", () => {
   it("validates nothing twice: the second mining reuses the verdicts the first one wrote", async () => {
@@ -74,7 +68,7 @@ describe("mine --type swe, killed and started again", () => {
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {
       // Both fixes validated (their verdicts written); the third candidate's test is now waiting forever.
-      await until("two verdicts", () => verdictCount() >= 2 || child.exitCode !== null, 240_000);
+      await waitFor(() => verdictCount() >= 2 || child.exitCode !== null, "two verdicts", 240_000);
       expect(child.exitCode, stderr).toBeNull();
       expect(stderr).toMatch(/\[2\/3\]/);
     } finally {

@@ -10,6 +10,7 @@ import { useCacheDir } from "../helpers/envs.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
+import { waitFor } from "../helpers/processes.js";
 
 const SECRET = "the-agent-spec-tests-secret";
 
@@ -64,13 +65,9 @@ function start(args: string[]): Proc {
   return { stderr: () => err, exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))) };
 }
 
-/** Polls `ready` every 25 ms; fails with `what` and the processes' stderr after `ms`. */
-async function until(ready: () => boolean, what: string, procs: Proc[], ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}\n${procs.map((p) => p.stderr()).join("\n---\n")}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits for `ready` (up to `ms`), failing with `what` and the processes' stderr. */
+function until(ready: () => boolean, what: string, procs: Proc[], ms = 120_000): Promise<void> {
+  return waitFor(ready, what, ms, () => procs.map((p) => p.stderr()).join("\n---\n"));
 }
 
 async function exitCode(p: Proc, what: string, others: Proc[] = []): Promise<number | null> {

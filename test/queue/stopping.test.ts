@@ -13,6 +13,7 @@ import { BIN } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { buildRunFixture } from "../helpers/runs.js";
+import { waitFor } from "../helpers/processes.js";
 
 const SECRET = "the-stopping-tests-shared-secret";
 
@@ -70,13 +71,9 @@ function start(args: string[]): Proc {
   return p;
 }
 
-/** Polls `ready` every 25 ms; fails with `what` and the processes' stderr after `ms`. */
-async function until(ready: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}\n${running.map((p) => p.stderr()).join("\n---\n")}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits for `ready` (up to `ms`), failing with `what` and the processes' stderr. */
+function until(ready: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  return waitFor(ready, what, ms, () => running.map((p) => p.stderr()).join("\n---\n"));
 }
 
 async function worker(queue: string): Promise<Proc & { id: string }> {

@@ -13,7 +13,7 @@ import { queueSecret } from "../../src/queue/secret.js";
 import { parseQueueAddress } from "../../src/queue/url.js";
 import { BIN } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
-import { processesWith } from "../helpers/processes.js";
+import { processesWith, waitFor } from "../helpers/processes.js";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis.js";
 import { buildRunFixture } from "../helpers/runs.js";
 import { fakeUpstream } from "../proxy/fake-upstream.js";
@@ -97,13 +97,9 @@ function start(args: string[], env: Record<string, string> = {}): Proc {
   return p;
 }
 
-/** Polls `ready` every 25 ms; fails with `what` (and the processes' stderr) after `ms`. */
-async function until(ready: () => boolean, what: string, ms = 90_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}\n${running.map((p) => p.stderr()).join("\n---\n")}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits for `ready` (up to `ms`), failing with `what` and the processes' stderr. */
+function until(ready: () => boolean, what: string, ms = 90_000): Promise<void> {
+  return waitFor(ready, what, ms, () => running.map((p) => p.stderr()).join("\n---\n"));
 }
 
 async function finished(p: Proc, what: string, ms = 90_000): Promise<number | null> {
