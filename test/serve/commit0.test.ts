@@ -39,11 +39,7 @@ beforeAll(async () => {
   samples = path.join(fixture.scratch("serve-commit0"), "task.jsonl");
   writeFileSync(samples, `${JSON.stringify(task)}\n`);
   for (const agent of ["reference", "skeleton"]) {
-    const out = path.join(fixture.scratch(`run-${agent}`), "run");
-    const r = await gitgood(["run", samples, "--repo", fixture.dir, "--agent", agent, "--out", out], { env: { GITGOOD_CACHE_DIR: cache.dir, GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: root.root } });
-    if (r.code !== 0) throw new Error(`gitgood run --agent ${agent} failed: ${r.stderr}`);
-    const [record] = Object.values(recordsIn(out));
-    if (!record) throw new Error(`gitgood run --agent ${agent} left no record`);
+    const { record, out } = await runOnce(agent, []);
     runs[agent] = record;
     runDirs[agent] = out;
   }
@@ -72,10 +68,20 @@ function referenceCalls(): Call[] {
   return [...bodies, ...recordedCalls("reference")];
 }
 
+/** Runs `gitgood run` on the task with `agent` and `extra` flags; its one record, and the directory it is in. */
+async function runOnce(agent: string, extra: string[]): Promise<{ record: ResultRecord; out: string }> {
+  const out = path.join(fixture.scratch(`run-${agent}-${n++}`), "run");
+  const r = await gitgood(["run", samples, "--repo", fixture.dir, "--agent", agent, "--out", out, ...extra], { env: { GITGOOD_CACHE_DIR: cache.dir, GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: root.root } });
+  if (r.code !== 0) throw new Error(`gitgood run --agent ${agent} failed: ${r.stderr}`);
+  const [record] = Object.values(recordsIn(out));
+  if (!record) throw new Error(`gitgood run --agent ${agent} left no record`);
+  return { record, out };
+}
+
 /** What must agree between a served commit0 episode's record and `gitgood run`'s: the verdict and the evaluation's counts. */
 function outcome(r: ResultRecord | undefined): unknown {
   const c = r?.scores.commit0 as Record<string, unknown> | undefined;
-  return r && { scenario: r.scenario, sample_id: r.sample_id, status: r.status, solved: r.solved, verdict: r.verdict, commit0: c && { passed: c.passed, total: c.total, pass_rate: c.pass_rate, failed: c.failed, stubs_left: c.stubs_left, skeleton: c.skeleton } };
+  return r && { scenario: r.scenario, sample_id: r.sample_id, status: r.status, solved: r.solved, verdict: r.verdict, commit0: c && { passed: c.passed, total: c.total, pass_rate: c.pass_rate, failed: c.failed, stubs_left: c.stubs_left, skeleton: c.skeleton, environment: (c.environment as { key?: string } | null)?.key } };
 }
 
 const outDir = (): string => path.join(fixture.scratch(`serve-out-${n++}`), "run");
@@ -144,5 +150,25 @@ describe("gitgood serve with a commit0 task (pytest-scored)", () => {
       await server.stop();
     }
     await until(() => sandboxesIn(root.root).length === 0);
+  }, 240_000);
+
+  it("evaluates with the environment --env-spec gives, as gitgood run does", async () => {
+    // A spec for every repository that adds a variable to the test runs: another environment than the default.
+    const spec = path.join(fixture.scratch("spec"), "envs.yaml");
+    writeFileSync(spec, '"*":\n  env:\n    SHAPES_SERVED: "1"\n');
+    const ran = await runOnce("skeleton", ["--env-spec", spec]);
+    const key = (r: ResultRecord | undefined) => (r?.scores.commit0 as { environment: { key: string } } | undefined)?.environment.key;
+    expect(key(ran.record)).not.toBe(key(runs.skeleton));
+    const out = outDir();
+    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "openenv", "--env-spec", spec, "--out", out], root.root);
+    try {
+      const reset = await postJson(`${server.url}/reset`, { sample_id: sampleId });
+      const id = (reset.body.observation as { episode_id: string }).episode_id;
+      const end = (await postJson(`${server.url}/step`, { action: { type: "call_tool", tool_name: "finish", arguments: { reason: "the skeleton as it is" } }, episode_id: id })).body as unknown as StepReply;
+      expect(end.done).toBe(true);
+      expect(outcome(recordsIn(out)[end.observation.key as string])).toEqual(outcome(ran.record));
+    } finally {
+      await server.stop();
+    }
   }, 240_000);
 });
