@@ -154,21 +154,23 @@ const transports: [string, string, Driver][] = [
 ];
 
 describe("gitgood serve with a SWE sample (pytest-scored)", () => {
-  it.for(transports)("the gold change and the empty baseline's recorded calls over %s get rewards and verdicts equal to gitgood run's", async ([, protocol, drive]) => {
-    const out = path.join(task.fixture.scratch(`serve-swe-out-${n++}`), "run");
-    await withServer(protocol, out, async (server) => {
-      for (const [agent, calls] of replayed()) {
-        const record = runs[agent] as ResultRecord;
-        const end = await drive(server, calls);
-        expect(end.done).toBe(true);
-        expect(end.reward).toBe(record.solved ? 1 : 0);
-        expect(outcome(recordsIn(out)[end.key as string])).toEqual(outcome(record));
-      }
-    });
-    // `run` decided both ways: the gold agent solved it, the empty baseline did not.
-    expect([runs.gold?.verdict, runs.empty?.verdict]).toEqual(["solved", "unsolved"]);
-    await until(() => sandboxesIn(root.root).length === 0);
-  }, 240_000);
+  for (const [transport, protocol, drive] of transports) {
+    it(`the gold change and the empty baseline's recorded calls over ${transport} get rewards and verdicts equal to gitgood run's`, async () => {
+      const out = path.join(task.fixture.scratch(`serve-swe-out-${n++}`), "run");
+      await withServer(protocol, out, async (server) => {
+        for (const [agent, calls] of replayed()) {
+          const record = runs[agent] as ResultRecord;
+          const end = await drive(server, calls);
+          expect(end.done).toBe(true);
+          expect(end.reward).toBe(record.solved ? 1 : 0);
+          expect(outcome(recordsIn(out)[end.key as string])).toEqual(outcome(record));
+        }
+      });
+      // `run` decided both ways: the gold agent solved it, the empty baseline did not.
+      expect([runs.gold?.verdict, runs.empty?.verdict]).toEqual(["solved", "unsolved"]);
+      await until(() => sandboxesIn(root.root).length === 0);
+    }, 240_000);
+  }
 });
 
 /** A pytest hook that reports every test as passed (the trust suite's conftest.py trick). */
