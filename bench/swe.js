@@ -21,7 +21,7 @@
 // cache saves. Every process start counts on a small fixture (its tests take a third of a second); to count
 // them all, programs included: strace -f -e trace=execve -o /tmp/starts.txt node bench/swe.js
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Repo } from "../dist/git/repo.js";
@@ -29,6 +29,7 @@ import { evaluatePatch } from "../dist/swe/evaluate.js";
 import { validateInstance } from "../dist/swe/validate.js";
 import { chooseIsolation } from "../dist/sandbox/isolation.js";
 import { envsDir } from "../dist/testenv/cache.js";
+import { buildSweRepo, git, gitEnv as env } from "./python-repos.js";
 import { row } from "./rows.js";
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 4);
@@ -38,84 +39,6 @@ function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-const env = {
-  ...process.env,
-  LC_ALL: "C",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: os.devNull,
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
-let tick = 0;
-
-function git(cwd, args) {
-  tick++;
-  const date = `${1_700_000_000 + tick * 60} +0000`;
-  return execFileSync("git", args, { cwd, env: { ...env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date }, encoding: "utf8" }).trimEnd();
-}
-
-function write(dir, files) {
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-}
-
-const fn = (i, op) => `def f${i}(a, b):\n    return a ${op} b\n`;
-
-/** The repository and its instances: instance i fixes f{i} (it adds where it must subtract) and adds its tests. */
-function buildRepo(dir) {
-  git(dir, ["init", "-q", "-b", "main", dir]);
-  const module = (fixed) => Array.from({ length: INSTANCES }, (_, i) => fn(i, fixed.has(i) ? "-" : "+")).join("\n\n");
-  const p2p = "from pkg import f0\n\n\ndef test_import():\n    assert callable(f0)\n";
-  write(dir, { "pyproject.toml": '[project]\nname = "pkg"\nversion = "0.1.0"\n', "pkg/__init__.py": module(new Set()), "tests/test_base.py": p2p });
-  git(dir, ["add", "-A"]);
-  git(dir, ["commit", "-q", "-m", "base"]);
-  const samples = [];
-  const fixed = new Set();
-  for (let i = 0; i < INSTANCES; i++) {
-    const base = git(dir, ["rev-parse", "HEAD"]);
-    fixed.add(i);
-    const test = `tests/test_f${i}.py`;
-    write(dir, { "pkg/__init__.py": module(fixed), [test]: `from pkg import f${i}\n\n\ndef test_f${i}():\n    assert f${i}(3, 1) == 2\n` });
-    git(dir, ["add", "-A"]);
-    git(dir, ["commit", "-q", "-m", `fix f${i}`]);
-    const fix = git(dir, ["rev-parse", "HEAD"]);
-    const scenario = {
-      instance_id: `bench__pkg-${i}`,
-      repo: "bench/pkg",
-      base_commit: base,
-      patch: `${git(dir, ["diff", base, fix, "--", "pkg"])}\n`,
-      test_patch: `${git(dir, ["diff", base, fix, "--", "tests"])}\n`,
-      problem_statement: `f${i} adds`,
-      hints_text: "",
-      created_at: null,
-      version: "0.1",
-      environment_setup_commit: null,
-      FAIL_TO_PASS: [`${test}::test_f${i}`],
-      PASS_TO_PASS: ["tests/test_base.py::test_import"],
-    };
-    samples.push({
-      id: scenario.instance_id,
-      name: scenario.repo,
-      default_branch: null,
-      license: null,
-      stargazers: null,
-      created_at: null,
-      topics: null,
-      programming_language: "Python",
-      project_size: null,
-      difficulty: "easy",
-      sample_type: "swe",
-      scenario,
-      fix,
-      test,
-    });
-  }
-  return samples;
 }
 
 /** Clock ticks a second, for /proc's CPU times. */
@@ -152,7 +75,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "gitgood-bench-swe-"));
 try {
   const repoDir = path.join(tmp, "repo");
   mkdirSync(repoDir);
-  const samples = buildRepo(repoDir);
+  const samples = buildSweRepo(repoDir, INSTANCES);
   const source = await Repo.open(repoDir);
   const opts = { cacheDir: path.join(tmp, "cache"), testTimeoutSeconds: 300, setupTimeoutSeconds: 600 };
   process.env.GITGOOD_SANDBOX_ROOT = path.join(tmp, "sandboxes");

@@ -43,6 +43,7 @@ export const COMMIT0_CLI: FamilyCli<Commit0Flags> = {
           },
         ]
       : [],
-  settings: (flags, verb, ctx) => (verb === "mcp" ? {} : commit0Settings(flags, ctx)),
+  // Every verb: `mcp` and `serve` evaluate an attempt with the environment and time limits `run` would.
+  settings: (flags, _verb, ctx) => commit0Settings(flags, ctx),
   prepare: (flags, samples) => ({ samples, ...(flags.attempts !== undefined ? { agentOptions: { attempts: flags.attempts } } : {}) }),
 };
