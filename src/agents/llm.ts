@@ -2,7 +2,7 @@ import type { Agent, Session } from "./agent.js";
 import type { ChatMessage, ModelClient } from "../model/types.js";
 import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
-interface LlmAgentOptions {
+export interface LlmAgentOptions {
   temperature?: number;
   /**
    * Upper bound on the characters of the conversation sent to the model; past it, the oldest tool

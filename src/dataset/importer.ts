@@ -7,12 +7,12 @@ import type { Sample } from "./sample.js";
 import { fsReason } from "../util/errno.js";
 import { at } from "../util/at.js";
 
-interface ReadDatasetOptions {
+export interface ReadDatasetOptions {
   /** Read every file as this format instead of going by the extension. */
   format?: DatasetFormat;
 }
 
-interface DatasetFileInfo {
+export interface DatasetFileInfo {
   file: string;
   format: DatasetFormat;
   samples: number;

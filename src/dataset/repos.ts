@@ -44,7 +44,7 @@ interface MissingCommit {
   found: Exclude<ObjectKind, "commit">;
 }
 
-interface UnverifiedSample {
+export interface UnverifiedSample {
   id: string;
   name: string;
   reason: "repository-unavailable" | "missing-commits";

@@ -18,7 +18,7 @@ export interface SplitOptions {
 
 export const PUBLISHED_SPLIT = { lite: 20, full: 150 } as const;
 
-interface SplitGroup {
+export interface SplitGroup {
   sample_type: SampleType;
   language: string;
   available: number;

@@ -21,7 +21,7 @@ interface LanguageCount {
   total: number;
 }
 
-interface DatasetStats {
+export interface DatasetStats {
   label: string;
   samples: number;
   by_type: Record<SampleType, number>;

@@ -3,7 +3,7 @@ import { mulberry32 } from "../dataset/random.js";
 import { fastImport, forceCheckout, initRepository } from "../git/init.js";
 import { at } from "../util/at.js";
 
-interface SyntheticOptions {
+export interface SyntheticOptions {
   commits?: number;
   merges?: number;
   files?: number;

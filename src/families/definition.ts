@@ -71,7 +71,7 @@ export interface FormatRun {
 }
 
 /** Where a format's output goes and the `report` flags it may read. */
-interface FormatContext {
+export interface FormatContext {
   /** The file being written (a `file` format), for links relative to it. */
   file?: string;
   /** Every flag of `gitgood report`, by its camelCase name (`participant`). */

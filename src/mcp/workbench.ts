@@ -90,7 +90,7 @@ export interface WorkbenchOptions {
   memory?: MemoryWorkspace | null;
 }
 
-interface CallOutcome {
+export interface CallOutcome {
   result: ToolResult;
   /** Extra text for the client after the result (not part of the tool's output). */
   notes: string[];
@@ -98,7 +98,7 @@ interface CallOutcome {
   changed: boolean;
 }
 
-interface TaskResource {
+export interface TaskResource {
   uri: string;
   name: string;
   title: string;

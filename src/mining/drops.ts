@@ -24,8 +24,8 @@ export const DROP_REASONS = {
   },
 } as const;
 
-type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
-type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
+export type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
+export type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
 
 /** Counts drops per sample type and reason. */
 export class DropCounter {

@@ -122,7 +122,7 @@ function pick(functions: readonly Located[], name: string, line: number | undefi
   });
 }
 
-interface BodyReplacement {
+export interface BodyReplacement {
   text: string;
   function: PythonFunction;
 }

@@ -92,7 +92,7 @@ export interface SampleRow {
 export type Report = ReportTables & ReportSections;
 
 /** The tables every report has, whatever families its records come from. */
-interface ReportTables {
+export interface ReportTables {
   schema_version: number;
   agents: string[];
   totals: RateRow[];

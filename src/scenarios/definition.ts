@@ -12,7 +12,7 @@ interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends objec
 }
 
 /** What `defineScenario` needs: a definition whose set-up and re-opening come from the live class. */
-type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
+export type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
   ScenarioDefinition<S, L, F, D>,
   "setup" | "restore" | "baselines" | "describeFinal"
 > & {

@@ -39,7 +39,7 @@ export interface JudgeContext {
   diff_limit_chars: number | null;
 }
 
-type Winner = "agent" | "original" | "tie" | "invalid";
+export type Winner = "agent" | "original" | "tie" | "invalid";
 
 /** One judge model's answer to one ordering of the two histories. */
 export interface JudgeVerdict {

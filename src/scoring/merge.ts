@@ -16,7 +16,7 @@ export interface MergeOutcome {
   unresolvable_reason?: string | null;
 }
 
-interface FileMatch {
+export interface FileMatch {
   path: string;
   /** Byte-identical to the file in the recorded merge commit. */
   exact: boolean;

@@ -33,7 +33,7 @@ export const REASON_DESCRIPTION =
 export const OUTPUT_OFFSET_DESCRIPTION =
   "Character offset to start the answer at, to read the rest of an answer that was cut off.";
 
-interface ToolDefinition<S, Shape extends z.ZodRawShape> {
+export interface ToolDefinition<S, Shape extends z.ZodRawShape> {
   name: string;
   description: string;
   params: Shape;

@@ -75,7 +75,7 @@ export const FileContentSchema = z.object({
 /** One file of a final state, as `FileContentSchema` accepts it. */
 export type FileContent = z.infer<typeof FileContentSchema>;
 
-const CommitRecordSchema = z.object({
+export const CommitRecordSchema = z.object({
   oid: z.string(),
   message: z.string(),
   author: PersonSchema,
