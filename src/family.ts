@@ -22,7 +22,7 @@ export {
 } from "./families/definition.js";
 export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO, CommandOption, CommandArgument, CommandDefinition } from "./families/command-line-types.js";
 export type { RunIO, RunPreparation, SettingsContext, TextKit, HtmlKit, FamilyVerb as CliVerb } from "./families/definition.js";
-export type { HarborTask } from "./families/harbor-kit.js";
+export type { HarborTask, HarborTaskInput, HarborParts } from "./families/harbor-kit.js";
 export type { RecordImporter } from "./dataset/importer.js";
 
 // tools and isolation
@@ -31,8 +31,9 @@ export { defineTool, type Tool, type ToolResult } from "./tools/tool.js";
 export type { ToolDefinition } from "./tools/tool.js";
 export type { FunctionTool } from "./tools/schema.js";
 export type { Sandbox, SandboxOptions } from "./sandbox/sandbox.js";
-export type { IsolationLimits, IsolationBackend } from "./sandbox/isolation/types.js";
-export type { JailLimits } from "./sandbox/isolation/limits.js";
+export type { ExecOptions, ExecResult } from "./sandbox/exec.js";
+export type { IsolationLimits, IsolationBackend, IsolatedCommand, LimitEnforcement, Jail } from "./sandbox/isolation/types.js";
+export { LIMIT_NAMES, type JailLimits, type LimitName, type Enforcement } from "./sandbox/isolation/limits.js";
 export { chooseIsolation, defaultIsolation, isolationModes, registerIsolation, type Isolation, type IsolationMode, type IsolationRequest } from "./sandbox/isolation.js";
 
 // test environments of the test-scored families
@@ -67,6 +68,7 @@ export { DIFFICULTIES, PROJECT_SIZES } from "./dataset/sample.js";
 export { runScorers, type Scorer, type Score, type ScoreContext, type Scored } from "./scoring/scorer.js";
 export { scoreMerge, exactMatch, type MergeScore } from "./scoring/merge.js";
 export type { MergeOutcome, FileMatch } from "./scoring/merge.js";
+export type { RegionTaken } from "./scoring/merge-sides.js";
 export { checkHistory, historyChecks, type HistoryChecks } from "./scoring/history.js";
 export type { HistoryOutcome } from "./scoring/history.js";
 export { pairwiseJudge, type PairwiseOptions } from "./scoring/pairwise.js";
@@ -89,7 +91,7 @@ export {
 } from "./memory/index.js";
 export { MEMORY_TOOLS, scratchMemory } from "./memory/tools.js";
 export type { WorkspaceOptions, BranchFile } from "./memory/memory-workspace.js";
-export type { MemoryGit } from "./git/memory-git.js";
+export type { MemoryGit, MergeAttempt, StatusEntry } from "./git/memory-git.js";
 export type { MemoryOperation } from "./memory/operations.js";
 export type { InitInput, InitResult } from "./memory/init.js";
 export type { CommitInput, CommitResult } from "./memory/commit.js";
@@ -120,13 +122,13 @@ export {
 } from "./scenarios/index.js";
 export type { LiveScenario, InitialContext, ScenarioToolResult, HistoryFinalState, FileContent, CommitRecord } from "./scenarios/types.js";
 export { HistoryFinalStateSchema, FileContentSchema, CommitRecordSchema } from "./scenarios/shared/schemas.js";
-export type { Chain } from "./scenarios/shared/schemas.js";
-export type { ConflictState } from "./scenarios/shared/conflicts.js";
+export type { Chain, ChainCommit } from "./scenarios/shared/schemas.js";
+export type { ConflictState, ConflictFile, ConflictEntry } from "./scenarios/shared/conflicts.js";
 export type { Person } from "./git/commits.js";
 // writing a family (examples/toy-family/, docs/plugins.md): a sample type's common fields, a scenario's definition and live base
 export { COMMON_SAMPLE_FIELDS, type SampleTypeDefinition } from "./dataset/sample.js";
 export { defineScenario } from "./scenarios/definition.js";
-export type { ScenarioSpec } from "./scenarios/definition.js";
+export type { ScenarioSpec, LiveClass } from "./scenarios/definition.js";
 export { ScenarioBase, inNewSandbox } from "./scenarios/shared/base.js";
 
 // agents

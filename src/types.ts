@@ -8,8 +8,8 @@
 export type { MergeSample, ChainSample, SweSample, RepoCompletionSample, Difficulty } from "./dataset/sample.js";
 export type { ReadDatasetOptions, DatasetFileInfo } from "./dataset/importer.js";
 export type { SplitGroup } from "./dataset/split.js";
-export type { DatasetStats } from "./dataset/stats.js";
-export type { RepositoryOutcome, UnverifiedSample } from "./dataset/repos.js";
+export type { DatasetStats, LanguageCount, Distribution } from "./dataset/stats.js";
+export type { RepositoryOutcome, RepositoryStatus, UnverifiedSample, MissingCommit } from "./dataset/repos.js";
 export type { SyntheticOptions } from "./demo/synthetic.js";
 
 // mining
@@ -24,13 +24,17 @@ export type { FilterResult } from "./mining/filters.js";
 export type { EnvKind, IdStyle, LogFormat, TestArgStyle, RunTestsOptions } from "./testenv/types.js";
 
 // runs
-export type { RunProxy } from "./proxy/run-proxy.js";
-export type { Executor } from "./runs/executor.js";
+export type { Executor, Admit } from "./runs/executor.js";
+export type { Job, Settled } from "./runs/types.js";
 export type { Shard } from "./runs/shard.js";
 export type { TrajectoryEntry } from "./runs/session.js";
 
 // reports
-export type { ReportTables } from "./report/summary.js";
+export type { ReportTables, RateRow, LanguageRow, SampleRow } from "./report/summary.js";
+export type { CostPerSolved } from "./report/cost-per-solved.js";
+export type { FailureCause } from "./runs/failures.js";
+export type { RepeatRow } from "./report/repeats.js";
+export type { SweRow } from "./families/swe/report.js";
 export type { ReportSections, FormatContext } from "./families/definition.js";
-export type { LabelledReport, ComparisonColumn, ComparisonRow, Difference, SampleOverlap } from "./report/compare.js";
+export type { LabelledReport, ComparisonColumn, ComparisonRow, ComparisonCell, Difference, Outcome, SampleOverlap } from "./report/compare.js";
 export type { TextSink } from "./report/html.js";

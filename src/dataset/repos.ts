@@ -36,7 +36,7 @@ export interface RepositoryOutcome {
   error?: string;
 }
 
-interface MissingCommit {
+export interface MissingCommit {
   /** The scenario field that names the commit: `merge_commit_hash`, `parents[1]`, `newest_commit`, … */
   field: string;
   commit: string;

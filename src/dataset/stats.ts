@@ -2,7 +2,7 @@ import { DIFFICULTIES, SAMPLE_TYPES, type Difficulty, type Sample, type SampleTy
 import { at } from "../util/at.js";
 
 /** Summary of a list of counts, as pandas `describe` gives it (sample standard deviation, linear quartiles). */
-interface Distribution {
+export interface Distribution {
   count: number;
   mean: number;
   /** null for a single value. */
@@ -14,7 +14,7 @@ interface Distribution {
   max: number;
 }
 
-interface LanguageCount {
+export interface LanguageCount {
   language: string;
   merge: number;
   file_commit_chain: number;

@@ -3,7 +3,7 @@ import { GitGoodError } from "../errors.js";
 import { gitEnv } from "./process.js";
 import { at } from "../util/at.js";
 
-interface GitObject {
+export interface GitObject {
   oid: string;
   type: string;
   content: Buffer;

@@ -8,13 +8,13 @@ import { MERGE_CONFIG, Repo } from "./repo.js";
 const FALLBACK_IDENTITY = { name: "gitgood-memory", email: "memory@gitgood.local" } as const;
 
 /** One line of `git status --porcelain=v1`: index state, work-tree state, path. */
-interface StatusEntry {
+export interface StatusEntry {
   index: string;
   worktree: string;
   path: string;
 }
 
-interface MergeAttempt {
+export interface MergeAttempt {
   /** clean: merged without conflicts, not yet committed; conflict: stopped with unmerged paths; up-to-date: nothing to merge. */
   state: "clean" | "conflict" | "up-to-date";
   unmerged: string[];

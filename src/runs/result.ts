@@ -27,7 +27,7 @@ export function cacheHitsIn(events: readonly Record<string, unknown>[]): number 
 }
 
 /** What the judges spent on one attempt: tokens, dollars, and answers the cache gave. */
-interface JudgeAccount {
+export interface JudgeAccount {
   tokens: Tokens;
   /** null when a judge that spent tokens has no price. */
   cost_usd: number | null;

@@ -6,7 +6,7 @@ import type { AnyScenarioDefinition, LiveScenario, ScenarioDefinition, ScenarioS
 export type { AnyScenarioDefinition, SavedScenario, ScenarioDefinition, ScenarioSession, ScenarioSetupOptions, Strategy } from "./types.js";
 
 /** A scenario's live class, as its statics make it: set up in a new sandbox, or re-opened from a saved one. */
-interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
+export interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
   setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O, definition: AnyScenarioDefinition): Promise<L>;
   restore(sandbox: Sandbox, sample: S, source: string, data: D, definition: AnyScenarioDefinition): L;
 }

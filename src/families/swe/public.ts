@@ -16,5 +16,5 @@ export { SWE_FAMILY } from "./index.js";
 export { mineSwe, type SweMineInput, type SweMineResult } from "../../swe/mine/mine.js";
 export type { SweMineSummary } from "../../swe/mine/mine.js";
 export type { P2pScope } from "../../swe/mine/validate.js";
-export type { MinedInstance } from "../../swe/mine/instance.js";
-export type { SweReject } from "../../swe/mine/reasons.js";
+export type { MinedInstance, StatementSource } from "../../swe/mine/instance.js";
+export { SWE_DROP_REASONS, type SweReject, type SweDropReason } from "../../swe/mine/reasons.js";

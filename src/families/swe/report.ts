@@ -91,7 +91,7 @@ function tally(records: readonly ResultRecord[]): Tally {
   return { instances: n, env_invalid: envInvalid, skipped, tampered: counted.filter((i) => i.tampered).length, statuses, fractions };
 }
 
-interface SweRow {
+export interface SweRow {
   agent: string;
   /** The SWE repository, or "total". */
   repository: string;

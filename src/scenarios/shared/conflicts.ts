@@ -26,7 +26,7 @@ interface LinkSides {
   theirs: string | null;
 }
 
-interface ConflictFile {
+export interface ConflictFile {
   /** The path in the notation of src/git/paths.ts (its exact bytes, shown escaped when not UTF-8). */
   path: string;
   /** Byte offset after the last resolution in this file; regions not yet resolved all lie after it. */
@@ -42,7 +42,7 @@ interface ConflictFile {
   sides: LinkSides | null;
 }
 
-interface ConflictEntry {
+export interface ConflictEntry {
   /** Index into `files`. */
   file: number;
   /** Where the agent's text went, once resolved. */
