@@ -23,6 +23,7 @@ export interface HostedTools {
 
 /** Serves an attempt's tools (from its tool broker's socket) to a participant over MCP. */
 export interface ToolHost {
+  /** Serves the tools behind the broker socket `socket` until the returned handle is closed. */
   open(socket: string): Promise<HostedTools>;
 }
 

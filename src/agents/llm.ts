@@ -2,6 +2,7 @@ import type { Agent, Session } from "./agent.js";
 import type { ChatMessage, ModelClient } from "../model/types.js";
 import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
+/** How an `LlmAgent` talks to its model: sampling temperature, how much conversation it sends, how often it is nudged on. */
 export interface LlmAgentOptions {
   temperature?: number;
   /**

@@ -2,6 +2,7 @@ import type { AnyScenarioDefinition, Strategy } from "../scenarios/definition.js
 import { scenarios } from "../scenarios/registry.js";
 import type { Agent, Session } from "./agent.js";
 
+/** A scenario and the strategy a `StrategyAgent` plays on it. */
 export type StrategyEntry = { scenario: AnyScenarioDefinition; strategy: Strategy };
 
 /** A named baseline as an agent: it works the scenarios that define a baseline of that name. */

@@ -25,6 +25,7 @@ export interface FetchReposOptions {
 
 export type RepositoryStatus = "cloned" | "recloned" | "present" | "failed";
 
+/** What fetching one repository did: where its clone is, how it got there, and the commits fetched by id. */
 export interface RepositoryOutcome {
   name: string;
   path: string;
@@ -44,6 +45,7 @@ export interface MissingCommit {
   found: Exclude<ObjectKind, "commit">;
 }
 
+/** A sample whose commits could not all be found: its repository is unavailable or lacks commits. */
 export interface UnverifiedSample {
   id: string;
   name: string;

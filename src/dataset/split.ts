@@ -18,6 +18,7 @@ export interface SplitOptions {
 
 export const PUBLISHED_SPLIT = { lite: 20, full: 150 } as const;
 
+/** One sample type × language group of a split: the samples available, its strata, and how many went to Lite, full and train. */
 export interface SplitGroup {
   sample_type: SampleType;
   language: string;

@@ -21,6 +21,7 @@ export interface LanguageCount {
   total: number;
 }
 
+/** Statistics of one dataset (or split): samples by type, per repository, by difficulty and by language. */
 export interface DatasetStats {
   label: string;
   samples: number;

@@ -30,6 +30,7 @@ export interface TextKit {
 
 /** What a section's HTML rendering gets: escaped cells, as the report's other tables have them. */
 export interface HtmlKit {
+  /** A header cell, with `title` as its tooltip. */
   th(text: string, title?: string): string;
   /** A number cell (right-aligned). */
   cell(text: string | number): string;
@@ -121,6 +122,7 @@ export interface SettingsContext {
 
 /** Where a family's run hooks tell a person what they did. */
 export interface RunIO {
+  /** Where progress and notes go (the CLI's standard error). */
   stderr: { write(text: string): unknown };
 }
 

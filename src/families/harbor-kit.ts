@@ -49,7 +49,9 @@ export interface HarborTaskInput {
 
 /** How one kind of scenario becomes a Harbor task (a family contributes its own: `harborTasks`). */
 export interface HarborTask {
+  /** True when this task kind builds tasks for `scenario`. */
   accepts(scenario: LiveScenario): boolean;
+  /** The files of the Harbor task for one live scenario. */
   build(input: HarborTaskInput): Promise<HarborParts>;
 }
 

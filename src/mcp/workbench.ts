@@ -90,6 +90,7 @@ export interface WorkbenchOptions {
   memory?: MemoryWorkspace | null;
 }
 
+/** What a tool call on the workbench gave: the tool's result, notes for the client, and whether the tool list changed. */
 export interface CallOutcome {
   result: ToolResult;
   /** Extra text for the client after the result (not part of the tool's output). */
@@ -98,6 +99,7 @@ export interface CallOutcome {
   changed: boolean;
 }
 
+/** An MCP resource of the open scenario (its task text, or its starting state as JSON). */
 export interface TaskResource {
   uri: string;
   name: string;

@@ -90,6 +90,7 @@ export const DEFAULT_MINE_OPTIONS: MineOptions = {
   window: ANY_DATE,
 };
 
+/** Samples kept per difficulty, and their total. */
 export type Counts = Record<Difficulty | "total", number>;
 
 /** What a mining run saw (branches, commits, the kind of clone) and how many samples of each type and difficulty it kept. */

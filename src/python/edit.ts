@@ -122,6 +122,7 @@ function pick(functions: readonly Located[], name: string, line: number | undefi
   });
 }
 
+/** A file's text with one function's body replaced, and that function as it was found. */
 export interface BodyReplacement {
   text: string;
   function: PythonFunction;

@@ -51,6 +51,7 @@ export function judgeAccount(usages: readonly ModelUsage[], priceOf: PriceOf = (
   return { tokens, cost_usd: dollars === null ? null : Math.round(dollars * 1e6) / 1e6, cache_hits: hits };
 }
 
+/** What an attempt's result record is made from: the sample, scenario and agent, its time, turns, tool calls, usage and the rest of its account. */
 export interface RecordInput {
   sample: Sample;
   /** The scenario's registry name. */

@@ -39,6 +39,7 @@ export interface JudgeContext {
   diff_limit_chars: number | null;
 }
 
+/** Which history a judge preferred: the agent's, the original, neither, or none (its answer could not be read). */
 export type Winner = "agent" | "original" | "tie" | "invalid";
 
 /** One judge model's answer to one ordering of the two histories. */

@@ -75,6 +75,7 @@ export const FileContentSchema = z.object({
 /** One file of a final state, as `FileContentSchema` accepts it. */
 export type FileContent = z.infer<typeof FileContentSchema>;
 
+/** Validates one commit of a final state's history: its id, message, author, diff and parents. */
 export const CommitRecordSchema = z.object({
   oid: z.string(),
   message: z.string(),
