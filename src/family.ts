@@ -22,7 +22,7 @@ export {
 } from "./families/definition.js";
 export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO, CommandOption, CommandArgument, CommandDefinition } from "./families/command-line-types.js";
 export type { RunIO, RunPreparation, SettingsContext, TextKit, HtmlKit, FamilyVerb as CliVerb } from "./families/definition.js";
-export type { HarborTask, HarborTaskInput, HarborParts } from "./families/harbor-kit.js";
+export type { HarborTask, HarborTaskInput, HarborParts, TaskFile } from "./families/harbor-kit.js";
 export type { RecordImporter } from "./dataset/importer.js";
 
 // tools and isolation
@@ -68,7 +68,7 @@ export { DIFFICULTIES, PROJECT_SIZES } from "./dataset/sample.js";
 export { runScorers, type Scorer, type Score, type ScoreContext, type Scored } from "./scoring/scorer.js";
 export { scoreMerge, exactMatch, type MergeScore } from "./scoring/merge.js";
 export type { MergeOutcome, FileMatch } from "./scoring/merge.js";
-export type { RegionTaken } from "./scoring/merge-sides.js";
+export type { RegionTaken, RegionSide } from "./scoring/merge-sides.js";
 export { checkHistory, historyChecks, type HistoryChecks } from "./scoring/history.js";
 export type { HistoryOutcome } from "./scoring/history.js";
 export { pairwiseJudge, type PairwiseOptions } from "./scoring/pairwise.js";
@@ -123,7 +123,7 @@ export {
 export type { LiveScenario, InitialContext, ScenarioToolResult, HistoryFinalState, FileContent, CommitRecord } from "./scenarios/types.js";
 export { HistoryFinalStateSchema, FileContentSchema, CommitRecordSchema } from "./scenarios/shared/schemas.js";
 export type { Chain, ChainCommit } from "./scenarios/shared/schemas.js";
-export type { ConflictState, ConflictFile, ConflictEntry } from "./scenarios/shared/conflicts.js";
+export type { ConflictState, ConflictFile, ConflictEntry, LinkSides } from "./scenarios/shared/conflicts.js";
 export type { Person } from "./git/commits.js";
 // writing a family (examples/toy-family/, docs/plugins.md): a sample type's common fields, a scenario's definition and live base
 export { COMMON_SAMPLE_FIELDS, type SampleTypeDefinition } from "./dataset/sample.js";
@@ -140,6 +140,7 @@ export { LlmAgent } from "./agents/llm.js";
 export type { LlmAgentOptions } from "./agents/llm.js";
 export { OracleAgent } from "./agents/oracle.js";
 export { CommandAgent } from "./agents/command.js";
+export type { RunProxy, ModelProxy, ProxyOptions, ProxyRecorder, ProxyAttempt, RecordModelIo, Upstream, UpstreamFamily } from "./proxy/index.js";
 
 // report sections and formats
 export { registerReportFormat, unregisterReportFormat, type ReportFormat, type FormatRun } from "./report/formats.js";

@@ -36,5 +36,5 @@ export type { FailureCause } from "./runs/failures.js";
 export type { RepeatRow } from "./report/repeats.js";
 export type { SweRow } from "./families/swe/report.js";
 export type { ReportSections, FormatContext } from "./families/definition.js";
-export type { LabelledReport, ComparisonColumn, ComparisonRow, ComparisonCell, Difference, Outcome, SampleOverlap } from "./report/compare.js";
+export type { LabelledReport, ComparisonColumn, ComparisonRow, ComparisonCell, Measure, Difference, Outcome, SampleOverlap } from "./report/compare.js";
 export type { TextSink } from "./report/html.js";

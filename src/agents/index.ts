@@ -25,11 +25,7 @@ export interface AgentOptions {
   /** For `a2a`: the A2A agent's base URL, and the host serving GitGoodBench tools to it over MCP. */
   url?: string;
   toolHost?: ToolHost | null;
-  /**
-   * For external agents: the run's recording model proxy, which their model calls go through. The CLI's run
-   * makes it (no entry point exports its class), so the API reference leaves it out.
-   * @internal
-   */
+  /** For external agents: the run's recording model proxy, which their model calls go through. */
   proxy?: RunProxy | null;
   /** Options of the agents a family adds (`--attempts`, a predictions file), each read by its own kind. */
   [option: string]: unknown;

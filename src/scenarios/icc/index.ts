@@ -28,7 +28,7 @@ function scopeOf(settings: Record<string, unknown> | undefined): IccScope {
 }
 
 /** Iterative committing: commit a chain's combined change hunk by hunk; judged pairwise against the original. */
-export const ICC: ScenarioDefinition<ChainSample, LiveScenario, HistoryFinalState, IccData> = defineScenario<ChainSample, IccScenario, HistoryFinalState, IccData, { scope: IccScope }>({
+export const ICC: ScenarioDefinition<ChainSample, LiveScenario, HistoryFinalState> = defineScenario<ChainSample, IccScenario, HistoryFinalState, IccData, { scope: IccScope }>({
   name: "ICC",
   title: "iterative committing of changes",
   family: "GitGoodBench",

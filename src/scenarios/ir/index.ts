@@ -19,7 +19,7 @@ one coherent change with a message that says what it does and why. Give every co
 Then run the rebase. If the rebase stops on a conflict, resolve it with the conflict tools or abort.`;
 
 /** Interactive rebase: clean up a file-commit chain; judged pairwise against the original history. */
-export const IR: ScenarioDefinition<ChainSample, LiveScenario, HistoryFinalState, IrData> = defineScenario<ChainSample, IrScenario, HistoryFinalState, IrData>({
+export const IR: ScenarioDefinition<ChainSample, LiveScenario, HistoryFinalState> = defineScenario<ChainSample, IrScenario, HistoryFinalState, IrData>({
   name: "IR",
   title: "interactive rebase",
   family: "GitGoodBench",

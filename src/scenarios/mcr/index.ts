@@ -29,7 +29,7 @@ function mcrToolsOf(settings: Record<string, unknown> | undefined): McrToolSet {
 }
 
 /** Merge conflict resolution: reproduce the resolution a real merge commit recorded (exact match). */
-export const MCR: ScenarioDefinition<MergeSample, LiveScenario, McrFinalState, McrData> = defineScenario<MergeSample, McrScenario, McrFinalState, McrData, { tools: McrToolSet }>({
+export const MCR: ScenarioDefinition<MergeSample, LiveScenario, McrFinalState> = defineScenario<MergeSample, McrScenario, McrFinalState, McrData, { tools: McrToolSet }>({
   name: "MCR",
   title: "merge conflict resolution",
   family: "GitGoodBench",

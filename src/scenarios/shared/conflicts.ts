@@ -20,7 +20,7 @@ import { at } from "../../util/at.js";
 export const LINK_MODE = "120000";
 
 /** The target each side of a conflicted link has, as text (null where that side is no link). */
-interface LinkSides {
+export interface LinkSides {
   base: string | null;
   ours: string | null;
   theirs: string | null;
