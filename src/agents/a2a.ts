@@ -18,6 +18,7 @@ export interface HostedTools {
   token: string;
   /** Whether an MCP client has opened a session on it. */
   connected(): boolean;
+  /** Stops serving these tools and ends their sessions. */
   close(): Promise<void>;
 }
 

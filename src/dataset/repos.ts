@@ -23,6 +23,7 @@ export interface FetchReposOptions {
   onRepository?: (outcome: RepositoryOutcome) => void;
 }
 
+/** How a repository's clone came to be there: made, made again, kept, or not made. */
 export type RepositoryStatus = "cloned" | "recloned" | "present" | "failed";
 
 /** What fetching one repository did: where its clone is, how it got there, and the commits fetched by id. */
@@ -37,6 +38,7 @@ export interface RepositoryOutcome {
   error?: string;
 }
 
+/** A commit a sample names that its repository lacks: the field naming it, the id, and what the repository has under it. */
 export interface MissingCommit {
   /** The scenario field that names the commit: `merge_commit_hash`, `parents[1]`, `newest_commit`, … */
   field: string;

@@ -14,6 +14,7 @@ export interface Distribution {
   max: number;
 }
 
+/** Samples of one language, per sample type and in total. */
 export interface LanguageCount {
   language: string;
   merge: number;

@@ -38,6 +38,7 @@ export interface HtmlKit {
   label(text: string): string;
   /** A percentage with two decimals and " %", "–" for none. */
   pct(v: number | null): string;
+  /** `text` with HTML's special characters escaped. */
   escape(text: string): string;
 }
 
@@ -123,7 +124,10 @@ export interface SettingsContext {
 /** Where a family's run hooks tell a person what they did. */
 export interface RunIO {
   /** Where progress and notes go (the CLI's standard error). */
-  stderr: { write(text: string): unknown };
+  stderr: {
+    /** Writes `text` as it is (end lines with "\n"). */
+    write(text: string): unknown;
+  };
 }
 
 /** What a family may change before a run starts: the samples it keeps and the agent it runs instead. */

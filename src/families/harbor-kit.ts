@@ -41,6 +41,7 @@ export interface HarborParts {
   checkEnvironment?: () => Promise<Environment>;
 }
 
+/** What a Harbor task is built from: the sample, its scenario set up live, and the source repository. */
 export interface HarborTaskInput {
   sample: Sample;
   scenario: LiveScenario;

@@ -28,6 +28,7 @@ export interface Measure {
   of: number;
 }
 
+/** One run's figures in a comparison row: samples, rates, errors, cost and tokens. */
 export interface ComparisonCell {
   samples: number;
   success_rate: number | null;

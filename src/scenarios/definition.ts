@@ -7,7 +7,9 @@ export type { AnyScenarioDefinition, SavedScenario, ScenarioDefinition, Scenario
 
 /** A scenario's live class, as its statics make it: set up in a new sandbox, or re-opened from a saved one. */
 export interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
+  /** Sets the scenario up for `sample` in a new sandbox, from the source repository. */
   setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O, definition: AnyScenarioDefinition): Promise<L>;
+  /** Re-opens a scenario set up earlier in `sandbox`, from its saved data. */
   restore(sandbox: Sandbox, sample: S, source: string, data: D, definition: AnyScenarioDefinition): L;
 }
 

@@ -91,6 +91,7 @@ function tally(records: readonly ResultRecord[]): Tally {
   return { instances: n, env_invalid: envInvalid, skipped, tampered: counted.filter((i) => i.tampered).length, statuses, fractions };
 }
 
+/** The SWE section's row of one agent and repository (or the total): instances counted and left out, and their rates. */
 export interface SweRow {
   agent: string;
   /** The SWE repository, or "total". */

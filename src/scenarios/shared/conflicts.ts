@@ -26,6 +26,7 @@ export interface LinkSides {
   theirs: string | null;
 }
 
+/** One conflicted file of a stop: its path, how far the agent has resolved it, and what git left in it. */
 export interface ConflictFile {
   /** The path in the notation of src/git/paths.ts (its exact bytes, shown escaped when not UTF-8). */
   path: string;
@@ -42,6 +43,7 @@ export interface ConflictFile {
   sides: LinkSides | null;
 }
 
+/** One conflict region: the file it is in, and where the agent's text went once resolved. */
 export interface ConflictEntry {
   /** Index into `files`. */
   file: number;
