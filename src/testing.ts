@@ -6,6 +6,6 @@ export { PLUGIN_API, familyConformance, isolationConformance, type ConformanceCh
 // Reading a static report page back (its embedded data), for tests of reports and report formats.
 export { readStaticPage, type StaticPageData } from "./report/html-read.js";
 export type { ViewIndex, IndexRow, IndexRun, IndexSection, AttemptView, PhaseTiming } from "./report/html-data.js";
-export type { SkillRow, LabelCount } from "./report/skills.js";
+export { SKILLS, type Skill, type SkillRow, type LabelCount } from "./report/skills.js";
 export type { RunProgress } from "./runs/progress.js";
 export type { Turn, TurnCall } from "./report/conversation.js";
