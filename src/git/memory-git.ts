@@ -294,7 +294,10 @@ export class MemoryGit {
    * A copy of the index file, taken before an operation that stages files, to put the index back
    * exactly (staged entries, intent-to-add marks) when the operation fails half-way.
    */
-  async saveIndex(): Promise<{ /** Puts the saved index back as it was. */ restore: () => void }> {
+  async saveIndex(): Promise<{
+    /** Puts the saved index back as it was. */
+    restore: () => void;
+  }> {
     const file = await this.gitPath("index");
     const saved = existsSync(file) ? readFileSync(file) : null;
     return {
