@@ -1,11 +1,12 @@
 // gitgood/types: the record types the root entry point's options and results are made of (a comparison's
 // rows, a mining summary's counts and drops, a test environment's styles, a report's tables, ...), for code
 // that calls `gitgood` and needs to name one of them. Types only: importing this loads nothing at run time.
-// The root keeps to the functions and their option and result types; test/architecture/api.snapshot.txt
+// The root keeps to the functions and their option and result types; a family's own types (its samples,
+// its report section's rows) are with the family in gitgood/family. test/architecture/api.snapshot.txt
 // lists every name here.
 
 // samples and datasets
-export type { MergeSample, ChainSample, SweSample, RepoCompletionSample, Difficulty } from "./dataset/sample.js";
+export type { Difficulty } from "./dataset/sample.js";
 export type { ReadDatasetOptions, DatasetFileInfo } from "./dataset/importer.js";
 export type { SplitGroup } from "./dataset/split.js";
 export type { DatasetStats, LanguageCount, Distribution } from "./dataset/stats.js";
@@ -34,7 +35,6 @@ export type { ReportTables, RateRow, LanguageRow, SampleRow } from "./report/sum
 export type { CostPerSolved } from "./report/cost-per-solved.js";
 export type { FailureCause } from "./runs/failures.js";
 export type { RepeatRow } from "./report/repeats.js";
-export type { SweRow } from "./families/swe/report.js";
 export type { ReportSections, FormatContext } from "./families/definition.js";
 export type { LabelledReport, ComparisonColumn, ComparisonRow, ComparisonCell, Measure, Difference, Outcome, SampleOverlap } from "./report/compare.js";
 export type { TextSink } from "./report/html.js";

@@ -11,7 +11,7 @@ export type { PatchSource } from "../../swe/extract.js";
 export { readPredictions, predictionsJsonl, type Prediction } from "../../swe/predictions.js";
 export { sweStatus, sweResolution, passRate, SWE_STATUSES, SWE_RESOLUTIONS, ENV_INVALID, type SweStatus, type SweResolution, type TestTally } from "../../swe/status.js";
 export type { SweOptions } from "../../swe/options.js";
-export { agentBeatsResults, type AgentBeatsResults, type EvalResult } from "./report.js";
+export { agentBeatsResults, type AgentBeatsResults, type EvalResult, type SweRow } from "./report.js";
 export { SWE_FAMILY } from "./index.js";
 export { mineSwe, type SweMineInput, type SweMineResult } from "../../swe/mine/mine.js";
 export type { SweMineSummary } from "../../swe/mine/mine.js";
