@@ -15,6 +15,7 @@ export { splitSamples, type SplitOptions, type SplitResult } from "./dataset/spl
 export { statsReport, formatStats, type StatsReport } from "./dataset/stats.js";
 export { fetchRepositories, type FetchReposOptions, type ReposReport } from "./dataset/repos.js";
 export { mine, DEFAULT_MINE_OPTIONS, type MineInput, type MineOptions, type MineResult, type MineSummary } from "./mining/mine.js";
+export { DROP_REASONS } from "./mining/drops.js";
 export { buildSyntheticRepo } from "./demo/synthetic.js";
 
 // test environments

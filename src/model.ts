@@ -7,6 +7,7 @@ export { lookupModel, type ModelOptions } from "./model/lookup.js";
 export { registerProvider, listProviders, type ModelProvider } from "./model/providers/registry.js";
 export { ResponseCache, withCache } from "./model/cache.js";
 export { ConnectionLimit, withConnectionLimit } from "./model/connections.js";
+export type { RequestLimit } from "./model/connections.js";
 export { withParameters, type ModelParameters } from "./model/params.js";
 export { MeteredModelClient, type ModelUsage } from "./model/meter.js";
 export type { Prices } from "./model/prices.js";

@@ -17,7 +17,7 @@ export function assessmentScenarios(): string[] {
     .flatMap((f) => f.scenarios.map((s) => s.name.toLowerCase()));
 }
 
-/** An assessment's `config`, for the scenarios registered now. */
+/** An assessment's `config`, for the scenarios registered now (what it accepts is an `AssessmentConfig`: parseAssessment assigns one to the other). */
 function configSchema(names: readonly string[]) {
   return z
     .object({
@@ -63,7 +63,36 @@ function requestSchema(names: readonly string[]) {
  * An assessment request's `config`, checked: the dataset and repositories to use, which samples and scenarios, the
  * time limit per instance (seconds), the judges, and the run settings a request may ask for.
  */
-export type AssessmentConfig = z.infer<ReturnType<typeof configSchema>>;
+export interface AssessmentConfig {
+  /** A samples file on the green's machine (gitgood JSONL, published Parquet/CSV/JSONL, SWE-bench instances). */
+  dataset: string;
+  /** The directory of clones at DIR/owner/repo. */
+  repos?: string;
+  /** The one repository every sample comes from (instead of repos). */
+  repo?: string;
+  /** The scenarios to run, as `assessmentScenarios()` spells them (default: every one). */
+  scenarios?: string[];
+  /** Only the samples with these ids. */
+  ids?: string[];
+  /** At most this many samples (after the other filters). */
+  max_rows?: number;
+  /** A random sample of this many samples, drawn with `seed`. */
+  sample?: number;
+  /** The seed of `sample`'s draw. */
+  seed?: number;
+  /** How many instances run at once (1-64). */
+  max_concurrent_rows?: number;
+  /** Seconds per instance (default 1800). */
+  timeout?: number;
+  /** SWE: give the participant the instance's hints (the AgentBeats green does; default true). */
+  hints?: boolean;
+  /** Judge models for IR and ICC (a name or a list). */
+  judge?: string | string[];
+  /** The model of the published AgentBeats green agent's requests: not used here, echoed in the Result. */
+  green_agent_model?: string;
+  /** The run settings a request may ask for, by key (runs/spec.ts; `requestableShape`). */
+  [setting: string]: unknown;
+}
 
 /** An assessment request, checked: one participant, what to run, and how. */
 export interface Assessment {

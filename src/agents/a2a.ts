@@ -18,11 +18,13 @@ export interface HostedTools {
   token: string;
   /** Whether an MCP client has opened a session on it. */
   connected(): boolean;
+  /** Stops serving these tools and ends their sessions. */
   close(): Promise<void>;
 }
 
 /** Serves an attempt's tools (from its tool broker's socket) to a participant over MCP. */
 export interface ToolHost {
+  /** Serves the tools behind the broker socket `socket` until the returned handle is closed. */
   open(socket: string): Promise<HostedTools>;
 }
 

@@ -2,7 +2,8 @@ import type { Agent, Session } from "./agent.js";
 import type { ChatMessage, ModelClient } from "../model/types.js";
 import { MEMORY_NOTE, NOT_DONE_YET, systemPrompt } from "./prompts.js";
 
-interface LlmAgentOptions {
+/** How an `LlmAgent` talks to its model: sampling temperature, how much conversation it sends, how often it is nudged on. */
+export interface LlmAgentOptions {
   temperature?: number;
   /**
    * Upper bound on the characters of the conversation sent to the model; past it, the oldest tool

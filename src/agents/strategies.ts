@@ -2,7 +2,8 @@ import type { AnyScenarioDefinition, Strategy } from "../scenarios/definition.js
 import { scenarios } from "../scenarios/registry.js";
 import type { Agent, Session } from "./agent.js";
 
-type Entry = { scenario: AnyScenarioDefinition; strategy: Strategy };
+/** A scenario and the strategy a `StrategyAgent` plays on it. */
+export type StrategyEntry = { scenario: AnyScenarioDefinition; strategy: Strategy };
 
 /** A named baseline as an agent: it works the scenarios that define a baseline of that name. */
 export class StrategyAgent implements Agent {
@@ -12,7 +13,7 @@ export class StrategyAgent implements Agent {
 
   constructor(
     readonly name: string,
-    private readonly entries: readonly Entry[],
+    private readonly entries: readonly StrategyEntry[],
   ) {}
 
   supports(scenario: AnyScenarioDefinition): boolean {
@@ -43,8 +44,8 @@ export class BaselineAgent implements Agent {
 }
 
 /** The baselines of every registered scenario, by name (a name two scenarios share works both). */
-export function baselineStrategies(): Map<string, Entry[]> {
-  const byName = new Map<string, Entry[]>();
+export function baselineStrategies(): Map<string, StrategyEntry[]> {
+  const byName = new Map<string, StrategyEntry[]>();
   for (const scenario of scenarios()) {
     for (const strategy of scenario.baselines as readonly Strategy[]) {
       byName.set(strategy.name, [...(byName.get(strategy.name) ?? []), { scenario, strategy }]);

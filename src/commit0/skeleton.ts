@@ -18,7 +18,7 @@ import { passingTests } from "./tests.js";
 const MAX_STUBBED_LINES = 1500;
 
 /** Why a Python file under the source directory keeps its bodies. */
-type SkipReason = "test" | "__init__" | "__main__" | "conftest" | "too long" | "does not parse";
+export type SkipReason = "test" | "__init__" | "__main__" | "conftest" | "too long" | "does not parse";
 
 /**
  * Whether commit0's skeleton leaves a Python file whole, and why: tests (a `test`/`tests`/`testing`

@@ -7,12 +7,14 @@ import type { Sample } from "./sample.js";
 import { fsReason } from "../util/errno.js";
 import { at } from "../util/at.js";
 
-interface ReadDatasetOptions {
+/** How `readDataset` reads its files. */
+export interface ReadDatasetOptions {
   /** Read every file as this format instead of going by the extension. */
   format?: DatasetFormat;
 }
 
-interface DatasetFileInfo {
+/** One file a dataset was read from: its path, the format it was read as, and how many samples it gave. */
+export interface DatasetFileInfo {
   file: string;
   format: DatasetFormat;
   samples: number;
@@ -33,8 +35,11 @@ export interface Dataset {
 export interface RecordImporter {
   readonly name: string;
   readonly columns: readonly string[];
+  /** True when `record` is in this importer's format. */
   detects(record: Record<string, unknown>): boolean;
+  /** The record as a gitgood sample, or why it cannot be one. */
   normalize(record: Record<string, unknown>): NormalizeResult;
+  /** The record's own id, to name it in errors. */
   id(record: Record<string, unknown>): unknown;
 }
 

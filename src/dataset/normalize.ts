@@ -17,6 +17,7 @@ export const SAMPLE_COLUMNS = [
   "difficulty",
 ] as const;
 
+/** A published record made into a sample, or the reason it could not be. */
 export type NormalizeResult = { ok: true; sample: Sample } | { ok: false; reason: string };
 
 class RowProblem extends Error {}

@@ -2,7 +2,7 @@ import { GitGoodError } from "../errors.js";
 import { at } from "../util/at.js";
 
 /** A value a Python literal can denote here: tuples become arrays, dicts become plain objects. */
-type PyValue = null | boolean | number | string | PyValue[] | { [key: string]: PyValue };
+export type PyValue = null | boolean | number | string | PyValue[] | { [key: string]: PyValue };
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   "\\": "\\",

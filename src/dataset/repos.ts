@@ -23,8 +23,10 @@ export interface FetchReposOptions {
   onRepository?: (outcome: RepositoryOutcome) => void;
 }
 
+/** How a repository's clone came to be there: made, made again, kept, or not made. */
 export type RepositoryStatus = "cloned" | "recloned" | "present" | "failed";
 
+/** What fetching one repository did: where its clone is, how it got there, and the commits fetched by id. */
 export interface RepositoryOutcome {
   name: string;
   path: string;
@@ -36,7 +38,8 @@ export interface RepositoryOutcome {
   error?: string;
 }
 
-interface MissingCommit {
+/** A commit a sample names that its repository lacks: the field naming it, the id, and what the repository has under it. */
+export interface MissingCommit {
   /** The scenario field that names the commit: `merge_commit_hash`, `parents[1]`, `newest_commit`, … */
   field: string;
   commit: string;
@@ -44,7 +47,8 @@ interface MissingCommit {
   found: Exclude<ObjectKind, "commit">;
 }
 
-interface UnverifiedSample {
+/** A sample whose commits could not all be found: its repository is unavailable or lacks commits. */
+export interface UnverifiedSample {
   id: string;
   name: string;
   reason: "repository-unavailable" | "missing-commits";

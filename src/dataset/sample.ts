@@ -4,16 +4,17 @@ import { GitGoodError } from "../errors.js";
 /** Version of the sample layout gitgood writes; bumped on any incompatible change. */
 export const SAMPLE_SCHEMA_VERSION = 1;
 
-export const SAMPLE_TYPES = ["merge", "file_commit_chain"] as const;
 /** The types of sample the Git miner makes: a merge or a file-commit chain. */
-export type SampleType = (typeof SAMPLE_TYPES)[number];
+export type SampleType = "merge" | "file_commit_chain";
+export const SAMPLE_TYPES: readonly SampleType[] = ["merge", "file_commit_chain"];
 
 /** The difficulty labels a sample can carry, easiest first. */
 export const DIFFICULTIES = ["easy", "medium", "hard"] as const;
 /** A sample's difficulty label: `easy`, `medium` or `hard`. */
 export type Difficulty = (typeof DIFFICULTIES)[number];
 
-const PROJECT_SIZES = ["tiny", "small", "medium", "large", "huge"] as const;
+/** The size classes of a repository by lines of code, smallest first. */
+export const PROJECT_SIZES = ["tiny", "small", "medium", "large", "huge"] as const;
 /** A repository's size class by lines of code, as GitGoodBench buckets it (see `projectSizeOf`). */
 export type ProjectSize = (typeof PROJECT_SIZES)[number];
 
@@ -197,7 +198,7 @@ export type SweSample = z.infer<typeof SweSampleSchema>;
 /** A repository-completion sample as a dataset file holds it. */
 export type RepoCompletionSample = z.infer<typeof RepoCompletionSampleSchema>;
 /** One sample of any built-in type (a merge, a file-commit chain, a SWE task, a repository completion), as a dataset file holds it. */
-export type Sample = z.infer<typeof BuiltInSampleSchema>;
+export type Sample = MergeSample | ChainSample | SweSample | RepoCompletionSample;
 
 /** True when `sample` is a merge sample; narrows its type. */
 export function isMergeSample(sample: Sample): sample is MergeSample {

@@ -18,7 +18,8 @@ export interface SplitOptions {
 
 export const PUBLISHED_SPLIT = { lite: 20, full: 150 } as const;
 
-interface SplitGroup {
+/** One sample type × language group of a split: the samples available, its strata, and how many went to Lite, full and train. */
+export interface SplitGroup {
   sample_type: SampleType;
   language: string;
   available: number;

@@ -2,7 +2,7 @@ import { DIFFICULTIES, SAMPLE_TYPES, type Difficulty, type Sample, type SampleTy
 import { at } from "../util/at.js";
 
 /** Summary of a list of counts, as pandas `describe` gives it (sample standard deviation, linear quartiles). */
-interface Distribution {
+export interface Distribution {
   count: number;
   mean: number;
   /** null for a single value. */
@@ -14,14 +14,16 @@ interface Distribution {
   max: number;
 }
 
-interface LanguageCount {
+/** Samples of one language, per sample type and in total. */
+export interface LanguageCount {
   language: string;
   merge: number;
   file_commit_chain: number;
   total: number;
 }
 
-interface DatasetStats {
+/** Statistics of one dataset (or split): samples by type, per repository, by difficulty and by language. */
+export interface DatasetStats {
   label: string;
   samples: number;
   by_type: Record<SampleType, number>;

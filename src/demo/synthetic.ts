@@ -3,7 +3,8 @@ import { mulberry32 } from "../dataset/random.js";
 import { fastImport, forceCheckout, initRepository } from "../git/init.js";
 import { at } from "../util/at.js";
 
-interface SyntheticOptions {
+/** The size of a synthetic repository (commits, merges, files) and the seed of its content. */
+export interface SyntheticOptions {
   commits?: number;
   merges?: number;
   files?: number;

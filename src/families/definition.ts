@@ -30,6 +30,7 @@ export interface TextKit {
 
 /** What a section's HTML rendering gets: escaped cells, as the report's other tables have them. */
 export interface HtmlKit {
+  /** A header cell, with `title` as its tooltip. */
   th(text: string, title?: string): string;
   /** A number cell (right-aligned). */
   cell(text: string | number): string;
@@ -37,6 +38,7 @@ export interface HtmlKit {
   label(text: string): string;
   /** A percentage with two decimals and " %", "–" for none. */
   pct(v: number | null): string;
+  /** `text` with HTML's special characters escaped. */
   escape(text: string): string;
 }
 
@@ -71,7 +73,7 @@ export interface FormatRun {
 }
 
 /** Where a format's output goes and the `report` flags it may read. */
-interface FormatContext {
+export interface FormatContext {
   /** The file being written (a `file` format), for links relative to it. */
   file?: string;
   /** Every flag of `gitgood report`, by its camelCase name (`participant`). */
@@ -121,7 +123,11 @@ export interface SettingsContext {
 
 /** Where a family's run hooks tell a person what they did. */
 export interface RunIO {
-  stderr: { write(text: string): unknown };
+  /** Where progress and notes go (the CLI's standard error). */
+  stderr: {
+    /** Writes `text` as it is (end lines with "\n"). */
+    write(text: string): unknown;
+  };
 }
 
 /** What a family may change before a run starts: the samples it keeps and the agent it runs instead. */

@@ -41,6 +41,7 @@ export interface HarborParts {
   checkEnvironment?: () => Promise<Environment>;
 }
 
+/** What a Harbor task is built from: the sample, its scenario set up live, and the source repository. */
 export interface HarborTaskInput {
   sample: Sample;
   scenario: LiveScenario;
@@ -49,7 +50,9 @@ export interface HarborTaskInput {
 
 /** How one kind of scenario becomes a Harbor task (a family contributes its own: `harborTasks`). */
 export interface HarborTask {
+  /** True when this task kind builds tasks for `scenario`. */
   accepts(scenario: LiveScenario): boolean;
+  /** The files of the Harbor task for one live scenario. */
   build(input: HarborTaskInput): Promise<HarborParts>;
 }
 

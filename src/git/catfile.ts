@@ -3,7 +3,8 @@ import { GitGoodError } from "../errors.js";
 import { gitEnv } from "./process.js";
 import { at } from "../util/at.js";
 
-interface GitObject {
+/** An object read from the repository: its id, type and content. */
+export interface GitObject {
   oid: string;
   type: string;
   content: Buffer;

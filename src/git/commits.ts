@@ -3,6 +3,7 @@ import { objectKinds } from "./clone.js";
 import type { Repo } from "./repo.js";
 import { at } from "../util/at.js";
 
+/** A commit's author or committer, as git records them. */
 export interface Person {
   name: string;
   email: string;

@@ -8,13 +8,14 @@ import { MERGE_CONFIG, Repo } from "./repo.js";
 const FALLBACK_IDENTITY = { name: "gitgood-memory", email: "memory@gitgood.local" } as const;
 
 /** One line of `git status --porcelain=v1`: index state, work-tree state, path. */
-interface StatusEntry {
+export interface StatusEntry {
   index: string;
   worktree: string;
   path: string;
 }
 
-interface MergeAttempt {
+/** How `startMerge` left the work tree, and the paths still unmerged. */
+export interface MergeAttempt {
   /** clean: merged without conflicts, not yet committed; conflict: stopped with unmerged paths; up-to-date: nothing to merge. */
   state: "clean" | "conflict" | "up-to-date";
   unmerged: string[];
@@ -77,6 +78,7 @@ export class MemoryGit {
     return (await this.repo.resolve("HEAD")) !== null;
   }
 
+  /** True when the branch `name` exists. */
   async branchExists(name: string): Promise<boolean> {
     const r = await this.git(["show-ref", "--verify", "--quiet", `refs/heads/${name}`], [0, 1, 128]);
     return r.code === 0;
@@ -95,6 +97,7 @@ export class MemoryGit {
     return r.code === 0;
   }
 
+  /** The commit `rev` names, or null when it names none. */
   async resolve(rev: string): Promise<string | null> {
     return this.repo.resolve(rev);
   }
@@ -201,10 +204,12 @@ export class MemoryGit {
     return { state: "conflict", unmerged };
   }
 
+  /** Abandons a merge in progress (`git merge --abort`). */
   async abortMerge(): Promise<void> {
     await this.git(["merge", "--abort"]);
   }
 
+  /** The paths left unmerged by a merge in progress, sorted. */
   async unmergedPaths(): Promise<string[]> {
     const text = await this.out(["diff", "--name-only", "-z", "--diff-filter=U"]);
     return [...new Set(text.split("\0").filter(Boolean))].sort();
@@ -289,7 +294,10 @@ export class MemoryGit {
    * A copy of the index file, taken before an operation that stages files, to put the index back
    * exactly (staged entries, intent-to-add marks) when the operation fails half-way.
    */
-  async saveIndex(): Promise<{ restore: () => void }> {
+  async saveIndex(): Promise<{
+    /** Puts the saved index back as it was. */
+    restore: () => void;
+  }> {
     const file = await this.gitPath("index");
     const saved = existsSync(file) ? readFileSync(file) : null;
     return {

@@ -27,6 +27,7 @@ export interface SpawnOptions {
   okCodes?: readonly number[];
 }
 
+/** How a git process ended: its exit code, its output as bytes and its error output as text. */
 export interface RunResult {
   code: number;
   stdout: Buffer;

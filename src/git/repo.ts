@@ -16,6 +16,7 @@ export const MERGE_CONFIG: readonly string[] = [
 /** Environment that makes git take every pathspec as a literal path (no `*`, `:(glob)`, `:!`, `:/`). */
 export const LITERAL_PATHS: Readonly<Record<string, string>> = { GIT_LITERAL_PATHSPECS: "1" };
 
+/** How `Repo.run` runs git: standard input, the exit codes that are not failures, extra environment. */
 export interface RunOptions {
   input?: string | Buffer;
   okCodes?: readonly number[];

@@ -1,6 +1,7 @@
 import { GitGoodError } from "../errors.js";
 import { runGit } from "./process.js";
 
+/** The version of the git on PATH, as numbers and as it printed it. */
 export interface GitVersion {
   major: number;
   minor: number;

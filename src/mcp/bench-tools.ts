@@ -13,9 +13,13 @@ export const START = "start_scenario";
  * imports the other.
  */
 export interface Bench {
+  /** The task of the scenario open now, as the agent reads it. */
   taskText(): Promise<string>;
+  /** Ends the open scenario: its final state is read and scored; says how it went. */
   finishScenario(): Promise<string>;
+  /** The samples on the bench, one line each. */
   samplesListing(): string;
+  /** Sets up `scenario` (default: the sample's only one) on the sample `sampleId`, and says what the agent has to do. */
   startScenario(sampleId: string, scenario: string | undefined): Promise<string>;
 }
 

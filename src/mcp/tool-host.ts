@@ -48,6 +48,7 @@ export class McpToolHost implements ToolHost {
     return TASK_PATH.test(new URL(req.url ?? "/", "http://localhost").pathname);
   }
 
+  /** Serves the tools behind the broker socket `socket` at a new path with its own token, until it is closed. */
   async open(socket: string): Promise<HostedTools> {
     const id = randomUUID();
     const entry: Entry = { token: randomBytes(24).toString("base64url"), socket, sessions: new Map(), connected: false };

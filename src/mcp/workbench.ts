@@ -90,7 +90,8 @@ export interface WorkbenchOptions {
   memory?: MemoryWorkspace | null;
 }
 
-interface CallOutcome {
+/** What a tool call on the workbench gave: the tool's result, notes for the client, and whether the tool list changed. */
+export interface CallOutcome {
   result: ToolResult;
   /** Extra text for the client after the result (not part of the tool's output). */
   notes: string[];
@@ -98,7 +99,8 @@ interface CallOutcome {
   changed: boolean;
 }
 
-interface TaskResource {
+/** An MCP resource of the open scenario (its task text, or its starting state as JSON). */
+export interface TaskResource {
   uri: string;
   name: string;
   title: string;

@@ -6,11 +6,13 @@ import { memoryTrailers, refreshBranchMetadata } from "./store.js";
 import { renderTraceHeader } from "./trace.js";
 import type { MemoryWorkspace } from "./memory-workspace.js";
 
+/** BRANCH's arguments: the new memory branch's name and what it is for. */
 export interface BranchInput {
   name: string;
   purpose: string;
 }
 
+/** What BRANCH did: the new branch, the branch it left, its first commit, and the commit that saved pending memory. */
 export interface BranchResult {
   branch: string;
   from: string;

@@ -5,6 +5,7 @@ import { locked, refuseStaged, refuseUnfinished, subjectOf } from "./guard.js";
 import { appendEntry, memoryTrailers, readCommitLog, refreshBranchMetadata, updateRoadmap, worktreeSource } from "./store.js";
 import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
+/** COMMIT's arguments: what the step contributed, the new running summary, and milestones. */
 export interface CommitInput {
   /** What this commit contributed. */
   contribution: string;
@@ -16,6 +17,7 @@ export interface CommitInput {
   todos?: string[];
 }
 
+/** What COMMIT made: the branch, the entry's number on it, the commit, and the running summary now. */
 export interface CommitResult {
   branch: string;
   entry: number;

@@ -10,6 +10,7 @@ import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 const DEFAULT_ENTRIES = 10;
 const DEFAULT_LINES = 20;
 
+/** What CONTEXT shows: one memory branch, one whole entry, or the end of a branch's trace (none: the overview). */
 export interface ContextQuery {
   /** Show this memory branch (purpose, running summary, recent entries). */
   branch?: string;

@@ -9,6 +9,7 @@ async function commitOf(ws: MemoryWorkspace, id: string): Promise<string> {
   return oid;
 }
 
+/** DIFF's arguments: two memory states (the second by default the work tree), and whether to show only a summary. */
 export interface DiffInput {
   from: string;
   /** Second memory state; the work tree (with uncommitted memory) when absent. */
@@ -24,6 +25,7 @@ export async function diffMemory(ws: MemoryWorkspace, input: DiffInput): Promise
   return ws.git.diff(from, to, ws.memoryDir, input.stat ?? false);
 }
 
+/** What RESTORE did: the branch, the state it went back to, its commit, and the commit that saved uncommitted memory. */
 export interface RestoreResult {
   branch: string;
   from: string;

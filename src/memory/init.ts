@@ -7,12 +7,14 @@ import { refreshBranchMetadata, memoryTrailers } from "./store.js";
 import { renderTraceHeader } from "./trace.js";
 import { MAIN_FILE, type MemoryWorkspace } from "./memory-workspace.js";
 
+/** INIT's arguments: the goal of the work and the purpose of the first memory branch. */
 export interface InitInput {
   goal: string;
   /** Purpose of the first memory branch (the checked-out git branch). */
   purpose?: string;
 }
 
+/** What INIT made: the first memory branch, its commit, and the memory folder. */
 export interface InitResult {
   branch: string;
   commit: string;

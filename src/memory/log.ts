@@ -4,6 +4,7 @@ import { appendText, exists } from "./files.js";
 import { hasContent, renderTraceHeader, renderTraceRecord, type TraceRecord } from "./trace.js";
 import type { MemoryWorkspace } from "./memory-workspace.js";
 
+/** What LOG wrote: the branch, the record's time stamp, and the record. */
 export interface LogResult {
   branch: string;
   timestamp: string;

@@ -8,6 +8,7 @@ export const DEFAULT_MEMORY_DIR = ".GCC";
 /** Largest CONTEXT answer, in characters, unless configured otherwise. */
 export const DEFAULT_CONTEXT_LIMIT = 6000;
 
+/** Where a memory workspace keeps its memory, how much CONTEXT answers, and the environment of its git processes. */
 export interface WorkspaceOptions {
   /** Memory folder name relative to the work tree root (default `.GCC`). */
   memoryDir?: string;
@@ -124,6 +125,7 @@ export class MemoryWorkspace {
 }
 
 export const MAIN_FILE = "main.md";
+/** The files of one memory branch's folder. */
 export type BranchFile = "commit.md" | "log.md" | "metadata.yaml";
 const BRANCH_FILES: readonly BranchFile[] = ["commit.md", "log.md", "metadata.yaml"];
 

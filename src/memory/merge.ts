@@ -9,6 +9,7 @@ import { appendEntry, memoryTrailers, readCommitLog, refreshBranchMetadata, revi
 import { newTrace, renderMergedTrace } from "./trace.js";
 import type { MemoryWorkspace } from "./memory-workspace.js";
 
+/** MERGE's arguments: the memory branch to merge into the current one, what it achieved, and the new running summary. */
 export interface MergeInput {
   branch: string;
   /** What the merged branch achieved, for main.md and the merge entry. */
@@ -17,6 +18,7 @@ export interface MergeInput {
   summary?: string;
 }
 
+/** What MERGE did: the merged branch's CONTEXT, the branches, the merge entry's number and its commit. */
 export interface MergeResult {
   /** CONTEXT of the merged branch, read before merging. */
   context: string;

@@ -19,6 +19,7 @@ export interface MemoryOperation<Shape extends z.ZodRawShape = z.ZodRawShape> {
   params: Shape;
   input: z.ZodObject<Shape>;
   readOnly: boolean;
+  /** Carries the operation out on an open workspace; the text to show the agent. */
   run(workspace: MemoryWorkspace, args: z.infer<z.ZodObject<Shape>>): Promise<string>;
 }
 

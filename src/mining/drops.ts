@@ -24,8 +24,10 @@ export const DROP_REASONS = {
   },
 } as const;
 
-type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
-type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
+/** Why a merge did not become a sample: a key of `DROP_REASONS.merge`. */
+export type MergeDrop = keyof (typeof DROP_REASONS)["merge"];
+/** Why a file-commit chain did not become a sample: a key of `DROP_REASONS.file_commit_chain`. */
+export type ChainDrop = keyof (typeof DROP_REASONS)["file_commit_chain"];
 
 /** Counts drops per sample type and reason. */
 export class DropCounter {

@@ -14,6 +14,7 @@ const FILTER_RULES = {
   recentDays: 365,
 } as const;
 
+/** One repository filter's verdict: the value it saw, what it required, and where the value came from. */
 export interface FilterResult {
   filter: "size" | "stars" | "archived" | "fork" | "license" | "branches" | "contributors" | "recent_activity";
   passed: boolean;

@@ -90,7 +90,8 @@ export const DEFAULT_MINE_OPTIONS: MineOptions = {
   window: ANY_DATE,
 };
 
-type Counts = Record<Difficulty | "total", number>;
+/** Samples kept per difficulty, and their total. */
+export type Counts = Record<Difficulty | "total", number>;
 
 /** What a mining run saw (branches, commits, the kind of clone) and how many samples of each type and difficulty it kept. */
 export interface MineSummary {

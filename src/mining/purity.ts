@@ -22,6 +22,7 @@ export function roundedRatio(numerator: number, denominator: number): number {
   return Number((numerator / denominator).toFixed(2));
 }
 
+/** The purity bounds that label a chain's difficulty. */
 export interface DifficultyThresholds {
   /** Purity at or above which a chain is `medium` (below 1.0); lower is `hard`. */
   medium: number;

@@ -9,11 +9,13 @@ export class RunProxy {
 
   constructor(readonly options: ProxyOptions) {}
 
+  /** The run's proxy, started by the first call. */
   proxy(): Promise<ModelProxy> {
     this.started ??= ModelProxy.start(this.options);
     return this.started;
   }
 
+  /** Closes the proxy, if it was started. */
   async close(): Promise<void> {
     const started = this.started;
     this.started = null;

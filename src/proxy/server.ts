@@ -23,12 +23,15 @@ export interface Upstream {
 export type RecordModelIo = "full" | "digest";
 export const RECORD_MODEL_IO: readonly RecordModelIo[] = ["digest", "full"];
 
+/** What a model proxy forwards to and how: the real endpoints by API family, the response cache, the cap on requests in flight, how much it records, and the time limit of a request. */
 export interface ProxyOptions {
+  /** The user's real endpoints, by API family (a family without one is refused). */
   upstreams: Partial<Record<UpstreamFamily, Upstream>>;
   /** The run's response cache: a request at temperature 0 asked before is answered from it (its raw answer, streams included). */
   cache?: ResponseCache;
   /** The run's cap on model requests in flight (`--max-connections`), shared with the judges. */
   connections?: RequestLimit;
+  /** How much of each request the trajectory keeps (default: its count and digest). */
   record?: RecordModelIo;
   /** Time limit of one upstream request, ms (default 600,000); the attempt's own time limit ends it sooner. */
   timeoutMs?: number;
@@ -36,7 +39,9 @@ export interface ProxyOptions {
 
 /** Where the proxy writes what it sees of an attempt's model calls (an agent's session). */
 export interface ProxyRecorder {
+  /** Records one model answer and its token usage. */
   recordModel(message: ChatMessage, usage?: Usage): void;
+  /** Records a note in the trajectory (a failed call, an answer that was not OK, the tokens counted). */
   note(type: "note", text: string): void;
 }
 
@@ -231,6 +236,7 @@ export class ModelProxy {
     return proxy;
   }
 
+  /** The proxy's base URL on loopback, `http://127.0.0.1:PORT`. */
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
@@ -279,6 +285,7 @@ export class ModelProxy {
     };
   }
 
+  /** Stops taking requests and closes every attempt's way in. */
   async close(): Promise<void> {
     for (const s of this.live.values()) s.open = false;
     this.live.clear();

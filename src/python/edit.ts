@@ -122,7 +122,8 @@ function pick(functions: readonly Located[], name: string, line: number | undefi
   });
 }
 
-interface BodyReplacement {
+/** A file's text with one function's body replaced, and that function as it was found. */
+export interface BodyReplacement {
   text: string;
   function: PythonFunction;
 }

@@ -4,7 +4,7 @@ import { variantOf } from "../runs/fields.js";
 import { REPORT_SCHEMA_VERSION, type Report, type SampleRow } from "./summary.js";
 
 /** One run of a comparison: its report, and the label its columns carry. */
-interface LabelledReport {
+export interface LabelledReport {
   /** Short name of the run in tables (its directory's name, or the path when two names clash). */
   label: string;
   /** The run directory as given. */
@@ -13,7 +13,7 @@ interface LabelledReport {
 }
 
 /** A column of the side-by-side tables: one agent of one run (a `--memory` run has two). */
-interface ComparisonColumn {
+export interface ComparisonColumn {
   run: string;
   agent: string;
   /** The column's header: the run's label, with the agent when the run has several. */
@@ -28,6 +28,7 @@ export interface Measure {
   of: number;
 }
 
+/** One run's figures in a comparison row: samples, rates, errors, cost and tokens. */
 export interface ComparisonCell {
   samples: number;
   success_rate: number | null;
@@ -60,7 +61,7 @@ export interface Outcome {
 }
 
 /** A sample × scenario (× memory variant) that some run solves more often than another. */
-interface Difference {
+export interface Difference {
   sample_id: string;
   scenario: string;
   difficulty: Difficulty;

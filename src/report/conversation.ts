@@ -37,7 +37,7 @@ export function eventsOf(trajectory: Pick<Trajectory, "events">): AttemptEvent[]
 }
 
 /** One tool call of a turn, with the result it got (null: the trajectory recorded none). */
-interface TurnCall {
+export interface TurnCall {
   id: string;
   name: string;
   /** The arguments as the model wrote them (JSON text; possibly not valid JSON). */

@@ -70,6 +70,7 @@ export interface IndexRun {
   progress: RunProgress | null;
 }
 
+/** A static page's index: its runs, and one row per attempt. */
 export interface ViewIndex {
   runs: IndexRun[];
   rows: IndexRow[];

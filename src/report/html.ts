@@ -34,6 +34,7 @@ const CHUNK_ATTEMPTS = 64;
 
 /** Where the page's text goes, piece by piece. */
 export interface TextSink {
+  /** Adds `text` to the page. */
   write(text: string): void;
 }
 

@@ -14,6 +14,7 @@ export function passAtK(n: number, c: number, k: number): number {
   return 1 - allFail;
 }
 
+/** An agent's pass@k figures over the repeats of one scenario and difficulty (or all). */
 export interface RepeatRow {
   agent: string;
   /** A scenario's registry name, or "total". */

@@ -13,8 +13,10 @@ export const SKILLS = {
   split_changes: "ICC attempts that left nothing uncommitted and made no empty commit",
   write_messages: "finished IR/ICC histories with no empty and no duplicated commit message",
 } as const;
+/** A Git skill: a key of `SKILLS`. */
 export type Skill = keyof typeof SKILLS;
 
+/** An agent's record on one Git skill: the attempts that exercised it, and how many held it. */
 export interface SkillRow {
   agent: string;
   skill: Skill;

@@ -12,6 +12,7 @@ import { reportSections } from "../families/registry.js";
 /** Version of the `gitgood report --json` layout. */
 export const REPORT_SCHEMA_VERSION = 2;
 
+/** An agent's outcomes on one scenario and difficulty (or all): samples, completed, solved and the rates. */
 export interface RateRow {
   /** The agent the row is about (a run with --memory has two: `A` and `A+memory`). */
   agent: string;
@@ -50,6 +51,7 @@ export interface LanguageRow extends RateRow {
   language: string;
 }
 
+/** One attempt as the report lists it: agent, key, sample, scenario, difficulty, repository, language and outcome. */
 export interface SampleRow {
   agent: string;
   /** The record's key in its run (sample, scenario, memory variant, repeat). */
@@ -92,7 +94,7 @@ export interface SampleRow {
 export type Report = ReportTables & ReportSections;
 
 /** The tables every report has, whatever families its records come from. */
-interface ReportTables {
+export interface ReportTables {
   schema_version: number;
   agents: string[];
   totals: RateRow[];

@@ -27,7 +27,7 @@ export function cacheHitsIn(events: readonly Record<string, unknown>[]): number 
 }
 
 /** What the judges spent on one attempt: tokens, dollars, and answers the cache gave. */
-interface JudgeAccount {
+export interface JudgeAccount {
   tokens: Tokens;
   /** null when a judge that spent tokens has no price. */
   cost_usd: number | null;
@@ -51,6 +51,7 @@ export function judgeAccount(usages: readonly ModelUsage[], priceOf: PriceOf = (
   return { tokens, cost_usd: dollars === null ? null : Math.round(dollars * 1e6) / 1e6, cache_hits: hits };
 }
 
+/** What an attempt's result record is made from: the sample, scenario and agent, its time, turns, tool calls, usage and the rest of its account. */
 export interface RecordInput {
   sample: Sample;
   /** The scenario's registry name. */

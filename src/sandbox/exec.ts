@@ -6,6 +6,7 @@ import { agentEnvironment } from "./agent-env.js";
 import { DiskWatch, treeBytes } from "./disk-watch.js";
 import { isolatedCommand, isolates, type Isolation, type LimitName } from "./isolation.js";
 
+/** How `Sandbox.exec` runs a program: its time limit, environment, working directory, the output kept, its input, and what may stop it. */
 export interface ExecOptions {
   /** Seconds before the whole process group is killed (default: no limit). */
   timeout?: number;
@@ -49,6 +50,7 @@ export interface ExecPlace {
   disk?: { baseline: number | null };
 }
 
+/** How a program run in a sandbox ended: exit code or signal, its output, and whether a limit or the caller stopped it. */
 export interface ExecResult {
   /** Exit code, or null when the program was killed by a signal. */
   code: number | null;

@@ -17,6 +17,7 @@ import { currentOwner, OWNER_FILE, readOwner, writeOwner } from "./owner.js";
 import { ensureSandboxRoot } from "./root.js";
 import { sandboxRoot, sweepStale } from "./sweep.js";
 
+/** How a sandbox is made: its name, first branch, whether it outlives the process, and where. */
 export interface SandboxOptions {
   /** Short text that starts the directory name (a sample id, say). */
   label: string;
@@ -193,6 +194,7 @@ export class Sandbox {
     return this.repo.run(args, opts);
   }
 
+  /** Runs git in the work tree like `git`, and gives its standard output as text. */
   async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {
     return (await this.git(args, opts)).stdout.toString("utf8");
   }

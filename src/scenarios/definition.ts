@@ -6,13 +6,15 @@ import type { AnyScenarioDefinition, LiveScenario, ScenarioDefinition, ScenarioS
 export type { AnyScenarioDefinition, SavedScenario, ScenarioDefinition, ScenarioSession, ScenarioSetupOptions, Strategy } from "./types.js";
 
 /** A scenario's live class, as its statics make it: set up in a new sandbox, or re-opened from a saved one. */
-interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
+export interface LiveClass<S extends Sample, L extends LiveScenario, D, O extends object> {
+  /** Sets the scenario up for `sample` in a new sandbox, from the source repository. */
   setup(sample: S, source: Repo, opts: ScenarioSetupOptions & O, definition: AnyScenarioDefinition): Promise<L>;
+  /** Re-opens a scenario set up earlier in `sandbox`, from its saved data. */
   restore(sandbox: Sandbox, sample: S, source: string, data: D, definition: AnyScenarioDefinition): L;
 }
 
 /** What `defineScenario` needs: a definition whose set-up and re-opening come from the live class. */
-type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
+export type ScenarioSpec<S extends Sample, L extends LiveScenario, F, D, O extends object> = Omit<
   ScenarioDefinition<S, L, F, D>,
   "setup" | "restore" | "baselines" | "describeFinal"
 > & {

@@ -39,7 +39,8 @@ export interface JudgeContext {
   diff_limit_chars: number | null;
 }
 
-type Winner = "agent" | "original" | "tie" | "invalid";
+/** Which history a judge preferred: the agent's, the original, neither, or none (its answer could not be read). */
+export type Winner = "agent" | "original" | "tie" | "invalid";
 
 /** One judge model's answer to one ordering of the two histories. */
 export interface JudgeVerdict {

@@ -16,7 +16,8 @@ export interface MergeOutcome {
   unresolvable_reason?: string | null;
 }
 
-interface FileMatch {
+/** How one conflicted file of an attempt compares with the recorded merge: exactly, ignoring whitespace, and region by region. */
+export interface FileMatch {
   path: string;
   /** Byte-identical to the file in the recorded merge commit. */
   exact: boolean;

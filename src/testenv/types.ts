@@ -181,6 +181,7 @@ export interface LlmSetupOptions {
   /** Where to write the spec (YAML) of the commands that worked. */
   saveSpecTo?: string;
   signal?: AbortSignal;
+  /** Each line of the set-up's output, and a line per step. */
   onLog?: (line: string) => void;
 }
 

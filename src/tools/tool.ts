@@ -33,12 +33,14 @@ export const REASON_DESCRIPTION =
 export const OUTPUT_OFFSET_DESCRIPTION =
   "Character offset to start the answer at, to read the rest of an answer that was cut off.";
 
-interface ToolDefinition<S, Shape extends z.ZodRawShape> {
+/** A tool as its author writes it: name, description and zod parameters, whether it only reads, and what it does on a live scenario. */
+export interface ToolDefinition<S, Shape extends z.ZodRawShape> {
   name: string;
   description: string;
   params: Shape;
   readOnly: boolean;
   moreWith?: string;
+  /** Carries the call out on the live scenario; the text the agent gets. */
   run(scenario: S, args: z.infer<z.ZodObject<Shape>>): Promise<string>;
 }
 

@@ -113,6 +113,39 @@ function exportsOf(file: string, seen = new Set<string>()): Kinds {
   return out;
 }
 
+/** Where the name a module exports is declared (`file#name`), following re-exports and imports through the sources. */
+function originOf(file: string, name: string): string | undefined {
+  for (const st of sourceFile(file).statements) {
+    if (ts.isExportDeclaration(st)) {
+      const from = st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier) ? resolve(file, st.moduleSpecifier.text) : null;
+      if (!st.exportClause) {
+        const found = from ? originOf(from, name) : undefined;
+        if (found) return found;
+      } else if (ts.isNamedExports(st.exportClause)) {
+        const el = st.exportClause.elements.find((e) => e.name.text === name);
+        if (!el) continue;
+        const source = (el.propertyName ?? el.name).text;
+        if (from) return originOf(from, source);
+        return declarations(file).has(source) ? `${path.relative(ROOT, file)}#${source}` : importedOrigin(file, source);
+      }
+    } else if (exported(st) && declaredNames(st).includes(name)) {
+      return `${path.relative(ROOT, file)}#${name}`;
+    }
+  }
+  return undefined;
+}
+
+function importedOrigin(file: string, name: string): string | undefined {
+  for (const st of sourceFile(file).statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || !st.moduleSpecifier.text.startsWith(".")) continue;
+    const bindings = st.importClause?.namedBindings;
+    if (!bindings || !ts.isNamedImports(bindings)) continue;
+    const el = bindings.elements.find((e) => e.name.text === name);
+    if (el) return originOf(resolve(file, st.moduleSpecifier.text), (el.propertyName ?? el.name).text);
+  }
+  return undefined;
+}
+
 /** The surface as text: one block per entry point, one `kinds name` line per export, sorted by name. */
 function surface(): string {
   const order = ["class", "function", "enum", "const", "interface", "type"];
@@ -128,6 +161,27 @@ function surface(): string {
 describe("the public API", () => {
   it("is the committed snapshot: every entry point's names and kinds", async () => {
     await expect(surface()).toMatchFileSnapshot("api.snapshot.txt");
+  });
+
+  it("gives a name exported by several entry points one declaration", () => {
+    const seen = new Map<string, { entry: string; origin: string | undefined }>();
+    const clashes: string[] = [];
+    for (const { name: entry, source } of entryPoints()) {
+      for (const name of exportsOf(source).keys()) {
+        const origin = originOf(source, name);
+        const first = seen.get(name);
+        if (!first) seen.set(name, { entry, origin });
+        else if (first.origin !== origin) clashes.push(`${name}: ${first.entry} (${first.origin}) and ${entry} (${origin})`);
+      }
+    }
+    expect(clashes).toEqual([]);
+  });
+
+  it("keeps the root to at most 80 names, and gitgood/types to types", () => {
+    const points = new Map(entryPoints().map((e) => [e.name, e.source]));
+    expect(exportsOf(points.get("gitgood") ?? "").size).toBeLessThanOrEqual(80);
+    const types = [...exportsOf(points.get("gitgood/types") ?? "")].filter(([, kinds]) => [...kinds].some((k) => k !== "interface" && k !== "type"));
+    expect(types.map(([n]) => n)).toEqual([]);
   });
 
   // `npm run docs:api` (run by .ci/run) documents what typedoc.json names, and fails on any warning: a missing

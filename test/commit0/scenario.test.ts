@@ -7,7 +7,7 @@ import { makeSkeleton } from "../../src/commit0/skeleton.js";
 import type { RepoCompletionSample } from "../../src/dataset/sample.js";
 import { Repo } from "../../src/git/repo.js";
 import { COMMIT0 } from "../../src/scenarios/commit0/index.js";
-import type { Commit0Scenario } from "../../src/scenarios/commit0/scenario.js";
+import { Commit0Scenario } from "../../src/scenarios/commit0/scenario.js";
 import { libraryRepository } from "../helpers/commit0.js";
 import { useCacheDir } from "../helpers/envs.js";
 import type { Fixture } from "../helpers/fixture.js";
@@ -28,7 +28,10 @@ beforeAll(async () => {
   ({ fixture, reference } = libraryRepository());
   const options = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
   task = (await makeSkeleton(fixture.dir, { src: "shapes", ...options })).sample;
-  scenario = await COMMIT0.setup(task, await Repo.open(fixture.dir), { settings: { commit0: options } });
+  // COMMIT0's public type names only LiveScenario; the test reads the live class's own state.
+  const live = await COMMIT0.setup(task, await Repo.open(fixture.dir), { settings: { commit0: options } });
+  if (!(live instanceof Commit0Scenario)) throw new Error("COMMIT0 did not set up a Commit0Scenario");
+  scenario = live;
 }, 180_000);
 
 afterAll(() => {

@@ -19,7 +19,8 @@ const STEP_TURNS = 12;
 /** The tools the model gets inside the loop (tests and finishing are the loop's). */
 const LOOP_TOOLS = new Set(["list_files", "view_file", "list_stubs", "replace_function_body", "compile_check"]);
 
-interface Commit0AgentOptions {
+/** How a `Commit0Agent` works: attempts per file in its debug loop, and its sampling temperature. */
+export interface Commit0AgentOptions {
   /** Debug loop: attempts per file (default 3). */
   attempts?: number;
   temperature?: number;

@@ -3,6 +3,7 @@ export { MCR } from "../../scenarios/mcr/index.js";
 export { IR } from "../../scenarios/ir/index.js";
 export { ICC } from "../../scenarios/icc/index.js";
 export type { McrFinalState } from "../../scenarios/mcr/state.js";
+export { McrFinalStateSchema } from "../../scenarios/mcr/state.js";
 export {
   MergeSampleSchema,
   ChainSampleSchema,

@@ -3,16 +3,10 @@ import type { ResultRecord } from "../../runs/record.js";
 import { extrasOf } from "../../runs/fields.js";
 import { SWE } from "../../scenarios/swe/index.js";
 import type { ReportSection } from "../definition.js";
+import { ENV_INVALID, SWE_STATUSES, type SweStatus } from "../../swe/status.js";
 
 /** The registry name of the SWE scenario, as its records carry it. */
 export const SWE_SCENARIO = SWE.name;
-
-/** The AgentBeats statuses an evaluated instance can have, in the order tables list them. */
-export const SWE_STATUSES = ["resolved", "breaking_resolved", "partially_resolved", "work_in_progress", "regression", "no_op", "error"] as const;
-export type SweStatus = (typeof SWE_STATUSES)[number];
-
-/** A status of an instance that failed its own validation: not the agent's doing, so not counted. */
-export const ENV_INVALID = "env_invalid";
 
 const TestCountsSchema = z
   .object({ passed: z.number().int().min(0), total: z.number().int().min(0) })
@@ -91,7 +85,8 @@ function tally(records: readonly ResultRecord[]): Tally {
   return { instances: n, env_invalid: envInvalid, skipped, tampered: counted.filter((i) => i.tampered).length, statuses, fractions };
 }
 
-interface SweRow {
+/** The SWE section's row of one agent and repository (or the total): instances counted and left out, and their rates. */
+export interface SweRow {
   agent: string;
   /** The SWE repository, or "total". */
   repository: string;

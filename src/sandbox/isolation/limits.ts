@@ -2,6 +2,7 @@ import { GitGoodError } from "../../errors.js";
 
 /** The resources a jail may use, each named as `LIMIT_EXCEEDED` names it. */
 export const LIMIT_NAMES = ["processes", "memory", "disk", "cpu"] as const;
+/** One of `LIMIT_NAMES`: a resource a jail limits. */
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** What the programs of one attempt may use. */

@@ -48,9 +48,15 @@ export interface IsolatedCommand {
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** Clean-up once the program has been killed (docker: remove the container). */
   afterKill?: () => void;
   /** The limit the program ran into once it has ended (null: none), and the clean-up of what enforced it. */
-  limits?: { hit(): LimitName | null; release(): Promise<void> };
+  limits?: {
+    /** The limit the program ran into (null: none). */
+    hit(): LimitName | null;
+    /** Removes what enforced the limits. */
+    release(): Promise<void>;
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isRepoCompletionSample, type RepoCompletionSample } from "../../dataset/sample.js";
 import { patchBetween } from "../../git/diff.js";
 import { defineScenario } from "../definition.js";
+import type { LiveScenario, ScenarioDefinition } from "../types.js";
 import { Commit0Scenario } from "./scenario.js";
 import { commit0Scorer } from "./scorer.js";
 import { Commit0DataSchema, Commit0FinalStateSchema, type Commit0Data, type Commit0FinalState } from "./state.js";
@@ -16,7 +17,7 @@ file imports and at its tests before you implement it. Check your code with comp
 go. The library's own tests judge your work. When you are done, call finish.`;
 
 /** commit0's repository completion: implement the stubbed functions of a library; its tests' pass rate judges. */
-export const COMMIT0 = defineScenario<RepoCompletionSample, Commit0Scenario, Commit0FinalState, Commit0Data>({
+export const COMMIT0: ScenarioDefinition<RepoCompletionSample, LiveScenario, Commit0FinalState> = defineScenario<RepoCompletionSample, Commit0Scenario, Commit0FinalState, Commit0Data>({
   name: "COMMIT0",
   title: "repository completion (commit0)",
   accepts: isRepoCompletionSample,

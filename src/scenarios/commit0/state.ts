@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** One step of a loop agent's history: a file's attempt, its commit, the suite's count, and what became of it. */
-const AttemptRecordSchema = z.object({
+export const AttemptRecordSchema = z.object({
   file: z.string(),
   attempt: z.number().int().min(1),
   commit: z.string(),

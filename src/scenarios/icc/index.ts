@@ -3,6 +3,7 @@ import { GitGoodError } from "../../errors.js";
 import { historyChecks } from "../../scoring/history.js";
 import { pairwiseJudge } from "../../scoring/pairwise.js";
 import { defineScenario } from "../definition.js";
+import type { LiveScenario, ScenarioDefinition } from "../types.js";
 import { describeHistory, historyGroundTruth } from "../shared/history-view.js";
 import { originalCommits } from "../shared/original.js";
 import { HistoryFinalStateSchema, type HistoryFinalState } from "../shared/schemas.js";
@@ -27,7 +28,7 @@ function scopeOf(settings: Record<string, unknown> | undefined): IccScope {
 }
 
 /** Iterative committing: commit a chain's combined change hunk by hunk; judged pairwise against the original. */
-export const ICC = defineScenario<ChainSample, IccScenario, HistoryFinalState, IccData, { scope: IccScope }>({
+export const ICC: ScenarioDefinition<ChainSample, LiveScenario, HistoryFinalState> = defineScenario<ChainSample, IccScenario, HistoryFinalState, IccData, { scope: IccScope }>({
   name: "ICC",
   title: "iterative committing of changes",
   family: "GitGoodBench",

@@ -2,6 +2,7 @@ import { isChainSample, type ChainSample } from "../../dataset/sample.js";
 import { historyChecks } from "../../scoring/history.js";
 import { pairwiseJudge } from "../../scoring/pairwise.js";
 import { defineScenario } from "../definition.js";
+import type { LiveScenario, ScenarioDefinition } from "../types.js";
 import { describeHistory, historyGroundTruth } from "../shared/history-view.js";
 import { originalCommits } from "../shared/original.js";
 import { HistoryFinalStateSchema, type HistoryFinalState } from "../shared/schemas.js";
@@ -18,7 +19,7 @@ one coherent change with a message that says what it does and why. Give every co
 Then run the rebase. If the rebase stops on a conflict, resolve it with the conflict tools or abort.`;
 
 /** Interactive rebase: clean up a file-commit chain; judged pairwise against the original history. */
-export const IR = defineScenario<ChainSample, IrScenario, HistoryFinalState, IrData>({
+export const IR: ScenarioDefinition<ChainSample, LiveScenario, HistoryFinalState> = defineScenario<ChainSample, IrScenario, HistoryFinalState, IrData>({
   name: "IR",
   title: "interactive rebase",
   family: "GitGoodBench",

@@ -2,6 +2,7 @@ import { isMergeSample, type MergeSample } from "../../dataset/sample.js";
 import { GitGoodError } from "../../errors.js";
 import { exactMatch } from "../../scoring/merge.js";
 import { defineScenario } from "../definition.js";
+import type { LiveScenario, ScenarioDefinition } from "../types.js";
 import { mergeGroundTruth } from "./ground-truth.js";
 import { McrScenario } from "./scenario.js";
 import { MCR_TOOL_SETS, McrDataSchema, McrFinalStateSchema, type McrData, type McrFinalState, type McrToolSet } from "./state.js";
@@ -28,7 +29,7 @@ function mcrToolsOf(settings: Record<string, unknown> | undefined): McrToolSet {
 }
 
 /** Merge conflict resolution: reproduce the resolution a real merge commit recorded (exact match). */
-export const MCR = defineScenario<MergeSample, McrScenario, McrFinalState, McrData, { tools: McrToolSet }>({
+export const MCR: ScenarioDefinition<MergeSample, LiveScenario, McrFinalState> = defineScenario<MergeSample, McrScenario, McrFinalState, McrData, { tools: McrToolSet }>({
   name: "MCR",
   title: "merge conflict resolution",
   family: "GitGoodBench",

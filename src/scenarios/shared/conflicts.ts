@@ -20,13 +20,14 @@ import { at } from "../../util/at.js";
 export const LINK_MODE = "120000";
 
 /** The target each side of a conflicted link has, as text (null where that side is no link). */
-interface LinkSides {
+export interface LinkSides {
   base: string | null;
   ours: string | null;
   theirs: string | null;
 }
 
-interface ConflictFile {
+/** One conflicted file of a stop: its path, how far the agent has resolved it, and what git left in it. */
+export interface ConflictFile {
   /** The path in the notation of src/git/paths.ts (its exact bytes, shown escaped when not UTF-8). */
   path: string;
   /** Byte offset after the last resolution in this file; regions not yet resolved all lie after it. */
@@ -42,7 +43,8 @@ interface ConflictFile {
   sides: LinkSides | null;
 }
 
-interface ConflictEntry {
+/** One conflict region: the file it is in, and where the agent's text went once resolved. */
+export interface ConflictEntry {
   /** Index into `files`. */
   file: number;
   /** Where the agent's text went, once resolved. */

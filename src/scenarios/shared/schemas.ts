@@ -75,7 +75,8 @@ export const FileContentSchema = z.object({
 /** One file of a final state, as `FileContentSchema` accepts it. */
 export type FileContent = z.infer<typeof FileContentSchema>;
 
-const CommitRecordSchema = z.object({
+/** Validates one commit of a final state's history: its id, message, author, diff and parents. */
+export const CommitRecordSchema = z.object({
   oid: z.string(),
   message: z.string(),
   author: PersonSchema,

@@ -1,6 +1,7 @@
 import { isSweSample, type SweSample } from "../../dataset/sample.js";
 import { ENV_INVALID } from "../../swe/status.js";
 import { defineScenario } from "../definition.js";
+import type { LiveScenario, ScenarioDefinition } from "../types.js";
 import { SweScenario } from "./scenario.js";
 import { sweScorer } from "./scorer.js";
 import { SweDataSchema, SweFinalStateSchema, type SweData, type SweFinalState } from "./state.js";
@@ -16,7 +17,7 @@ your work. Change only what the fix needs; the project's own tests will judge yo
 written for this issue will be added. When you are done, call finish.`;
 
 /** SWE-style tasks: an issue and a repository at base_commit; the patch is judged by the tests a real fix made pass. */
-export const SWE = defineScenario<SweSample, SweScenario, SweFinalState, SweData>({
+export const SWE: ScenarioDefinition<SweSample, LiveScenario, SweFinalState> = defineScenario<SweSample, SweScenario, SweFinalState, SweData>({
   name: "SWE",
   title: "SWE-style issue fixing",
   patchTask: true,

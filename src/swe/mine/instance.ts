@@ -10,7 +10,7 @@ import type { SweCandidate } from "./candidates.js";
 import { fileRole, TEST_RULES } from "./test-files.js";
 
 /** Where a problem statement came from: the change's own words, or a model (`model:<name>`). */
-type StatementSource = "commit" | `model:${string}`;
+export type StatementSource = "commit" | `model:${string}`;
 
 /** A mined instance: the SWE sample, and what mining records beside the SWE-bench fields. */
 export interface MinedInstance {

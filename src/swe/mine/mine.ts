@@ -70,6 +70,7 @@ const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
   describeWith: null,
 };
 
+/** What a SWE mining run saw and made: commits, candidates, validated and reused ones, instances, drops by reason, and time spent. */
 export interface SweMineSummary {
   schema_version: number;
   repository: string;

@@ -18,6 +18,7 @@ export const SWE_DROP_REASONS = {
   flaky: "the only fail-to-pass tests changed outcome between repeated runs",
 } as const;
 
+/** Why a SWE candidate was turned down: a key of `SWE_DROP_REASONS`. */
 export type SweDropReason = keyof typeof SWE_DROP_REASONS;
 
 /**
