@@ -305,7 +305,7 @@ export const LIMIT = defineRunSetting<number | null>({
   key: "limit",
   option: "limit",
   value: "<n>",
-  help: "only the first N samples (after the filters and --sample)",
+  help: "only the first N samples, in file order (run, bench: after the filters and --sample)",
   schema: z.number().int().min(0).nullable(),
   parse: (text, option) => intOption(option)(text),
   default: null,
