@@ -11,7 +11,7 @@ import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
 import { chooseIsolation, DEFAULT_ISOLATION, type Isolation } from "../sandbox/isolation.js";
-import { MAX_TURNS, TIMEOUT, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
+import { IDS, MAX_TURNS, TIMEOUT, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
@@ -137,7 +137,7 @@ export class GreenExecutor implements AgentExecutor {
     const narrowed = narrowedSpec(operator, a.requested);
     const isolation = this.isolationFor(narrowed, operator);
     // The participant answers each instance in one turn, within the request's time (or the default).
-    const spec: RunSpec = { ...narrowed, [TIMEOUT.key]: timeout, [MAX_TURNS.key]: 1 };
+    const spec: RunSpec = { ...narrowed, [TIMEOUT.key]: timeout, [MAX_TURNS.key]: 1, [IDS.key]: samples.map((s) => s.id) };
     const runDir = path.join(this.opts.outDir, ctx.taskId);
     const store = RunStore.open(
       runDir,
@@ -145,7 +145,6 @@ export class GreenExecutor implements AgentExecutor {
         {
           samples: [a.config.dataset],
           samplesDigest: samplesDigest(samples),
-          ids: samples.map((s) => s.id),
           agent: agent.name,
           where: a.where,
           judges: a.judges,

@@ -7,7 +7,9 @@ import { SANDBOX_ENV, locateSandbox } from "../sandbox/locate.js";
 import { openScenario, setupScenario } from "../scenarios/index.js";
 import { escapeControls } from "../util/escape.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
-import { historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js";
+import { scenarioChoices } from "./run-options.js";
+import { specOption } from "./spec-options.js";
+import { HISTORY, MCR_TOOLS } from "../runs/spec.js";
 import { loadSamples } from "../runs/from-flags.js";
 import type { Sample } from "../dataset/sample.js";
 import { addFamilyOptions } from "./family-options.js";
@@ -119,8 +121,8 @@ export function envCommand(io: CliIO): Command {
         .choices(["file", "all"])
         .default("file"),
     )
-    .addOption(mcrToolsOption())
-    .addOption(historyOption())
+    .addOption(specOption(MCR_TOOLS))
+    .addOption(specOption(HISTORY))
     .option("--finish", "print the final state of the live scenario and its verdict, and remove its sandbox", false)
     .option("--sandbox <dir>", `with --finish: the sandbox (default: $${SANDBOX_ENV}, or the only live one)`)
     .option("--json", "print machine-readable JSON", false);

@@ -16,7 +16,8 @@ import { Repo } from "../git/repo.js";
 import { defaultIsolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
 import { loadSamples } from "../runs/from-flags.js";
-import { historyOption } from "./run-options.js";
+import { specOption } from "./spec-options.js";
+import { HISTORY } from "../runs/spec.js";
 import { scenariosFor } from "../scenarios/registry.js";
 import { SFT_FORMATS, sftExport, type SftFormat } from "../export/sft.js";
 import { safeFileName } from "../util/file-names.js";
@@ -171,7 +172,7 @@ function harborCommand(io: CliIO): Command {
     .option("--repos <dir>", "a directory of clones, OWNER/REPO each, for samples of several repositories")
     .option("--ids <list>", "only these sample ids, comma-separated")
     .addOption(new Option("--scenario <name>", "only this scenario (repeatable)").choices(scenarioChoices()).argParser(collect))
-    .addOption(historyOption())
+    .addOption(specOption(HISTORY))
     .option("--check", "check every task before it is written: the oracle scores 1, the untouched start 0 (the default where gitgood's jail runs)")
     .option("--no-check", "write the tasks unchecked")
     .addOption(

@@ -7,7 +7,6 @@ import { lookupModel } from "../model/lookup.js";
 import { repositoryPath, type RepoLocator } from "../dataset/clones.js";
 import { GitGoodError, type ErrorCode } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import type { HistoryDepth } from "../git/store.js";
 import { DEFAULT_CONTEXT_LIMIT, DEFAULT_MEMORY_DIR, MemoryWorkspace } from "../memory/index.js";
 import type { Recorder } from "../mcp/attempt.js";
 import { requireTokenBeyondLoopback, serveHttp, type HttpHandle } from "../mcp/http.js";
@@ -21,10 +20,11 @@ import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
 import { intOption, listOption, repeatable } from "../util/options.js";
 import type { CliIO } from "./io.js";
-import type { McrToolSet } from "../scenarios/mcr/state.js";
-import { addModelOptions, historyOption, mcrToolsOption, scenarioChoices } from "./run-options.js";
+import { addModelOptions, scenarioChoices } from "./run-options.js";
+import { SERVING_SETTINGS, specOption } from "./spec-options.js";
 import { type ModelFlags } from "../runs/flags.js";
-import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
+import { defaultRunDir, loadSamples, loadSelected, modelOptions, modelSettings, selectionOfSpec } from "../runs/from-flags.js";
+import { HISTORY, IDS, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue, type RunSpec } from "../runs/spec.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familySettings } from "../families/options.js";
 
@@ -38,8 +38,6 @@ interface McpFlags extends ModelFlags {
   samples?: string[];
   id?: string;
   scenario?: string;
-  ids?: string[];
-  limit?: number;
   /** Practice: the client is told its scores and may try a scenario again (recorded as agent mcp-practice). */
   practice: boolean;
   repo?: string;
@@ -56,8 +54,6 @@ interface McpFlags extends ModelFlags {
   allowOrigin?: string[];
   idleTimeout: number;
   allTools: boolean;
-  history: HistoryDepth;
-  mcrTools: McrToolSet;
 }
 
 /** Where the results go, and the lock on that run directory (held while the server serves). */
@@ -71,7 +67,7 @@ interface Recording {
  * the response cache) and checked first, so a wrong endpoint, key or model name stops the server before
  * it serves; then the directory is locked, as `run` locks it, so that no run works in it meanwhile.
  */
-async function recorderFor(files: string[], samples: readonly Sample[], flags: McpFlags, where: RepoLocator): Promise<Recording> {
+async function recorderFor(files: string[], samples: readonly Sample[], flags: McpFlags, spec: RunSpec, where: RepoLocator): Promise<Recording> {
   const agent = flags.practice ? MCP_PRACTICE_AGENT : MCP_AGENT;
   const out = flags.out ?? defaultRunDir(files, agent);
   const models = modelOptions(flags);
@@ -84,13 +80,10 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
         samples: files,
         samplesDigest: samplesDigest(samples),
         agent,
-        ids: flags.id ? [flags.id] : flags.ids,
-        limit: flags.limit,
         where,
         judges: flags.judge,
-        history: flags.history,
-        mcrTools: flags.mcrTools,
         models: modelSettings(flags),
+        spec,
       },
       (p) => path.resolve(p),
     );
@@ -121,23 +114,28 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
   const wanted = flags.scenario === undefined ? undefined : scenarioNamed(flags.scenario);
   if (flags.allTools && flags.id) throw new GitGoodError("BAD_OPTION", "--all-tools is for session mode (without --id)");
+  const given = settingsFromOptions(flags as unknown as Record<string, unknown>, SERVING_SETTINGS);
+  // One sample's scenario is a run over that sample alone.
+  const spec: RunSpec = flags.id ? { ...given, [IDS.key]: [flags.id], [LIMIT.key]: null } : given;
+  const history = specValue(spec, HISTORY);
+  const settings = scenarioSettings(spec, {});
   if (flags.id) {
     const [sample] = await loadSamples(files, [flags.id]);
     if (!sample) throw new GitGoodError("BAD_OPTION", `no sample with id ${flags.id}`);
     const scenario = chooseScenario(sample, wanted);
     await Repo.open(repositoryPath(where, sample));
-    const { recorder, unlock } = await recorderFor(files, [sample], flags, where);
+    const { recorder, unlock } = await recorderFor(files, [sample], flags, spec, where);
     return {
-      source: { mode: "single", sample, scenario: scenario.name, where, recorder, history: flags.history, settings: { mcrTools: flags.mcrTools }, practice: flags.practice },
+      source: { mode: "single", sample, scenario: scenario.name, where, recorder, history, settings, practice: flags.practice },
       what: `sample ${sample.id} (${scenario.name}); results in ${recorder.store.dir}`,
       unlock,
     };
   }
   if (wanted) throw new GitGoodError("BAD_OPTION", "--scenario goes with --id (in session mode the client picks the scenario)");
-  const samples = await loadSamples(files, flags.ids, flags.limit);
-  const { recorder, unlock } = await recorderFor(files, samples, flags, where);
+  const samples = await loadSelected(files, selectionOfSpec(spec));
+  const { recorder, unlock } = await recorderFor(files, samples, flags, spec, where);
   return {
-    source: { mode: "session", samples, where, recorder, allTools: flags.allTools, history: flags.history, settings: { mcrTools: flags.mcrTools }, practice: flags.practice },
+    source: { mode: "session", samples, where, recorder, allTools: flags.allTools, history, settings, practice: flags.practice },
     what: `${samples.length} sample(s) in session mode; results in ${recorder.store.dir}`,
     unlock,
   };
@@ -264,15 +262,15 @@ export function mcpCommand(io: CliIO): Command {
     .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", repeatable)
     .option("--id <id>", "serve this one sample's scenario (without it: session mode, the client picks samples)")
     .option("--scenario <name>", `with --id, for a sample that gives several: ${scenarioChoices().join(", ")}`)
-    .option("--ids <list>", "session mode: only these sample ids, comma-separated", listOption)
-    .option("--limit <n>", "session mode: only the first N samples", intOption("--limit"))
+    .addOption(specOption(IDS))
+    .addOption(specOption(LIMIT))
     .option("--practice", "practice, not evaluation: finish_scenario tells the verdict and scores and a scenario may be started again; recorded as agent mcp-practice", false)
     .option("--all-tools", "session mode: list every scenario's tools from the start (for clients that ignore tool-list changes)", false)
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo")
     .option("--out <dir>", `run directory for the results (default: runs/<samples>-${MCP_AGENT})`)
-    .addOption(historyOption())
-    .addOption(mcrToolsOption())
+    .addOption(specOption(HISTORY))
+    .addOption(specOption(MCR_TOOLS))
     .option("--judge <models>", "judge models for IR/ICC, comma-separated", listOption)
     .option("--tool-socket <path>", "serve the attempt of a run through its tool socket (what 'run --agent mcp-command' configures)")
     .option("--memory <path>", "also serve the memory operations of the workspace at PATH (alone: a memory-only server)")

@@ -3,22 +3,22 @@ import { Command, Option } from "commander";
 import type { RepoLocator } from "../dataset/clones.js";
 import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError } from "../errors.js";
-import type { HistoryDepth } from "../git/store.js";
 import { serverToken } from "../mcp/token.js";
 import { lookupModel } from "../model/lookup.js";
 import { runConfig } from "../runs/config.js";
 import type { ModelFlags } from "../runs/flags.js";
-import { defaultRunDir, loadSamples, modelOptions, modelSettings } from "../runs/from-flags.js";
+import { defaultRunDir, loadSelected, modelOptions, modelSettings, selectionOfSpec } from "../runs/from-flags.js";
+import { HISTORY, IDS, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue } from "../runs/spec.js";
 import { checkModels } from "../runs/preflight.js";
 import { lockRunDir } from "../runs/run-lock.js";
 import { RunStore } from "../runs/store.js";
-import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { PROTOCOLS, serveEnvironment, type Protocol, type ServeHandle } from "../serve/server.js";
 import { intOption, listOption, numberOption, repeatable } from "../util/options.js";
 import { familySettings } from "../families/options.js";
 import { addFamilyOptions } from "./family-options.js";
 import type { CliIO } from "./io.js";
-import { addModelOptions, historyOption, mcrToolsOption } from "./run-options.js";
+import { addModelOptions } from "./run-options.js";
+import { SERVING_SETTINGS, specOption } from "./spec-options.js";
 
 const SERVE_TOKEN_ENV = "GITGOOD_SERVE_TOKEN";
 /** The agent the episodes are recorded under: the client trains or evaluates a policy gitgood does not see. */
@@ -42,8 +42,6 @@ interface ServeFlags extends ModelFlags {
   idleTimeout: number;
   timeout?: number;
   warm: number;
-  history: HistoryDepth;
-  mcrTools: McrToolSet;
 }
 
 /** Resolves when the caller aborts `signal` (never without one). */
@@ -68,7 +66,8 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(flags.split)) throw new GitGoodError("BAD_OPTION", "--split takes a name of letters, digits, '.', '_' and '-'");
   const door = serverToken(flags.token ?? (process.env[SERVE_TOKEN_ENV] || undefined), "serve");
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
-  const samples = await loadSamples(files, flags.ids, flags.limit);
+  const spec = settingsFromOptions(flags as unknown as Record<string, unknown>, SERVING_SETTINGS);
+  const samples = await loadSelected(files, selectionOfSpec(spec));
   const judges = (flags.judge ?? []).map((m) => lookupModel(m, modelOptions(flags)));
   await checkModels({ agent: [], judges }, "nothing was served");
   const out = flags.out ?? defaultRunDir(files, SERVE_AGENT);
@@ -86,13 +85,10 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
         samples: files,
         samplesDigest: samplesDigest(samples),
         agent: SERVE_AGENT,
-        ids: flags.ids,
-        limit: flags.limit,
         where,
         judges: flags.judge,
-        history: flags.history,
-        mcrTools: flags.mcrTools,
         models: modelSettings(flags),
+        spec,
       },
       (p) => path.resolve(p),
     );
@@ -100,7 +96,7 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
     const settings = familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null });
     handle = await serveEnvironment({
       protocol: flags.protocol,
-      source: { samples, where, recorder: { store, judges, agent: SERVE_AGENT, settings }, split: flags.split, history: flags.history, settings: { mcrTools: flags.mcrTools } },
+      source: { samples, where, recorder: { store, judges, agent: SERVE_AGENT, settings }, split: flags.split, history: specValue(spec, HISTORY), settings: scenarioSettings(spec, {}) },
       maxSessions: flags.maxSessions,
       idleTimeoutSeconds: flags.idleTimeout,
       timeLimitSeconds: flags.timeout,
@@ -131,13 +127,13 @@ export function serveCommand(io: CliIO): Command {
     .option("--samples <file>", "a samples file (same as the positional argument; repeatable)", repeatable)
     .addOption(new Option("--protocol <name>", "the wire protocol").choices([...PROTOCOLS]).makeOptionMandatory())
     .option("--split <name>", "the split the samples are served as (ORS lists it)", "train")
-    .option("--ids <list>", "only these sample ids, comma-separated", listOption)
-    .option("--limit <n>", "only the first N samples", intOption("--limit"))
+    .addOption(specOption(IDS))
+    .addOption(specOption(LIMIT))
     .option("--repo <path>", "the repository every sample comes from")
     .option("--repos <dir>", "directory of clones at DIR/owner/repo")
     .option("--out <dir>", `run directory for the episodes (default: runs/<samples>-${SERVE_AGENT})`)
-    .addOption(historyOption())
-    .addOption(mcrToolsOption())
+    .addOption(specOption(HISTORY))
+    .addOption(specOption(MCR_TOOLS))
     .option("--judge <models>", "judge models for IR/ICC (their verdict is the reward), comma-separated", listOption)
     .option("--port <port>", "the port to listen on (0: any free port)", intOption("--port"), 0)
     .option("--host <addr>", "address to bind to; not loopback requires --token", "127.0.0.1")

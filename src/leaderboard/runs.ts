@@ -59,7 +59,7 @@ const AGENT_FIELDS = new Set(["agent", "model", "memory"]);
 /** Where the samples and repositories were read from: not what they are. */
 const PLACE_FIELDS = new Set(["samples", "where"]);
 /** How the samples were selected: the digest says what the selection is, when both runs have one. */
-const SELECTION_FIELDS = new Set(["ids", "limit", "difficulties", "languages", "sample"]);
+const SELECTION_FIELDS = new Set(["spec.ids", "spec.limit", "spec.difficulties", "spec.languages", "spec.sample"]);
 
 /** A value in a difference line: JSON (so that no record's text can break the line), cut to a readable length. */
 function shown(value: unknown): string {

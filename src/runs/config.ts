@@ -3,7 +3,6 @@ import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import { imageOf, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
-import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 import { specIdentity, type RunSpec } from "./spec.js";
 
@@ -24,19 +23,26 @@ const ModelSchema = z.object({
 export type ModelInfo = z.infer<typeof ModelSchema>;
 
 /**
- * An identity as runs made before a setting moved into the spec wrote it, in today's form: their
- * `memory` (a boolean, always written), `repeats` (written above 1) and `max_turns` (always written; null
- * for a run without an agent's turns) are the spec's `memory`, `repeats` and `max_turns`, recorded in
- * `spec` when not at their defaults, as a run made now records them.
+ * The identity fields of runs made before their settings moved into the spec, each named as its setting's
+ * key: `memory` (always written), `repeats` (above 1), `max_turns` (always; null for a run without an
+ * agent's turns), `history` (always; null when not given), `ids` and `limit` (always; null when not
+ * given), `scenarios`, `difficulties`, `languages`, `sample` and `mcr_tools` (when given).
+ */
+const MOVED_IDENTITY_FIELDS = ["memory", "repeats", "max_turns", "history", "ids", "limit", "scenarios", "difficulties", "languages", "sample", "mcr_tools"] as const;
+
+/**
+ * An identity as runs made before a setting moved into the spec wrote it, in today's form: each field of
+ * `MOVED_IDENTITY_FIELDS` is its setting's value (null: the default), recorded in `spec` when not at the
+ * default, as a run made now records it.
  */
 function upgradedIdentity(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-  const { memory, repeats, max_turns, ...rest } = raw as Record<string, unknown>;
-  if (memory === undefined && repeats === undefined && max_turns === undefined) return raw;
-  const moved = { memory, repeats, max_turns: max_turns ?? undefined };
-  const fields = specIdentity({ ...definedFields(moved), ...objectOr(rest.spec) });
-  const { spec: _old, ...others } = rest;
-  return { ...others, ...(Object.keys(fields).length > 0 ? { spec: fields } : {}) };
+  const fields = raw as Record<string, unknown>;
+  if (!MOVED_IDENTITY_FIELDS.some((k) => fields[k] !== undefined)) return raw;
+  const moved = Object.fromEntries(MOVED_IDENTITY_FIELDS.map((k) => [k, fields[k] ?? undefined]));
+  const spec = specIdentity({ ...definedFields(moved), ...objectOr(fields.spec) });
+  const others = Object.fromEntries(Object.entries(fields).filter(([k]) => k !== "spec" && !(MOVED_IDENTITY_FIELDS as readonly string[]).includes(k)));
+  return { ...others, ...(Object.keys(spec).length > 0 ? { spec } : {}) };
 }
 
 /**
@@ -76,23 +82,14 @@ const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
    * only over the same samples wherever they are read from. Absent in runs made before it (their path is compared).
    */
   samples_digest: z.string().optional(),
-  ids: z.array(z.string()).nullable(),
-  limit: z.number().int().nullable(),
   agent: z.string(),
   model: ModelSchema.nullable(),
   where: z.union([z.object({ repo: z.string() }), z.object({ repos: z.string() })]).nullable(),
-  /** The history each sandbox got below the scenario's start (`--history`): it changes what the agent sees. */
-  history: z.union([z.number().int(), z.literal("full")]).nullable(),
-  /** `--scenario`, `--difficulty`, `--language` and `--sample N --seed S`: present only when given. */
-  scenarios: z.array(z.string()).optional(),
-  difficulties: z.array(z.string()).optional(),
-  languages: z.array(z.string()).optional(),
-  sample: z.object({ size: z.number().int(), seed: z.number().int() }).optional(),
-  /** The MCR tools the agent had (`--mcr-tools`); recorded only when not the published ones, so earlier runs still resume. */
-  mcr_tools: z.enum(MCR_TOOL_SETS).optional(),
   /**
    * The declared run settings that change what is evaluated, where not their defaults (`specIdentity`):
-   * `max_turns` other than 40, `repeats` above 1, `memory` when on, … Absent when every one is at its default.
+   * `max_turns` other than 40, `repeats` above 1, `memory` when on, `history` other than 50, the selection
+   * (`ids`, `scenarios`, `difficulties`, `languages`, `sample`, `limit`) when given, `mcr_tools` other than
+   * the published ones. Absent when every one is at its default.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 })
@@ -194,29 +191,23 @@ export interface RunConfigInput {
    */
   samplesDigest?: string;
   agent: string;
-  ids?: readonly string[] | null;
-  limit?: number | null;
   model?: ModelInfo | null;
   where?: RepoLocator | null;
   judges?: readonly string[];
   jobs?: number | null;
-  history?: number | "full" | null;
-  /** `--mcr-tools` (default: paper). */
-  mcrTools?: McrToolSet;
   /** How models are asked in this session. */
   models?: ModelSettings;
   /** The isolation in effect (`gitgood mcp` starts no agent program and records none). */
   isolation?: Isolation;
-  /** Filters beyond ids and limit (canonical scenario names, difficulties, languages) and the stratified sample. */
-  scenarios?: readonly string[];
-  difficulties?: readonly string[];
-  languages?: readonly string[];
-  sample?: { size: number; seed: number };
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
   /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
   families?: Readonly<Record<string, unknown>>;
-  /** The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard): all recorded, the identity ones in the identity too. */
+  /**
+   * The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard, the
+   * history, the MCR tools, the selection): all recorded, the identity ones in the identity too. A verb that
+   * takes only some (`gitgood mcp`: the history, the MCR tools, ids and limit) gives only those.
+   */
   spec?: RunSpec;
 }
 
@@ -230,17 +221,9 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
     identity: {
       samples: input.samples.map(resolve).join(","),
       ...(input.samplesDigest !== undefined ? { samples_digest: input.samplesDigest } : {}),
-      ids: input.ids && input.ids.length > 0 ? [...input.ids] : null,
-      limit: input.limit ?? null,
       agent: input.agent,
       model: input.model ?? null,
       where,
-      history: input.history ?? null,
-      ...(input.scenarios && input.scenarios.length > 0 ? { scenarios: [...input.scenarios] } : {}),
-      ...(input.difficulties && input.difficulties.length > 0 ? { difficulties: [...input.difficulties] } : {}),
-      ...(input.languages && input.languages.length > 0 ? { languages: [...input.languages] } : {}),
-      ...(input.sample ? { sample: { size: input.sample.size, seed: input.sample.seed } } : {}),
-      ...(input.mcrTools && input.mcrTools !== "paper" ? { mcr_tools: input.mcrTools } : {}),
       ...input.families,
       ...specIdentityField(input.spec),
     },

@@ -1,9 +1,6 @@
 import type { ToolsMode } from "../agents/presets/index.js";
 import type { RecordModelIo } from "../proxy/index.js";
-import type { Difficulty } from "../dataset/sample.js";
-import type { HistoryDepth } from "../git/store.js";
 import type { IsolationMode } from "../sandbox/isolation.js";
-import type { McrToolSet } from "../scenarios/mcr/state.js";
 
 /*
  * The flags the verbs that set up sandboxes and run agents (`run`, `bench`, `score`, `env`, `mcp`) parse
@@ -24,7 +21,8 @@ export interface ModelFlags {
 /**
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
- * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`).
+ * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
+ * and the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`).
  */
 export interface RunFlags extends ModelFlags {
   dataset?: string[];
@@ -37,8 +35,6 @@ export interface RunFlags extends ModelFlags {
   judge?: string[];
   jobs: number;
   out?: string;
-  ids?: string[];
-  limit?: number;
   priceIn?: number;
   /** What the trajectory keeps of each model request an external agent makes through the proxy (`--record-model-io`). */
   recordModelIo: RecordModelIo;
@@ -47,19 +43,13 @@ export interface RunFlags extends ModelFlags {
   /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
   tools?: ToolsMode;
   priceOut?: number;
-  history: HistoryDepth;
   json: boolean;
   isolation: IsolationMode;
   network: boolean;
   dockerImage: string;
   allowRead?: string[];
   passEnv?: string[];
-  scenario?: string[];
-  difficulty?: Difficulty[];
-  language?: string[];
-  sample?: number;
   dryRun: boolean;
-  mcrTools: McrToolSet;
   retryErrors: boolean;
   allowErrors: boolean;
   failUnder?: number;

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Agent } from "../agents/index.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import { readDataset } from "../dataset/importer.js";
-import { DIFFICULTIES, type Sample } from "../dataset/sample.js";
+import type { Sample } from "../dataset/sample.js";
 import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
@@ -12,7 +12,7 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { MAX_TURNS, MEMORY, REPEATS, SHARD, TIMEOUT, isolationLimits, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, HISTORY, IDS, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
@@ -62,40 +62,29 @@ export async function loadSamples(files: readonly string[], ids?: readonly strin
   return loadSelected(files, { ids, limit });
 }
 
-/** The selection the flags ask for (--ids, --scenario, --difficulty, --language, --sample/--seed, --limit). */
+/** The samples and scenarios the spec selects (--ids, --scenario, --difficulty, --language, --sample, --limit). */
+export function selectionOfSpec(spec: RunSpec): Selection {
+  return {
+    ids: specValue(spec, IDS) ?? undefined,
+    scenarios: specValue(spec, SCENARIOS) ?? undefined,
+    difficulties: specValue(spec, DIFFICULTY) ?? undefined,
+    languages: specValue(spec, LANGUAGES) ?? undefined,
+    sample: specValue(spec, SAMPLE) ?? undefined,
+    limit: specValue(spec, LIMIT) ?? undefined,
+  };
+}
+
+/** The selection the flags ask for (--ids, --scenario, --difficulty, --language, --sample/--seed, --limit: the spec's). */
 export function selectionOf(flags: RunFlags): Selection {
-  return {
-    ids: flags.ids,
-    scenarios: flags.scenario,
-    difficulties: flags.difficulty,
-    languages: flags.language,
-    sample: flags.sample !== undefined ? { size: flags.sample, seed: flags.seed ?? 0 } : undefined,
-    limit: flags.limit,
-  };
+  return selectionOfSpec(specOfFlags(flags));
 }
 
-/** What run.json records of the selection beyond ids and limit (part of the run's identity). */
-function selectionIdentity(flags: RunFlags): Pick<RunConfigInput, "scenarios" | "difficulties" | "languages" | "sample"> {
-  const selection = selectionOf(flags);
-  return {
-    scenarios: selection.scenarios,
-    difficulties: selection.difficulties ? DIFFICULTIES.filter((d) => selection.difficulties?.includes(d)) : undefined,
-    languages: selection.languages ? [...new Set(selection.languages)].sort() : undefined,
-    sample: selection.sample,
-  };
-}
-
-/** What run.json records of the flags `run` and `bench` share: limits, identity and the selection. */
+/** What run.json records of the flags `run` and `bench` share beyond the spec: the judges, the jobs and the models. */
 function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
   return {
-    ids: flags.ids,
-    limit: flags.limit,
     judges: flags.judge,
     jobs: flags.jobs,
-    history: flags.history,
-    mcrTools: flags.mcrTools,
     models: modelSettings(flags),
-    ...selectionIdentity(flags),
   };
 }
 
@@ -179,7 +168,7 @@ export async function printPlan(
   const plan = await planRun(samples, {
     agent: run.agent,
     agentModel: run.model ?? null,
-    scenarios: flags.scenario,
+    scenarios: specValue(spec, SCENARIOS) ?? undefined,
     memory: specValue(spec, MEMORY),
     repeats: specValue(spec, REPEATS),
     maxTurns: specValue(spec, MAX_TURNS),
@@ -206,7 +195,7 @@ export interface FlagRun extends FlagAgent {
   judges: readonly ModelClient[];
   isolation: Isolation;
   config: ResolvedConfig;
-  /** Scenario settings beyond --mcr-tools (the families'). */
+  /** The families' scenario settings (the spec adds its own: `scenarioSettings`). */
   settings?: Record<string, unknown>;
   /** The families' fields of run.json's identity. */
   families?: Readonly<Record<string, unknown>>;
@@ -215,7 +204,7 @@ export interface FlagRun extends FlagAgent {
   onResult?: RunOptions["onResult"];
   /**
    * Where the jobs run instead of this process's pool (`gitgood run --queue`), made once run.json is
-   * written: from the run's settings as stored, its scenario settings and the agent's prices.
+   * written: from the run's settings as stored, the families' scenario settings and the agent's prices.
    */
   executor?: (run: { config: RunConfig; settings: Record<string, unknown>; prices: Prices | undefined }) => Executor;
 }
@@ -241,9 +230,11 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
 export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSummary> {
   // A queue's workers ready the agent where it runs; here it is readied before the run directory is made.
   if (!run.executor) await run.agent.prepare?.();
-  const settings = { mcrTools: flags.mcrTools, ...run.settings };
-  const prices = agentPrices(flags, run.model, run.config);
   const spec = specOfFlags(flags);
+  // The families' settings cross to a queue's workers as they are; each attempt's gets the spec's too (the MCR tools).
+  const familySettings = run.settings ?? {};
+  const settings = scenarioSettings(spec, familySettings);
+  const prices = agentPrices(flags, run.model, run.config);
   const options: Omit<RunOptions, "store"> = {
     samples: run.samples,
     where: run.where,
@@ -255,10 +246,10 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     prices,
     modelPrices: run.config.prices,
     agentModel: run.client?.model,
-    scenarios: flags.scenario,
+    scenarios: specValue(spec, SCENARIOS) ?? undefined,
     repeats: specValue(spec, REPEATS),
     memory: specValue(spec, MEMORY),
-    history: flags.history,
+    history: specValue(spec, HISTORY),
     settings,
     isolation: run.isolation,
     models: run.client ? [run.client] : [],
@@ -278,7 +269,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
       ...options,
       store,
       checked,
-      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings, prices }) } : {}),
+      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings: familySettings, prices }) } : {}),
     });
   } finally {
     unlock();

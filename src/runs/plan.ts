@@ -7,7 +7,7 @@ import { apportion } from "../dataset/split.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
-import { reportRank, scenarioNamed, scenariosFor } from "../scenarios/registry.js";
+import { reportRank, scenarioSet, scenariosFor } from "../scenarios/registry.js";
 import { keyOf } from "./settle.js";
 import { shardJobs, type Shard } from "./shard.js";
 import type { Job } from "./types.js";
@@ -31,12 +31,6 @@ export interface Selection {
   limit?: number;
 }
 
-
-/** The scenario names of a list, as the registry spells them, in report order (unknown names are a one-line error). */
-export function scenarioSet(names: readonly string[]): string[] {
-  const canonical = new Set(names.map((n) => scenarioNamed(n).name));
-  return [...canonical].sort((a, b) => reportRank(a) - reportRank(b));
-}
 
 /** The scenarios a sample gives, narrowed to `only` (canonical names) when it is given. */
 function scenariosOf(sample: Sample, only: ReadonlySet<string> | null): AnyScenarioDefinition[] {

@@ -38,6 +38,11 @@ export interface RunSetting<T = unknown> {
   readonly schema: z.ZodType<T>;
   /** Reads the option's text (from the command line or the configuration file); errors name `option`. */
   readonly parse?: (text: string, option: string) => T;
+  /**
+   * Finishes a value given on the command line with another option of the verb's (`--sample N` draws with
+   * `--seed`): gets the parsed value and every option's value by its commander name.
+   */
+  complete?(value: T, options: Readonly<Record<string, unknown>>): T;
   readonly default: T;
   /** How `--help` shows the default, when not as the value itself (`4G` for a byte count). */
   readonly defaultLabel?: string;
@@ -119,7 +124,22 @@ function optionProperty(option: string): string {
 
 /** The spec parsed flags describe: each setting's option value, or its default. */
 export function specFromOptions(values: Readonly<Record<string, unknown>>): RunSpec {
-  return parseRunSpec(Object.fromEntries(runSettings().map((s) => [s.key, values[optionProperty(s.option)] ?? s.default])), "options", "BAD_OPTION");
+  return parseRunSpec(settingsFromOptions(values, runSettings()), "options", "BAD_OPTION");
+}
+
+/**
+ * The values parsed flags give some settings (a verb that takes only those options: `gitgood mcp`'s
+ * `--history`), by key: a spec of those settings alone.
+ */
+export function settingsFromOptions(values: Readonly<Record<string, unknown>>, settings: readonly RunSetting[]): Record<string, unknown> {
+  return Object.fromEntries(settings.map((s) => [s.key, optionValue(s, values)]));
+}
+
+/** One setting's value in parsed flags: its option's, finished by the setting (`complete`), or its default. */
+function optionValue(s: RunSetting, values: Readonly<Record<string, unknown>>): unknown {
+  const given = values[optionProperty(s.option)];
+  if (given === undefined) return s.default;
+  return s.complete ? s.complete(given, values) : given;
 }
 
 /**

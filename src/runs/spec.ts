@@ -1,7 +1,11 @@
 import { z } from "zod";
+import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
+import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
 import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
-import { positiveIntOption } from "../util/options.js";
+import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
+import { scenarioNames, scenarioSet } from "../scenarios/registry.js";
+import { intOption, keywordListOption, listOption, positiveIntOption } from "../util/options.js";
 import { parseShard, type Shard } from "./shard.js";
 import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
 
@@ -11,9 +15,10 @@ export * from "./spec-registry.js";
  * A run's spec: the registry of run settings (spec-registry.ts) with gitgood's own settings declared in
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
- * the A2A request schema. The limits (of the jail, of spend) and the attempts' choices (timeout, turn
- * budget, repeats, the memory variant, the shard) are declared this way; the other settings still travel their older ways (RunFlags →
- * RunConfigInput → JobTicket).
+ * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
+ * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
+ * the selection of samples and scenarios are declared this way; the other settings still travel their
+ * older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
 const MiB = 1024 * 1024;
@@ -177,6 +182,144 @@ export const SHARD = defineRunSetting<Shard | null>({
   group: "attempts",
 });
 
+/** First-parent commits of history each sandbox gets below the scenario's start: what the agent sees. */
+export const HISTORY = defineRunSetting<HistoryDepth>({
+  key: "history",
+  option: "history",
+  value: "<n|full>",
+  help: "first-parent commits of history each sandbox gets below the scenario's start, or 'full'",
+  schema: z.union([z.number().int().min(1), z.literal("full")]),
+  parse: (text) => parseHistory(text),
+  default: DEFAULT_HISTORY,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "sandbox",
+});
+
+/** The MCR tools an agent gets: the published ones, or those and `write_file_at`. */
+export const MCR_TOOLS = defineRunSetting<McrToolSet>({
+  key: "mcr_tools",
+  option: "mcr-tools",
+  value: "<set>",
+  help: "MCR tools: paper (the published ones, replacing conflict regions only) or extended (also write_file_at, for edits outside the regions)",
+  schema: z.enum(MCR_TOOL_SETS),
+  parse: (text, option) => {
+    const set = MCR_TOOL_SETS.find((s) => s === text);
+    if (set === undefined) throw new GitGoodError("BAD_OPTION", `${option} takes ${MCR_TOOL_SETS.join(" or ")}, not '${text}'`);
+    return set;
+  },
+  default: "paper",
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "sandbox",
+});
+
+/** Only these sample ids (null: every sample). */
+export const IDS = defineRunSetting<string[] | null>({
+  key: "ids",
+  option: "ids",
+  value: "<list>",
+  help: "only these sample ids, comma-separated",
+  schema: z.array(z.string()).nullable(),
+  parse: (text) => nonEmpty(listOption(text)),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "selection",
+});
+
+/** Only the samples that give one of these scenarios, by their registry names in report order (null: every scenario). */
+export const SCENARIOS = defineRunSetting<string[] | null>({
+  key: "scenarios",
+  option: "scenario",
+  value: "<list>",
+  // Read when the help is shown: the families register their scenarios after this module is loaded.
+  get help() {
+    return `only these scenarios, comma-separated (${scenarioNames().map((n) => n.toLowerCase()).join(", ")}; any case)`;
+  },
+  schema: z.array(z.string()).nullable(),
+  parse: (text) => nonEmpty(scenarioSet(listOption(text))),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "selection",
+});
+
+/** Only samples of these difficulties, in the order of DIFFICULTIES (null: every difficulty). */
+export const DIFFICULTY = defineRunSetting<Difficulty[] | null>({
+  key: "difficulties",
+  option: "difficulty",
+  value: "<list>",
+  help: `only these difficulties, comma-separated (${DIFFICULTIES.join(", ")})`,
+  schema: z.array(z.enum(DIFFICULTIES)).nullable(),
+  parse: (text, option) => {
+    const list = keywordListOption(text);
+    const wrong = list.filter((d) => !(DIFFICULTIES as readonly string[]).includes(d));
+    if (wrong.length > 0 || list.length === 0) throw new GitGoodError("BAD_OPTION", `${option} takes ${DIFFICULTIES.join(", ")} (comma-separated), not '${text}'`);
+    return DIFFICULTIES.filter((d) => list.includes(d));
+  },
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "selection",
+});
+
+/** Only samples whose programming language is one of these, lower-cased and sorted (null: every language). */
+export const LANGUAGES = defineRunSetting<string[] | null>({
+  key: "languages",
+  option: "language",
+  value: "<list>",
+  help: "only samples whose programming_language is one of these, comma-separated (any case)",
+  schema: z.array(z.string()).nullable(),
+  parse: (text) => nonEmpty([...new Set(keywordListOption(text))].sort()),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "selection",
+});
+
+/** A stratified random draw of `size` samples, the same for the same `seed` (`--seed`, default 0; null: no draw). */
+export const SAMPLE = defineRunSetting<{ size: number; seed: number } | null>({
+  key: "sample",
+  option: "sample",
+  value: "<n>",
+  help: "a random sample of N samples, stratified by scenario and difficulty (drawn with --seed)",
+  schema: z.object({ size: z.number().int().min(1), seed: z.number().int() }).strict().nullable(),
+  parse: (text, option) => ({ size: positiveIntOption(option)(text), seed: 0 }),
+  complete: (value, options) => (value === null ? null : { size: value.size, seed: typeof options.seed === "number" ? options.seed : value.seed }),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "selection",
+});
+
+/** Only the first N samples, after the filters and the draw (null: all of them). */
+export const LIMIT = defineRunSetting<number | null>({
+  key: "limit",
+  option: "limit",
+  value: "<n>",
+  help: "only the first N samples, in file order (run, bench: after the filters and --sample)",
+  schema: z.number().int().min(0).nullable(),
+  parse: (text, option) => intOption(option)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "selection",
+});
+
+/** A list, or null (no filter) when it is empty. */
+function nonEmpty<T>(list: T[]): T[] | null {
+  return list.length > 0 ? list : null;
+}
+
 /** What the spec's limits ask of the isolation: the jail's limits (CPU time per process: `cpuSeconds`) and whether weak ones are accepted. */
 export function isolationLimits(spec: RunSpec, cpuSeconds: number | null): Pick<IsolationRequest, "limits" | "acceptWeakLimits"> {
   return {
@@ -188,4 +331,9 @@ export function isolationLimits(spec: RunSpec, cpuSeconds: number | null): Pick<
 /** The spec's limits as run.json's isolation record holds them (`isolation.limits`). */
 export function specOfLimits(limits: { processes: number; memory_bytes: number; disk_bytes: number; accept_weak: boolean }): RunSpec {
   return { max_processes: limits.processes, max_memory: limits.memory_bytes, max_disk: limits.disk_bytes, accept_weak_limits: limits.accept_weak };
+}
+
+/** The scenario settings of an attempt: the families' (`settings`) and the spec's (MCR's `mcrTools`). */
+export function scenarioSettings(spec: RunSpec | undefined, settings: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return { ...settings, mcrTools: specValue(spec, MCR_TOOLS) };
 }

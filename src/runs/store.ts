@@ -48,6 +48,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /** `name: saved -> new` for a value that differs; for two objects, one such entry for each of their fields that differs. */
 function differenceOf(name: string, saved: unknown, wanted: unknown): string[] {
+  // An object one side lacks (an identity's spec with every setting at its default) is an empty one: the entries name its fields.
+  if (saved === undefined && isObject(wanted)) return differenceOf(name, {}, wanted);
+  if (wanted === undefined && isObject(saved)) return differenceOf(name, saved, {});
   if (!isObject(saved) || !isObject(wanted)) return [`${name}: ${shown(saved)} -> ${shown(wanted)}`];
   return Object.keys({ ...saved, ...wanted })
     .filter((k) => JSON.stringify(saved[k]) !== JSON.stringify(wanted[k]))

@@ -18,7 +18,7 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { MAX_TURNS, TIMEOUT, parseRunSpec, specValue } from "./spec.js";
+import { HISTORY, MAX_TURNS, TIMEOUT, parseRunSpec, scenarioSettings, specValue } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -65,14 +65,13 @@ const JobTicketSchema = z.object({
   judges: z.array(z.string()),
   /** How every model is asked, the agent's and the judges' (run.json's `models`). */
   models: ModelSettingsSchema,
-  /** The scenario settings that are plain data (`mcrTools`). */
+  /** The families' scenario settings that are plain data (the spec's own, MCR's tools, are added where the ticket runs). */
   settings: z.record(z.string(), z.unknown()),
   /**
    * The run verb's flags as JSON, from which the families rebuild their settings with their live parts
    * (SWE's environment model, the isolation): `TicketEnv.settings` does that where the ticket runs.
    */
   flags: z.record(z.string(), z.unknown()),
-  history: z.union([z.number().int().min(0), z.literal("full")]).nullable(),
   /** How the attempt's programs are isolated (run.json's `isolation`; null: the sandbox's default). */
   isolation: IsolationRecordSchema.nullable(),
   /** The agent's prices and each model's, by name (the configuration's `prices:`). */
@@ -80,7 +79,7 @@ const JobTicketSchema = z.object({
   /** The model the agent calls (its prices are `prices.agent` when `prices.models` has none). */
   agent_model: z.string().nullable(),
   /**
-   * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, …),
+   * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, the history, …),
    * checked where the ticket runs: a setting this process does not declare refuses the ticket. Absent:
    * every setting at its default.
    */
@@ -199,7 +198,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   }
   const isolation = env.isolation ?? (ticket.isolation ? isolationOf(ticket.isolation) : undefined);
   const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.prices.models[ticket.agent_model] : undefined) ?? ticket.prices.agent ?? undefined;
-  const settings = env.settings ? env.settings(ticket, isolation) : ticket.settings;
+  const settings = scenarioSettings(ticket.spec, env.settings ? env.settings(ticket, isolation) : ticket.settings);
   const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
   const scoring: Scoring = {
     judges: judgesFromSpec(ticket.judges, models),
@@ -214,7 +213,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
     where: env.where,
     timeoutSeconds,
     maxTurns: specValue(ticket.spec, MAX_TURNS),
-    history: ticket.history ?? undefined,
+    history: specValue(ticket.spec, HISTORY),
     settings,
     isolation,
     scoring,
@@ -242,7 +241,7 @@ function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
 
 /**
  * What every ticket of a run shares, from its run.json and what run.json does not hold: the agent spec,
- * the plain scenario settings, the run verb's flags and the prices.
+ * the families' plain scenario settings, the run verb's flags and the prices.
  */
 export function ticketBase(
   config: RunConfig,
@@ -255,7 +254,6 @@ export function ticketBase(
     models: config.models ?? { temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true },
     settings: jsonOf(run.settings),
     flags: jsonOf(run.flags),
-    history: config.identity.history,
     isolation: config.isolation ?? null,
     prices: { agent: run.prices, models: { ...run.modelPrices } },
     agent_model: run.agentModel,

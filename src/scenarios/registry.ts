@@ -61,3 +61,9 @@ export function reportRank(name: string): number {
   const i = DEFINITIONS.findIndex((d) => d.name === name);
   return i === -1 ? DEFINITIONS.length : i;
 }
+
+/** The scenario names of a list, as the registry spells them, in report order (unknown names are a one-line error). */
+export function scenarioSet(names: readonly string[]): string[] {
+  const canonical = new Set(names.map((n) => scenarioNamed(n).name));
+  return [...canonical].sort((a, b) => reportRank(a) - reportRank(b));
+}

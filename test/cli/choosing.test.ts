@@ -28,7 +28,8 @@ const keysIn = (dir: string) =>
     .split("\n")
     .map((l) => (JSON.parse(l) as { key: string }).key)
     .sort();
-const identityOf = (dir: string) => (JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as { identity: Record<string, unknown> }).identity;
+/** The identity's settings (`identity.spec`): the selection is part of the run spec. */
+const identityOf = (dir: string) => (JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as { identity: { spec?: Record<string, unknown> } }).identity.spec ?? {};
 
 describe("gitgood run: choosing what runs", () => {
   it("--scenario ir runs only the IR attempt of a chain, records the filter in the identity and refuses another one on resume", async () => {
@@ -40,7 +41,7 @@ describe("gitgood run: choosing what runs", () => {
     expect(identityOf(dir).scenarios).toEqual(["IR"]);
     const other = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--scenario", "MCR,ICC", "--out", dir], { env });
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/^gitgood: .* holds a run with other settings \(samples_digest: "sha256:\w+" -> "sha256:\w+"; scenarios: \["IR"\] -> \["ICC","MCR"\]\); use another --out or the same settings to resume\n$/);
+    expect(other.stderr).toMatch(/^gitgood: .* holds a run with other settings \(samples_digest: "sha256:\w+" -> "sha256:\w+"; spec\.scenarios: \["IR"\] -> \["ICC","MCR"\]\); use another --out or the same settings to resume\n$/);
     const bad = await gitgood(["run", samplesFile, "--repo", fx.dir, "--scenario", "merge", "--out", out()], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(`gitgood: unknown scenario 'merge'; the scenarios are ${scenarioNames().join(", ")}\n`);

@@ -77,7 +77,7 @@ describe("gitgood.config.yaml", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(keysIn(out)).toEqual([`${merge.id}.MCR`]);
     const saved = runJson(out);
-    expect(saved.identity).toMatchObject({ agent: "oracle", spec: { max_turns: 12 }, scenarios: ["MCR"] });
+    expect(saved.identity).toMatchObject({ agent: "oracle", spec: { max_turns: 12, scenarios: ["MCR"] } });
     expect(saved.limits).toEqual({ jobs: 1 });
     expect(saved.spec).toMatchObject({ max_turns: 12 });
     expect(saved.judges).toEqual(["judge-a", "judge-b"]);

@@ -96,7 +96,7 @@ export function sandboxesIn(root: string): string[] {
 /** The recorder `gitgood mcp SAMPLES --repos REPOS --out OUT [--id ID]` opens: agent "mcp", no judges. */
 function recorderFor(fx: McpFixtures, out: string, ids: string[] | undefined, practice: boolean): Recorder {
   const agent = practice ? MCP_PRACTICE_AGENT : MCP_AGENT;
-  const config = runConfig({ samples: [fx.samples], agent, ids, where: { repos: fx.repos } }, (p) => path.resolve(p));
+  const config = runConfig({ samples: [fx.samples], agent, where: { repos: fx.repos }, ...(ids ? { spec: { ids } } : {}) }, (p) => path.resolve(p));
   return { store: RunStore.open(out, config, { appendOnly: !practice }), judges: [], agent };
 }
 

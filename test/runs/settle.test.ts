@@ -182,7 +182,7 @@ describe("run.json", () => {
     const config = RunStore.readConfig(out);
     expect(config).toMatchObject({
       gitgood_version: GITGOOD_VERSION,
-      identity: { agent: "keep", spec: { max_turns: 7 }, where: { repo: path.resolve(fx.dir) }, model: null, history: 50 },
+      identity: { agent: "keep", spec: { max_turns: 7 }, where: { repo: path.resolve(fx.dir) }, model: null },
       judges: [],
       limits: { jobs: 1 },
       spec: { timeout_s: 120, max_turns: 7 },
