@@ -116,7 +116,7 @@ class WebSocket {
 
 const FINISH = { tool: "finish_scenario", args: {} };
 
-/** OpenEnv over HTTP: the episode's end as `{reward, verdict, done}`. */
+/** OpenEnv over HTTP: the episode's end as `{reward, verdict, done, rewards}` (the shaped rewards). */
 export async function playOpenEnvHttp(url, token, task, calls) {
   const auth = { Authorization: `Bearer ${token}` };
   const reset = await postJson(`${url}/reset`, task, auth);
@@ -129,7 +129,7 @@ export async function playOpenEnvHttp(url, token, task, calls) {
     last = r.body;
     if (last.done) break;
   }
-  return { done: last.done, reward: last.reward, verdict: last.observation.verdict };
+  return { done: last.done, reward: last.reward, verdict: last.observation.verdict, rewards: last.observation.rewards };
 }
 
 /** OpenEnv over its WebSocket: one connection per episode, closed at its end. */
@@ -145,7 +145,7 @@ export async function playOpenEnvWebSocket(url, token, task, calls) {
       last = m.data;
       if (last.done) break;
     }
-    return { done: last.done, reward: last.reward, verdict: last.observation.verdict };
+    return { done: last.done, reward: last.reward, verdict: last.observation.verdict, rewards: last.observation.rewards };
   } finally {
     await ws.close();
   }
@@ -187,7 +187,7 @@ export async function playOrs(url, token, task, calls) {
       if (!last.ok) throw new Error(`call ${c.tool} of ${task.sample_id}: ${last.error}`);
       if (last.output.finished) break;
     }
-    return { done: last.output.finished, reward: last.output.reward, verdict: last.output.metadata.verdict };
+    return { done: last.output.finished, reward: last.output.reward, verdict: last.output.metadata.verdict, rewards: last.output.metadata.rewards };
   } finally {
     await postJson(`${url}/delete`, {}, headers);
   }

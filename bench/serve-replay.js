@@ -14,12 +14,15 @@
 // (they apply the gold patch, check the reference out), so their episodes first make the same change with the
 // family's tools (SWE: replace_text of each changed file; commit0: replace_function_body of each stubbed
 // function). An episode agrees when its reward is the record's (1 solved, 0 unsolved or error, null when no
-// scorer decides) and its verdict is the run's. Each family's episodes take the three protocols in turn.
+// scorer decides), its verdict is the run's, and its shaped rewards are those run's record gives under the same
+// scorers. Each family's episodes take the three protocols in turn.
 // Prints, per family, equal/total, the protocol mix and the rewards; then the time and the load average.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildSyntheticRepo } from "../dist/demo/synthetic.js";
+import { scenarioNamed } from "../dist/scenarios/registry.js";
+import { shapedRewards } from "../dist/scoring/scorer.js";
 import { buildCompletionRepo, buildSweRepo, git } from "./python-repos.js";
 import { row } from "./rows.js";
 import { playOpenEnvHttp, playOpenEnvWebSocket, playOrs } from "./serve-clients.js";
@@ -140,13 +143,14 @@ try {
       turns.set(record.scenario, turn + 1);
       const p = PROTOCOLS[turn % PROTOCOLS.length];
       const end = await p.play(url[p.server], TOKEN, { sample_id: record.sample_id, scenario: record.scenario }, calls);
-      const equal = end.done === true && end.reward === rewardOf(record) && end.verdict === record.verdict;
+      const shaped = record.status === "error" ? {} : shapedRewards(scenarioNamed(record.scenario).scorers, record.scores);
+      const equal = end.done === true && end.reward === rewardOf(record) && end.verdict === record.verdict && JSON.stringify(end.rewards) === JSON.stringify(shaped);
       const t = tally.get(record.scenario) ?? { equal: 0, total: 0, protocols: {}, rewards: {} };
       t.total++;
       t.protocols[p.name] = (t.protocols[p.name] ?? 0) + 1;
       t.rewards[String(end.reward)] = (t.rewards[String(end.reward)] ?? 0) + 1;
       if (equal) t.equal++;
-      else mismatches.push(`${agent} ${record.key} over ${p.name}: served reward ${end.reward} (${end.verdict}), run ${rewardOf(record)} (${record.verdict})`);
+      else mismatches.push(`${agent} ${record.key} over ${p.name}: served reward ${end.reward} (${end.verdict}, shaped ${JSON.stringify(end.rewards)}), run ${rewardOf(record)} (${record.verdict}, shaped ${JSON.stringify(shaped)})`);
       tally.set(record.scenario, t);
     });
     loads.push(os.loadavg()[0]);

@@ -65,7 +65,7 @@ export { LANGUAGE_EXTENSIONS, DEFAULT_LANGUAGES } from "./dataset/languages.js";
 export { DIFFICULTIES, PROJECT_SIZES } from "./dataset/sample.js";
 
 // scoring
-export { runScorers, type Scorer, type Score, type ScoreContext, type Scored } from "./scoring/scorer.js";
+export { runScorers, type Scorer, type Score, type ScoreContext, type Scored, type ShapedReward } from "./scoring/scorer.js";
 export { scoreMerge, exactMatch, type MergeScore } from "./scoring/merge.js";
 export type { MergeOutcome, FileMatch } from "./scoring/merge.js";
 export type { RegionTaken, RegionSide } from "./scoring/merge-sides.js";

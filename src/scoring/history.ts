@@ -2,7 +2,7 @@ import type { ChainSample } from "../dataset/sample.js";
 import type { Person } from "../git/commits.js";
 import type { Repo } from "../git/repo.js";
 import { treeOf } from "../git/trees.js";
-import type { Scorer } from "./scorer.js";
+import { rewardNamed, share, type Scorer } from "./scorer.js";
 
 /** What the history checks need of an IR/ICC final state. */
 export interface HistoryOutcome {
@@ -50,6 +50,18 @@ export async function checkHistory(sample: ChainSample, final: HistoryOutcome, s
 /** The deterministic checks as a scorer: recorded facts, no verdict of their own. */
 export const historyChecks: Scorer<ChainSample, HistoryOutcome> = {
   name: "checks",
+  shapedRewards: [
+    {
+      name: "history_checks",
+      description:
+        "the share of the five history checks that hold: the work finished, the final tree is the chain tip's, and no commit has an empty or repeated message or changes nothing",
+    },
+  ],
+  shape(value) {
+    const held = [value["finished"] === true, value["tree_matches_tip"] === true, value["empty_messages"] === 0, value["duplicate_messages"] === 0, value["empty_commits"] === 0];
+    if (typeof value["finished"] !== "boolean") return {};
+    return rewardNamed("history_checks", share(held.filter(Boolean).length, held.length));
+  },
   async score(sample, final, ctx) {
     return { solved: null, value: { ...(await checkHistory(sample, final, ctx.source)) } };
   },

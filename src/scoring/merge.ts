@@ -3,7 +3,7 @@ import { parsePath } from "../git/paths.js";
 import type { Repo } from "../git/repo.js";
 import { readBlob, treeOf } from "../git/trees.js";
 import { regionsTaken, type RegionTaken } from "./merge-sides.js";
-import type { Scorer } from "./scorer.js";
+import { rewardNamed, share, type Scorer } from "./scorer.js";
 
 /** What exact-match scoring needs of a merge's final state. */
 export interface MergeOutcome {
@@ -88,6 +88,12 @@ export async function scoreMerge(sample: MergeSample, final: MergeOutcome, sourc
 /** The exact-match scorer: decides the verdict. */
 export const exactMatch: Scorer<MergeSample, MergeOutcome> = {
   name: "exact_match",
+  shapedRewards: [{ name: "files_exact", description: "the share of the conflicted files whose text is byte-identical to the recorded merge's" }],
+  shape(value) {
+    const files = Array.isArray(value["files"]) ? (value["files"] as unknown[]) : [];
+    const exact = files.filter((f) => typeof f === "object" && f !== null && (f as { exact?: unknown }).exact === true).length;
+    return rewardNamed("files_exact", share(exact, files.length));
+  },
   async score(sample, final, ctx) {
     const s = await scoreMerge(sample, final, ctx.source);
     return { solved: s.solved, value: { ...s } };

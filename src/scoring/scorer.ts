@@ -32,10 +32,45 @@ export interface Score {
  */
 export interface Scorer<S, F> {
   readonly name: string;
+  /**
+   * The shaped partial rewards this scorer's value gives (each in [0, 1]), named and described: what a
+   * trainer may use besides the terminal verdict. `shape` computes them from a recorded value.
+   */
+  readonly shapedRewards?: readonly ShapedReward[];
+  /** The shaped rewards of one recorded value (a record's `scores[name]`, read as untrusted JSON); a reward the value cannot give is left out. */
+  shape?(value: Readonly<Record<string, unknown>>): Record<string, number>;
   /** For a scorer that asks the judge models: the most requests it sends each judge per attempt (for plans). */
   readonly maxCallsPerJudge?: number;
   /** Scores one final state against its sample: null when the scorer does not apply; throws when it cannot score. */
   score(sample: S, final: F, ctx: ScoreContext): Promise<Score | null>;
+}
+
+/** A shaped partial reward: its name (unique across the scenario's scorers) and what it measures. */
+export interface ShapedReward {
+  readonly name: string;
+  readonly description: string;
+}
+
+/** A share of a whole (`part / whole`, within [0, 1]), or undefined when either is not a count or the whole is 0. */
+export function share(part: unknown, whole: unknown): number | undefined {
+  if (typeof part !== "number" || typeof whole !== "number" || !Number.isFinite(part) || !Number.isFinite(whole) || whole <= 0) return undefined;
+  return Math.min(1, Math.max(0, part / whole));
+}
+
+/** `{ [name]: r }`, or nothing when `r` is undefined. */
+export function rewardNamed(name: string, r: number | undefined): Record<string, number> {
+  return r === undefined ? {} : { [name]: r };
+}
+
+/** The shaped rewards a record's scores give under a scenario's scorers (an errored scorer's value gives none). */
+export function shapedRewards(scorers: readonly Pick<Scorer<unknown, unknown>, "name" | "shape">[], scores: Readonly<Record<string, unknown>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of scorers) {
+    const value = scores[s.name];
+    if (!s.shape || typeof value !== "object" || value === null || Array.isArray(value) || "error" in value) continue;
+    Object.assign(out, s.shape(value as Record<string, unknown>));
+  }
+  return out;
 }
 
 /** What all of a scenario's scorers made of one attempt, as `runScorers` combines them. */

@@ -9,7 +9,7 @@ import type { ClientInfo } from "../mcp/attempt.js";
 import type { Episode, EpisodeChoice, StepOutcome } from "./episode.js";
 import { CLOSE_GOING_AWAY, handshakeProblem, WebSocketConnection } from "./websocket.js";
 import { readJson, refuseHandshake, sendJson, type Routes } from "./http.js";
-import { endFacts, taskText, toolList } from "./observation.js";
+import { endFacts, shapedRewardsSchema, taskText, toolList } from "./observation.js";
 import type { EpisodePool } from "./pool.js";
 
 // OpenEnv (github.com/meta-pytorch/OpenEnv, package openenv 0.2.3, commit 685de411 of 2026-05-01):
@@ -141,7 +141,7 @@ function openEnvSchema(): Record<string, unknown> {
       description:
         "After reset: the task and tools. After call_tool: the tool's result (MCP CallToolResult) or error. At the end: the record's key, " +
         "verdict and scores (the family's evaluation, as gitgood run records it). The reward is terminal: 1 solved, 0 not, null when no " +
-        "scorer decides (IR/ICC without a judge); the scores hold the family's partial measures (MCR per-region, IR/ICC history checks).",
+        "scorer decides (IR/ICC without a judge); the scores hold the family's partial measures and `rewards` the shaped partial rewards derived from them.",
       properties: {
         episode_id: { type: "string" },
         sample_id: { type: "string" },
@@ -155,6 +155,7 @@ function openEnvSchema(): Record<string, unknown> {
         key: { type: "string" },
         verdict: { enum: ["solved", "unsolved", "unjudged", "error"] },
         scores: { type: "object" },
+        rewards: shapedRewardsSchema(),
       },
     },
     state: {

@@ -3,6 +3,8 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultRecord } from "../../src/runs/record.js";
+import { scenarioNamed } from "../../src/scenarios/registry.js";
+import { shapedRewards } from "../../src/scoring/scorer.js";
 import { BIN, gitgood } from "../helpers/cli.js";
 import { buildMcpFixtures, recordsIn, sandboxesIn, until, type McpFixtures } from "../helpers/mcp.js";
 import { AUTH, TEST_SERVE_TOKEN, WsClient, getJson, observedText, orsCall, postJson, postSse, serveInProcess, type StepReply } from "./clients.js";
@@ -52,7 +54,10 @@ describe("gitgood serve --protocol openenv", () => {
       expect((await getJson(`${server.url}/health`)).body).toEqual({ status: "healthy" });
       const schema = (await getJson(`${server.url}/schema`)).body as Record<string, unknown>;
       expect(Object.keys(schema).sort()).toEqual(["action", "observation", "state"]);
+      const named = (schema.observation as { properties: { rewards: { properties: Record<string, unknown> } } }).properties.rewards.properties;
+      expect(Object.keys(named)).toEqual(expect.arrayContaining(["files_exact", "history_checks", "fail_to_pass", "pass_to_pass", "pass_rate"]));
       let compared = 0;
+      const shaped: Record<string, number>[] = [];
       const rewards: (number | null)[] = [];
       for (const agent of ["oracle", "baseline"]) {
         for (const record of Object.values(runs[agent] ?? {})) {
@@ -76,6 +81,9 @@ describe("gitgood serve --protocol openenv", () => {
           expect(last.done).toBe(true);
           expect(last.reward).toBe(expectedReward(record));
           rewards.push(last.reward);
+          // The shaped rewards are those run's record gives under the same scorers: train and eval cannot drift.
+          expect(last.observation.rewards).toEqual(shapedRewards(scenarioNamed(record.scenario).scorers, record.scores));
+          shaped.push(last.observation.rewards as Record<string, number>);
           const key = last.observation.key as string;
           expect(outcome(recordsIn(out)[key])).toEqual(outcome(record));
           const state = await getJson(`${server.url}/state?episode_id=${id}`);
@@ -87,6 +95,9 @@ describe("gitgood serve --protocol openenv", () => {
       // The oracle solves MCR; the baseline does not: both rewards occur.
       expect(rewards).toContain(1);
       expect(rewards).toContain(0);
+      // IR and ICC give a shaped reward without a judge; MCR's baseline a partial one below the oracle's 1.
+      expect(shaped.filter((s) => s.history_checks !== undefined).length).toBeGreaterThan(0);
+      expect(shaped.map((s) => s.files_exact).filter((v) => v !== undefined)).toEqual(expect.arrayContaining([1, 0]));
       // `gitgood report` reads the run directory the episodes went to.
       const report = await gitgood(["report", out, "--json"]);
       expect(report.code).toBe(0);

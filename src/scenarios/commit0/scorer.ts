@@ -2,7 +2,7 @@ import { evaluateCompletion } from "../../commit0/evaluate.js";
 import { commit0OptionsOf } from "../../commit0/options.js";
 import { skeletonBaseline } from "../../commit0/skeleton-baseline.js";
 import type { RepoCompletionSample } from "../../dataset/sample.js";
-import type { Scorer } from "../../scoring/scorer.js";
+import { rewardNamed, share, type Scorer } from "../../scoring/scorer.js";
 import type { Commit0FinalState } from "./state.js";
 
 /**
@@ -14,6 +14,10 @@ import type { Commit0FinalState } from "./state.js";
  */
 export const commit0Scorer: Scorer<RepoCompletionSample, Commit0FinalState> = {
   name: "commit0",
+  shapedRewards: [{ name: "pass_rate", description: "the share of the counted tests that pass" }],
+  shape(value) {
+    return rewardNamed("pass_rate", share(value["passed"], value["total"]));
+  },
   async score(sample, final, ctx) {
     const patch = Buffer.from(final.patch, final.encoding === "base64" ? "base64" : "utf8");
     const opts = commit0OptionsOf(ctx.settings);

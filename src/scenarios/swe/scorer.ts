@@ -1,5 +1,5 @@
 import type { SweSample } from "../../dataset/sample.js";
-import type { Scorer } from "../../scoring/scorer.js";
+import { share, type Scorer } from "../../scoring/scorer.js";
 import { evaluatePatch } from "../../swe/evaluate.js";
 import { patchFromAnswer, type PatchSource } from "../../swe/extract.js";
 import { sweOptionsOf } from "../../swe/options.js";
@@ -24,6 +24,21 @@ async function patchOf(final: SweFinalState, extractWith: Parameters<typeof patc
  */
 export const sweScorer: Scorer<SweSample, SweFinalState> = {
   name: "swe",
+  shapedRewards: [
+    { name: "fail_to_pass", description: "the share of the FAIL_TO_PASS tests that pass" },
+    { name: "pass_to_pass", description: "the share of the PASS_TO_PASS tests that still pass (none listed: 1)" },
+  ],
+  shape(value) {
+    const out: Record<string, number> = {};
+    for (const list of ["fail_to_pass", "pass_to_pass"] as const) {
+      const t = value[list];
+      if (typeof t !== "object" || t === null) continue;
+      const { passed, total } = t as { passed?: unknown; total?: unknown };
+      const r = total === 0 && list === "pass_to_pass" ? 1 : share(passed, total);
+      if (r !== undefined) out[list] = r;
+    }
+    return out;
+  },
   async score(sample, final, ctx) {
     if (final.invalid !== null) return { solved: null, value: { status: ENV_INVALID, reason: final.invalid } };
     const options = sweOptionsOf(ctx.settings);
