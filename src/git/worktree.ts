@@ -21,6 +21,18 @@ export async function mergeNoCommit(repo: Repo, rev: string): Promise<boolean> {
   return r.code === 0;
 }
 
+/**
+ * The tree `git merge` recorded as AUTO_MERGE in gitgood's own git directory `gitDir`: the merge's
+ * result with its conflicts as written to the work tree (markers included). Null when there is none.
+ */
+export function autoMergeTree(gitDir: string): string | null {
+  try {
+    return /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.exec(readFileSync(path.join(gitDir, "AUTO_MERGE"), "latin1"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** One side of an unmerged index entry. */
 interface IndexStage {
   /** 1 the merge base, 2 ours (HEAD), 3 theirs (MERGE_HEAD, or the commit a rebase applies). */
