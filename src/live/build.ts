@@ -12,12 +12,18 @@ import { copyAtCommit, newestCommitTime, SCRATCH_BRANCH } from "../git/scratch.j
 import { mine, type MineSummary } from "../mining/mine.js";
 import { committedAt, type DateWindow } from "../mining/window.js";
 import { checkClonePattern, cloneUrlFor } from "../queue/clone.js";
+import { DEFAULT_SWE_RUNS, mineSwe, type SweMineSummary } from "../swe/mine/mine.js";
+
+import type { SweOptions } from "../swe/options.js";
 import { mapPool } from "../util/pool.js";
-import { canaryNeedles, plantCanary, scanFiles, tokenDigest, type Canary, type CanaryLedger } from "./canary.js";
+import { canaryNeedles, plantCanary, scanFiles, testSandboxWatcher, tokenDigest, type Canary, type CanaryLedger } from "./canary.js";
 import { scanRunExports } from "./exports.js";
 import { GATE_REASONS, runGate, type GateDrop } from "./gate.js";
-import type { Pin, Pins } from "./pins.js";
+import { pinsEnvSpecs, type Pin, type Pins } from "./pins.js";
 import { checkReleaseDir, fileDigests, pinsDigest, RELEASE_KIND, releaseFiles, splitSizes, writeRelease } from "./release.js";
+
+/** Runs of each side of a SWE validation in a build (`--swe-runs`): `mine --type swe`'s `--runs` default. */
+export const DEFAULT_FLAKE_RUNS = DEFAULT_SWE_RUNS;
 
 /** The manifest's format version. */
 const MANIFEST_SCHEMA_VERSION = 1;
@@ -31,20 +37,31 @@ export interface LiveBuildOptions {
   cacheDir: string;
   /** Repositories mined at once, and attempts of the gate at once. */
   jobs: number;
+  /** Runs of each side of a SWE candidate's validation, the flake gate (default `mine --type swe`'s). */
+  sweRuns?: number;
   /** The split's sizes per language and type (scaled down to the smallest group) and its seed. */
   split?: { lite: number; full: number; seed: number };
   /** Told what the build is doing, a line at a time. */
   onStep?: (line: string) => void;
 }
 
+type TypeCounts = { merge: number; file_commit_chain: number; swe: number };
+
+/** What the manifest says of a repository's SWE mining: its counts, or why there was none. */
+type SweEntry =
+  | { mined: true; env_spec: string; candidates: number; validated: number; instances: number; dropped_by_mining: SweMineSummary["dropped"] }
+  | { mined: false; why: string };
+
 /** One repository of a release in the manifest. */
 interface RepositoryEntry {
   name: string;
   commit: string;
   committed_at: string;
-  mined: { merge: number; file_commit_chain: number };
-  kept: { merge: number; file_commit_chain: number };
-  dropped_by_mining: MineSummary["dropped"];
+  types: string[];
+  mined: TypeCounts;
+  kept: TypeCounts;
+  dropped_by_mining: MineSummary["dropped"] | null;
+  swe: SweEntry;
   canary: { committed_at: string; token_sha256: string };
 }
 
@@ -55,7 +72,7 @@ export interface LiveBuildSummary {
   tasks: number;
   dropped: number;
   repositories: number;
-  canary: { sandboxes: number; files: number; reached: number };
+  canary: { sandboxes: number; test_sandboxes: number; files: number; reached: number };
 }
 
 /** Where a pin's repository is read from: its path, or its clone in the cache (made with --clone). */
@@ -82,15 +99,31 @@ async function sourceOf(pin: Pin, pins: Pins, opts: LiveBuildOptions): Promise<s
 interface Mined {
   pin: Pin;
   samples: Sample[];
-  summary: MineSummary;
+  /** Mining's summary of merges and chains; null when the pin's types name neither. */
+  summary: MineSummary | null;
+  /** SWE mining's summary; null when the pin gets no SWE tasks. */
+  swe: SweMineSummary | null;
   canary: Canary;
   pinnedAt: number;
 }
 
-/** Copies a pin's commit into the scratch area, plants its canary there and mines the copy in the window. */
-async function minePin(pin: Pin, pins: Pins, opts: LiveBuildOptions, scratchRoot: string): Promise<Mined> {
+/** What mining a pin needs besides the pin: the build's options, its scratch area and the canary checks' ledger. */
+interface PinMining {
+  pins: Pins;
+  opts: LiveBuildOptions;
+  scratchRoot: string;
+  ledger: CanaryLedger;
+}
+
+/**
+ * Copies a pin's commit into the scratch area, plants its canary there and mines the copy in the window:
+ * merges and chains as `gitgood mine` does, and with an env_spec SWE tasks as `mine --type swe` does,
+ * every validation sandbox checked for the canary.
+ */
+async function minePin(pin: Pin, m: PinMining): Promise<Mined> {
+  const { pins, opts } = m;
   const source = await sourceOf(pin, pins, opts);
-  const dest = clonePath(scratchRoot, pin.name) ?? "";
+  const dest = clonePath(m.scratchRoot, pin.name) ?? "";
   const scratch = await copyAtCommit(source, pin.commit, dest);
   try {
     const pinnedAt = await newestCommitTime(scratch, SCRATCH_BRANCH);
@@ -99,16 +132,38 @@ async function minePin(pin: Pin, pins: Pins, opts: LiveBuildOptions, scratchRoot
     const window = { since: opts.window.since, until: opts.window.until ?? pinnedAt };
     // The --jobs git processes are shared by the repositories mined at once.
     const jobs = Math.max(1, Math.floor(opts.jobs / Math.min(opts.jobs, pins.repositories.length)));
-    const { samples, summary } = await mine({ repoPath: dest, name: pin.name, window, jobs });
-    return { pin, samples, summary, canary, pinnedAt };
+    const histories = pin.types.filter((t) => t !== "swe");
+    const type = histories.length === 2 ? "all" : histories[0];
+    const mined = type === undefined ? null : await mine({ repoPath: dest, name: pin.name, window, jobs, type });
+    let swe: SweMineSummary | null = null;
+    const samples: Sample[] = [...(mined?.samples ?? [])];
+    if (pin.types.includes("swe")) {
+      const result = await mineSwe({
+        repoPath: dest,
+        name: pin.name,
+        since: window.since,
+        until: window.until,
+        runs: opts.sweRuns ?? DEFAULT_FLAKE_RUNS,
+        jobs,
+        swe: { ...sweOptions(pins), watchSandbox: testSandboxWatcher([canary], m.ledger) },
+        onValidated: (e) => opts.onStep?.(`${pin.name} swe [${e.done}/${e.total}] ${e.commit.slice(0, 12)} ${e.kept ? "kept" : `dropped: ${e.reason ?? ""}`}`),
+      });
+      swe = result.summary;
+      samples.push(...result.instances.map((i) => i.sample));
+    }
+    return { pin, samples, summary: mined?.summary ?? null, swe, canary, pinnedAt };
   } finally {
     await scratch.close();
   }
 }
 
-const countTypes = (samples: readonly Sample[]): { merge: number; file_commit_chain: number } => ({
+/** The SWE options of a build's mining and gate: the pins' environment specs, nothing else of the user's configuration. */
+const sweOptions = (pins: Pins): SweOptions => ({ envSpecs: pinsEnvSpecs(pins) });
+
+const countTypes = (samples: readonly Sample[]): TypeCounts => ({
   merge: samples.filter((s) => s.sample_type === "merge").length,
   file_commit_chain: samples.filter((s) => s.sample_type === "file_commit_chain").length,
+  swe: samples.filter((s) => s.sample_type === "swe").length,
 });
 
 const byId = (a: Sample, b: Sample): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -126,17 +181,18 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
   const work = mkdtempSync(path.join(os.tmpdir(), "gitgood-live-"));
   try {
     const scratchRoot = path.join(work, "sources");
+    const ledger: CanaryLedger = { sandboxes: 0, testSandboxes: 0, files: 0, hits: [] };
     const mined: Mined[] = [];
-    for await (const m of mapPool(opts.pins.repositories, opts.jobs, (pin) => minePin(pin, opts.pins, opts, scratchRoot))) {
+    for await (const m of mapPool(opts.pins.repositories, opts.jobs, (pin) => minePin(pin, { pins: opts.pins, opts, scratchRoot, ledger }))) {
       step(`mined ${m.pin.name} at ${m.pin.commit.slice(0, 12)}: ${m.samples.length} sample${m.samples.length === 1 ? "" : "s"}`);
       mined.push(m);
     }
     mined.sort((a, b) => (a.pin.name < b.pin.name ? -1 : a.pin.name > b.pin.name ? 1 : 0));
     const samples = mined.flatMap((m) => m.samples).sort(byId);
     const canaries = mined.map((m) => m.canary);
-    const ledger: CanaryLedger = { sandboxes: 0, files: 0, hits: [] };
     step(`QA gate: ${samples.length} sample${samples.length === 1 ? "" : "s"}, each by the oracle and the untouched start`);
-    const gate = await runGate(samples, { scratchRoot, workDir: work, jobs: opts.jobs, canaries, ledger });
+    const swe: SweOptions = { ...sweOptions(opts.pins), watchSandbox: testSandboxWatcher(canaries, ledger) };
+    const gate = await runGate(samples, { scratchRoot, workDir: work, jobs: opts.jobs, canaries, ledger, swe });
     for (const dir of gate.runDirs) {
       const scanned = scanFiles(dir, canaryNeedles(canaries), `gate run ${path.basename(dir)}`);
       ledger.files += scanned.files;
@@ -169,11 +225,20 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
       tasks: gate.tasks,
       dropped: gate.drops.length,
       repositories: mined.length,
-      canary: { sandboxes: ledger.sandboxes, files: ledger.files, reached: 0 },
+      canary: { sandboxes: ledger.sandboxes, test_sandboxes: ledger.testSandboxes, files: ledger.files, reached: 0 },
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The manifest's word on a pin's SWE tasks: the mining's counts, or why there were none. */
+function sweEntry(m: Mined): SweEntry {
+  if (m.swe !== null) {
+    const { candidates, validated, instances, dropped } = m.swe;
+    return { mined: true, env_spec: m.pin.envSource ?? "", candidates, validated, instances, dropped_by_mining: dropped };
+  }
+  return { mined: false, why: m.pin.env === null ? "the pin has no env_spec: nothing says how to run its tests" : "the pin's types leave swe out" };
 }
 
 function releaseManifest(
@@ -193,9 +258,11 @@ function releaseManifest(
     name: m.pin.name,
     commit: m.pin.commit,
     committed_at: committedAt(m.pinnedAt),
+    types: m.pin.types,
     mined: countTypes(m.samples),
     kept: countTypes(m.samples.filter((s) => keptIds.has(s.id))),
-    dropped_by_mining: m.summary.dropped,
+    dropped_by_mining: m.summary?.dropped ?? null,
+    swe: sweEntry(m),
     canary: { committed_at: committedAt(m.canary.seconds), token_sha256: tokenDigest(m.canary.token) },
   }));
   const byReason: Record<string, number> = {};
@@ -211,14 +278,18 @@ function releaseManifest(
     repositories,
     counts: { samples: kept.length, ...countTypes(kept) },
     gate: {
-      rule: "kept when, for every scenario of the sample, the oracle solves it and the untouched start does not; an MCR merge must be resolvable; IR and ICC count as solved by the history checks (finished, final tree is the chain's tip)",
+      rule: "kept when, for every scenario of the sample, the oracle solves it and the untouched start does not; an MCR merge must be resolvable; IR and ICC count as solved by the history checks (finished, final tree is the chain's tip); SWE counts as solved when its tests say resolved, after the runner's instance validation (FAIL_TO_PASS fail and PASS_TO_PASS pass at the start, the gold patch makes FAIL_TO_PASS pass)",
+      swe_validation: {
+        rule: "before the gate, each SWE candidate is validated as `gitgood mine --type swe` does: its tests run with the test change alone (the start) and with the whole change (the gold); when some test fails before and passes after, each side runs `runs` times, only tests with one outcome in every run count, and a candidate whose only fail-to-pass tests varied is dropped as `flaky` (counted per repository under swe.dropped_by_mining)",
+        runs: opts.sweRuns ?? DEFAULT_FLAKE_RUNS,
+      },
       tasks,
       dropped: drops.length,
       dropped_by_reason: Object.fromEntries(Object.keys(byReason).sort().map((k) => [k, { count: byReason[k], why: GATE_REASONS[k as keyof typeof GATE_REASONS] }])),
       drops,
     },
     canary: {
-      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every file of its runs (results and trajectories), every file `gitgood export` sft (both layouts), atif and inspect writes of those runs (an Inspect log's files inflated), and every file of the release was searched for its objects and token",
+      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every sandbox a SWE validation or evaluation worked in (not counted here: a cached verdict spares some), every file of its runs (results and trajectories), every file `gitgood export` sft (both layouts), atif and inspect writes of those runs (an Inspect log's files inflated), and every file of the release was searched for its objects and token",
       sandboxes_checked: ledger.sandboxes,
       files_checked: ledger.files,
       export_files_checked: ledger.exports,

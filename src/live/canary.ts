@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Agent, Session } from "../agents/agent.js";
+import type { Agent } from "../agents/agent.js";
 import { objectKinds } from "../git/clone.js";
 import { Repo } from "../git/repo.js";
 import { newestCommitTime, plantCommit, SCRATCH_BRANCH } from "../git/scratch.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { DateWindow } from "../mining/window.js";
 
 /*
@@ -33,7 +34,7 @@ export interface Canary {
 }
 
 /** The canary's token for a repository at a commit in a window: fixed by them, so that a second build is byte-identical. */
-function canaryToken(name: string, commit: string, window: DateWindow): string {
+export function canaryToken(name: string, commit: string, window: DateWindow): string {
   const digest = createHash("sha256").update(JSON.stringify(["gitgood-canary", name, commit, window.since, window.until])).digest("hex");
   return `gitgood-canary-${digest.slice(0, 40)}`;
 }
@@ -97,9 +98,12 @@ export function scanFiles(dir: string, needles: readonly string[], label: string
   return { files, hits };
 }
 
-/** What the canary checks of a build saw, as the manifest records it. */
+/** What the canary checks of a build saw. */
 export interface CanaryLedger {
+  /** Sandboxes of the gate's attempts checked (as many on every build: the manifest records it). */
   sandboxes: number;
+  /** Sandboxes SWE evaluations and validations worked in, checked when done (fewer where a cached verdict spared one). */
+  testSandboxes: number;
   files: number;
   hits: CanaryHit[];
 }
@@ -107,13 +111,11 @@ export interface CanaryLedger {
 /**
  * Checks one sandbox: none of the canaries' objects is in gitgood's repository of it or in the `.git`
  * the agent sees, and no file of the sandbox (work tree, its `.git`, gitgood's private files) holds a
- * needle.
+ * needle. Returns the number of files searched.
  */
-async function checkSandbox(session: Session, canaries: readonly Canary[], ledger: CanaryLedger): Promise<void> {
-  const sandbox = session.scenario.sandbox;
+async function checkSandbox(sandbox: Sandbox, where: string, canaries: readonly Canary[], ledger: CanaryLedger): Promise<number> {
   sandbox.writeView();
   const ids = canaries.flatMap((c) => [c.commit, c.tree, c.blob]);
-  const where = `sandbox of ${session.sample.id} ${session.definition.name}`;
   const view = await Repo.open(sandbox.workDir);
   try {
     for (const [label, repo] of [["gitgood's repository", sandbox.repo], ["the agent's .git", view]] as const) {
@@ -124,9 +126,19 @@ async function checkSandbox(session: Session, canaries: readonly Canary[], ledge
     await view.close();
   }
   const scanned = scanFiles(sandbox.dir, canaryNeedles(canaries), where);
-  ledger.sandboxes++;
-  ledger.files += scanned.files;
   ledger.hits.push(...scanned.hits);
+  return scanned.files;
+}
+
+/**
+ * What a build gives SWE code as `watchSandbox`: every sandbox an evaluation or a validation worked in,
+ * checked for the canaries before it is kept or removed.
+ */
+export function testSandboxWatcher(canaries: readonly Canary[], ledger: CanaryLedger): (sandbox: Sandbox, where: string) => Promise<void> {
+  return async (sandbox, where) => {
+    await checkSandbox(sandbox, where, canaries, ledger);
+    ledger.testSandboxes++;
+  };
 }
 
 /** An agent that checks its sandbox for the canaries before and after `inner` works it. */
@@ -139,9 +151,14 @@ export function watchedAgent(inner: Agent, canaries: readonly Canary[], ledger: 
     supports: inner.supports?.bind(inner),
     prepare: inner.prepare?.bind(inner),
     async run(session) {
-      await checkSandbox(session, canaries, ledger);
+      const where = `sandbox of ${session.sample.id} ${session.definition.name}`;
+      const check = async (): Promise<void> => {
+        ledger.files += await checkSandbox(session.scenario.sandbox, where, canaries, ledger);
+        ledger.sandboxes++;
+      };
+      await check();
       await inner.run(session);
-      await checkSandbox(session, canaries, ledger);
+      await check();
     },
   };
 }

@@ -3,7 +3,8 @@ import path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { splitRepositoryName } from "../dataset/clones.js";
-import { GitGoodError } from "../errors.js";
+import { GitGoodError, toGitGoodError } from "../errors.js";
+import { loadEnvSpecFile, parseEnvSpecs, type EnvSpec, type EnvSpecFile } from "../testenv/index.js";
 
 /*
  * The pins file of `gitgood live build`: which repositories a release is mined from, each at one commit.
@@ -14,15 +15,25 @@ import { GitGoodError } from "../errors.js";
  *       commit: 0123…                            # the full commit id the release is mined at
  *       path: ../mirrors/calc                    # a local repository (relative to the pins file); without
  *                                                # it, the remote url_pattern names, cloned with --clone
+ *       env_spec: ../envs/calc.yaml              # how its tests run (an --env-spec file, relative to the
+ *                                                # pins file, or inline: what such a file holds under the
+ *                                                # repository's name); with it the release holds SWE tasks
+ *       types: [merge, swe]                      # the sample types mined (default: all it can have)
  */
 
 const Commit = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/, "a full lower-case commit id");
+
+/** The sample types a release can hold, as `gitgood mine --type` names them. */
+export const PIN_TYPES = ["merge", "file_commit_chain", "swe"] as const;
+export type PinType = (typeof PIN_TYPES)[number];
 
 const PinSchema = z
   .object({
     name: z.string().refine((n) => splitRepositoryName(n) !== null, "an owner/repo name"),
     commit: Commit,
     path: z.string().min(1).optional(),
+    env_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    types: z.array(z.enum(PIN_TYPES)).min(1).optional(),
   })
   .strict();
 
@@ -39,6 +50,12 @@ export interface Pin {
   commit: string;
   /** A local repository, absolute. */
   path: string | null;
+  /** The sample types mined from it, in PIN_TYPES' order. */
+  types: PinType[];
+  /** How its tests run, by version (`*`: any other): the pin's env_spec; null without one (no SWE tasks). */
+  env: Record<string, Partial<EnvSpec>> | null;
+  /** Where `env` came from: the env_spec file as the pins file names it, `inline`, or null. */
+  envSource: string | null;
 }
 
 /** The parsed pins file: repositories sorted by name. */
@@ -77,8 +94,46 @@ export function readPins(file: string): Pins {
   const repositories = parsed.data.repositories.map((p): Pin => {
     if (seen.has(p.name)) throw new GitGoodError("BAD_PINS", `${file}: ${p.name} is pinned twice`);
     seen.add(p.name);
-    return { name: p.name, commit: p.commit, path: p.path !== undefined ? path.resolve(base, p.path) : null };
+    const env = pinEnvironment(file, base, p.name, p.env_spec);
+    const types = PIN_TYPES.filter((t) => (p.types ? p.types.includes(t) : t !== "swe" || env !== null));
+    if (types.includes("swe") && env === null) {
+      throw new GitGoodError("BAD_PINS", `${file}: ${p.name} asks for swe tasks but has no env_spec to run its tests with`);
+    }
+    return {
+      name: p.name,
+      commit: p.commit,
+      path: p.path !== undefined ? path.resolve(base, p.path) : null,
+      types,
+      env: env?.specs ?? null,
+      envSource: env?.source ?? null,
+    };
   });
   repositories.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { file, urlPattern: parsed.data.url_pattern ?? DEFAULT_PIN_URL_PATTERN, repositories };
+}
+
+/**
+ * A pin's environment specs by version: from its env_spec file (the repository's entry, else `*`'s), or
+ * inline (what such a file holds under the repository's name: versions to specs, or one spec). A file
+ * that cannot be read or a spec that is not one is a one-line BAD_PINS.
+ */
+function pinEnvironment(file: string, base: string, name: string, given: string | Record<string, unknown> | undefined): { specs: Record<string, Partial<EnvSpec>>; source: string } | null {
+  if (given === undefined) return null;
+  let specs: EnvSpecFile;
+  const source = typeof given === "string" ? given : "inline";
+  try {
+    specs = typeof given === "string" ? loadEnvSpecFile(path.resolve(base, given)) : parseEnvSpecs({ [name]: given }, `${file} ${name}.env_spec`);
+  } catch (err) {
+    throw new GitGoodError("BAD_PINS", `${file}: ${name}.env_spec: ${toGitGoodError(err).message}`);
+  }
+  const own = specs.repos[name] ?? specs.repos["*"];
+  if (own === undefined) throw new GitGoodError("BAD_PINS", `${file}: ${name}.env_spec ${source} has no spec for ${name} (nor for '*')`);
+  return { specs: own, source };
+}
+
+/** The environment specs of the pins that have one, as SWE evaluation reads them (`--env-spec`). */
+export function pinsEnvSpecs(pins: Pins): EnvSpecFile {
+  const repos: EnvSpecFile["repos"] = {};
+  for (const p of pins.repositories) if (p.env !== null) repos[p.name] = p.env;
+  return { source: pins.file, repos };
 }
