@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Agent } from "../agents/agent.js";
 import { objectKinds } from "../git/clone.js";
@@ -109,16 +110,44 @@ export interface CanaryLedger {
 }
 
 /**
+ * A bare repository of gitgood's whose only objects are those of `objects` (through git's alternates),
+ * so that git can say which objects a directory holds also where it is not a whole repository (a
+ * sandbox's `.git` without refs, as a test sandbox's is). Removed by `close`.
+ */
+async function objectsOf(objects: string): Promise<{ repo: Repo; close: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-canary-objects-"));
+  try {
+    mkdirSync(path.join(dir, "refs"));
+    mkdirSync(path.join(dir, "objects", "info"), { recursive: true });
+    writeFileSync(path.join(dir, "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(path.join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
+    writeFileSync(path.join(dir, "objects", "info", "alternates"), `${objects}\n`);
+    const repo = await Repo.open(dir);
+    return {
+      repo,
+      close: async () => {
+        await repo.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
  * Checks one sandbox: none of the canaries' objects is in gitgood's repository of it or in the `.git`
  * the agent sees, and no file of the sandbox (work tree, its `.git`, gitgood's private files) holds a
  * needle. Returns the number of files searched.
  */
 async function checkSandbox(sandbox: Sandbox, where: string, canaries: readonly Canary[], ledger: CanaryLedger): Promise<number> {
-  sandbox.writeView();
   const ids = canaries.flatMap((c) => [c.commit, c.tree, c.blob]);
-  const view = await Repo.open(sandbox.workDir);
+  // The `.git` a program in the sandbox is shown, written as it would be before the program ran.
+  sandbox.writeView();
+  const view = await objectsOf(path.join(sandbox.workDir, ".git", "objects"));
   try {
-    for (const [label, repo] of [["gitgood's repository", sandbox.repo], ["the agent's .git", view]] as const) {
+    for (const [label, repo] of [["gitgood's repository", sandbox.repo], ["the .git programs see", view.repo]] as const) {
       const kinds = await objectKinds(repo, ids);
       for (const [oid, kind] of kinds) if (kind !== "missing") ledger.hits.push({ where: `${where}: ${label}`, found: oid });
     }
