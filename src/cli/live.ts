@@ -3,7 +3,7 @@ import path from "node:path";
 import { Command, Option } from "commander";
 import { PUBLISHED_SPLIT } from "../dataset/split.js";
 import { GitGoodError } from "../errors.js";
-import { buildRelease, DEFAULT_FLAKE_RUNS } from "../live/build.js";
+import { buildRelease } from "../live/build.js";
 import { readPins } from "../live/pins.js";
 import { escapeControls } from "../util/escape.js";
 import { dateOption } from "../util/options.js";
@@ -19,7 +19,7 @@ interface BuildFlags {
   lite: number;
   full: number;
   seed: number;
-  sweRuns: number;
+  flakeRuns?: number;
   json: boolean;
 }
 
@@ -36,7 +36,7 @@ function buildCommand(io: CliIO): Command {
     .option("--lite <n>", "Lite samples per language and type in splits/ (scaled down to the smallest group)", intOption("--lite"), PUBLISHED_SPLIT.lite)
     .option("--full <n>", "full samples per language and type in splits/ (scaled down to the smallest group)", intOption("--full"), PUBLISHED_SPLIT.full)
     .option("--seed <n>", "seed of the split's draw", intOption("--seed"), 0)
-    .option("--swe-runs <k>", "SWE tasks (pins with an env_spec): runs of the start and of the gold in each validation; a candidate whose fail-to-pass tests vary between runs is dropped as flaky", positiveIntOption("--swe-runs"), DEFAULT_FLAKE_RUNS)
+    .option("--flake-runs <k>", "test-judged tasks (pins with an env_spec): runs of the start and of the gold in each validation; a candidate whose fail-to-pass tests vary between runs is dropped as flaky (default: mine's --runs default, 3)", positiveIntOption("--flake-runs"))
     .option("--json", "print the summary as JSON", false)
     .action(async (pinsFile: string, flags: BuildFlags) => {
       if (flags.until !== undefined && flags.since !== undefined && flags.until < flags.since) {
@@ -51,7 +51,7 @@ function buildCommand(io: CliIO): Command {
         cacheDir: path.resolve(flags.repos ?? path.join(os.homedir(), ".cache", "gitgood", "clones")),
         jobs: flags.jobs,
         split: { lite: flags.lite, full: flags.full, seed: flags.seed },
-        sweRuns: flags.sweRuns,
+        flakeRuns: flags.flakeRuns,
         onStep: (line) => io.stderr.write(`${escapeControls(line)}\n`),
       });
       if (flags.json) {
@@ -61,7 +61,7 @@ function buildCommand(io: CliIO): Command {
       io.stdout.write(
         `${escapeControls(
           `release of ${count(summary.repositories, "repository", "repositories")} -> ${summary.out}: ${count(summary.samples, "sample")} kept, ` +
-            `${summary.dropped} of ${summary.tasks} tasks dropped by the QA gate; canary not reached in ${summary.canary.sandboxes} sandboxes, ${summary.canary.test_sandboxes} SWE test sandboxes and ${summary.canary.files} files`,
+            `${summary.dropped} of ${summary.tasks} tasks dropped by the QA gate; canary not reached in ${summary.canary.sandboxes} sandboxes, ${summary.canary.test_sandboxes} test sandboxes and ${summary.canary.files} files`,
         )}\n`,
       );
     });

@@ -12,18 +12,14 @@ import { copyAtCommit, newestCommitTime, SCRATCH_BRANCH } from "../git/scratch.j
 import { mine, type MineSummary } from "../mining/mine.js";
 import { committedAt, type DateWindow } from "../mining/window.js";
 import { checkClonePattern, cloneUrlFor } from "../queue/clone.js";
-import { DEFAULT_SWE_RUNS, mineSwe, type SweMineSummary } from "../swe/mine/mine.js";
-
-import type { SweOptions } from "../swe/options.js";
+import type { FamilyRelease, ReleaseMineSummary, ReleaseTesting } from "../families/definition.js";
+import { releaseFamilies } from "../families/registry.js";
 import { mapPool } from "../util/pool.js";
 import { canaryNeedles, plantCanary, scanFiles, testSandboxWatcher, tokenDigest, type Canary, type CanaryLedger } from "./canary.js";
 import { scanRunExports } from "./exports.js";
 import { GATE_REASONS, runGate, type GateDrop } from "./gate.js";
-import { pinsEnvSpecs, type Pin, type Pins } from "./pins.js";
+import { HISTORY_TYPES, pinsEnvSpecs, pinTypes, type Pin, type Pins } from "./pins.js";
 import { checkReleaseDir, fileDigests, pinsDigest, RELEASE_KIND, releaseFiles, splitSizes, writeRelease } from "./release.js";
-
-/** Runs of each side of a SWE validation in a build (`--swe-runs`): `mine --type swe`'s `--runs` default. */
-export const DEFAULT_FLAKE_RUNS = DEFAULT_SWE_RUNS;
 
 /** The manifest's format version. */
 const MANIFEST_SCHEMA_VERSION = 1;
@@ -37,20 +33,19 @@ export interface LiveBuildOptions {
   cacheDir: string;
   /** Repositories mined at once, and attempts of the gate at once. */
   jobs: number;
-  /** Runs of each side of a SWE candidate's validation, the flake gate (default `mine --type swe`'s). */
-  sweRuns?: number;
+  /** Runs of each side of a test-judged candidate's validation, the flake gate (default: each family's own). */
+  flakeRuns?: number;
   /** The split's sizes per language and type (scaled down to the smallest group) and its seed. */
   split?: { lite: number; full: number; seed: number };
   /** Told what the build is doing, a line at a time. */
   onStep?: (line: string) => void;
 }
 
-type TypeCounts = { merge: number; file_commit_chain: number; swe: number };
+/** Samples per type, every type a release can hold. */
+type TypeCounts = Record<string, number>;
 
-/** What the manifest says of a repository's SWE mining: its counts, or why there was none. */
-type SweEntry =
-  | { mined: true; env_spec: string; candidates: number; validated: number; instances: number; dropped_by_mining: SweMineSummary["dropped"] }
-  | { mined: false; why: string };
+/** What the manifest says of a repository's mining of a test-judged type: its counts, or why there was none. */
+type TestedEntry = ({ mined: true; env_spec: string } & ReleaseMineSummary) | { mined: false; why: string };
 
 /** One repository of a release in the manifest. */
 interface RepositoryEntry {
@@ -61,7 +56,8 @@ interface RepositoryEntry {
   mined: TypeCounts;
   kept: TypeCounts;
   dropped_by_mining: MineSummary["dropped"] | null;
-  swe: SweEntry;
+  /** Per test-judged type (the families' release types). */
+  test_judged: Record<string, TestedEntry>;
   canary: { committed_at: string; token_sha256: string };
 }
 
@@ -101,8 +97,8 @@ interface Mined {
   samples: Sample[];
   /** Mining's summary of merges and chains; null when the pin's types name neither. */
   summary: MineSummary | null;
-  /** SWE mining's summary; null when the pin gets no SWE tasks. */
-  swe: SweMineSummary | null;
+  /** The test-judged families' mining summaries, by type (a type the pin does not get is absent). */
+  tested: Map<string, ReleaseMineSummary>;
   canary: Canary;
   pinnedAt: number;
 }
@@ -117,8 +113,8 @@ interface PinMining {
 
 /**
  * Copies a pin's commit into the scratch area, plants its canary there and mines the copy in the window:
- * merges and chains as `gitgood mine` does, and with an env_spec SWE tasks as `mine --type swe` does,
- * every validation sandbox checked for the canary.
+ * merges and chains as `gitgood mine` does, and with an env_spec each test-judged family's tasks as
+ * its release part mines them, every sandbox it tests in checked for the canary.
  */
 async function minePin(pin: Pin, m: PinMining): Promise<Mined> {
   const { pins, opts } = m;
@@ -132,39 +128,42 @@ async function minePin(pin: Pin, m: PinMining): Promise<Mined> {
     const window = { since: opts.window.since, until: opts.window.until ?? pinnedAt };
     // The --jobs git processes are shared by the repositories mined at once.
     const jobs = Math.max(1, Math.floor(opts.jobs / Math.min(opts.jobs, pins.repositories.length)));
-    const histories = pin.types.filter((t) => t !== "swe");
+    const histories = HISTORY_TYPES.filter((t) => pin.types.includes(t));
     const type = histories.length === 2 ? "all" : histories[0];
     const mined = type === undefined ? null : await mine({ repoPath: dest, name: pin.name, window, jobs, type });
-    let swe: SweMineSummary | null = null;
+    const tested = new Map<string, ReleaseMineSummary>();
     const samples: Sample[] = [...(mined?.samples ?? [])];
-    if (pin.types.includes("swe")) {
-      const result = await mineSwe({
+    for (const family of releaseFamilies().filter((f) => pin.types.includes(f.type))) {
+      const result = await family.mine({
+        ...testing(pins, [canary], m.ledger),
         repoPath: dest,
         name: pin.name,
         since: window.since,
         until: window.until,
-        runs: opts.sweRuns ?? DEFAULT_FLAKE_RUNS,
+        runs: flakeRuns(family, opts),
         jobs,
-        swe: { ...sweOptions(pins), watchSandbox: testSandboxWatcher([canary], m.ledger) },
-        onValidated: (e) => opts.onStep?.(`${pin.name} swe [${e.done}/${e.total}] ${e.commit.slice(0, 12)} ${e.kept ? "kept" : `dropped: ${e.reason ?? ""}`}`),
+        onStep: (line) => opts.onStep?.(`${pin.name} ${family.type} ${line}`),
       });
-      swe = result.summary;
-      samples.push(...result.instances.map((i) => i.sample));
+      tested.set(family.type, result.summary);
+      samples.push(...result.samples);
     }
-    return { pin, samples, summary: mined?.summary ?? null, swe, canary, pinnedAt };
+    return { pin, samples, summary: mined?.summary ?? null, tested, canary, pinnedAt };
   } finally {
     await scratch.close();
   }
 }
 
-/** The SWE options of a build's mining and gate: the pins' environment specs, nothing else of the user's configuration. */
-const sweOptions = (pins: Pins): SweOptions => ({ envSpecs: pinsEnvSpecs(pins) });
-
-const countTypes = (samples: readonly Sample[]): TypeCounts => ({
-  merge: samples.filter((s) => s.sample_type === "merge").length,
-  file_commit_chain: samples.filter((s) => s.sample_type === "file_commit_chain").length,
-  swe: samples.filter((s) => s.sample_type === "swe").length,
+/** How a build's test-judged tasks run their tests: the pins' environment specs, every test sandbox checked for `canaries`. */
+const testing = (pins: Pins, canaries: readonly Canary[], ledger: CanaryLedger): ReleaseTesting => ({
+  envSpecs: pinsEnvSpecs(pins),
+  watchSandbox: testSandboxWatcher(canaries, ledger),
 });
+
+/** Runs of each side of a family's validation: --flake-runs, else the family's own. */
+const flakeRuns = (family: FamilyRelease, opts: LiveBuildOptions): number => opts.flakeRuns ?? family.runs;
+
+const countTypes = (samples: readonly Sample[]): TypeCounts =>
+  Object.fromEntries(pinTypes().map((t) => [t, samples.filter((s) => s.sample_type === t).length]));
 
 const byId = (a: Sample, b: Sample): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -191,8 +190,9 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
     const samples = mined.flatMap((m) => m.samples).sort(byId);
     const canaries = mined.map((m) => m.canary);
     step(`QA gate: ${samples.length} sample${samples.length === 1 ? "" : "s"}, each by the oracle and the untouched start`);
-    const swe: SweOptions = { ...sweOptions(opts.pins), watchSandbox: testSandboxWatcher(canaries, ledger) };
-    const gate = await runGate(samples, { scratchRoot, workDir: work, jobs: opts.jobs, canaries, ledger, swe });
+    const tests = testing(opts.pins, canaries, ledger);
+    const settings = Object.assign({}, ...releaseFamilies().map((f) => f.settings(tests))) as Record<string, unknown>;
+    const gate = await runGate(samples, { scratchRoot, workDir: work, jobs: opts.jobs, canaries, ledger, settings });
     for (const dir of gate.runDirs) {
       const scanned = scanFiles(dir, canaryNeedles(canaries), `gate run ${path.basename(dir)}`);
       ledger.files += scanned.files;
@@ -232,13 +232,11 @@ export async function buildRelease(opts: LiveBuildOptions): Promise<LiveBuildSum
   }
 }
 
-/** The manifest's word on a pin's SWE tasks: the mining's counts, or why there were none. */
-function sweEntry(m: Mined): SweEntry {
-  if (m.swe !== null) {
-    const { candidates, validated, instances, dropped } = m.swe;
-    return { mined: true, env_spec: m.pin.envSource ?? "", candidates, validated, instances, dropped_by_mining: dropped };
-  }
-  return { mined: false, why: m.pin.env === null ? "the pin has no env_spec: nothing says how to run its tests" : "the pin's types leave swe out" };
+/** The manifest's word on a pin's tasks of a test-judged type: the mining's counts, or why there were none. */
+function testedEntry(m: Mined, type: string): TestedEntry {
+  const summary = m.tested.get(type);
+  if (summary !== undefined) return { mined: true, env_spec: m.pin.envSource ?? "", ...summary };
+  return { mined: false, why: m.pin.env === null ? "the pin has no env_spec: nothing says how to run its tests" : "the pin's types leave it out" };
 }
 
 function releaseManifest(
@@ -262,7 +260,7 @@ function releaseManifest(
     mined: countTypes(m.samples),
     kept: countTypes(m.samples.filter((s) => keptIds.has(s.id))),
     dropped_by_mining: m.summary?.dropped ?? null,
-    swe: sweEntry(m),
+    test_judged: Object.fromEntries(releaseFamilies().map((f) => [f.type, testedEntry(m, f.type)])),
     canary: { committed_at: committedAt(m.canary.seconds), token_sha256: tokenDigest(m.canary.token) },
   }));
   const byReason: Record<string, number> = {};
@@ -278,18 +276,15 @@ function releaseManifest(
     repositories,
     counts: { samples: kept.length, ...countTypes(kept) },
     gate: {
-      rule: "kept when, for every scenario of the sample, the oracle solves it and the untouched start does not; an MCR merge must be resolvable; IR and ICC count as solved by the history checks (finished, final tree is the chain's tip); SWE counts as solved when its tests say resolved, after the runner's instance validation (FAIL_TO_PASS fail and PASS_TO_PASS pass at the start, the gold patch makes FAIL_TO_PASS pass)",
-      swe_validation: {
-        rule: "before the gate, each SWE candidate is validated as `gitgood mine --type swe` does: its tests run with the test change alone (the start) and with the whole change (the gold); when some test fails before and passes after, each side runs `runs` times, only tests with one outcome in every run count, and a candidate whose only fail-to-pass tests varied is dropped as `flaky` (counted per repository under swe.dropped_by_mining)",
-        runs: opts.sweRuns ?? DEFAULT_FLAKE_RUNS,
-      },
+      rule: "kept when, for every scenario of the sample, the oracle solves it and the untouched start does not; an MCR merge must be resolvable; IR and ICC count as solved by the history checks (finished, final tree is the chain's tip); a test-judged task as its family's rule below says",
+      test_judged: Object.fromEntries(releaseFamilies().map((f) => [f.type, { rule: f.rule, runs: flakeRuns(f, opts) }])),
       tasks,
       dropped: drops.length,
       dropped_by_reason: Object.fromEntries(Object.keys(byReason).sort().map((k) => [k, { count: byReason[k], why: GATE_REASONS[k as keyof typeof GATE_REASONS] }])),
       drops,
     },
     canary: {
-      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every sandbox a SWE validation or evaluation worked in (not counted here: a cached verdict spares some), every file of its runs (results and trajectories), every file `gitgood export` sft (both layouts), atif and inspect writes of those runs (an Inspect log's files inflated), and every file of the release was searched for its objects and token",
+      rule: "a commit dated a day after the window, holding a unique token, planted in gitgood's scratch copy of each source; every sandbox the gate made, every sandbox a test-judged family's validation or evaluation worked in (not counted here: a cached verdict spares some), every file of its runs (results and trajectories), every file `gitgood export` sft (both layouts), atif and inspect writes of those runs (an Inspect log's files inflated), and every file of the release was searched for its objects and token",
       sandboxes_checked: ledger.sandboxes,
       files_checked: ledger.files,
       export_files_checked: ledger.exports,

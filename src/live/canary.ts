@@ -103,7 +103,7 @@ export function scanFiles(dir: string, needles: readonly string[], label: string
 export interface CanaryLedger {
   /** Sandboxes of the gate's attempts checked (as many on every build: the manifest records it). */
   sandboxes: number;
-  /** Sandboxes SWE evaluations and validations worked in, checked when done (fewer where a cached verdict spared one). */
+  /** Sandboxes test-judged families' evaluations and validations worked in, checked when done (fewer where a cached verdict spared one). */
   testSandboxes: number;
   files: number;
   hits: CanaryHit[];
@@ -160,7 +160,7 @@ async function checkSandbox(sandbox: Sandbox, where: string, canaries: readonly 
 }
 
 /**
- * What a build gives SWE code as `watchSandbox`: every sandbox an evaluation or a validation worked in,
+ * What a build gives test-judged families as `watchSandbox`: every sandbox an evaluation or a validation worked in,
  * checked for the canaries before it is kept or removed.
  */
 export function testSandboxWatcher(canaries: readonly Canary[], ledger: CanaryLedger): (sandbox: Sandbox, where: string) => Promise<void> {

@@ -6,7 +6,6 @@ import { runConfig } from "../runs/config.js";
 import type { ResultRecord } from "../runs/record.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
-import type { SweOptions } from "../swe/options.js";
 import { watchedAgent, type Canary, type CanaryLedger } from "./canary.js";
 
 /*
@@ -85,7 +84,7 @@ export interface GateOutcome {
  */
 export async function runGate(
   samples: readonly Sample[],
-  opts: { scratchRoot: string; workDir: string; jobs: number; canaries: readonly Canary[]; ledger: CanaryLedger; swe: SweOptions },
+  opts: { scratchRoot: string; workDir: string; jobs: number; canaries: readonly Canary[]; ledger: CanaryLedger; settings: Record<string, unknown> },
 ): Promise<GateOutcome> {
   const records = new Map<string, Map<string, ResultRecord>>();
   const runDirs: string[] = [];
@@ -103,7 +102,7 @@ export async function runGate(
       timeoutSeconds: GATE_TIMEOUT_SECONDS,
       maxTurns: GATE_MAX_TURNS,
       judges: [],
-      settings: { swe: opts.swe },
+      settings: opts.settings,
     });
     records.set(inner.name, new Map(summary.records.map((r) => [r.key, r])));
   }

@@ -4,6 +4,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { splitRepositoryName } from "../dataset/clones.js";
 import { GitGoodError, toGitGoodError } from "../errors.js";
+import { releaseFamilies } from "../families/registry.js";
 import { loadEnvSpecFile, parseEnvSpecs, type EnvSpec, type EnvSpecFile } from "../testenv/index.js";
 
 /*
@@ -17,15 +18,21 @@ import { loadEnvSpecFile, parseEnvSpecs, type EnvSpec, type EnvSpecFile } from "
  *                                                # it, the remote url_pattern names, cloned with --clone
  *       env_spec: ../envs/calc.yaml              # how its tests run (an --env-spec file, relative to the
  *                                                # pins file, or inline: what such a file holds under the
- *                                                # repository's name); with it the release holds SWE tasks
+ *                                                # repository's name); with it the release holds the
+ *                                                # test-judged families' tasks too
  *       types: [merge, swe]                      # the sample types mined (default: all it can have)
  */
 
 const Commit = z.string().regex(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/, "a full lower-case commit id");
 
-/** The sample types a release can hold, as `gitgood mine --type` names them. */
-export const PIN_TYPES = ["merge", "file_commit_chain", "swe"] as const;
-export type PinType = (typeof PIN_TYPES)[number];
+/** The sample types every pin can have: those mined from its history alone. */
+export const HISTORY_TYPES = ["merge", "file_commit_chain"] as const;
+const isHistoryType = (t: string): boolean => (HISTORY_TYPES as readonly string[]).includes(t);
+
+/** The sample types a release can hold, as `gitgood mine --type` names them: the history's, then the test-judged families'. */
+export function pinTypes(): string[] {
+  return [...HISTORY_TYPES, ...releaseFamilies().map((f) => f.type)];
+}
 
 const PinSchema = z
   .object({
@@ -33,7 +40,7 @@ const PinSchema = z
     commit: Commit,
     path: z.string().min(1).optional(),
     env_spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-    types: z.array(z.enum(PIN_TYPES)).min(1).optional(),
+    types: z.array(z.string()).min(1).optional(),
   })
   .strict();
 
@@ -50,9 +57,9 @@ export interface Pin {
   commit: string;
   /** A local repository, absolute. */
   path: string | null;
-  /** The sample types mined from it, in PIN_TYPES' order. */
-  types: PinType[];
-  /** How its tests run, by version (`*`: any other): the pin's env_spec; null without one (no SWE tasks). */
+  /** The sample types mined from it, in `pinTypes()`' order. */
+  types: string[];
+  /** How its tests run, by version (`*`: any other): the pin's env_spec; null without one (no test-judged tasks). */
   env: Record<string, Partial<EnvSpec>> | null;
   /** Where `env` came from: the env_spec file as the pins file names it, `inline`, or null. */
   envSource: string | null;
@@ -95,9 +102,13 @@ export function readPins(file: string): Pins {
     if (seen.has(p.name)) throw new GitGoodError("BAD_PINS", `${file}: ${p.name} is pinned twice`);
     seen.add(p.name);
     const env = pinEnvironment(file, base, p.name, p.env_spec);
-    const types = PIN_TYPES.filter((t) => (p.types ? p.types.includes(t) : t !== "swe" || env !== null));
-    if (types.includes("swe") && env === null) {
-      throw new GitGoodError("BAD_PINS", `${file}: ${p.name} asks for swe tasks but has no env_spec to run its tests with`);
+    const known = pinTypes();
+    const unknown = (p.types ?? []).find((t) => !known.includes(t));
+    if (unknown !== undefined) throw new GitGoodError("BAD_PINS", `${file}: ${p.name}: types: '${unknown}' is not one of ${known.join(", ")}`);
+    const types = known.filter((t) => (p.types ? p.types.includes(t) : isHistoryType(t) || env !== null));
+    const untested = types.find((t) => !isHistoryType(t) && env === null);
+    if (untested !== undefined) {
+      throw new GitGoodError("BAD_PINS", `${file}: ${p.name} asks for ${untested} tasks but has no env_spec to run their tests with`);
     }
     return {
       name: p.name,
@@ -131,7 +142,7 @@ function pinEnvironment(file: string, base: string, name: string, given: string 
   return { specs: own, source };
 }
 
-/** The environment specs of the pins that have one, as SWE evaluation reads them (`--env-spec`). */
+/** The environment specs of the pins that have one, as test-judged families read them (`--env-spec`). */
 export function pinsEnvSpecs(pins: Pins): EnvSpecFile {
   const repos: EnvSpecFile["repos"] = {};
   for (const p of pins.repositories) if (p.env !== null) repos[p.name] = p.env;

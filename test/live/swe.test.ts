@@ -95,8 +95,8 @@ afterAll(() => {
 });
 
 interface Manifest {
-  repositories: { name: string; types: string[]; mined: Record<string, number>; kept: Record<string, number>; swe: Record<string, unknown> }[];
-  gate: { swe_validation: { runs: number } };
+  repositories: { name: string; types: string[]; mined: Record<string, number>; kept: Record<string, number>; test_judged: Record<string, unknown> }[];
+  gate: { test_judged: Record<string, { rule: string; runs: number }> };
   canary: { reached: number };
 }
 
@@ -121,10 +121,10 @@ describe("gitgood live build with SWE tasks", () => {
       types: ["merge", "file_commit_chain", "swe"],
       mined: { swe: 1 },
       kept: { swe: 1 },
-      swe: { mined: true, env_spec: "pins-env.yaml", instances: 1, dropped_by_mining: { flaky: 1 } },
+      test_judged: { swe: { mined: true, env_spec: "pins-env.yaml", instances: 1, dropped: { flaky: 1 } } },
     });
-    expect(history).toMatchObject({ name: "acme/history", types: ["merge", "file_commit_chain"], mined: { swe: 0 }, swe: { mined: false, why: expect.stringContaining("no env_spec") } });
-    expect(manifest.gate.swe_validation.runs).toBe(3);
+    expect(history).toMatchObject({ name: "acme/history", types: ["merge", "file_commit_chain"], mined: { swe: 0 }, test_judged: { swe: { mined: false, why: expect.stringContaining("no env_spec") } } });
+    expect(manifest.gate.test_judged["swe"]).toMatchObject({ runs: 3, rule: expect.stringContaining("flaky") });
     expect(samples.some((s) => s.name === "acme/history" && s.sample_type === "swe")).toBe(false);
     expect(JSON.stringify(samples)).not.toContain(flaky.slice(0, 12));
   }, 600_000);
