@@ -100,6 +100,39 @@ interface Manifest {
   canary: { reached: number };
 }
 
+describe("a pin's env_spec and types", () => {
+  const pinsWith = (lines: string[]): string => {
+    const file = path.join(pinsDir, "one.yaml");
+    writeFileSync(file, ["repositories:", "  - name: acme/pycalc", `    commit: ${head}`, ...lines.map((l) => `    ${l}`), ""].join("\n"));
+    return file;
+  };
+  const refusal = (lines: string[]): string => {
+    try {
+      readPins(pinsWith(lines));
+      return "accepted";
+    } catch (err) {
+      return isGitGoodError(err) ? `${err.code}: ${err.message}` : String(err);
+    }
+  };
+
+  it("takes a spec inline, as an env spec file holds it under the repository's name, and then mines every type", () => {
+    const [pin] = readPins(pinsWith(["env_spec:", "  kind: python", "  test: python -m pytest -rA"])).repositories;
+    expect(pin).toMatchObject({ types: ["merge", "file_commit_chain", "swe"], envSource: "inline", env: { "*": { kind: "python", test: "python -m pytest -rA" } } });
+    expect(readPins(pinsWith([])).repositories[0]?.types).toEqual(["merge", "file_commit_chain"]);
+    expect(readPins(pinsWith(["env_spec: { kind: python }", "types: [swe]"])).repositories[0]?.types).toEqual(["swe"]);
+  });
+
+  it("refuses in one line swe without an env_spec, an unknown type, a spec file that is missing or names another repository", () => {
+    expect(refusal(["types: [swe]"])).toMatch(/^BAD_PINS: .*acme\/pycalc asks for swe tasks but has no env_spec/);
+    expect(refusal(["types: [merges]"])).toMatch(/^BAD_PINS: .*'merges' is not one of merge, file_commit_chain, swe/);
+    expect(refusal(["env_spec: missing.yaml"])).toMatch(/^BAD_PINS: .*env_spec: .*no such file/);
+    writeFileSync(path.join(pinsDir, "other.yaml"), "envs:\n  acme/other:\n    kind: python\n");
+    expect(refusal(["env_spec: other.yaml"])).toMatch(/^BAD_PINS: .*has no spec for acme\/pycalc/);
+    expect(refusal(["env_spec: { kind: ruby }"])).toMatch(/^BAD_PINS: .*env_spec/);
+    for (const r of [refusal(["types: [swe]"]), refusal(["env_spec: missing.yaml"])]) expect(r).not.toContain("\n");
+  });
+});
+
 describe("gitgood live build with SWE tasks", () => {
   it("mines SWE tasks for the pin with an env_spec, drops the flaky one in validation, gates the rest, and says why the other pin has none", async () => {
     const out = `${dirs.out}-a`;
