@@ -182,7 +182,9 @@ export function watchedAgent(inner: Agent, canaries: readonly Canary[], ledger: 
     async run(session) {
       const where = `sandbox of ${session.sample.id} ${session.definition.name}`;
       const check = async (): Promise<void> => {
-        ledger.files += await checkSandbox(session.scenario.sandbox, where, canaries, ledger);
+        // Read the count after the check: `ledger.files += await …` would add to the value from before it, losing another attempt's files.
+        const files = await checkSandbox(session.scenario.sandbox, where, canaries, ledger);
+        ledger.files += files;
         ledger.sandboxes++;
       };
       await check();
