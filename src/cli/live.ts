@@ -19,6 +19,7 @@ interface BuildFlags {
   lite: number;
   full: number;
   seed: number;
+  flakeRuns?: number;
   json: boolean;
 }
 
@@ -35,6 +36,7 @@ function buildCommand(io: CliIO): Command {
     .option("--lite <n>", "Lite samples per language and type in splits/ (scaled down to the smallest group)", intOption("--lite"), PUBLISHED_SPLIT.lite)
     .option("--full <n>", "full samples per language and type in splits/ (scaled down to the smallest group)", intOption("--full"), PUBLISHED_SPLIT.full)
     .option("--seed <n>", "seed of the split's draw", intOption("--seed"), 0)
+    .option("--flake-runs <k>", "test-judged tasks (pins with an env_spec): runs of the start and of the gold in each validation; a candidate whose fail-to-pass tests vary between runs is dropped as flaky (default: mine's --runs default, 3)", positiveIntOption("--flake-runs"))
     .option("--json", "print the summary as JSON", false)
     .action(async (pinsFile: string, flags: BuildFlags) => {
       if (flags.until !== undefined && flags.since !== undefined && flags.until < flags.since) {
@@ -49,6 +51,7 @@ function buildCommand(io: CliIO): Command {
         cacheDir: path.resolve(flags.repos ?? path.join(os.homedir(), ".cache", "gitgood", "clones")),
         jobs: flags.jobs,
         split: { lite: flags.lite, full: flags.full, seed: flags.seed },
+        flakeRuns: flags.flakeRuns,
         onStep: (line) => io.stderr.write(`${escapeControls(line)}\n`),
       });
       if (flags.json) {
@@ -58,7 +61,7 @@ function buildCommand(io: CliIO): Command {
       io.stdout.write(
         `${escapeControls(
           `release of ${count(summary.repositories, "repository", "repositories")} -> ${summary.out}: ${count(summary.samples, "sample")} kept, ` +
-            `${summary.dropped} of ${summary.tasks} tasks dropped by the QA gate; canary not reached in ${summary.canary.sandboxes} sandboxes and ${summary.canary.files} files`,
+            `${summary.dropped} of ${summary.tasks} tasks dropped by the QA gate; canary not reached in ${summary.canary.sandboxes} sandboxes, ${summary.canary.test_sandboxes} test sandboxes and ${summary.canary.files} files`,
         )}\n`,
       );
     });

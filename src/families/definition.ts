@@ -5,6 +5,7 @@ import type { Trajectory } from "../runs/trajectory.js";
 import type { RecordImporter } from "../dataset/importer.js";
 import type { Sample, SampleTypeDefinition } from "../dataset/sample.js";
 import type { Isolation } from "../sandbox/isolation.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { ToolSpec } from "../model/types.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
@@ -206,6 +207,39 @@ export interface FamilyDefinition {
   outcomeView?(input: OutcomeInput): OutcomeBlock[];
   /** How the family's scenarios become Harbor task directories (`gitgood export harbor`). */
   readonly harborTasks?: readonly HarborTask[];
+  /** The family's tasks in a dated release (`gitgood live build`), mined from pins that say how their tests run. */
+  readonly release?: FamilyRelease;
+}
+
+/** How a release's test-judged tasks run their tests: the pins' environment specs, and the canary's watch. */
+export interface ReleaseTesting {
+  envSpecs: EnvSpecFile;
+  /** Shown every sandbox the family's code tests in, when it is done with it. */
+  watchSandbox: (sandbox: Sandbox, where: string) => Promise<void>;
+}
+
+/** What a family's release mining counted: its candidates, how many were validated and kept, and the drops by reason. */
+export interface ReleaseMineSummary {
+  candidates: number;
+  validated: number;
+  instances: number;
+  dropped: Record<string, number>;
+}
+
+/**
+ * A family's part of `gitgood live build`: a pin with an `env_spec` gets the family's tasks, mined from
+ * gitgood's scratch copy in the window and validated with a flake gate (each side run `runs` times).
+ */
+export interface FamilyRelease {
+  /** The sample type it mines, as a pin's `types` names it. */
+  readonly type: string;
+  /** Runs of each side of a validation when the build does not say (`--flake-runs`). */
+  readonly runs: number;
+  /** What the manifest says the mining dates a task by and how it validates it. */
+  readonly rule: string;
+  mine(input: ReleaseTesting & { repoPath: string; name: string; since: number | null; until: number | null; runs: number; jobs: number; onStep?: (line: string) => void }): Promise<{ samples: Sample[]; summary: ReleaseMineSummary }>;
+  /** The scenario settings its tasks are run with in the QA gate. */
+  settings(testing: ReleaseTesting): Record<string, unknown>;
 }
 
 /** What the participant gives a task it opens: how commands are jailed, and the limits its CLI sets. */

@@ -4,7 +4,7 @@ import { registerSampleType, unregisterSampleType } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { registerScenario, scenarios, unregisterScenario } from "../scenarios/registry.js";
 import { registerCommandLine, unregisterCommandLine } from "./command-line.js";
-import type { FamilyDefinition, ReportSection } from "./definition.js";
+import type { FamilyDefinition, FamilyRelease, ReportSection } from "./definition.js";
 import { COMMIT0_FAMILY } from "./commit0/index.js";
 import { GITGOODBENCH_FAMILY } from "./gitgoodbench/index.js";
 import { SWE_FAMILY } from "./swe/index.js";
@@ -59,6 +59,11 @@ export function unregisterFamily(name: string): void {
 /** The registered families, in report order. */
 export function families(): readonly FamilyDefinition[] {
   return FAMILIES;
+}
+
+/** The release parts of the registered families (those whose tasks `gitgood live build` can mine), in report order. */
+export function releaseFamilies(): readonly FamilyRelease[] {
+  return FAMILIES.flatMap((f) => (f.release ? [f.release] : []));
 }
 
 /** The family a scenario belongs to (by the scenario's registry name), if it is registered. */

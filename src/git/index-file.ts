@@ -17,10 +17,11 @@ export interface IndexEntry {
 /** The fixed part of an entry before its object id: ctime, mtime, dev, ino, mode, uid, gid, size. */
 const STAT_BYTES = 40;
 const EXTENDED = 0x4000;
+const ASSUME_VALID = 0x8000;
 const GITLINK_OR_DIR = 0o040000;
 
 /** Whether the repository at `gitDir` names its objects with SHA-256 (its config says so). */
-function usesSha256(gitDir: string): boolean {
+export function usesSha256(gitDir: string): boolean {
   try {
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(path.join(gitDir, "config"), "utf8"));
   } catch {
@@ -42,6 +43,22 @@ function varint(buf: Buffer, at: number): { value: number; next: number } | null
   return { value, next: i };
 }
 
+/** An index entry with what a writer keeps of it: its stat data and its flags. */
+export interface IndexRecord extends IndexEntry {
+  /** ctime, mtime, dev, ino, mode, uid, gid and size as the file holds them (40 bytes). */
+  stat: Buffer;
+  /** The assume-valid bit of the entry's flags. */
+  assumeValid: boolean;
+  /** The extended flags (skip-worktree, intent-to-add) of an index of version 3 or 4; 0 without. */
+  extended: number;
+}
+
+/** An index file's version and entries. */
+export interface IndexContent {
+  version: number;
+  entries: IndexRecord[];
+}
+
 /**
  * The entries of the index file `file` of the repository at `gitDir` (index versions 2, 3 and 4), read
  * without a git process. Null when the file is missing, damaged, or of a form this reader does not take
@@ -49,6 +66,11 @@ function varint(buf: Buffer, at: number): { value: number; next: number } | null
  * directory of gitgood's own: an index someone else wrote is not to be trusted to be well-formed.
  */
 export function readIndexFile(gitDir: string, file = path.join(gitDir, "index")): IndexEntry[] | null {
+  return readIndexContent(gitDir, file)?.entries.map(({ path, name, mode, oid, stage }) => ({ path, name, mode, oid, stage })) ?? null;
+}
+
+/** The version and entries of an index file, stat data and flags included, as `readIndexFile` reads them; null where it gives null. */
+export function readIndexContent(gitDir: string, file = path.join(gitDir, "index")): IndexContent | null {
   let buf: Buffer;
   try {
     buf = readFileSync(file);
@@ -63,7 +85,7 @@ export function readIndexFile(gitDir: string, file = path.join(gitDir, "index"))
   const version = buf.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
   const count = buf.readUInt32BE(8);
-  const entries: IndexEntry[] = [];
+  const entries: IndexRecord[] = [];
   let at = 12;
   let previous: Buffer = Buffer.alloc(0);
   for (let n = 0; n < count; n++) {
@@ -73,8 +95,10 @@ export function readIndexFile(gitDir: string, file = path.join(gitDir, "index"))
     const oid = buf.toString("hex", at + STAT_BYTES, at + STAT_BYTES + oidBytes);
     const flags = buf.readUInt16BE(at + STAT_BYTES + oidBytes);
     at += STAT_BYTES + oidBytes + 2;
+    let extended = 0;
     if (flags & EXTENDED) {
       if (version < 3) return null;
+      extended = buf.readUInt16BE(at);
       at += 2;
     }
     let name: Buffer;
@@ -95,14 +119,23 @@ export function readIndexFile(gitDir: string, file = path.join(gitDir, "index"))
     // A sparse index's directory entry stands for a whole tree: not a file list this reader can give.
     if ((mode & 0o170000) === GITLINK_OR_DIR) return null;
     previous = name;
-    entries.push({ path: name.toString("utf8"), name, mode: mode.toString(8).padStart(6, "0"), oid, stage: (flags >> 12) & 3 });
+    entries.push({
+      path: name.toString("utf8"),
+      name,
+      mode: mode.toString(8).padStart(6, "0"),
+      oid,
+      stage: (flags >> 12) & 3,
+      stat: buf.subarray(start, start + STAT_BYTES),
+      assumeValid: (flags & ASSUME_VALID) !== 0,
+      extended,
+    });
   }
   // A split index keeps most entries in a shared file its `link` extension names: this file alone is not the list.
   while (at + 8 <= body) {
     if (buf.toString("latin1", at, at + 4) === "link") return null;
     at += 8 + buf.readUInt32BE(at + 4);
   }
-  return entries;
+  return { version, entries };
 }
 
 /** The object id git gives `content` as a blob, in the hash of an index's entries (`oid`'s length says which). */

@@ -1,7 +1,9 @@
-import { rmSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
 import type { Person } from "./commits.js";
 import { showPath } from "./paths.js";
 import { readIndexFile } from "./index-file.js";
+import { commitWithoutGit, stageWithoutGit } from "./own-commit.js";
 import { headCommit } from "./refs.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 
@@ -17,6 +19,18 @@ export async function checkoutBranch(repo: Repo, branch: string, rev: string): P
 export async function mergeNoCommit(repo: Repo, rev: string): Promise<boolean> {
   const r = await repo.run([...MERGE_CONFIG, "merge", "--no-ff", "--no-commit", "-q", rev], { okCodes: [0, 1] });
   return r.code === 0;
+}
+
+/**
+ * The tree `git merge` recorded as AUTO_MERGE in gitgood's own git directory `gitDir`: the merge's
+ * result with its conflicts as written to the work tree (markers included). Null when there is none.
+ */
+export function autoMergeTree(gitDir: string): string | null {
+  try {
+    return /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.exec(readFileSync(path.join(gitDir, "AUTO_MERGE"), "latin1"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** One side of an unmerged index entry. */
@@ -92,15 +106,34 @@ export async function readTreeIntoIndex(repo: Repo, treeish: string): Promise<vo
 
 /**
  * Makes the work tree hold `tree` and leaves HEAD and the index where they are (at HEAD): a two-way
- * `read-tree -m -u` from HEAD whose resulting index goes to `scratchIndex` (a file of gitgood's own,
- * removed after) instead of the repository's index, in one process.
+ * `read-tree -m -u` from HEAD whose resulting index goes to `treeIndex` (a file of gitgood's own)
+ * instead of the repository's index, in one process. That file is the index of `tree` for this work
+ * tree (`useIndexFile` puts it in place later); it is removed when the checkout fails.
  */
-export async function checkoutTreeOnly(repo: Repo, tree: string, scratchIndex: string): Promise<void> {
+export async function checkoutTreeOnly(repo: Repo, tree: string, treeIndex: string): Promise<void> {
   try {
-    await repo.run(["read-tree", "-m", "-u", `--index-output=${scratchIndex}`, "HEAD", tree]);
-  } finally {
-    rmSync(scratchIndex, { force: true });
+    await repo.run(["read-tree", "-m", "-u", `--index-output=${treeIndex}`, "HEAD", tree]);
+  } catch (err) {
+    rmSync(treeIndex, { force: true });
+    throw err;
   }
+}
+
+/**
+ * Makes the index of gitgood's own git directory a copy of the index file `file` (one git wrote, such as
+ * `checkoutTreeOnly`'s), through `index.lock` as git does. False, with nothing changed, for another git
+ * directory, a missing file or a lock already taken.
+ */
+export function useIndexFile(repo: Repo, file: string): boolean {
+  if (!repo.ownGitDir || !existsSync(file)) return false;
+  const lock = path.join(repo.gitDir, "index.lock");
+  try {
+    copyFileSync(file, lock, 1);
+  } catch {
+    return false;
+  }
+  renameSync(lock, path.join(repo.gitDir, "index"));
+  return true;
 }
 
 /**
@@ -108,11 +141,14 @@ export async function checkoutTreeOnly(repo: Repo, tree: string, scratchIndex: s
  * an edit or addition is added, a path gone from the work tree is removed from the index, a path in
  * neither is skipped. Paths are taken literally, as bytes (a string is UTF-8), and go to git on stdin,
  * so any name reaches it; an unmerged path becomes resolved. Files outside a sparse work tree's
- * patterns are staged too.
+ * patterns are staged too. In gitgood's own git directory the blobs and the index are written without
+ * git where that gives what git gives (own-commit.ts).
  */
 export async function addPaths(repo: Repo, paths: readonly (string | Buffer)[]): Promise<void> {
   if (paths.length === 0) return;
-  const input = Buffer.concat(paths.flatMap((p) => [typeof p === "string" ? Buffer.from(p, "utf8") : p, Buffer.alloc(1)]));
+  const names = paths.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p));
+  if (stageWithoutGit(repo, names)) return;
+  const input = Buffer.concat(names.flatMap((p) => [p, Buffer.alloc(1)]));
   await repo.run(["update-index", "--add", "--remove", "-z", "--stdin"], { input });
 }
 
@@ -144,9 +180,13 @@ interface CommitOptions {
 /**
  * Commits the index (no hooks) with exactly the given people and dates; returns the new commit. No
  * `maintenance run --auto` follows the commit: a sandbox lives for one attempt, and that process is one
- * more start per commit for nothing.
+ * more start per commit for nothing. In gitgood's own git directory the trees, the commit and the ref
+ * are written without git where that gives what git gives (own-commit.ts).
  */
 export async function commitStaged(repo: Repo, opts: CommitOptions): Promise<string> {
+  const message = readFileSync(opts.messageFile, "utf8");
+  const own = await commitWithoutGit(repo, { ...opts, message });
+  if (own !== null) return own;
   await repo.run(["-c", "maintenance.auto=false", "commit", "-q", "--no-verify", `--cleanup=${opts.cleanup}`, "-F", opts.messageFile], {
     env: identityEnv(opts.author, opts.committer),
   });

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import type { Agent, Session } from "../agents/agent.js";
+import type { Agent } from "../agents/agent.js";
 import { objectKinds } from "../git/clone.js";
 import { Repo } from "../git/repo.js";
 import { newestCommitTime, plantCommit, SCRATCH_BRANCH } from "../git/scratch.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { DateWindow } from "../mining/window.js";
 
 /*
@@ -33,7 +35,7 @@ export interface Canary {
 }
 
 /** The canary's token for a repository at a commit in a window: fixed by them, so that a second build is byte-identical. */
-function canaryToken(name: string, commit: string, window: DateWindow): string {
+export function canaryToken(name: string, commit: string, window: DateWindow): string {
   const digest = createHash("sha256").update(JSON.stringify(["gitgood-canary", name, commit, window.since, window.until])).digest("hex");
   return `gitgood-canary-${digest.slice(0, 40)}`;
 }
@@ -97,26 +99,55 @@ export function scanFiles(dir: string, needles: readonly string[], label: string
   return { files, hits };
 }
 
-/** What the canary checks of a build saw, as the manifest records it. */
+/** What the canary checks of a build saw. */
 export interface CanaryLedger {
+  /** Sandboxes of the gate's attempts checked (as many on every build: the manifest records it). */
   sandboxes: number;
+  /** Sandboxes test-judged families' evaluations and validations worked in, checked when done (fewer where a cached verdict spared one). */
+  testSandboxes: number;
   files: number;
   hits: CanaryHit[];
 }
 
 /**
+ * A bare repository of gitgood's whose only objects are those of `objects` (through git's alternates),
+ * so that git can say which objects a directory holds also where it is not a whole repository (a
+ * sandbox's `.git` without refs, as a test sandbox's is). Removed by `close`.
+ */
+async function objectsOf(objects: string): Promise<{ repo: Repo; close: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-canary-objects-"));
+  try {
+    mkdirSync(path.join(dir, "refs"));
+    mkdirSync(path.join(dir, "objects", "info"), { recursive: true });
+    writeFileSync(path.join(dir, "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(path.join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
+    writeFileSync(path.join(dir, "objects", "info", "alternates"), `${objects}\n`);
+    const repo = await Repo.open(dir);
+    return {
+      repo,
+      close: async () => {
+        await repo.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
  * Checks one sandbox: none of the canaries' objects is in gitgood's repository of it or in the `.git`
  * the agent sees, and no file of the sandbox (work tree, its `.git`, gitgood's private files) holds a
- * needle.
+ * needle. Returns the number of files searched.
  */
-async function checkSandbox(session: Session, canaries: readonly Canary[], ledger: CanaryLedger): Promise<void> {
-  const sandbox = session.scenario.sandbox;
-  sandbox.writeView();
+async function checkSandbox(sandbox: Sandbox, where: string, canaries: readonly Canary[], ledger: CanaryLedger): Promise<number> {
   const ids = canaries.flatMap((c) => [c.commit, c.tree, c.blob]);
-  const where = `sandbox of ${session.sample.id} ${session.definition.name}`;
-  const view = await Repo.open(sandbox.workDir);
+  // The `.git` a program in the sandbox is shown, written as it would be before the program ran.
+  sandbox.writeView();
+  const view = await objectsOf(path.join(sandbox.workDir, ".git", "objects"));
   try {
-    for (const [label, repo] of [["gitgood's repository", sandbox.repo], ["the agent's .git", view]] as const) {
+    for (const [label, repo] of [["gitgood's repository", sandbox.repo], ["the .git programs see", view.repo]] as const) {
       const kinds = await objectKinds(repo, ids);
       for (const [oid, kind] of kinds) if (kind !== "missing") ledger.hits.push({ where: `${where}: ${label}`, found: oid });
     }
@@ -124,9 +155,19 @@ async function checkSandbox(session: Session, canaries: readonly Canary[], ledge
     await view.close();
   }
   const scanned = scanFiles(sandbox.dir, canaryNeedles(canaries), where);
-  ledger.sandboxes++;
-  ledger.files += scanned.files;
   ledger.hits.push(...scanned.hits);
+  return scanned.files;
+}
+
+/**
+ * What a build gives test-judged families as `watchSandbox`: every sandbox an evaluation or a validation worked in,
+ * checked for the canaries before it is kept or removed.
+ */
+export function testSandboxWatcher(canaries: readonly Canary[], ledger: CanaryLedger): (sandbox: Sandbox, where: string) => Promise<void> {
+  return async (sandbox, where) => {
+    await checkSandbox(sandbox, where, canaries, ledger);
+    ledger.testSandboxes++;
+  };
 }
 
 /** An agent that checks its sandbox for the canaries before and after `inner` works it. */
@@ -139,9 +180,16 @@ export function watchedAgent(inner: Agent, canaries: readonly Canary[], ledger: 
     supports: inner.supports?.bind(inner),
     prepare: inner.prepare?.bind(inner),
     async run(session) {
-      await checkSandbox(session, canaries, ledger);
+      const where = `sandbox of ${session.sample.id} ${session.definition.name}`;
+      const check = async (): Promise<void> => {
+        // Read the count after the check: `ledger.files += await …` would add to the value from before it, losing another attempt's files.
+        const files = await checkSandbox(session.scenario.sandbox, where, canaries, ledger);
+        ledger.files += files;
+        ledger.sandboxes++;
+      };
+      await check();
       await inner.run(session);
-      await checkSandbox(session, canaries, ledger);
+      await check();
     },
   };
 }

@@ -12,7 +12,10 @@ import { watchedAgent, type Canary, type CanaryLedger } from "./canary.js";
  * The QA gate of a release: every task is run twice through gitgood's own runner, by the oracle and by an
  * agent that leaves the start untouched. A task is kept only when the oracle solves it, the untouched start
  * does not, and an MCR task is resolvable; IR and ICC, which only a judge solves, count as solved by the
- * deterministic history checks (the rebase finished, the final tree is the chain's tip).
+ * deterministic history checks (the rebase finished, the final tree is the chain's tip). A SWE task is
+ * solved when its tests say resolved; the runner's instance validation (FAIL_TO_PASS fail and
+ * PASS_TO_PASS pass at the start, the gold patch makes FAIL_TO_PASS pass) comes first, and an instance it
+ * turns down is unjudged, so unsolved by the oracle.
  */
 
 /** Why the gate dropped a task. */
@@ -81,7 +84,7 @@ export interface GateOutcome {
  */
 export async function runGate(
   samples: readonly Sample[],
-  opts: { scratchRoot: string; workDir: string; jobs: number; canaries: readonly Canary[]; ledger: CanaryLedger },
+  opts: { scratchRoot: string; workDir: string; jobs: number; canaries: readonly Canary[]; ledger: CanaryLedger; settings: Record<string, unknown> },
 ): Promise<GateOutcome> {
   const records = new Map<string, Map<string, ResultRecord>>();
   const runDirs: string[] = [];
@@ -99,6 +102,7 @@ export async function runGate(
       timeoutSeconds: GATE_TIMEOUT_SECONDS,
       maxTurns: GATE_MAX_TURNS,
       judges: [],
+      settings: opts.settings,
     });
     records.set(inner.name, new Map(summary.records.map((r) => [r.key, r])));
   }

@@ -20,9 +20,12 @@ const SPLIT_NAMES = ["lite", "full", "train"] as const;
 /** What a manifest says it is; a directory whose manifest says otherwise is not a release. */
 export const RELEASE_KIND = "gitgood-live-release";
 
-/** The digest of the pins a release was built from: the repositories and their commits, in name order. */
+/**
+ * The digest of the pins a release was built from: the repositories and their commits, in name order, and
+ * for a pin with an env_spec or its own types, those too (a pin with neither digests as it always did).
+ */
 export function pinsDigest(pins: Pins): string {
-  const canonical = pins.repositories.map((p) => [p.name, p.commit]);
+  const canonical = pins.repositories.map((p) => (p.env === null && p.types.join() === "merge,file_commit_chain" ? [p.name, p.commit] : [p.name, p.commit, p.types, p.env]));
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }
 

@@ -3,6 +3,7 @@ import { Remerger } from "../git/mergetree.js";
 import { parsePath } from "../git/paths.js";
 import { regionFills } from "../git/region-fill.js";
 import type { Repo } from "../git/repo.js";
+import { readBlob } from "../git/trees.js";
 
 /** What an agent put in a conflict region that the recorded merge resolved otherwise. */
 export type RegionSide = "ours" | "theirs" | "neither";
@@ -14,22 +15,50 @@ export interface RegionTaken {
   took: RegionSide;
 }
 
+/** Which regions of one file differ from the recorded merge's, and which side each took; null when the file cannot be read that way. */
+function fileRegions(merged: Buffer, recorded: Buffer, agentBytes: Buffer): RegionTaken[] | null {
+  const regions = findRegions(merged);
+  const want = regionFills(merged, recorded, regions);
+  const got = regionFills(merged, agentBytes, regions);
+  if (regions.length === 0 || want === null || got === null) return null;
+  const taken: RegionTaken[] = [];
+  regions.forEach((r, i) => {
+    const agent = got[i];
+    if (agent === undefined || want[i]?.equals(agent)) return;
+    const sides = regionSides(merged.toString("utf8", r.start, r.end));
+    const text = agent.toString("utf8");
+    taken.push({ region: i, took: text === sides.ours ? "ours" : text === sides.theirs ? "theirs" : "neither" });
+  });
+  return taken;
+}
+
 /**
- * Which side each differing region of each given file took: the parents are re-merged with git
- * (`merge-tree`, as the scenario merged them, into a private object store: the source is not written),
- * each conflicted file's regions are located in the re-merge, and the text the agent and the recorded
- * merge put in their place is read by matching the literal text between the regions. A file whose
- * agent or recorded content cannot be read that way (edited outside its regions, deleted, not
- * conflicted in the re-merge) is left out of the answer.
+ * Which side each differing region of each given file took. Each conflicted file is located as the
+ * merge of the parents left it: from `conflicted` (the set-up's merge, markers included) when given,
+ * else by re-merging the parents with git (`merge-tree`, as the scenario merged them, into a private
+ * object store: the source is not written). The text the agent and the recorded merge put in place of
+ * each region is read by matching the literal text between the regions. A file whose agent or recorded
+ * content cannot be read that way (edited outside its regions, deleted, not conflicted in the merge) is
+ * left out of the answer.
  */
 export async function regionsTaken(
   source: Repo,
   merge: { merge_commit_hash: string; parents: readonly string[] },
   files: readonly { path: string; bytes: Buffer }[],
+  conflicted?: ReadonlyMap<string, Buffer>,
 ): Promise<Map<string, RegionTaken[]>> {
   const out = new Map<string, RegionTaken[]>();
   const [p1, p2] = merge.parents;
   if (files.length === 0 || p1 === undefined || p2 === undefined) return out;
+  if (conflicted) {
+    for (const f of files) {
+      const merged = conflicted.get(f.path) ?? null;
+      const recorded = merged === null ? null : await readBlob(source, merge.merge_commit_hash, parsePath(f.path));
+      const taken = merged === null || recorded === null ? null : fileRegions(merged, recorded, f.bytes);
+      if (taken !== null) out.set(f.path, taken);
+    }
+    return out;
+  }
   const remerger = new Remerger(source, 1);
   try {
     let outcome = null;
@@ -42,20 +71,8 @@ export async function regionsTaken(
     };
     for (const f of files) {
       const [merged, recorded] = await Promise.all([read(outcome.tree, f.path), read(merge.merge_commit_hash, f.path)]);
-      if (merged === null || recorded === null) continue;
-      const regions = findRegions(merged);
-      const want = regionFills(merged, recorded, regions);
-      const got = regionFills(merged, f.bytes, regions);
-      if (regions.length === 0 || want === null || got === null) continue;
-      const taken: RegionTaken[] = [];
-      regions.forEach((r, i) => {
-        const agent = got[i];
-        if (agent === undefined || want[i]?.equals(agent)) return;
-        const sides = regionSides(merged.toString("utf8", r.start, r.end));
-        const text = agent.toString("utf8");
-        taken.push({ region: i, took: text === sides.ours ? "ours" : text === sides.theirs ? "theirs" : "neither" });
-      });
-      out.set(f.path, taken);
+      const taken = merged === null || recorded === null ? null : fileRegions(merged, recorded, f.bytes);
+      if (taken !== null) out.set(f.path, taken);
     }
     return out;
   } finally {

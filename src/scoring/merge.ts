@@ -14,6 +14,8 @@ export interface MergeOutcome {
   /** Whether replacing only conflict regions can reach the recorded tree, and why not (when the scenario knew). */
   resolvable?: boolean;
   unresolvable_reason?: string | null;
+  /** Each conflicted file as the set-up's merge left it, markers included (absent: the scorer merges the parents again). */
+  conflicted?: readonly { path: string; content: string | null; encoding: "utf8" | "base64" }[];
 }
 
 /** How one conflicted file of an attempt compares with the recorded merge: exactly, ignoring whitespace, and region by region. */
@@ -65,10 +67,13 @@ export async function scoreMerge(sample: MergeSample, final: MergeOutcome, sourc
     files.push({ path: f.path, exact, ignoring_whitespace: loose });
   }
   const differing = final.conflicts_left === 0 ? final.files.filter((f, i) => files[i]?.exact === false && f.content !== null) : [];
+  const bytes = (f: { content: string | null; encoding: "utf8" | "base64" }): Buffer => Buffer.from(f.content ?? "", f.encoding === "base64" ? "base64" : "utf8");
+  const conflicted = final.conflicted && new Map(final.conflicted.flatMap((f) => (f.content === null ? [] : [[f.path, bytes(f)] as const])));
   const taken = await regionsTaken(
     source,
     sample.scenario,
-    differing.map((f) => ({ path: f.path, bytes: Buffer.from(f.content ?? "", f.encoding === "base64" ? "base64" : "utf8") })),
+    differing.map((f) => ({ path: f.path, bytes: bytes(f) })),
+    conflicted,
   );
   for (const m of files) {
     const regions = taken.get(m.path);

@@ -415,6 +415,9 @@ export async function evaluatePatch(
     result.error = { code: e.code, message: e.message, ...(isGitGoodError(err) && Object.keys(e.data).length > 0 ? { data: e.data } : {}) };
     return result;
   } finally {
-    if (sandbox) releaseEvaluationSandbox(sandbox, source, sample, opts, clean);
+    if (sandbox) {
+      await opts.watchSandbox?.(sandbox, `evaluation sandbox of ${sample.id}`);
+      releaseEvaluationSandbox(sandbox, source, sample, opts, clean);
+    }
   }
 }

@@ -3,6 +3,7 @@ import { GitGoodError } from "../errors.js";
 import type { ModelClient } from "../model/types.js";
 import type { PackCache } from "../git/packs.js";
 import type { Isolation } from "../sandbox/isolation.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 
 /** Seconds a test run of an evaluation may take before its process group is killed (`--test-timeout`). */
 export const DEFAULT_TEST_TIMEOUT = 900;
@@ -41,6 +42,11 @@ export interface SweOptions {
   packs?: PackCache | null;
   /** Check each instance (PASS_TO_PASS pass, FAIL_TO_PASS fail, gold fixes) before an agent works it (default true). */
   validate?: boolean;
+  /**
+   * Shown every sandbox an evaluation or a mining's validation worked in, when it is done with it and
+   * before the sandbox is kept for the next or removed (a release build looks in each for its canary).
+   */
+  watchSandbox?: (sandbox: Sandbox, where: string) => Promise<void>;
 }
 
 /** The SWE settings among a scenario's or scorer's settings (none: every default). */

@@ -83,7 +83,7 @@ function runText(dir: string): string {
 
 describe("the canary's check", () => {
   it("finds nothing in the sandboxes of the oracle and the untouched start, made from a source that holds the canary", async () => {
-    const ledger: CanaryLedger = { sandboxes: 0, files: 0, hits: [] };
+    const ledger: CanaryLedger = { sandboxes: 0, testSandboxes: 0, files: 0, hits: [] };
     await run(watchedAgent(createAgent("oracle"), [canary], ledger), samples);
     expect(ledger.sandboxes).toBeGreaterThanOrEqual(2 * 4);
     expect(ledger.files).toBeGreaterThan(0);
@@ -93,7 +93,7 @@ describe("the canary's check", () => {
   it("reports a canary object a sandbox holds, and a token a file holds", async () => {
     // A canary whose blob is one the easy merge's sandbox holds (io.py at the merge's first parent): the check must see it.
     const held = fx.git("rev-parse", `${easy.scenario.parents[0]}:io.py`);
-    const ledger: CanaryLedger = { sandboxes: 0, files: 0, hits: [] };
+    const ledger: CanaryLedger = { sandboxes: 0, testSandboxes: 0, files: 0, hits: [] };
     await run(watchedAgent(createAgent("oracle"), [{ ...canary, blob: held }], ledger), [easy], { scenarios: ["MCR"] });
     expect(ledger.hits.map((h) => h.found)).toContain(held);
     expect(ledger.hits[0]?.where).toMatch(/^sandbox of .*MCR: gitgood's repository$/);

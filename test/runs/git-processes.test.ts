@@ -20,15 +20,17 @@ import { buildRunFixture, tempDirs } from "../helpers/runs.js";
  * change that adds processes fails here and must say why. What is left per attempt: the history walk the
  * store needs (for a merge with one base, one `rev-list --boundary` that also finds the base), one pack-objects
  * per store (an IR or ICC store's two packs are built as one: issue 37), git's own work (checkout, merge and the
- * `stash create` it starts, rebase and its `notes copy`, commit), the sandbox's reader, one diff per file diff
- * shown, one patch set per chain (a commit's patch is read once per sandbox), and the recorded answer's diff. A
- * sandbox's unmerged entries are read from its index file (gitgood's own) without git. An MCR attempt whose
- * resolved files differ from the recorded merge's also re-merges the parents (`merge-tree` and a reader of its
- * private object store) to tell which side each differing region took, in failed attempts only. The bound is
+ * `stash create` it starts, rebase and its `notes copy`, applying chosen hunks), the sandbox's reader, one diff
+ * per file diff shown, one patch set per chain (a commit's patch is read once per sandbox), and the recorded
+ * answer's diff. A sandbox's unmerged entries are read from its index file (gitgood's own) without git, and the
+ * commits gitgood makes there (MCR's merge, ICC's commits) are written without git: the resolved files' blobs and
+ * the index, the trees and the commit as loose objects, and the branch ref (src/git/own-commit.ts). An MCR attempt whose
+ * resolved files differ from the recorded merge's tells which side each differing region took from the conflicted
+ * text the set-up's merge left (its AUTO_MERGE tree, read by the sandbox's reader): no merge again. The bound is
  * the most any agent of the scenario starts (the scripted llm, whose tools read most); docs/benchmarks.md lists
  * the count of each agent.
  */
-const LIMIT: Record<string, number> = { MCR: 14, IR: 9, ICC: 10 };
+const LIMIT: Record<string, number> = { MCR: 10, IR: 9, ICC: 9 };
 /** The run's own processes: the source's probe, its config read and its reader. */
 const RUN_OWN = 3;
 

@@ -4,7 +4,9 @@ import { createAgent } from "../../src/agents/index.js";
 import { LlmAgent } from "../../src/agents/llm.js";
 import type { MergeSample, Sample, SweSample } from "../../src/dataset/sample.js";
 import { ScriptedModelClient, type ScriptStep } from "../../src/model/scripted.js";
+import { Repo } from "../../src/git/repo.js";
 import { runConfig } from "../../src/runs/config.js";
+import { scoreMerge, type MergeOutcome } from "../../src/scoring/merge.js";
 import { failureLabels, type LabelInput } from "../../src/runs/labels.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { scenarioNamed } from "../../src/scenarios/registry.js";
@@ -42,8 +44,12 @@ afterAll(() => {
   fx.remove();
 });
 
+/** The run directory of the last attempt. */
+let lastRun = "";
+
 async function attempt(sample: Sample, scenario: string, agent: Agent, opts: { maxTurns?: number; judge?: boolean } = {}): Promise<ResultRecord> {
-  const store = RunStore.open(`${dirs.out}-${n++}`, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
+  lastRun = `${dirs.out}-${n++}`;
+  const store = RunStore.open(lastRun, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
   const summary = await runBenchmark({
     samples: [sample],
     scenarios: [scenario],
@@ -136,6 +142,20 @@ describe("MCR failure labels", () => {
     // The region is read back from the file: its side sits in the score, with the region's position.
     const score = neither.scores["exact_match"] as { files: { regions?: unknown }[] };
     expect(score.files[0]?.regions).toEqual([{ region: 0, took: "neither" }]);
+  });
+
+  it("the sides are read from the conflicted text the set-up's merge left (no merge again) and are those a re-merge of the parents gives", async () => {
+    const medium = samples.find((s) => s.sample_type === "merge" && s.difficulty !== "easy") as MergeSample;
+    for (const [sample, agent] of [[medium, "theirs"], [easyMerge, "ours"]] as const) {
+      const r = await attempt(sample, "MCR", createAgent(agent));
+      const final = (RunStore.openExisting(lastRun).readTrajectory(r.trajectory ?? "") as { final: MergeOutcome }).final;
+      expect(final.conflicted?.length).toBeGreaterThan(0);
+      const { conflicted: _read, ...remerged } = final;
+      const source = await Repo.open(fx.dir);
+      const fromSetup = await scoreMerge(sample, final, source);
+      expect(fromSetup.files.some((f) => (f.regions?.length ?? 0) > 0)).toBe(true);
+      expect(fromSetup).toEqual(await scoreMerge(sample, remerged, source));
+    }
   });
 
   it("a resolution that keeps conflict markers is labelled markers_left", async () => {

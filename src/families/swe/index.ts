@@ -8,6 +8,7 @@ import { SWE_SECTION, SWE_SCENARIO, agentBeatsResults } from "./report.js";
 import { SWE_COMMAND_LINE } from "./command-line.js";
 import { SWE_PARTICIPANT_TASK } from "./a2a-task.js";
 import { SWE_HARBOR_TASK } from "./harbor-task.js";
+import { SWE_RELEASE } from "./release.js";
 import { SWE_IMPORTER } from "../../swe/dataset.js";
 
 const pct = (f: number | null): string => (f === null ? "-" : `${(f * 100).toFixed(1)}%`);
@@ -25,6 +26,7 @@ export const SWE_FAMILY = defineFamily({
   agents: [PREDICTIONS_AGENT_KIND],
   participantTask: SWE_PARTICIPANT_TASK,
   harborTasks: [SWE_HARBOR_TASK],
+  release: SWE_RELEASE,
   // The AgentBeats green sends the hints; an assessment's `hints: false` leaves them out.
   a2aSettings: (config) => ({ swe: { hints: config.hints ?? true } }),
   // The progress line shows the instance's test status (resolved, no_op, …) rather than the verdict.

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { GitGoodError } from "../../errors.js";
 import { lookupModel } from "../../model/lookup.js";
 import { instanceRecord } from "../../swe/mine/instance.js";
-import { mineSwe, type SweMineSummary } from "../../swe/mine/mine.js";
+import { DEFAULT_SWE_RUNS, mineSwe, type SweMineSummary } from "../../swe/mine/mine.js";
 import { SWE_DROP_REASONS } from "../../swe/mine/reasons.js";
 import type { P2pScope } from "../../swe/mine/validate.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../../swe/options.js";
@@ -38,7 +38,7 @@ interface SweMineFlags {
 
 /** The options only `--type swe` reads. */
 const SWE_MINE_OPTIONS: readonly CommandOption[] = [
-  { flags: "--runs <n>", help: "swe: runs of each side; a test counts only with the same outcome in every run (the flake gate)", parse: positiveIntOption("--runs"), default: 3 },
+  { flags: "--runs <n>", help: "swe: runs of each side; a test counts only with the same outcome in every run (the flake gate)", parse: positiveIntOption("--runs"), default: DEFAULT_SWE_RUNS },
   { flags: "--p2p <scope>", help: "swe: PASS_TO_PASS from the test files the change touches, or the whole suite (pytest)", choices: ["touched", "full"], default: "touched" },
   { flags: "--min-files <n>", help: "swe: fewest files a candidate change touches", parse: positiveIntOption("--min-files"), default: 1 },
   { flags: "--max-files <n>", help: "swe: most files a candidate change touches", parse: positiveIntOption("--max-files"), default: 15 },

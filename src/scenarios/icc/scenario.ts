@@ -5,7 +5,7 @@ import type { Repo } from "../../git/repo.js";
 import { checkOutOnly } from "../../git/sparse.js";
 import { DEFAULT_HISTORY, treeStore } from "../../git/store.js";
 import { treeOf } from "../../git/trees.js";
-import { applyToIndex, checkoutBranch, checkoutTreeOnly, commitStaged, readTreeIntoIndex, resetIndex } from "../../git/worktree.js";
+import { applyToIndex, checkoutBranch, checkoutTreeOnly, commitStaged, readTreeIntoIndex, resetIndex, useIndexFile } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -21,6 +21,8 @@ import type { IccData, IccScope } from "./state.js";
 export type { IccScope };
 
 const ICC_BRANCH = "gitgood/icc";
+/** The private file holding the index of the tip's tree for the sandbox's work tree, written by the set-up's checkout. */
+const TIP_INDEX = "tip-index";
 
 
 /**
@@ -47,7 +49,7 @@ export class IccScenario extends ScenarioBase<IccData> implements IccHost {
       const change = await patchWithEntries(sandbox.repo, chain.base, chain.tipTree);
       if (opts.workTree === "tools") checkOutOnly(sandbox.repo.gitDir, change.entries.map((e) => e.path));
       await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.base);
-      await checkoutTreeOnly(sandbox.repo, chain.tipTree, sandbox.privatePath("checkout-index"));
+      await checkoutTreeOnly(sandbox.repo, chain.tipTree, sandbox.privatePath(TIP_INDEX));
       const scenario = new IccScenario(definition, sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
       scenario.left = Promise.resolve(scenario.remainingOf(change));
       scenario.data.done = (await scenario.remaining()).files.length === 0;
@@ -115,7 +117,8 @@ export class IccScenario extends ScenarioBase<IccData> implements IccHost {
   /** Commits everything still uncommitted, in every file. */
   async commitRest(message: string): Promise<string> {
     if (this.data.done) throw new GitGoodError("NOTHING_TO_COMMIT", "everything is committed already");
-    await readTreeIntoIndex(this.sandbox.repo, this.data.chain.tipTree);
+    // The index of the tip's tree the set-up's checkout wrote, put in place; git reads the tree in only without it.
+    if (!useIndexFile(this.sandbox.repo, this.sandbox.privatePath(TIP_INDEX))) await readTreeIntoIndex(this.sandbox.repo, this.data.chain.tipTree);
     return this.commitIndex(message, true);
   }
 

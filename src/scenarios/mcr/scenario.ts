@@ -6,7 +6,7 @@ import { DEFAULT_HISTORY, mergeStore } from "../../git/store.js";
 import { treeOf } from "../../git/trees.js";
 import { unwrittenEntry } from "../../git/sparse.js";
 import { stagedEntries } from "../../git/trees.js";
-import { addPaths, checkoutBranch, commitStaged, mergeNoCommit } from "../../git/worktree.js";
+import { addPaths, autoMergeTree, checkoutBranch, commitStaged, mergeNoCommit } from "../../git/worktree.js";
 import { parsePath } from "../../git/paths.js";
 import { checkRelativePath, entryKind, makeProjectParents, writeProjectFile } from "../../sandbox/paths.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
@@ -25,7 +25,8 @@ import {
   unresolvedCount,
   type ConflictState,
 } from "../shared/conflicts.js";
-import { fileContent, privateText } from "../shared/files.js";
+import { bytesContent, fileContent, privateText } from "../shared/files.js";
+import type { FileContent } from "../shared/schemas.js";
 import type { InitialContext } from "../types.js";
 import { mcrContext } from "./context.js";
 import type { McrHost } from "./types.js";
@@ -67,6 +68,7 @@ export class McrScenario extends ScenarioBase<McrData> implements McrHost {
       if (clean || unmerged.length === 0) {
         throw new GitGoodError("SAMPLE_MISMATCH", `merging the parents of ${merge} gives no conflict`, { sample: sample.id });
       }
+      const conflictedTree = autoMergeTree(sandbox.repo.gitDir);
       const { order, notConflicted } = conflictOrder(sample.scenario.files_in_merge_conflict, unmerged);
       const resolvable = await resolving;
       const data: McrData = {
@@ -77,6 +79,7 @@ export class McrScenario extends ScenarioBase<McrData> implements McrHost {
         unresolvableReason: resolvable.reason,
         tools: opts.tools ?? "paper",
         edited: [],
+        conflictedTree,
       };
       const scenario = new McrScenario(definition, sandbox, sample, source.dir, data);
       return scenario;
@@ -207,15 +210,30 @@ export class McrScenario extends ScenarioBase<McrData> implements McrHost {
   async finalState(): Promise<McrFinalState> {
     const committed = this.data.committed;
     const tree = committed ? await treeOf(this.sandbox.repo, committed) : null;
+    const conflictsLeft = unresolvedCount(this.data.conflicts);
     return {
       done: committed !== null,
-      conflicts_left: unresolvedCount(this.data.conflicts),
+      conflicts_left: conflictsLeft,
       head: committed,
       tree,
       files: [...this.data.conflicts.files.map((f) => f.path), ...this.data.edited].map((f) => fileContent(this.sandbox.workDir, f)),
       resolvable: this.data.resolvable,
       unresolvable_reason: this.data.unresolvableReason,
       tools: this.data.tools,
+      ...(conflictsLeft === 0 && this.data.conflictedTree ? { conflicted: await this.conflictedFiles(this.data.conflictedTree) } : {}),
     };
+  }
+
+  /** The conflicted files with markers as the set-up's merge left them, read from its tree (the sandbox's reader: no process). */
+  private async conflictedFiles(tree: string): Promise<FileContent[]> {
+    const reader = this.sandbox.repo.reader;
+    if (!reader) return [];
+    const out: FileContent[] = [];
+    for (const f of this.data.conflicts.files) {
+      if (f.wholeFile) continue;
+      const blob = await reader.read(Buffer.concat([Buffer.from(`${tree}:`), parsePath(f.path)]));
+      if (blob?.type === "blob") out.push(bytesContent(f.path, blob.content));
+    }
+    return out;
   }
 }

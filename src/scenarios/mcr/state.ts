@@ -22,6 +22,8 @@ export const McrDataSchema = z.object({
   tools: z.enum(MCR_TOOL_SETS),
   /** Files written with the extended tool that have no conflict, in the order first written (staged with the merge). */
   edited: z.array(PathNotationSchema),
+  /** The tree of the set-up's merge with its conflicts as git wrote them (git's AUTO_MERGE; absent when git wrote none, and in older sandboxes). */
+  conflictedTree: z.string().nullable().optional(),
 });
 export type McrData = z.infer<typeof McrDataSchema>;
 
@@ -40,6 +42,12 @@ export const McrFinalStateSchema = z.object({
   unresolvable_reason: z.string().nullable().optional(),
   /** The tool set the agent had (absent in older trajectories: paper). */
   tools: z.enum(MCR_TOOL_SETS).optional(),
+  /**
+   * Once no conflict is left, each conflicted file (git left markers in) as the set-up's merge left it,
+   * conflict markers included: what the scorer tells the side of each region from without merging again
+   * (absent in older trajectories, and when git recorded no such tree: the scorer then re-merges).
+   */
+  conflicted: z.array(FileContentSchema).optional(),
 });
 /** The final state of an MCR attempt, as `McrFinalStateSchema` accepts it. */
 export type McrFinalState = z.infer<typeof McrFinalStateSchema>;

@@ -67,6 +67,11 @@ export function fileContent(workDir: string, rel: string): FileContent {
   } catch {
     bytes = null;
   }
+  return bytesContent(rel, bytes);
+}
+
+/** A file's bytes (null: gone) as a final state holds them: UTF-8 text, or base64 when they are not valid UTF-8. */
+export function bytesContent(rel: string, bytes: Buffer | null): FileContent {
   if (bytes === null) return { path: rel, content: null, encoding: "utf8" };
   const text = bytes.toString("utf8");
   return Buffer.from(text, "utf8").equals(bytes)

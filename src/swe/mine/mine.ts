@@ -56,13 +56,16 @@ export interface SweMineInput extends Partial<SweMineOptions> {
   repoPath: string;
 }
 
+/** Runs of each side of a validation (`--runs`): a test counts only with the same outcome in all of them. */
+export const DEFAULT_SWE_RUNS = 3;
+
 const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
   languages: SWE_LANGUAGES,
   minFiles: 1,
   maxFiles: 15,
   since: null,
   until: null,
-  runs: 3,
+  runs: DEFAULT_SWE_RUNS,
   p2p: "touched",
   jobs: Math.max(1, Math.floor(os.availableParallelism() / 2)),
   maxCandidates: null,

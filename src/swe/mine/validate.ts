@@ -163,7 +163,10 @@ export async function validateCandidate(
     if (err instanceof Drop) return end({ kept: false, reason: err.reason, detail: err.message });
     throw err;
   } finally {
-    sandbox?.remove();
+    if (sandbox) {
+      await o.swe.watchSandbox?.(sandbox, `validation sandbox of ${sample.id}`);
+      sandbox.remove();
+    }
   }
 }
 
