@@ -55,7 +55,7 @@ export function readRankedRun(dir: string, label: string): RankedRun {
 }
 
 /** Identity fields that say which agent ran, not what it was evaluated on: they may differ between ranked runs. */
-const AGENT_FIELDS = new Set(["agent", "model", "memory"]);
+const AGENT_FIELDS = new Set(["agent", "model", "spec.memory"]);
 /** Where the samples and repositories were read from: not what they are. */
 const PLACE_FIELDS = new Set(["samples", "where"]);
 /** How the samples were selected: the digest says what the selection is, when both runs have one. */

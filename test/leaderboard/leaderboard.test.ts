@@ -40,7 +40,8 @@ function attempts(solved: (task: number, repeat: number) => boolean, extra: Part
 
 // a: model m/a, priced, solves t1 twice, t2 once, t3 never, t4 twice. b: model m/b, usage never measured. oracle: no model, solves all.
 const runA = writeRankedRun(path.join(sc.root, "a"), { agent: "llm:a", model: "m/a", digest: DIGEST, repeats: 2 }, attempts((i, r) => i === 0 || i === 3 || (i === 1 && r === 0), { cost_usd: 0.5, history_probes: 1 }));
-const runB = writeRankedRun(path.join(sc.root, "b"), { agent: "llm:b", model: "m/b", digest: DIGEST, repeats: 2 }, attempts((i) => i === 2, { usage_known: false }));
+// b ran with versioned memory: which agent ran, not what it was evaluated on, so it ranks beside a.
+const runB = writeRankedRun(path.join(sc.root, "b"), { agent: "llm:b", model: "m/b", digest: DIGEST, repeats: 2, memory: true }, attempts((i) => i === 2, { usage_known: false }));
 const runO = writeRankedRun(path.join(sc.root, "o"), { agent: "oracle", model: null, digest: DIGEST, repeats: 2 }, attempts(() => true, { history_probes: 0 }));
 const dirs = [runA, runB, runO].map((dir) => ({ dir, label: path.basename(dir) }));
 const cutoffs = new Map([["m/a", "2024-06-01"]]);

@@ -22,13 +22,13 @@ export interface WrittenAttempt {
 /** A run directory written in code: run.json with the agent, its model and the samples' digest, records and trajectories that hold the samples. */
 export function writeRankedRun(
   dir: string,
-  opts: { agent: string; model: string | null; digest?: string; maxTurns?: number; repeats?: number },
+  opts: { agent: string; model: string | null; digest?: string; maxTurns?: number; repeats?: number; memory?: boolean },
   attempts: readonly WrittenAttempt[],
 ): string {
   const model: ModelInfo | null = opts.model === null ? null : { name: opts.model, endpoint: null, temperature: 0 };
   const store = RunStore.open(
     dir,
-    runConfig({ samples: ["test"], agent: opts.agent, model, ...(opts.digest !== undefined ? { samplesDigest: opts.digest } : {}), spec: { max_turns: opts.maxTurns ?? 10, ...(opts.repeats ? { repeats: opts.repeats } : {}) } }, (p) => p),
+    runConfig({ samples: ["test"], agent: opts.agent, model, ...(opts.digest !== undefined ? { samplesDigest: opts.digest } : {}), spec: { max_turns: opts.maxTurns ?? 10, ...(opts.repeats ? { repeats: opts.repeats } : {}), ...(opts.memory ? { memory: true } : {}) } }, (p) => p),
   );
   for (const a of attempts) {
     const base = rec(a.sample_id, a.scenario, { repeat: a.repeat ?? 0, solved: a.solved, agent: opts.agent });
