@@ -386,35 +386,41 @@ async function runPasses(
     branches,
     shallowBoundary,
   };
-  // The tree pass asks for its slot first: its pace is this process's reading, the re-merge pass's is
-  // git's, so with two slots they run side by side instead of one after the other.
-  const chainPass = wantChains
-    ? summarizeCommits({
-        repo,
-        commits,
-        languages,
-        jobs: o.jobs,
-        slots,
-        tips,
-        graph,
-        summaries: history.summaries,
-        paths: history.paths,
-        candidates: () => chainCandidates(history, o),
-        progress: (done) => {
-          progress.commits.done = done;
-          report();
-        },
-      })
-    : null;
-  const [merges] = await Promise.all([
+  const startChains = (): Promise<void> | null =>
+    wantChains
+      ? summarizeCommits({
+          repo,
+          commits,
+          languages,
+          jobs: o.jobs,
+          slots,
+          tips,
+          graph,
+          summaries: history.summaries,
+          paths: history.paths,
+          candidates: () => chainCandidates(history, o),
+          progress: (done) => {
+            progress.commits.done = done;
+            report();
+          },
+        })
+      : null;
+  const startMerges = (): Promise<MergeFinding[]> =>
     wantMerges
       ? mineMerges(repo, graph, { languages, maxConflicts: o.maxConflicts, window: o.window, jobs: o.jobs, slots }, drops, (done, total) => {
           progress.merges = { done, total };
           report();
         })
-      : [],
-    chainPass,
-  ]);
+      : Promise.resolve([]);
+  // The pass started first asks for its slots first. With two slots or more the tree pass goes first:
+  // its pace is this process's reading, the re-merge pass's is git's, so they run side by side instead
+  // of one after the other. With one slot the re-merge pass goes first, so that the commits' summaries
+  // are not held while the merges are re-merged (jenkins, --jobs 1: peak RSS 109 MB against 131 MB).
+  const chainsFirst = o.jobs > 1;
+  const early = chainsFirst ? startChains() : null;
+  const mergePass = startMerges();
+  const chainPass = chainsFirst ? early : startChains();
+  const [merges] = await Promise.all([mergePass, chainPass]);
   if (!wantChains) return { merges, chains: [], commits: graph.size, unreadableCommits: 0 };
   const unreadableCommits = history.summaries.unreadableCount();
   return { merges, chains: mineChains(history, o, drops), commits: graph.size, unreadableCommits };
