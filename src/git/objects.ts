@@ -1,4 +1,4 @@
-import { privateTempDir } from "../util/tempdirs.js";
+import { privateTempDir, scratchRoot } from "../util/tempdirs.js";
 import type { Repo } from "./repo.js";
 
 /** Objects reachable from `tips` that a partial clone does not have, listed without fetching anything. */
@@ -44,8 +44,10 @@ function quoteAlternate(dir: string): string {
  * processes run with its environment write every object they make (merge results, and the
  * `tmp_objdir-*` folders of `--remerge-diff`) there, never into the repository, which stays read-only
  * even when gitgood is killed mid-way. Stores of killed processes are swept when the next one is made.
+ * The store is made in memory when there is room (`scratchRoot`): git writes and deletes every
+ * re-merge's objects there.
  */
 export function privateObjectStore(repo: Repo): ObjectStore {
-  const { dir, remove } = privateTempDir(OBJECT_STORE_PREFIX);
+  const { dir, remove } = privateTempDir(OBJECT_STORE_PREFIX, scratchRoot());
   return { env: { GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(repo.objectsDir) }, remove };
 }
