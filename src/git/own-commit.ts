@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, rmSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import type { Person } from "./commits.js";
 import { headBranch, identLine, moveBranch, stripSpace, writeCommitObject } from "./commit-write.js";
@@ -52,6 +52,26 @@ function lstatOrNull(p: Buffer): BigIntStats | null {
   }
 }
 
+/**
+ * The bytes of the regular file `file` was when `seen` was taken, read without following a link: null (git
+ * then stages it) when it is no longer that file (replaced by a link or another file in between).
+ */
+function readUnfollowed(file: Buffer, seen: BigIntStats): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile() || st.ino !== seen.ino || st.dev !== seen.dev) return null;
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The 40 bytes of stat data git keeps for a file: ctime, mtime (seconds, nanoseconds), dev, ino, mode, uid, gid, size, each cut to 32 bits. */
 function statBytes(st: BigIntStats, mode: number): Buffer {
   const b = Buffer.alloc(40);
@@ -92,7 +112,9 @@ function find(workDir: string, name: Buffer, parts: string[]): Found | null {
     content = readlinkSync(file, { encoding: "buffer" });
   } else if (st.isFile()) {
     mode = st.mode & 0o100n ? 0o100755 : 0o100644;
-    content = readFileSync(file);
+    const read = readUnfollowed(file, st);
+    if (read === null) return null;
+    content = read;
   } else {
     return null;
   }
