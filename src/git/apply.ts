@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readIndexFile } from "./index-file.js";
+import { writeOwnGitDir } from "./own-git-dir.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 
@@ -107,11 +108,13 @@ export async function checkoutDetached(repo: Repo, rev: string): Promise<void> {
 /** How git sees a work tree through a git directory of gitgood's own: bytes as they are, modes and links kept. */
 const OWN_CONFIG = ["-c", "core.bare=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.fileMode=true", "-c", "core.symlinks=true"];
 
-/** Makes a fresh bare git directory at `gitDir` for the work tree `workDir`; returns the environment that pairs them. */
-async function initOwnGitDir(workDir: string, gitDir: string): Promise<Record<string, string>> {
+/**
+ * Makes a fresh git directory at `gitDir` for the work tree `workDir` (written here, no git process: no
+ * hooks, no templates) and returns the environment that pairs them.
+ */
+function initOwnGitDir(workDir: string, gitDir: string): Record<string, string> {
   rmSync(gitDir, { recursive: true, force: true });
-  mkdirSync(path.dirname(gitDir), { recursive: true });
-  await runGit(["init", "-q", "--bare", "--template=", gitDir], { cwd: workDir, env: { GIT_CONFIG_GLOBAL: os.devNull } });
+  writeOwnGitDir(gitDir, "main", "");
   return { GIT_CONFIG_GLOBAL: os.devNull, GIT_DIR: gitDir, GIT_WORK_TREE: workDir, GIT_INDEX_FILE: path.join(gitDir, "index") };
 }
 
@@ -122,7 +125,7 @@ async function initOwnGitDir(workDir: string, gitDir: string): Promise<Record<st
  * tree or a plain copy alike: nothing its own `.git` holds (config, hooks, index, objects) is read.
  */
 export async function worktreeSnapshot(workDir: string, gitDir: string): Promise<string> {
-  const env = await initOwnGitDir(workDir, gitDir);
+  const env = initOwnGitDir(workDir, gitDir);
   await runGit([...OWN_CONFIG, "add", "-A", "--", "."], { cwd: workDir, env });
   return (await runGit([...OWN_CONFIG, "write-tree"], { cwd: workDir, env })).stdout.toString("utf8").trim();
 }
@@ -136,7 +139,7 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  */
 export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string): Promise<string> {
   try {
-    const env = await initOwnGitDir(workDir, scratch);
+    const env = initOwnGitDir(workDir, scratch);
     mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${objectsDir}\n`);
     const config = OWN_CONFIG;
