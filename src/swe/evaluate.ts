@@ -6,6 +6,7 @@ import {
   cacheRoot,
   infrastructureAt,
   declaredTestDependencies,
+  findInterpreter,
   isPassing,
   loadEnvSpecFile,
   specFileFor,
@@ -210,6 +211,23 @@ export function sweEnvSpec(sandbox: Sandbox, sample: SweSample, opts: SweOptions
   const saved = opts.envModel ? llmSpecFile(sample, opts) : null;
   const user = saved && existsSync(saved) ? loadEnvSpecFile(saved) : userSpecFile(target, opts);
   return resolveEnvSpec(target, sandbox.workDir, user, declaredTestDependencies(sandbox.workDir));
+}
+
+/**
+ * Starts asking for the Python interpreter an instance's evaluation will need (the environment's cache key
+ * names it, and a launcher such as pyenv's shims takes tens of processes to answer), so that the attempt's
+ * own work goes on meanwhile: `sandbox` is one at the instance's `base_commit`. The answer is kept for the
+ * process; a failure here is left to the evaluation, which asks again and reports it.
+ */
+export function askInterpreterEarly(sandbox: Sandbox, sample: SweSample, opts: SweOptions): void {
+  if (opts.envModel) return;
+  let spec: EnvSpec;
+  try {
+    spec = sweEnvSpec(sandbox, sample, opts);
+  } catch {
+    return;
+  }
+  if (spec.kind === "python") findInterpreter(spec.python).catch(() => undefined);
 }
 
 /**
