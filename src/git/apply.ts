@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readIndexFile } from "./index-file.js";
+import { readIndexFile, type IndexEntry } from "./index-file.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
@@ -43,38 +43,45 @@ function present(workDir: string, rel: string): boolean {
   }
 }
 
-/**
- * Whether every path is one that HEAD (`head`: its paths, as the caller knows them), the index and the work
- * tree all lack, so that putting it back has nothing to do. The index is read without git; null (unreadable
- * here) counts as something to do.
- */
-function nothingToReset(repo: Repo, paths: readonly string[], head: ReadonlySet<string>): boolean {
-  const index = readIndexFile(repo.gitDir);
-  if (index === null) return false;
-  const held = (p: string): boolean => head.has(p) || index.some((e) => e.path === p || e.path.startsWith(`${p}/`)) || present(repo.dir, p);
-  return !paths.some(held);
+/** The entries of `index` at `paths` or below them (a path may name a directory). */
+function entriesAt(index: readonly IndexEntry[], paths: readonly string[]): IndexEntry[] {
+  return index.filter((e) => paths.some((p) => e.path === p || e.path.startsWith(`${p}/`)));
+}
+
+/** Whether two lists of index entries are the same entries (path, stage, mode, object). */
+function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolean {
+  const line = (e: IndexEntry): string => `${e.stage} ${e.mode} ${e.oid} ${e.path}`;
+  return a.length === b.length && a.every((e, i) => line(e) === line(b[i] as IndexEntry));
 }
 
 /**
  * Puts `paths` back as HEAD has them, in the index and the work tree: files HEAD holds are checked out,
  * others (new files a patch made, ignored or not) removed. Paths are literal. Other files are left alone
- * (a built environment in the work tree survives). After `reset`, the index holds exactly HEAD's entries
- * among `paths`: it is read from gitgood's own git directory to tell the two kinds apart, and `checkout`
- * and `clean` run only for paths that need them (a new file nothing made again needs neither). A caller
- * that knows HEAD's paths (`head`, from a fresh checkout's index) saves the `reset` too where no path is
- * in HEAD, the index or the work tree.
+ * (a built environment in the work tree survives). The index must hold exactly HEAD's entries among
+ * `paths`: `reset` makes it so, and the index is then read from gitgood's own git directory to tell the
+ * two kinds apart; `checkout` and `clean` run only for paths that need them (a new file nothing made
+ * again needs neither). A caller that has `head`, the entries of the index a fresh checkout of HEAD
+ * wrote, saves the `reset` where the index still holds exactly those entries among `paths` (a plain `git
+ * apply` changes the work tree alone), and saves everything where no path is in HEAD, the index or the
+ * work tree.
  */
-export async function resetPaths(repo: Repo, paths: readonly string[], head?: ReadonlySet<string>): Promise<void> {
+export async function resetPaths(repo: Repo, paths: readonly string[], head?: readonly IndexEntry[]): Promise<void> {
   if (paths.length === 0) return;
-  if (head && nothingToReset(repo, paths, head)) return;
-  await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
-  const index = readIndexFile(repo.gitDir);
+  const now = head ? readIndexFile(repo.gitDir) : null;
+  const kept = head && now !== null ? entriesAt(head, paths) : null;
   let inHead: Set<string>;
-  if (index !== null) {
-    inHead = new Set(index.map((e) => e.path));
+  if (kept && now !== null && sameEntries(entriesAt(now, paths), kept)) {
+    inHead = new Set(kept.map((e) => e.path));
+    if (inHead.size === 0 && !paths.some((p) => present(repo.dir, p))) return;
   } else {
-    const listed = (await repo.run(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ...paths], { env: LITERAL_PATHS })).stdout;
-    inHead = new Set(listed.toString("utf8").split("\0").filter((p) => p !== ""));
+    await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
+    const index = readIndexFile(repo.gitDir);
+    if (index !== null) {
+      inHead = new Set(index.map((e) => e.path));
+    } else {
+      const listed = (await repo.run(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ...paths], { env: LITERAL_PATHS })).stdout;
+      inHead = new Set(listed.toString("utf8").split("\0").filter((p) => p !== ""));
+    }
   }
   const tracked = paths.filter((p) => inHead.has(p));
   const others = paths.filter((p) => !inHead.has(p) && present(repo.dir, p));

@@ -384,8 +384,8 @@ export async function evaluatePatch(
   try {
     let started = Date.now();
     sandbox = await evaluationSandbox(source, sample, opts);
-    // The paths of base_commit, from the index its checkout just wrote (null where it cannot be read here).
-    const basePaths = readIndexFile(sandbox.ownGitDir)?.map((e) => e.path);
+    // The entries of base_commit, from the index its checkout just wrote (null where it cannot be read here).
+    const baseIndex = readIndexFile(sandbox.ownGitDir);
     const env = await environmentFor(sandbox, sample, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
     result.timings.environment_s = seconds(started);
@@ -397,7 +397,7 @@ export async function evaluatePatch(
     result.tampered = change.tampered;
     result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
     result.patch_applied = change.applied !== null && change.changed;
-    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), basePaths ? new Set(basePaths) : undefined);
+    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), baseIndex ?? undefined);
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
       if (!t.applied) throw new GitGoodError("PATCH_FAILED", `the test_patch of ${sample.id} does not apply: ${t.message}`, { sample: sample.id });
