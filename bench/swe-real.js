@@ -16,7 +16,8 @@
 //          applied), with the environment's interpreter and the same plug-in setting
 //          (PYTEST_DISABLE_PLUGIN_AUTOLOAD and the environment's plug-ins), no jail.
 // Prints the medians, their ratio (goal: at most 1.5), the sum of each evaluation phase the records give,
-// the load average and the machine's ceiling for process starts.
+// the load average and the machine's ceiling for process starts; keeps the figure, with its date and load,
+// where bench/swe.js prints it beside its synthetic one (bench/swe-real-last.js).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
