@@ -16,13 +16,15 @@
 //          applied), with the environment's interpreter and the same plug-in setting
 //          (PYTEST_DISABLE_PLUGIN_AUTOLOAD and the environment's plug-ins), no jail.
 // Prints the medians, their ratio (goal: at most 1.5), the sum of each evaluation phase the records give,
-// the load average and the machine's ceiling for process starts.
+// the load average and the machine's ceiling for process starts; keeps the figure, with its date and load,
+// where bench/swe.js prints it beside its synthetic one (bench/swe-real-last.js).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnScaling } from "./machine.js";
+import { REAL_LAST } from "./swe-real-last.js";
 import { row } from "./rows.js";
 
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "gitgood.js");
@@ -142,7 +144,19 @@ try {
   console.log(`load average during the pairs (1 min): ${loads.map((l) => l.toFixed(1)).join(" ")}; now ${load()}`);
   console.log(`date ${new Date().toISOString()}`);
   row("SWE real suites, gitgood run --agent gold / the pytest commands by hand", "<= 1.5", `${ratio.toFixed(2)}x`, ratio <= 1.5);
-  writeFileSync(path.join(os.tmpdir(), "gitgood-bench-swe-real-last.json"), JSON.stringify({ runs, floorMs, phases, loads }));
+  // bench/swe.js prints this figure beside its synthetic one.
+  const last = {
+    date: new Date().toISOString(),
+    instances: `${samples.length} instances from ${path.basename(instancesFile)} (${path.basename(repo)})`,
+    runMs: median(runs),
+    floorMs: median(floorMs),
+    ratio,
+    pairs: RUNS,
+    loads,
+    cores: os.cpus().length,
+    all: { runs, floorMs, phases },
+  };
+  writeFileSync(REAL_LAST, JSON.stringify(last));
 } finally {
   spawnSync("git", ["-C", repo, "worktree", "prune"]);
   rmSync(tmp, { recursive: true, force: true });

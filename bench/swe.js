@@ -28,6 +28,7 @@ import { Repo } from "../dist/git/repo.js";
 import { evaluatePatch } from "../dist/swe/evaluate.js";
 import { validateInstance } from "../dist/swe/validate.js";
 import { chooseIsolation } from "../dist/sandbox/isolation.js";
+import { realSuiteLine } from "./swe-real-last.js";
 import { envsDir } from "../dist/testenv/cache.js";
 import { buildSweRepo, git, gitEnv as env } from "./python-repos.js";
 import { row } from "./rows.js";
@@ -188,6 +189,7 @@ try {
   row("SWE cold (validation + evaluation) / its three test runs", "<= 1.5", `${(coldEval / coldFloor).toFixed(2)}x`, coldEval / coldFloor <= 1.5);
   row("SWE environment build (apart)", "reported", `${(buildMs / 1000).toFixed(1)} s`, true);
   console.log(`the environment cache saves ${(cold.ms - warm.ms).toFixed(0)} ms over ${samples.length} evaluations (${(((cold.ms - warm.ms) / cold.ms) * 100).toFixed(0)} % of the cold time)`);
+  console.log(realSuiteLine());
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

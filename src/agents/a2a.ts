@@ -4,7 +4,7 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import type { AnyScenarioDefinition } from "../scenarios/definition.js";
 import { removeAtExit } from "../util/cleanup.js";
-import { askAgent, connectAgent, type AskOptions } from "./a2a-client.js";
+import type { askAgent, AskOptions } from "./a2a-client.js";
 import type { Agent, Session } from "./agent.js";
 
 /** Where REPO_DIR copies of SWE tasks are made when nothing else is said: a directory both agents can reach. */
@@ -80,6 +80,9 @@ function stringField(data: Record<string, unknown>, key: string): string | null 
  * tools over MCP at a URL of its own with a bearer token; when the participant answers, the final
  * state is scored. A participant that never connects to its MCP server is an AGENT_FAILED error.
  */
+/** Sends parts to the connected participant and waits for its answer. */
+type Ask = (parts: Parameters<typeof askAgent>[1], signal: AbortSignal) => ReturnType<typeof askAgent>;
+
 export class A2aAgent implements Agent {
   readonly name: string;
   readonly external = true;
@@ -110,16 +113,19 @@ export class A2aAgent implements Agent {
     this.opts.signal?.addEventListener("abort", stop, { once: true });
     if (session.signal.aborted || this.opts.signal?.aborted) controller.abort();
     try {
+      // The A2A client library is loaded by the runs of this agent alone (it costs every other run's start-up).
+      const { askAgent, connectAgent } = await import("./a2a-client.js");
       const client = await connectAgent(this.opts.url, this.opts.token ?? (process.env[PARTICIPANT_TOKEN_ENV] || undefined));
-      if (session.definition.patchTask === true) await this.runPatchTask(session, client, controller.signal);
-      else await this.runWithTools(session, client, controller.signal);
+      const ask: Ask = (parts, signal) => askAgent(client, parts, this.askOptions(session, signal));
+      if (session.definition.patchTask === true) await this.runPatchTask(session, ask, controller.signal);
+      else await this.runWithTools(session, ask, controller.signal);
     } finally {
       session.signal.removeEventListener("abort", stop);
       this.opts.signal?.removeEventListener("abort", stop);
     }
   }
 
-  private async runPatchTask(session: Session, client: Awaited<ReturnType<typeof connectAgent>>, signal: AbortSignal): Promise<void> {
+  private async runPatchTask(session: Session, ask: Ask, signal: AbortSignal): Promise<void> {
     const data = session.context.data;
     const root = this.opts.sharedDir ?? (process.env[SHARED_DIR_ENV] || path.join(os.tmpdir(), "gitgood-a2a"));
     mkdirSync(root, { recursive: true });
@@ -131,7 +137,7 @@ export class A2aAgent implements Agent {
       cpSync(session.scenario.sandbox.workDir, repoDir, { recursive: true, verbatimSymlinks: true });
       const text = patchTaskMessage(repoDir, stringField(data, "problem_statement") ?? session.context.text, stringField(data, "hints_text"));
       session.note("note", `sent to ${this.opts.url}:\n${text}`);
-      const answer = await askAgent(client, [{ text }], this.askOptions(session, signal));
+      const answer = await ask([{ text }], signal);
       session.note("note", `the participant answered (${answer.text.length} characters)`);
       const r = await session.call("finish", { reason: "the participant's answer over A2A", ...(answer.text === "" ? {} : { answer: answer.text }) });
       if (!r.ok) throw new GitGoodError("INTERNAL", `finishing the patch task with the participant's answer failed: ${r.output}`);
@@ -140,7 +146,7 @@ export class A2aAgent implements Agent {
     }
   }
 
-  private async runWithTools(session: Session, client: Awaited<ReturnType<typeof connectAgent>>, signal: AbortSignal): Promise<void> {
+  private async runWithTools(session: Session, ask: Ask, signal: AbortSignal): Promise<void> {
     const host = this.opts.toolHost;
     const endpoint = session.toolEndpoint;
     if (!host || !endpoint) throw new GitGoodError("INTERNAL", "a GitGoodBench task over A2A needs the runner's tool broker and an MCP tool host");
@@ -160,7 +166,7 @@ export class A2aAgent implements Agent {
           },
         },
       ];
-      const answer = await askAgent(client, parts, this.askOptions(session, signal));
+      const answer = await ask(parts, signal);
       session.note("note", `the participant answered: ${answer.text.slice(0, 2000)}`);
       if (!hosted.connected()) {
         throw new GitGoodError("AGENT_FAILED", `the participant answered without ever connecting to its MCP server (${hosted.url})`);

@@ -11,14 +11,14 @@ import { type RunFlags } from "../runs/flags.js";
 import { addSpecOptions } from "./spec-options.js";
 import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { agentFromSpec, judgesFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
-import { queueExecutor, type QueueExecutor } from "../queue/executor.js";
+import type { QueueExecutor } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
-import { RunQueue } from "../queue/producer.js";
+import type { RunQueue } from "../queue/producer.js";
 import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress, type QueueAddress } from "../queue/url.js";
 import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
-import { listenToolHost, type ToolHostServer } from "../mcp/tool-host.js";
+import type { ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familyIdentity, familySettings, finishFamilies, prepareFamilies } from "../families/options.js";
@@ -85,7 +85,9 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   let queue: RunQueue | null = null;
   let unsay = (): void => undefined;
   try {
-    if (flags.agent === "a2a") tools = await listenToolHost("127.0.0.1", 0);
+    // The MCP server and the queue's Redis client are loaded only by the runs that use them: they are most
+    // of what a plain run's start-up would otherwise read.
+    if (flags.agent === "a2a") tools = await (await import("../mcp/tool-host.js")).listenToolHost("127.0.0.1", 0);
     const flagRun: FlagRun = {
       dir,
       samples,
@@ -106,8 +108,9 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
       const secret = queueSecret(queueFlags.secretFile);
+      const [{ RunQueue }, { queueExecutor }] = await Promise.all([import("../queue/producer.js"), import("../queue/executor.js")]);
       queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { secret, spillDir: queueFlags.spillDir ?? null });
-      const made = queueExecutorFor(queue, flags, agentSpec, client?.model, io);
+      const made = queueExecutorFor(queue, queueExecutor, flags, agentSpec, client?.model, io);
       let executor: QueueExecutor | null = null;
       flagRun.executor = (run) => (executor = made(run));
       unsay = sayOnStop(io, (signal) => producerStopped(signal, address, dir, executor?.left() ?? null));
@@ -155,6 +158,7 @@ interface QueueFlags {
  */
 function queueExecutorFor(
   queue: RunQueue,
+  queueExecutor: typeof import("../queue/executor.js").queueExecutor,
   flags: RunFlags,
   agent: AgentSpec,
   agentModel: string | undefined,

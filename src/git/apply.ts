@@ -1,7 +1,8 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readIndexFile } from "./index-file.js";
+import { readIndexFile, type IndexEntry } from "./index-file.js";
+import { writeOwnGitDir } from "./own-git-dir.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 
@@ -42,38 +43,45 @@ function present(workDir: string, rel: string): boolean {
   }
 }
 
-/**
- * Whether every path is one that HEAD (`head`: its paths, as the caller knows them), the index and the work
- * tree all lack, so that putting it back has nothing to do. The index is read without git; null (unreadable
- * here) counts as something to do.
- */
-function nothingToReset(repo: Repo, paths: readonly string[], head: ReadonlySet<string>): boolean {
-  const index = readIndexFile(repo.gitDir);
-  if (index === null) return false;
-  const held = (p: string): boolean => head.has(p) || index.some((e) => e.path === p || e.path.startsWith(`${p}/`)) || present(repo.dir, p);
-  return !paths.some(held);
+/** The entries of `index` at `paths` or below them (a path may name a directory). */
+function entriesAt(index: readonly IndexEntry[], paths: readonly string[]): IndexEntry[] {
+  return index.filter((e) => paths.some((p) => e.path === p || e.path.startsWith(`${p}/`)));
+}
+
+/** Whether two lists of index entries are the same entries (path, stage, mode, object). */
+function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolean {
+  const line = (e: IndexEntry): string => `${e.stage} ${e.mode} ${e.oid} ${e.path}`;
+  return a.length === b.length && a.every((e, i) => line(e) === line(b[i] as IndexEntry));
 }
 
 /**
  * Puts `paths` back as HEAD has them, in the index and the work tree: files HEAD holds are checked out,
  * others (new files a patch made, ignored or not) removed. Paths are literal. Other files are left alone
- * (a built environment in the work tree survives). After `reset`, the index holds exactly HEAD's entries
- * among `paths`: it is read from gitgood's own git directory to tell the two kinds apart, and `checkout`
- * and `clean` run only for paths that need them (a new file nothing made again needs neither). A caller
- * that knows HEAD's paths (`head`, from a fresh checkout's index) saves the `reset` too where no path is
- * in HEAD, the index or the work tree.
+ * (a built environment in the work tree survives). The index must hold exactly HEAD's entries among
+ * `paths`: `reset` makes it so, and the index is then read from gitgood's own git directory to tell the
+ * two kinds apart; `checkout` and `clean` run only for paths that need them (a new file nothing made
+ * again needs neither). A caller that has `head`, the entries of the index a fresh checkout of HEAD
+ * wrote, saves the `reset` where the index still holds exactly those entries among `paths` (a plain `git
+ * apply` changes the work tree alone), and saves everything where no path is in HEAD, the index or the
+ * work tree.
  */
-export async function resetPaths(repo: Repo, paths: readonly string[], head?: ReadonlySet<string>): Promise<void> {
+export async function resetPaths(repo: Repo, paths: readonly string[], head?: readonly IndexEntry[]): Promise<void> {
   if (paths.length === 0) return;
-  if (head && nothingToReset(repo, paths, head)) return;
-  await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
-  const index = readIndexFile(repo.gitDir);
+  const now = head ? readIndexFile(repo.gitDir) : null;
+  const kept = head && now !== null ? entriesAt(head, paths) : null;
   let inHead: Set<string>;
-  if (index !== null) {
-    inHead = new Set(index.map((e) => e.path));
+  if (kept && now !== null && sameEntries(entriesAt(now, paths), kept)) {
+    inHead = new Set(kept.map((e) => e.path));
+    if (inHead.size === 0 && !paths.some((p) => present(repo.dir, p))) return;
   } else {
-    const listed = (await repo.run(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ...paths], { env: LITERAL_PATHS })).stdout;
-    inHead = new Set(listed.toString("utf8").split("\0").filter((p) => p !== ""));
+    await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
+    const index = readIndexFile(repo.gitDir);
+    if (index !== null) {
+      inHead = new Set(index.map((e) => e.path));
+    } else {
+      const listed = (await repo.run(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ...paths], { env: LITERAL_PATHS })).stdout;
+      inHead = new Set(listed.toString("utf8").split("\0").filter((p) => p !== ""));
+    }
   }
   const tracked = paths.filter((p) => inHead.has(p));
   const others = paths.filter((p) => !inHead.has(p) && present(repo.dir, p));
@@ -107,11 +115,13 @@ export async function checkoutDetached(repo: Repo, rev: string): Promise<void> {
 /** How git sees a work tree through a git directory of gitgood's own: bytes as they are, modes and links kept. */
 const OWN_CONFIG = ["-c", "core.bare=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.fileMode=true", "-c", "core.symlinks=true"];
 
-/** Makes a fresh bare git directory at `gitDir` for the work tree `workDir`; returns the environment that pairs them. */
-async function initOwnGitDir(workDir: string, gitDir: string): Promise<Record<string, string>> {
+/**
+ * Makes a fresh git directory at `gitDir` for the work tree `workDir` (written here, no git process: no
+ * hooks, no templates) and returns the environment that pairs them.
+ */
+function initOwnGitDir(workDir: string, gitDir: string): Record<string, string> {
   rmSync(gitDir, { recursive: true, force: true });
-  mkdirSync(path.dirname(gitDir), { recursive: true });
-  await runGit(["init", "-q", "--bare", "--template=", gitDir], { cwd: workDir, env: { GIT_CONFIG_GLOBAL: os.devNull } });
+  writeOwnGitDir(gitDir, "main", "");
   return { GIT_CONFIG_GLOBAL: os.devNull, GIT_DIR: gitDir, GIT_WORK_TREE: workDir, GIT_INDEX_FILE: path.join(gitDir, "index") };
 }
 
@@ -122,7 +132,7 @@ async function initOwnGitDir(workDir: string, gitDir: string): Promise<Record<st
  * tree or a plain copy alike: nothing its own `.git` holds (config, hooks, index, objects) is read.
  */
 export async function worktreeSnapshot(workDir: string, gitDir: string): Promise<string> {
-  const env = await initOwnGitDir(workDir, gitDir);
+  const env = initOwnGitDir(workDir, gitDir);
   await runGit([...OWN_CONFIG, "add", "-A", "--", "."], { cwd: workDir, env });
   return (await runGit([...OWN_CONFIG, "write-tree"], { cwd: workDir, env })).stdout.toString("utf8").trim();
 }
@@ -136,7 +146,7 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  */
 export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string): Promise<string> {
   try {
-    const env = await initOwnGitDir(workDir, scratch);
+    const env = initOwnGitDir(workDir, scratch);
     mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${objectsDir}\n`);
     const config = OWN_CONFIG;

@@ -6,6 +6,7 @@ import {
   cacheRoot,
   infrastructureAt,
   declaredTestDependencies,
+  findInterpreter,
   isPassing,
   loadEnvSpecFile,
   specFileFor,
@@ -213,6 +214,23 @@ export function sweEnvSpec(sandbox: Sandbox, sample: SweSample, opts: SweOptions
 }
 
 /**
+ * Starts asking for the Python interpreter an instance's evaluation will need (the environment's cache key
+ * names it, and a launcher such as pyenv's shims takes tens of processes to answer), so that the attempt's
+ * own work goes on meanwhile: `sandbox` is one at the instance's `base_commit`. The answer is kept for the
+ * process; a failure here is left to the evaluation, which asks again and reports it.
+ */
+export function askInterpreterEarly(sandbox: Sandbox, sample: SweSample, opts: SweOptions): void {
+  if (opts.envModel) return;
+  let spec: EnvSpec;
+  try {
+    spec = sweEnvSpec(sandbox, sample, opts);
+  } catch {
+    return;
+  }
+  if (spec.kind === "python") findInterpreter(spec.python).catch(() => undefined);
+}
+
+/**
  * Builds (or takes from the cache) the environment of an instance for a sandbox of its project: from the
  * spec (`--env-spec FILE`, else the configuration's `envs:`, over the built-in defaults, which install the test
  * dependencies the project declares), or with `envModel` (`--env-setup llm`) by a model whose
@@ -366,8 +384,8 @@ export async function evaluatePatch(
   try {
     let started = Date.now();
     sandbox = await evaluationSandbox(source, sample, opts);
-    // The paths of base_commit, from the index its checkout just wrote (null where it cannot be read here).
-    const basePaths = readIndexFile(sandbox.ownGitDir)?.map((e) => e.path);
+    // The entries of base_commit, from the index its checkout just wrote (null where it cannot be read here).
+    const baseIndex = readIndexFile(sandbox.ownGitDir);
     const env = await environmentFor(sandbox, sample, opts, signal);
     result.environment = { key: env.key, reused: env.reused };
     result.timings.environment_s = seconds(started);
@@ -379,7 +397,7 @@ export async function evaluatePatch(
     result.tampered = change.tampered;
     result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
     result.patch_applied = change.applied !== null && change.changed;
-    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), basePaths ? new Set(basePaths) : undefined);
+    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), baseIndex ?? undefined);
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
       if (!t.applied) throw new GitGoodError("PATCH_FAILED", `the test_patch of ${sample.id} does not apply: ${t.message}`, { sample: sample.id });

@@ -81,9 +81,9 @@ describe("apply strategies and putting paths back", () => {
     });
   }, 60_000);
 
-  it("resetPaths told HEAD's paths runs no git for paths nothing holds, and still resets one the index holds", async () => {
+  it("resetPaths told HEAD's index runs no git for paths nothing holds, and still resets one the index holds", async () => {
     await withSandbox(async (s) => {
-      const head = new Set((readIndexFile(s.ownGitDir) ?? []).map((e) => e.path));
+      const head = readIndexFile(s.ownGitDir) ?? [];
       expect((await countGitProcesses(() => resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head))).processes).toBe(0);
       const added = "diff --git a/calc/new_a.py b/calc/new_a.py\nnew file mode 100644\n--- /dev/null\n+++ b/calc/new_a.py\n@@ -0,0 +1 @@\n+x = 1\n";
       expect((await applyPatch(s.repo, added, "git apply --3way")).applied).toBe(true);
@@ -92,6 +92,17 @@ describe("apply strategies and putting paths back", () => {
       await resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head);
       expect(existsSync(path.join(s.workDir, "calc/new_a.py"))).toBe(false);
       expect((readIndexFile(s.ownGitDir) ?? []).some((e) => e.path === "calc/new_a.py")).toBe(false);
+    });
+  }, 60_000);
+
+  it("resetPaths told HEAD's index puts back a file a plain git apply changed with one git process, no reset", async () => {
+    await withSandbox(async (s) => {
+      const head = readIndexFile(s.ownGitDir) ?? [];
+      const changeFirst = ["diff --git a/calc/first.txt b/calc/first.txt", "--- a/calc/first.txt", "+++ b/calc/first.txt", "@@ -1,3 +1,3 @@", " one", "-two", "+changed", " three", ""].join("\n");
+      expect((await applyPatch(s.repo, changeFirst, "git apply")).applied).toBe(true);
+      expect((await countGitProcesses(() => resetPaths(s.repo, ["calc/first.txt"], head))).processes).toBe(1);
+      expect(readFileSync(path.join(s.workDir, "calc/first.txt"), "utf8")).toBe(FIRST);
+      expect(readIndexFile(s.ownGitDir)?.map((e) => [e.path, e.oid])).toEqual(head.map((e) => [e.path, e.oid]));
     });
   }, 60_000);
 });

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../../errors.js";
 import { parseCsv } from "./csv.js";
-import { readParquetRows } from "./parquet.js";
 import { fsReason } from "../../util/errno.js";
 
 export const DATASET_FORMATS = ["parquet", "csv", "jsonl"] as const;
@@ -51,6 +50,8 @@ function readBytes(file: string): Buffer {
 export async function readRows(file: string, format: DatasetFormat): Promise<RawRow[]> {
   const bytes = readBytes(file);
   if (format === "parquet") {
+    // The Parquet reader (hyparquet and its codecs) is loaded by the runs that read Parquet alone.
+    const { readParquetRows } = await import("./parquet.js");
     return (await readParquetRows(file, bytes)).map((record, i) => ({ where: `row ${i + 1}`, record }));
   }
   const text = bytes.toString("utf8");

@@ -7,6 +7,7 @@ import { checkoutBranch } from "../../git/worktree.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { Workspace } from "../../sandbox/workspace.js";
 import { DEFAULT_COMMAND_TIMEOUT, sweOptionsOf, type SweOptions } from "../../swe/options.js";
+import { askInterpreterEarly } from "../../swe/evaluate.js";
 import { validateInstance } from "../../swe/validate.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -50,6 +51,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
     return inNewSandbox(source, where, async (sandbox) => {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, SWE_BRANCH, base);
+      if (invalid === null) askInterpreterEarly(sandbox, sample, options);
       const ready = Date.now();
       const data: SweData = {
         finished: false,
