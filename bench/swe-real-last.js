@@ -1,10 +1,11 @@
-// The last figure bench/swe-real.js measured (real projects' suites), kept in the temporary directory so
-// that bench/swe.js can print it beside its synthetic one, with its date and load.
+// The last figure bench/swe-real.js measured (real projects' suites), kept in the user's gitgood cache
+// (never a fixed name in the shared temporary folder, where another user could plant a link) so that
+// bench/swe.js can print it beside its synthetic one, with its date and load.
 import { existsSync, readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { cacheRoot } from "../dist/util/cache-root.js";
 
-export const REAL_LAST = path.join(os.tmpdir(), "gitgood-bench-swe-real-last.json");
+export const REAL_LAST = path.join(cacheRoot(), "bench", "swe-real-last.json");
 
 /** One line: the last real-suite figure (gitgood run --agent gold against the same pytest commands by hand), or how to get one. */
 export function realSuiteLine() {

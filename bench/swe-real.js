@@ -19,7 +19,7 @@
 // the load average and the machine's ceiling for process starts; keeps the figure, with its date and load,
 // where bench/swe.js prints it beside its synthetic one (bench/swe-real-last.js).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -156,6 +156,7 @@ try {
     cores: os.cpus().length,
     all: { runs, floorMs, phases },
   };
+  mkdirSync(path.dirname(REAL_LAST), { recursive: true, mode: 0o700 });
   writeFileSync(REAL_LAST, JSON.stringify(last));
 } finally {
   spawnSync("git", ["-C", repo, "worktree", "prune"]);
