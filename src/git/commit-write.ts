@@ -1,6 +1,7 @@
-import { appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Person } from "./commits.js";
+import { replaceThroughLock } from "./lock-file.js";
 import { writeLooseObject } from "./object-write.js";
 
 /** Bytes git strips from both ends of a name or email (ident.c's `crud`), and those it drops anywhere. */
@@ -92,25 +93,7 @@ function reflogMessage(kind: string, message: string): string {
  * exist. False, with nothing changed, when the lock is taken (someone else is moving it: git is asked).
  */
 export function moveBranch(gitDir: string, branch: string, from: string, to: string, who: string, kind: string, message: string): boolean {
-  const file = path.join(gitDir, ...branch.split("/"));
-  const lock = `${file}.lock`;
-  let fd: number;
-  try {
-    fd = openSync(lock, "wx", 0o644);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, `${to}\n`);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(lock, file);
-  } catch (err) {
-    rmSync(lock, { force: true });
-    throw err;
-  }
+  if (!replaceThroughLock(path.join(gitDir, ...branch.split("/")), `${to}\n`)) return false;
   const line = `${from} ${to} ${who}\t${reflogMessage(kind, message)}\n`;
   for (const log of [path.join(gitDir, "logs", ...branch.split("/")), path.join(gitDir, "logs", "HEAD")]) {
     if (existsSync(log)) appendFileSync(log, line);

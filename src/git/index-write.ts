@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { IndexRecord } from "./index-file.js";
+import { replaceThroughLock } from "./lock-file.js";
 
 const NAME_MASK = 0xfff;
 const EXTENDED = 0x4000;
@@ -37,24 +37,5 @@ export function writeIndexFile(gitDir: string, entries: readonly IndexRecord[]):
   header.writeUInt32BE(sorted.length, 8);
   const body = Buffer.concat([header, ...sorted.map(entryBytes)]);
   const file = Buffer.concat([body, createHash("sha1").update(body).digest()]);
-  const index = path.join(gitDir, "index");
-  const lock = `${index}.lock`;
-  let fd: number;
-  try {
-    fd = openSync(lock, "wx", 0o644);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, file);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(lock, index);
-  } catch (err) {
-    rmSync(lock, { force: true });
-    throw err;
-  }
-  return true;
+  return replaceThroughLock(path.join(gitDir, "index"), file);
 }
