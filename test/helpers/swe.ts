@@ -190,3 +190,19 @@ export const FORGE_THROUGH_SENDER = [
   "getattr(_os, '_ex' + 'it')(0)",
   "",
 ].join("\n");
+
+/** A test of calc.power that fails on every other run (it counts its runs in a file beside the tests' folder): what the flake gate drops. */
+export const FLAKY_POWER_TEST = [
+  "import pathlib",
+  "",
+  "COUNTER = pathlib.Path(__file__).resolve().parent.parent / '.runs'",
+  "",
+  "",
+  "def test_power_sometimes():",
+  "    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1",
+  "    COUNTER.write_text(str(n))",
+  "    from calc import power",
+  "",
+  "    assert n % 2 == 0 and power(2, 3) == 8",
+  "",
+].join("\n");

@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sample } from "../../src/dataset/sample.js";
 import { buildRelease } from "../../src/live/build.js";
 import { readPins } from "../../src/live/pins.js";
 import { gitgood } from "../helpers/cli.js";
+import { treeDigests } from "../helpers/digests.js";
 type Fixture = RepoFixture;
 import { Fixture as RepoFixture } from "../helpers/fixture.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
@@ -19,19 +19,6 @@ let before: string;
 
 const state = (): string => `${fx.git("for-each-ref", "--format=%(refname) %(objectname)")}\n${fx.git("count-objects", "-v")}\n${fx.git("reflog", "--all")}`;
 
-/** Every file below `dir`, by relative path, with its bytes' digest. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (at: string): void => {
-    for (const name of readdirSync(at, { withFileTypes: true })) {
-      const p = path.join(at, name.name);
-      if (name.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = createHash("sha256").update(readFileSync(p)).digest("hex");
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const SINCE = Date.parse("2024-01-01T00:03:00Z") / 1000;
 
@@ -83,7 +70,7 @@ describe("gitgood live build", () => {
     expect(manifest.canary.sandboxes_checked).toBe(summary.canary.sandboxes);
     expect(manifest.canary.export_files_checked).toBeGreaterThan(0);
     // Every file but the manifest is named with its digest, and the splits are what `dataset split` reads.
-    const files = tree(out);
+    const files = treeDigests(out);
     expect(Object.keys(manifest.files).sort()).toEqual(Object.keys(files).filter((f) => f !== "manifest.json").sort());
     for (const [name, digest] of Object.entries(manifest.files)) expect(files[name]).toBe(digest);
     const split = await gitgood(["dataset", "split", path.join(out, "samples.jsonl"), "--lite", "0", "--full", "0", "-o", `${out}-resplit`]);
@@ -134,12 +121,12 @@ describe("gitgood live build", () => {
   }, 240_000);
 
   it("writes the same bytes on a second build, into a new directory or over its own release", async () => {
-    const first = tree(`${dirs.out}-a`);
+    const first = treeDigests(`${dirs.out}-a`);
     const out = `${dirs.out}-b`;
     await build(out);
-    expect(tree(out)).toEqual(first);
+    expect(treeDigests(out)).toEqual(first);
     await build(out);
-    expect(tree(out)).toEqual(first);
+    expect(treeDigests(out)).toEqual(first);
   }, 240_000);
 
   it("refuses, in one line, a non-empty directory that is not a release of the same pins", async () => {

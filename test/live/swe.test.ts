@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,8 +6,9 @@ import { isGitGoodError } from "../../src/errors.js";
 import { buildRelease } from "../../src/live/build.js";
 import { canaryToken } from "../../src/live/canary.js";
 import { readPins } from "../../src/live/pins.js";
+import { treeDigests } from "../helpers/digests.js";
 import { tempDirs } from "../helpers/runs.js";
-import { pythonTask, type PythonTask } from "../helpers/swe.js";
+import { FLAKY_POWER_TEST, pythonTask, type PythonTask } from "../helpers/swe.js";
 
 /*
  * A release with SWE tasks, from a Python project built in code with dated commits (a commit a minute):
@@ -24,34 +24,7 @@ let since: number;
 let pinsDir: string;
 let flaky: string;
 
-const FLAKY = [
-  "import pathlib",
-  "",
-  "COUNTER = pathlib.Path(__file__).resolve().parent.parent / '.runs'",
-  "",
-  "",
-  "def test_power_sometimes():",
-  "    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1",
-  "    COUNTER.write_text(str(n))",
-  "    from calc import power",
-  "",
-  "    assert n % 2 == 0 and power(2, 3) == 8",
-  "",
-].join("\n");
 
-/** Every file below `dir`, by relative path, with its bytes' digest. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (at: string): void => {
-    for (const name of readdirSync(at, { withFileTypes: true })) {
-      const p = path.join(at, name.name);
-      if (name.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = createHash("sha256").update(readFileSync(p)).digest("hex");
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** A pins file in `pinsDir`: the project as acme/pycalc with `spec` as its env_spec (a file there), and as acme/history without one. */
 function writePins(name: string, spec: string): string {
@@ -84,7 +57,7 @@ beforeAll(() => {
   dirs = tempDirs();
   task = pythonTask();
   const withPower = `${readFileSync(path.join(task.fixture.dir, "calc/__init__.py"), "utf8")}\n\ndef power(a, b):\n    return a ** b\n`;
-  flaky = task.fixture.commit("Add power", { "calc/__init__.py": withPower, "tests/test_power.py": FLAKY, ".gitignore": ".runs\n" });
+  flaky = task.fixture.commit("Add power", { "calc/__init__.py": withPower, "tests/test_power.py": FLAKY_POWER_TEST, ".gitignore": ".runs\n" });
   head = task.fixture.git("rev-parse", "HEAD");
   since = Number(task.fixture.git("log", "-1", "--format=%ct", task.base));
   pinsDir = task.fixture.scratch("pins");
@@ -165,7 +138,7 @@ describe("gitgood live build with SWE tasks", () => {
   it("writes the same bytes on a second build", async () => {
     const out = `${dirs.out}-b`;
     await build(writePins("pins", SPEC), out);
-    expect(tree(out)).toEqual(tree(`${dirs.out}-a`));
+    expect(treeDigests(out)).toEqual(treeDigests(`${dirs.out}-a`));
   }, 600_000);
 
   it("stops, writing nothing, when the canary reaches the sandboxes SWE validation and evaluation test in", async () => {

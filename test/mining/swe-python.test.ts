@@ -9,7 +9,7 @@ import { validateInstance } from "../../src/swe/validate.js";
 import { useCacheDir } from "../helpers/envs.js";
 import { Fixture } from "../helpers/fixture.js";
 import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE } from "../helpers/swe.js";
+import { CALC_BASE, FLAKY_POWER_TEST } from "../helpers/swe.js";
 
 /*
  * A Python library whose history holds one candidate of every kind: a bug fix with its test (kept), a
@@ -26,20 +26,6 @@ let result: SweMineResult;
 
 const TESTS_CALC = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const FIXED = CALC_BASE.replace("def sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b");
-const FLAKY = [
-  "import pathlib",
-  "",
-  "COUNTER = pathlib.Path(__file__).resolve().parent.parent / '.runs'",
-  "",
-  "",
-  "def test_power_sometimes():",
-  "    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1",
-  "    COUNTER.write_text(str(n))",
-  "    from calc import power",
-  "",
-  "    assert n % 2 == 0 and power(2, 3) == 8",
-  "",
-].join("\n");
 
 function mine(runs = 3, dates: { since?: number; until?: number } = {}): Promise<SweMineResult> {
   return mineSwe({ repoPath: f.dir, name: "acme/calc", runs, jobs: 2, ...dates, swe: { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 } });
@@ -60,7 +46,7 @@ beforeAll(async () => {
     "tests/test_more.py": "from calc import mul\n\n\ndef test_mul_zero():\n    assert mul(0, 7) == 0\n",
   });
   const withPower = `"""Small arithmetic."""\n${FIXED.replace("return a * b", "return b * a")}\n\ndef power(a, b):\n    return a ** b\n`;
-  c.flaky = f.commit("Add power", { "calc/__init__.py": withPower, "tests/test_power.py": FLAKY, ".gitignore": ".runs\n" });
+  c.flaky = f.commit("Add power", { "calc/__init__.py": withPower, "tests/test_power.py": FLAKY_POWER_TEST, ".gitignore": ".runs\n" });
   f.checkout("neg", true);
   c.negSource = f.commit("Add neg", { "calc/__init__.py": `${withPower}\n\ndef neg(a):\n    return -a\n` });
   c.negTest = f.commit("Test neg", { "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n" });
