@@ -11,7 +11,7 @@ import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
 import { chooseIsolation, DEFAULT_ISOLATION, type Isolation } from "../sandbox/isolation.js";
-import { IDS, MAX_TURNS, TIMEOUT, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
+import { IDS, JUDGES, MAX_TURNS, TIMEOUT, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
@@ -136,8 +136,8 @@ export class GreenExecutor implements AgentExecutor {
     const operator = this.opts.spec ?? specFromOptions({});
     const narrowed = narrowedSpec(operator, a.requested);
     const isolation = this.isolationFor(narrowed, operator);
-    // The participant answers each instance in one turn, within the request's time (or the default).
-    const spec: RunSpec = { ...narrowed, [TIMEOUT.key]: timeout, [MAX_TURNS.key]: 1, [IDS.key]: samples.map((s) => s.id) };
+    // The participant answers each instance in one turn, within the request's time (or the default), judged by the request's judges.
+    const spec: RunSpec = { ...narrowed, [TIMEOUT.key]: timeout, [MAX_TURNS.key]: 1, [IDS.key]: samples.map((s) => s.id), [JUDGES.key]: [...a.judges] };
     const runDir = path.join(this.opts.outDir, ctx.taskId);
     const store = RunStore.open(
       runDir,
@@ -147,7 +147,6 @@ export class GreenExecutor implements AgentExecutor {
           samplesDigest: samplesDigest(samples),
           agent: agent.name,
           where: a.where,
-          judges: a.judges,
           jobs: a.config.max_concurrent_rows ?? 1,
           spec,
           ...(isolation ? { isolation } : {}),

@@ -20,7 +20,7 @@ import { writeReport } from "./report.js";
 import { addRunOptions } from "./run-options.js";
 import { type RunFlags } from "../runs/flags.js";
 import { addSpecOptions } from "./spec-options.js";
-import { flagRunConfig, isolationFrom, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
+import { flagRunConfig, isolationFrom, judgesOf, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { runDirFor } from "../runs/store.js";
 import { at } from "../util/at.js";
 
@@ -169,7 +169,7 @@ export function benchCommand(io: CliIO): Command {
     const agent = createAgent(agentName, { model, command: flags.command, client });
     const agentModel = agentName === "llm" ? model : undefined;
     const config = resolvedConfig(cmd);
-    const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
+    const judges = judgesOf(flags, models);
     // One run directory per set of samples and settings: the same bench again resumes its run; other samples
     // (another --languages, a changed repository) get a directory of their own beside it, never a share of it.
     const firstDir = path.join(out, "run");

@@ -18,13 +18,13 @@ import { lockRunDir } from "../runs/run-lock.js";
 import { checkModels } from "../runs/preflight.js";
 import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
-import { intOption, listOption, repeatable } from "../util/options.js";
+import { intOption, repeatable } from "../util/options.js";
 import type { CliIO } from "./io.js";
 import { addModelOptions, scenarioChoices } from "./run-options.js";
 import { SERVING_SETTINGS, specOption } from "./spec-options.js";
 import { type ModelFlags } from "../runs/flags.js";
 import { defaultRunDir, loadSamples, loadSelected, modelOptions, modelSettings, selectionOfSpec } from "../runs/from-flags.js";
-import { HISTORY, IDS, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue, type RunSpec } from "../runs/spec.js";
+import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue, type RunSpec } from "../runs/spec.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familySettings } from "../families/options.js";
 
@@ -43,7 +43,6 @@ interface McpFlags extends ModelFlags {
   repo?: string;
   repos?: string;
   out?: string;
-  judge?: string[];
   toolSocket?: string;
   memory?: string;
   memoryDir: string;
@@ -71,7 +70,7 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
   const agent = flags.practice ? MCP_PRACTICE_AGENT : MCP_AGENT;
   const out = flags.out ?? defaultRunDir(files, agent);
   const models = modelOptions(flags);
-  const judges = (flags.judge ?? []).map((m) => lookupModel(m, models));
+  const judges = specValue(spec, JUDGES).map((m) => lookupModel(m, models));
   await checkModels({ agent: [], judges }, "nothing was served");
   const unlock = lockRunDir(out);
   try {
@@ -81,7 +80,6 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
         samplesDigest: samplesDigest(samples),
         agent,
         where,
-        judges: flags.judge,
         models: modelSettings(flags),
         spec,
       },
@@ -271,7 +269,7 @@ export function mcpCommand(io: CliIO): Command {
     .option("--out <dir>", `run directory for the results (default: runs/<samples>-${MCP_AGENT})`)
     .addOption(specOption(HISTORY))
     .addOption(specOption(MCR_TOOLS))
-    .option("--judge <models>", "judge models for IR/ICC, comma-separated", listOption)
+    .addOption(specOption(JUDGES))
     .option("--tool-socket <path>", "serve the attempt of a run through its tool socket (what 'run --agent mcp-command' configures)")
     .option("--memory <path>", "also serve the memory operations of the workspace at PATH (alone: a memory-only server)")
     .option("--memory-dir <name>", "memory folder inside the workspace", process.env.GITGOOD_MEMORY_DIR ?? DEFAULT_MEMORY_DIR)

@@ -4,7 +4,7 @@ import { TOOLS_MODES } from "../agents/presets/index.js";
 import { RECORD_MODEL_IO } from "../proxy/index.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, isolationHelp } from "../sandbox/isolation.js";
 import { scenarioNames } from "../scenarios/registry.js";
-import { intOption, listOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
+import { intOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
 import { addSpecOptions } from "./spec-options.js";
 
 /*
@@ -42,10 +42,9 @@ export function addRunOptions(cmd: Command): Command {
         .default("digest"),
     )
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
-    .option("--judge <models>", "judge models for IR/ICC, comma-separated (pairwise, positions swapped)", listOption)
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
   // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard,
-  // --history, --mcr-tools and the selection: --ids, --scenario, --difficulty, --language, --sample, --limit).
+  // --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, and --judge).
   addSpecOptions(cmd, "choice")
     .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
     .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))

@@ -9,8 +9,8 @@ import type { ResolvedConfig } from "../runs/config.js";
 import { addRunOptions } from "./run-options.js";
 import { type RunFlags } from "../runs/flags.js";
 import { addSpecOptions } from "./spec-options.js";
-import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
-import { agentFromSpec, judgesFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
+import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, judgesOf, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
+import { agentFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
 import type { QueueExecutor } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
 import type { RunQueue } from "../queue/producer.js";
@@ -80,7 +80,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     await printPlan(samples, flags, { agent, model, where, dir }, io.stdout);
     return [];
   }
-  const judges = judgesFromSpec(flags.judge ?? [], models);
+  const judges = judgesOf(flags, models);
   const isolation = isolationFrom(flags, io.stderr);
   let queue: RunQueue | null = null;
   let unsay = (): void => undefined;

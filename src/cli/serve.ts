@@ -8,12 +8,12 @@ import { lookupModel } from "../model/lookup.js";
 import { runConfig } from "../runs/config.js";
 import type { ModelFlags } from "../runs/flags.js";
 import { defaultRunDir, loadSelected, modelOptions, modelSettings, selectionOfSpec } from "../runs/from-flags.js";
-import { HISTORY, IDS, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue } from "../runs/spec.js";
+import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue } from "../runs/spec.js";
 import { checkModels } from "../runs/preflight.js";
 import { lockRunDir } from "../runs/run-lock.js";
 import { RunStore } from "../runs/store.js";
 import { PROTOCOLS, serveEnvironment, type Protocol, type ServeHandle } from "../serve/server.js";
-import { intOption, listOption, numberOption, repeatable } from "../util/options.js";
+import { intOption, numberOption, repeatable } from "../util/options.js";
 import { familySettings } from "../families/options.js";
 import { addFamilyOptions } from "./family-options.js";
 import type { CliIO } from "./io.js";
@@ -33,7 +33,6 @@ interface ServeFlags extends ModelFlags {
   repo?: string;
   repos?: string;
   out?: string;
-  judge?: string[];
   port: number;
   host: string;
   token?: string;
@@ -68,7 +67,7 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
   const spec = settingsFromOptions(flags as unknown as Record<string, unknown>, SERVING_SETTINGS);
   const samples = await loadSelected(files, selectionOfSpec(spec));
-  const judges = (flags.judge ?? []).map((m) => lookupModel(m, modelOptions(flags)));
+  const judges = specValue(spec, JUDGES).map((m) => lookupModel(m, modelOptions(flags)));
   await checkModels({ agent: [], judges }, "nothing was served");
   const out = flags.out ?? defaultRunDir(files, SERVE_AGENT);
   let handle: ServeHandle | null = null;
@@ -86,7 +85,6 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
         samplesDigest: samplesDigest(samples),
         agent: SERVE_AGENT,
         where,
-        judges: flags.judge,
         models: modelSettings(flags),
         spec,
       },
@@ -134,7 +132,7 @@ export function serveCommand(io: CliIO): Command {
     .option("--out <dir>", `run directory for the episodes (default: runs/<samples>-${SERVE_AGENT})`)
     .addOption(specOption(HISTORY))
     .addOption(specOption(MCR_TOOLS))
-    .option("--judge <models>", "judge models for IR/ICC (their verdict is the reward), comma-separated", listOption)
+    .addOption(specOption(JUDGES))
     .option("--port <port>", "the port to listen on (0: any free port)", intOption("--port"), 0)
     .option("--host <addr>", "address to bind to; not loopback requires --token", "127.0.0.1")
     .option("--token <token>", `the token every request must carry, as Authorization: Bearer (or X-API-Key for ORS clients; or set ${SERVE_TOKEN_ENV}); without one, one is made, said once on stderr and written to serve-<port>.token in gitgood's directory of yours`)

@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { HISTORY, IDS, LIMIT, MCR_TOOLS, runSettings, type RunSetting, type SettingKind } from "../runs/spec.js";
+import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, runSettings, type RunSetting, type SettingKind } from "../runs/spec.js";
 
 /**
  * The option of a declared run setting (runs/spec.ts): `--KEY <value>` with the setting's parser, help and
@@ -22,6 +22,6 @@ export function addSpecOptions(cmd: Command, kind: SettingKind): Command {
 
 /**
  * The run settings of the verbs that serve scenarios to a client (`gitgood mcp`, `gitgood serve`): what each
- * sandbox gets and which samples are served. Their run.json's spec holds these alone.
+ * sandbox gets, which samples are served and who judges them. Their run.json's spec holds these alone.
  */
-export const SERVING_SETTINGS: readonly RunSetting[] = [IDS, LIMIT, HISTORY, MCR_TOOLS];
+export const SERVING_SETTINGS: readonly RunSetting[] = [IDS, LIMIT, HISTORY, MCR_TOOLS, JUDGES];

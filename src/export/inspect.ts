@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { runJudges } from "../runs/config.js";
 import { extrasOf, tokensOf } from "../runs/fields.js";
 import { safeFileName } from "../util/file-names.js";
 import { attemptsOf, type Attempt, type RunRead } from "./attempts.js";
@@ -181,7 +182,7 @@ export function inspectLog(run: RunRead, gitgoodVersion: string): Buffer {
       model_args: {},
       config: { epochs },
       packages: { gitgood: gitgoodVersion },
-      metadata: { gitgood_run: run.label, agent: run.config.identity.agent, judges: run.config.judges },
+      metadata: { gitgood_run: run.label, agent: run.config.identity.agent, judges: runJudges(run.config) },
     },
     plan: { name: "plan", steps: [{ solver: run.config.identity.agent, params: {}, params_passed: {} }], config: {} },
     results: {

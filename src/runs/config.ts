@@ -4,7 +4,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import { imageOf, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
-import { specIdentity, type RunSpec } from "./spec.js";
+import { JUDGES, specIdentity, specValue, type RunSpec } from "./spec.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -46,16 +46,17 @@ function upgradedIdentity(raw: unknown): unknown {
 }
 
 /**
- * A run.json as runs made before the attempt's time and turn limits and the shard moved into the spec
- * wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns` (null when the run had none)
- * and its `shard` (absent: all the jobs) are the spec's `timeout_s`, `max_turns` and `shard`.
+ * A run.json as runs made before the attempt's time and turn limits, the shard and the judges moved into
+ * the spec wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns` (null when the run had
+ * none), its `shard` (absent: all the jobs) and its top-level `judges` are the spec's `timeout_s`,
+ * `max_turns`, `shard` and `judges`.
  */
 function upgradedConfig(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-  const { shard, ...config } = raw as Record<string, unknown>;
+  const { shard, judges, ...config } = raw as Record<string, unknown>;
   const { timeout_s, max_turns, ...limits } = objectOr(config.limits);
-  if (timeout_s === undefined && max_turns === undefined && shard === undefined) return raw;
-  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard });
+  if (timeout_s === undefined && max_turns === undefined && shard === undefined && judges === undefined) return raw;
+  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard, judges });
   const spec = Object.keys(moved).length > 0 || config.spec !== undefined ? { spec: { ...moved, ...objectOr(config.spec) } } : {};
   return { ...config, ...(config.limits !== undefined ? { limits } : {}), ...spec };
 }
@@ -72,7 +73,7 @@ function definedFields(fields: Record<string, unknown>): Record<string, unknown>
 
 /**
  * What makes two runs the same run: re-running with the same identity resumes; anything else in
- * run.json (judges, limits, the gitgood version) may change between sessions of one run.
+ * run.json (the spec's other settings, the judges among them, limits, the gitgood version) may change between sessions of one run.
  */
 const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
   /** The samples files the run read, made absolute: where its samples came from, not what they are (not compared). */
@@ -160,8 +161,6 @@ const RunConfigFields = z.object({
   gitgood_version: z.string(),
   created_at: z.string(),
   identity: IdentitySchema,
-  /** The judge models the run was last scored with (re-scoring with others changes only this). */
-  judges: z.array(z.string()),
   /** The samples run at once (`--jobs`). The attempt's time and turn limits are the spec's (`timeout_s`, `max_turns`). */
   limits: z.object({ jobs: z.number().int().nullable() }),
   isolation: IsolationSchema.optional(),
@@ -193,7 +192,6 @@ export interface RunConfigInput {
   agent: string;
   model?: ModelInfo | null;
   where?: RepoLocator | null;
-  judges?: readonly string[];
   jobs?: number | null;
   /** How models are asked in this session. */
   models?: ModelSettings;
@@ -205,7 +203,7 @@ export interface RunConfigInput {
   families?: Readonly<Record<string, unknown>>;
   /**
    * The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard, the
-   * history, the MCR tools, the selection): all recorded, the identity ones in the identity too. A verb that
+   * history, the MCR tools, the selection, the judges): all recorded, the identity ones in the identity too. A verb that
    * takes only some (`gitgood mcp`: the history, the MCR tools, ids and limit) gives only those.
    */
   spec?: RunSpec;
@@ -227,7 +225,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ...input.families,
       ...specIdentityField(input.spec),
     },
-    judges: [...(input.judges ?? [])],
     limits: { jobs: input.jobs ?? null },
     ...(input.models ? { models: input.models } : {}),
     ...(input.isolation
@@ -256,4 +253,9 @@ function specIdentityField(spec: RunSpec | undefined): { spec?: Record<string, u
 /** The limits as run.json records them. */
 function limitsRecord(l: IsolationLimits, acceptWeak: boolean): NonNullable<NonNullable<RunConfig["isolation"]>["limits"]> {
   return { processes: l.processes, memory_bytes: l.memory, disk_bytes: l.disk, cpu_s: l.cpu, accept_weak: acceptWeak, enforcement: { ...l.enforcement } };
+}
+
+/** The judge models a run was last scored with (its spec's `judges`; `gitgood score` with others changes them). */
+export function runJudges(config: Pick<RunConfig, "spec">): string[] {
+  return [...specValue(config.spec, JUDGES)];
 }

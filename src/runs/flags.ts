@@ -22,7 +22,7 @@ export interface ModelFlags {
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
  * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
- * and the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`).
+ * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, and `--judge`).
  */
 export interface RunFlags extends ModelFlags {
   dataset?: string[];
@@ -32,7 +32,6 @@ export interface RunFlags extends ModelFlags {
   model?: string;
   command?: string;
   url?: string;
-  judge?: string[];
   jobs: number;
   out?: string;
   priceIn?: number;

@@ -7,12 +7,12 @@ import type { Sample } from "../dataset/sample.js";
 import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
+import { lookupModel, modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, HISTORY, IDS, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, HISTORY, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { ModelFlags, RunFlags } from "./flags.js";
@@ -79,10 +79,9 @@ export function selectionOf(flags: RunFlags): Selection {
   return selectionOfSpec(specOfFlags(flags));
 }
 
-/** What run.json records of the flags `run` and `bench` share beyond the spec: the judges, the jobs and the models. */
+/** What run.json records of the flags `run` and `bench` share beyond the spec: the jobs and the models. */
 function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
   return {
-    judges: flags.judge,
     jobs: flags.jobs,
     models: modelSettings(flags),
   };
@@ -130,6 +129,11 @@ function specOfFlags(flags: RunFlags): RunSpec {
   return specFromOptions(flags as unknown as Record<string, unknown>);
 }
 
+/** The judges the flags name (the spec's `judges`, `--judge`), asked with `models`. */
+export function judgesOf(flags: RunFlags, models: ModelOptions): ModelClient[] {
+  return specValue(specOfFlags(flags), JUDGES).map((name) => lookupModel(name, models));
+}
+
 /** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
 export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
   const spec = specOfFlags(flags);
@@ -163,8 +167,8 @@ export async function printPlan(
   run: FlagAgent & { where: RepoLocator; dir: string },
   stdout: TextSink,
 ): Promise<void> {
-  const judges = flags.judge ?? [];
   const spec = specOfFlags(flags);
+  const judges = specValue(spec, JUDGES);
   const plan = await planRun(samples, {
     agent: run.agent,
     agentModel: run.model ?? null,

@@ -17,7 +17,7 @@ export * from "./spec-registry.js";
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
  * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
- * the selection of samples and scenarios are declared this way; the other settings still travel their
+ * the selection of samples and scenarios and the judges are declared this way; the other settings still travel their
  * older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
@@ -313,6 +313,26 @@ export const LIMIT = defineRunSetting<number | null>({
   request: "operator",
   kind: "choice",
   group: "selection",
+});
+
+/**
+ * The judge models of IR and ICC (`--judge m1,m2`; none: the deterministic checks only). Not part of the
+ * run's identity: judging is how attempts are scored, not what is evaluated, and `gitgood score` re-scores a
+ * finished run with other judges (its run.json then names those).
+ */
+export const JUDGES = defineRunSetting<string[]>({
+  key: "judges",
+  option: "judge",
+  value: "<models>",
+  help: "judge models for IR/ICC, comma-separated (pairwise, positions swapped)",
+  schema: z.array(z.string().min(1)),
+  parse: (text) => listOption(text),
+  default: [],
+  defaultLabel: "none",
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "scoring",
 });
 
 /** A list, or null (no filter) when it is empty. */

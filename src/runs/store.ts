@@ -4,6 +4,7 @@ import { GitGoodError } from "../errors.js";
 import { writeOutputFile } from "../util/output.js";
 import { RunConfigSchema, type RunConfig, type RunIdentity } from "./config.js";
 import { RESULTS_SCHEMA_VERSION, ResultRecordSchema, type ResultRecord } from "./record.js";
+import { JUDGES } from "./spec.js";
 import { safeFileName } from "../util/file-names.js";
 import { fsReason } from "../util/errno.js";
 
@@ -253,10 +254,10 @@ export class RunStore {
     for (const r of records) this.records.set(r.key, r);
   }
 
-  /** Updates the judges run.json names (after re-scoring with other judges). */
+  /** Updates the judges run.json's spec names (after re-scoring with other judges). */
   setJudges(judges: readonly string[]): void {
     const config = RunStore.readConfig(this.dir);
-    writeJsonAtomic(path.join(this.dir, RUN_FILE), { ...config, judges: [...judges] });
+    writeJsonAtomic(path.join(this.dir, RUN_FILE), { ...config, spec: { ...config.spec, [JUDGES.key]: [...judges] } });
   }
 
   /** Reads a trajectory file (path relative to the run directory) as JSON. */

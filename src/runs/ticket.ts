@@ -18,7 +18,7 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { HISTORY, MAX_TURNS, TIMEOUT, parseRunSpec, scenarioSettings, specValue } from "./spec.js";
+import { HISTORY, JUDGES, MAX_TURNS, TIMEOUT, parseRunSpec, scenarioSettings, specValue } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -61,8 +61,6 @@ const JobTicketSchema = z.object({
   /** The agent gets the memory tools. */
   memory: z.boolean(),
   agent: AgentSpecSchema,
-  /** The judge model names (`--judge`). */
-  judges: z.array(z.string()),
   /** How every model is asked, the agent's and the judges' (run.json's `models`). */
   models: ModelSettingsSchema,
   /** The families' scenario settings that are plain data (the spec's own, MCR's tools, are added where the ticket runs). */
@@ -201,7 +199,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   const settings = scenarioSettings(ticket.spec, env.settings ? env.settings(ticket, isolation) : ticket.settings);
   const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
   const scoring: Scoring = {
-    judges: judgesFromSpec(ticket.judges, models),
+    judges: judgesFromSpec(specValue(ticket.spec, JUDGES), models),
     agent: agent.name,
     prices,
     priceOf: (model) => ticket.prices.models[model] ?? (model === ticket.agent_model ? prices : undefined),
@@ -250,7 +248,6 @@ export function ticketBase(
   return {
     run: config.identity,
     agent: run.agent,
-    judges: [...config.judges],
     models: config.models ?? { temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true },
     settings: jsonOf(run.settings),
     flags: jsonOf(run.flags),

@@ -42,7 +42,6 @@ interface RunJson {
   identity: Record<string, unknown>;
   limits: { jobs: number };
   spec: Record<string, unknown>;
-  judges: string[];
   config: { file: string | null; options: Record<string, unknown>; prices: Record<string, unknown> };
 }
 const runJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
@@ -80,7 +79,7 @@ describe("gitgood.config.yaml", () => {
     expect(saved.identity).toMatchObject({ agent: "oracle", spec: { max_turns: 12, scenarios: ["MCR"] } });
     expect(saved.limits).toEqual({ jobs: 1 });
     expect(saved.spec).toMatchObject({ max_turns: 12 });
-    expect(saved.judges).toEqual(["judge-a", "judge-b"]);
+    expect(saved.spec.judges).toEqual(["judge-a", "judge-b"]);
     expect(saved.config.file).toBe("gitgood.config.yaml");
     expect(saved.config.options).toMatchObject({
       agent: "oracle",

@@ -41,7 +41,7 @@ describe("gitgood run --judge", () => {
       expect(r.code).toBe(0);
       expect(server.requests.length).toBeGreaterThan(0);
       expect(server.requests.map((q) => (q as { model: string }).model)).toEqual(server.requests.map(() => JUDGE));
-      expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8"))).toMatchObject({ judges: [JUDGE] });
+      expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8"))).toMatchObject({ spec: { judges: [JUDGE] } });
     } finally {
       await server.close();
     }

@@ -39,7 +39,6 @@ export function writeRun(dir: string, records: readonly ResultRecord[], agent = 
     schema_version: RESULTS_SCHEMA_VERSION,
     gitgood_version: "test",
     identity: { samples: "samples.jsonl", ids: null, limit: null, agent, model: null, where: null, history: null },
-    judges: [],
     limits: { jobs: null },
   });
   for (const r of records) store.append(r);

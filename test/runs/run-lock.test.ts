@@ -152,6 +152,6 @@ describe("run.json", () => {
     expect(readdirSync(out).sort()).toEqual(["progress.jsonl", "results.jsonl", "run.json", "trajectories"]);
     const again = spawnSync(process.execPath, [BIN, ...args, "--judge", judges], { env: { ...process.env, ...env }, encoding: "utf8" });
     expect(again.status, again.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(runJson, "utf8")).judges).toEqual(["a".repeat(600), "b".repeat(600)]);
+    expect(JSON.parse(readFileSync(runJson, "utf8")).spec.judges).toEqual(["a".repeat(600), "b".repeat(600)]);
   }, 180_000);
 });

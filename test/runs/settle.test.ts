@@ -7,7 +7,7 @@ import { sampleToJson, type ChainSample, type Sample } from "../../src/dataset/s
 import { OpenAIChatClient } from "../../src/model/openai.js";
 import type { ModelRequest } from "../../src/model/types.js";
 import { buildReport } from "../../src/report/summary.js";
-import { GITGOOD_VERSION, runConfig } from "../../src/runs/config.js";
+import { GITGOOD_VERSION, runConfig, runJudges } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import { RunStore } from "../../src/runs/store.js";
@@ -44,7 +44,7 @@ describe("scorers fail apart from the agent", () => {
     const down = new OpenAIChatClient({ model: "judge-down", baseURL: failing.url, apiKey: "k", maxRetries: 0 });
     const dir = `${dirs.out}-judge`;
     const agent = createAgent("keep");
-    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, judges: ["judge-down"] }, (p) => p));
+    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-down"] } }, (p) => p));
     const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [down] }).finally(
       failing.close,
     );
@@ -77,7 +77,7 @@ describe("scorers fail apart from the agent", () => {
     const t = trajectory(dir, rescored);
     expect(t.events).toEqual(eventsBefore);
     expect(t.scores.judge.judges).toEqual([{ judge: "Judge/Model-7B", wins_both: true }]);
-    expect(after.config.judges).toEqual(["Judge/Model-7B"]);
+    expect(runJudges(after.config)).toEqual(["Judge/Model-7B"]);
   });
 });
 
@@ -132,7 +132,7 @@ describe("scoring has a time limit", () => {
     const judge = new OpenAIChatClient({ model: "judge-stalled", baseURL: stalled.url, apiKey: "k", maxRetries: 0 });
     const dir = `${dirs.out}-stalled`;
     const agent = createAgent("keep");
-    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, judges: ["judge-stalled"] }, (p) => p));
+    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-stalled"] } }, (p) => p));
     try {
       const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 3, maxTurns: 5, judges: [judge], scenarios: ["IR"] });
       const ir = byScenario(summary.records).IR;
@@ -153,7 +153,7 @@ describe("scoring has a time limit", () => {
     } };
     const dir = `${dirs.out}-signal`;
     const agent = createAgent("keep");
-    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, judges: ["judge-signal"] }, (p) => p));
+    const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-signal"] } }, (p) => p));
     const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [judge], scenarios: ["IR"] });
     expect(byScenario(summary.records).IR).toMatchObject({ status: "success", verdict: "unsolved" });
     expect(seen).toHaveLength(2);
@@ -183,9 +183,8 @@ describe("run.json", () => {
     expect(config).toMatchObject({
       gitgood_version: GITGOOD_VERSION,
       identity: { agent: "keep", spec: { max_turns: 7 }, where: { repo: path.resolve(fx.dir) }, model: null },
-      judges: [],
       limits: { jobs: 1 },
-      spec: { timeout_s: 120, max_turns: 7 },
+      spec: { timeout_s: 120, max_turns: 7, judges: [] },
     });
     const again = await gitgood(["run", file, "--repo", fx.dir, "--agent", "keep", "--out", out, "--timeout", "60", "--max-turns", "7"]);
     expect(again.code, again.stderr).toBe(0);

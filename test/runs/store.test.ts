@@ -1,4 +1,4 @@
-import { runConfig } from "../../src/runs/config.js";
+import { runConfig, runJudges } from "../../src/runs/config.js";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -124,8 +124,8 @@ describe("RunStore", () => {
     RunStore.open(dir, config);
     expect(() => RunStore.open(dir, { ...config, identity: { ...config.identity, agent: "llm" } })).toThrow(/other settings \(agent: "oracle" -> "llm"\)/);
     // Judges and limits are not part of a run's identity: other ones resume the same run and are recorded.
-    RunStore.open(dir, { ...config, judges: ["judge-a"], limits: { jobs: 4 }, spec: { timeout_s: 60 } });
-    expect(RunStore.readConfig(dir).judges).toEqual(["judge-a"]);
+    RunStore.open(dir, { ...config, limits: { jobs: 4 }, spec: { timeout_s: 60, judges: ["judge-a"] } });
+    expect(runJudges(RunStore.readConfig(dir))).toEqual(["judge-a"]);
     expect(() => RunStore.read(tmp())).toThrow(/not a gitgood run directory/);
   });
 });

@@ -1,0 +1,121 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli/main.js";
+import { createAgent } from "../../src/agents/index.js";
+import { readDataset } from "../../src/dataset/importer.js";
+import type { Sample } from "../../src/dataset/sample.js";
+import { runJudges } from "../../src/runs/config.js";
+import { planJobs } from "../../src/runs/plan.js";
+import { RunStore } from "../../src/runs/store.js";
+import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
+import { captureSink, gitgood } from "../helpers/cli.js";
+import { completion, fakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
+import type { Fixture } from "../helpers/fixture.js";
+import { oneMergeFixture } from "../helpers/one-merge.js";
+
+/*
+ * The judges (`--judge`) as a run setting: an option of run and bench (and of mcp and serve) made from its
+ * declaration, recorded in run.json's spec and not in its identity (other judges resume the same run, as
+ * `gitgood score` re-scores it with others), carried by a queue ticket's spec. A run.json written before
+ * they moved into the spec (a top-level `judges`) is read with the same judges.
+ */
+
+let fx: Fixture;
+let samplesFile: string;
+let env: Record<string, string>;
+let sample: Sample;
+let endpoint: FakeOpenAI;
+
+beforeAll(async () => {
+  ({ fx, samplesFile, env } = await oneMergeFixture());
+  const [only] = (await readDataset([samplesFile])).samples;
+  if (!only) throw new Error("the fixture has no sample");
+  sample = only;
+  // The judges are checked before a run by one request each: a local endpoint answers them (the merge's MCR asks no judge).
+  endpoint = await fakeOpenAI([{ body: completion({ content: "OK" }) }]);
+  env = { ...env, OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: "test-key", GITGOOD_CACHE_DIR: fx.scratch("cache") };
+});
+afterAll(async () => {
+  await endpoint.close();
+  fx.remove();
+});
+
+const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
+
+const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+
+type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec?: Record<string, unknown>; judges?: unknown };
+
+const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+
+/** Rewrites a run's run.json as gitgood wrote it before the judges were a run setting: a top-level `judges`, none in `spec`. */
+function toPreviousLayout(dir: string): void {
+  const json = readRunJson(dir);
+  const { judges, ...spec } = json.spec ?? {};
+  writeFileSync(path.join(dir, "run.json"), `${JSON.stringify({ ...json, judges, spec }, null, 2)}\n`);
+}
+
+/** The ticket of the run's one job, as a worker parses it. */
+function ticketOf(dir: string) {
+  const base = ticketBase(RunStore.readConfig(dir), {
+    agent: { name: "oracle", model: null, command: null, url: null, options: {} },
+    settings: {},
+    flags: {},
+    prices: null,
+    modelPrices: {},
+    agentModel: null,
+  });
+  const [job] = planJobs([sample], createAgent("oracle")).jobs;
+  if (!job) throw new Error("no job planned");
+  return parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
+}
+
+describe("the judges as a run setting", () => {
+  it("are an option of run, bench, mcp and serve made from their declaration", async () => {
+    for (const verb of ["run", "bench", "mcp", "serve"]) {
+      const help = (await buildProgram(silent, verb)).commands.find((c) => c.name() === verb)?.helpInformation() ?? "";
+      expect(help, verb).toMatch(/--judge <models>\s+judge models for IR\/ICC, comma-separated \(pairwise,\s+positions swapped\)\s+\(default: none\)/);
+    }
+  });
+
+  it("are recorded in run.json's spec only, and other judges resume the same run", async () => {
+    const out = path.join(fx.scratch("runs"), "judged");
+    const first = await run(out, ["--judge", "judge-a,judge-b"]);
+    expect(first.code, first.stderr).toBe(0);
+    const json = readRunJson(out);
+    expect(json.spec?.judges).toEqual(["judge-a", "judge-b"]);
+    expect(json).not.toHaveProperty("judges");
+    expect(json.identity.spec ?? {}).not.toHaveProperty("judges");
+    const other = await run(out, ["--judge", "judge-c"]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(runJudges(RunStore.readConfig(out))).toEqual(["judge-c"]);
+    const none = await run(out, []);
+    expect(none.code, none.stderr).toBe(0);
+    expect(readRunJson(out).spec?.judges).toEqual([]);
+  });
+
+  it("travel in a queue ticket's spec, and a ticket whose judges are not model names is refused", async () => {
+    const out = path.join(fx.scratch("runs"), "ticketed");
+    expect((await run(out, ["--judge", "judge-a"])).code).toBe(0);
+    const ticket = ticketOf(out);
+    expect(ticket.spec).toMatchObject({ judges: ["judge-a"] });
+    expect(ticket).not.toHaveProperty("judges");
+    expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, judges: "judge-a" } })).toThrow(/spec\.judges/);
+  });
+
+  it("a run.json of the previous layout (top-level judges) is read with the same judges, in run.json and in its tickets", async () => {
+    const out = path.join(fx.scratch("runs"), "previous");
+    expect((await run(out, ["--judge", "judge-a,judge-b"])).code).toBe(0);
+    toPreviousLayout(out);
+    expect(readRunJson(out)).toMatchObject({ judges: ["judge-a", "judge-b"] });
+    expect(readRunJson(out).spec).not.toHaveProperty("judges");
+    expect(runJudges(RunStore.readConfig(out))).toEqual(["judge-a", "judge-b"]);
+    expect(ticketOf(out).spec).toMatchObject({ judges: ["judge-a", "judge-b"] });
+    // The next session writes today's layout.
+    expect((await run(out, ["--judge", "judge-a,judge-b"])).code).toBe(0);
+    expect(readRunJson(out)).not.toHaveProperty("judges");
+    expect(readRunJson(out).spec?.judges).toEqual(["judge-a", "judge-b"]);
+  });
+});
