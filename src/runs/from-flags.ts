@@ -7,7 +7,7 @@ import type { Sample } from "../dataset/sample.js";
 import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
-import { lookupModel, modelEndpoint, type ModelOptions } from "../model/lookup.js";
+import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
@@ -21,7 +21,7 @@ import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { checkBudget, checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
-import { modelOptionsOf } from "./ticket.js";
+import { judgesFromSpec, modelOptionsOf } from "./ticket.js";
 
 /*
  * What the flags of flags.ts build: the selection of samples, how models are asked, the isolation,
@@ -131,7 +131,7 @@ function specOfFlags(flags: RunFlags): RunSpec {
 
 /** The judges the flags name (the spec's `judges`, `--judge`), asked with `models`. */
 export function judgesOf(flags: RunFlags, models: ModelOptions): ModelClient[] {
-  return specValue(specOfFlags(flags), JUDGES).map((name) => lookupModel(name, models));
+  return judgesFromSpec(specValue(specOfFlags(flags), JUDGES), models);
 }
 
 /** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
