@@ -163,8 +163,23 @@ export function recordModelIoOf(ticket: JobTicket): RecordModelIo {
   return RECORD_MODEL_IO.find((m) => m === mode) ?? "digest";
 }
 
+/**
+ * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
+ * the job otherwise than asked (unjudged, at another history depth), so such a ticket is refused.
+ */
+const MOVED_INTO_SPEC = ["judges", "history", "limits"] as const;
+
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
+  if (typeof value === "object" && value !== null) {
+    const old = MOVED_INTO_SPEC.filter((f) => f in value);
+    if (old.length > 0) {
+      throw new GitGoodError(
+        "BAD_TICKET",
+        `not a job ticket of this gitgood: ${old.join(", ")} travel in its spec now; run the producer and the workers at the same version`,
+      );
+    }
+  }
   const parsed = JobTicketSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -103,6 +103,10 @@ describe("the judges as a run setting", () => {
     expect(ticket.spec).toMatchObject({ judges: ["judge-a"] });
     expect(ticket).not.toHaveProperty("judges");
     expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, judges: "judge-a" } })).toThrow(/spec\.judges/);
+    // An older producer's ticket (judges, history or limits beside the spec) is refused, not run unjudged.
+    for (const old of [{ judges: ["judge-a"] }, { history: 10 }, { limits: { timeout_s: 60 } }]) {
+      expect(() => parseTicket({ ...ticket, ...old })).toThrow(/not a job ticket of this gitgood: (judges|history|limits) travel in its spec now/);
+    }
   });
 
   it("a run.json of the previous layout (top-level judges) is read with the same judges, in run.json and in its tickets", async () => {
