@@ -12,6 +12,9 @@ export { families, registerFamily, unregisterFamily } from "./families/registry.
 export {
   defineFamily,
   type FamilyDefinition,
+  type FamilyRelease,
+  type ReleaseTesting,
+  type ReleaseMineSummary,
   type ReportSection,
   type FamilyCli,
   type OutcomeBlock,

@@ -237,6 +237,7 @@ export interface FamilyRelease {
   readonly runs: number;
   /** What the manifest says the mining dates a task by and how it validates it. */
   readonly rule: string;
+  /** Mines and validates the family's tasks of one pinned repository in the window; `summary` is what the manifest counts. */
   mine(input: ReleaseTesting & { repoPath: string; name: string; since: number | null; until: number | null; runs: number; jobs: number; onStep?: (line: string) => void }): Promise<{ samples: Sample[]; summary: ReleaseMineSummary }>;
   /** The scenario settings its tasks are run with in the QA gate. */
   settings(testing: ReleaseTesting): Record<string, unknown>;
