@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Sample } from "../../src/dataset/sample.js";
+import { createAgent } from "../../src/agents/index.js";
 import { mine } from "../../src/mining/mine.js";
+import { planJobs } from "../../src/runs/plan.js";
+import { RunStore } from "../../src/runs/store.js";
+import { parseTicket, ticketBase, ticketFor, type JobTicket, type TicketBase } from "../../src/runs/ticket.js";
 import { Fixture } from "./fixture.js";
 
 /**
@@ -65,4 +69,23 @@ export function tempDirs(): { out: string; cleanup: () => void } {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** The queue ticket base of the run in `dir` for a built-in agent (no model, no prices), as a producer makes it. */
+export function builtInTicketBase(dir: string, agent = "oracle"): TicketBase {
+  return ticketBase(RunStore.readConfig(dir), {
+    agent: { name: agent, model: null, command: null, url: null, options: {} },
+    settings: {},
+    flags: {},
+    prices: null,
+    modelPrices: {},
+    agentModel: null,
+  });
+}
+
+/** The ticket of the oracle's first job on `sample` in the run in `dir`, as a worker parses it (through JSON, as Redis carries it). */
+export function oracleTicket(dir: string, sample: Sample): JobTicket {
+  const [job] = planJobs([sample], createAgent("oracle")).jobs;
+  if (!job) throw new Error("no job planned");
+  return parseTicket(JSON.parse(JSON.stringify(ticketFor(builtInTicketBase(dir), job))));
 }

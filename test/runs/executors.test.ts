@@ -10,11 +10,11 @@ import type { ResultRecord } from "../../src/runs/record.js";
 import { runBenchmark } from "../../src/runs/runner.js";
 import type { Shard } from "../../src/runs/shard.js";
 import { RunStore } from "../../src/runs/store.js";
-import { runTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
+import { runTicket, ticketFor } from "../../src/runs/ticket.js";
 import { RunWriter } from "../../src/runs/writer.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { gitgood } from "../helpers/cli.js";
-import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { buildRunFixture, builtInTicketBase, tempDirs } from "../helpers/runs.js";
 
 let fx: Fixture;
 let samples: Sample[];
@@ -97,14 +97,7 @@ describe("the same records through every executor", () => {
     const tickets = newDir();
     const agent = createAgent(agentName);
     const store = RunStore.open(tickets, identity(agent.name));
-    const base = ticketBase(RunStore.readConfig(tickets), {
-      agent: { name: agentName, model: null, command: null, url: null, options: {} },
-      settings: {},
-      flags: {},
-      prices: null,
-      modelPrices: {},
-      agentModel: null,
-    });
+    const base = builtInTicketBase(tickets, agentName);
     const writer = new RunWriter(store);
     for (const job of planJobs(samples, agent).jobs) {
       const ticket = JSON.parse(JSON.stringify(ticketFor(base, job))) as ReturnType<typeof ticketFor>;
@@ -119,14 +112,7 @@ describe("runTicket", () => {
     const agent = createAgent("oracle");
     const dir = newDir();
     RunStore.open(dir, identity(agent.name));
-    const base = ticketBase(RunStore.readConfig(dir), {
-      agent: { name: "oracle", model: null, command: null, url: null, options: {} },
-      settings: {},
-      flags: {},
-      prices: null,
-      modelPrices: {},
-      agentModel: null,
-    });
+    const base = builtInTicketBase(dir);
     const job = planJobs(samples, agent).jobs[0]!;
     const where = { repo: fx.dir };
     await expect(runTicket({ ...ticketFor(base, job), key: "other.MCR" }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });

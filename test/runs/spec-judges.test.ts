@@ -3,17 +3,16 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { createAgent } from "../../src/agents/index.js";
 import { readDataset } from "../../src/dataset/importer.js";
 import type { Sample } from "../../src/dataset/sample.js";
 import { runJudges } from "../../src/runs/config.js";
-import { planJobs } from "../../src/runs/plan.js";
 import { RunStore } from "../../src/runs/store.js";
-import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
+import { parseTicket, type JobTicket } from "../../src/runs/ticket.js";
 import { captureSink, gitgood } from "../helpers/cli.js";
 import { completion, fakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { oneMergeFixture } from "../helpers/one-merge.js";
+import { oracleTicket } from "../helpers/runs.js";
 
 /*
  * The judges (`--judge`) as a run setting: an option of run and bench (and of mcp and serve) made from its
@@ -58,19 +57,7 @@ function toPreviousLayout(dir: string): void {
 }
 
 /** The ticket of the run's one job, as a worker parses it. */
-function ticketOf(dir: string) {
-  const base = ticketBase(RunStore.readConfig(dir), {
-    agent: { name: "oracle", model: null, command: null, url: null, options: {} },
-    settings: {},
-    flags: {},
-    prices: null,
-    modelPrices: {},
-    agentModel: null,
-  });
-  const [job] = planJobs([sample], createAgent("oracle")).jobs;
-  if (!job) throw new Error("no job planned");
-  return parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
-}
+const ticketOf = (dir: string): JobTicket => oracleTicket(dir, sample);
 
 describe("the judges as a run setting", () => {
   it("are an option of run, bench, mcp and serve made from their declaration", async () => {

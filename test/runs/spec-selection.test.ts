@@ -3,17 +3,16 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { createAgent } from "../../src/agents/index.js";
 import { readDataset } from "../../src/dataset/importer.js";
 import type { Sample } from "../../src/dataset/sample.js";
 import { DEFAULT_HISTORY } from "../../src/git/store.js";
-import { planJobs } from "../../src/runs/plan.js";
 import { specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
-import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
+import { parseTicket } from "../../src/runs/ticket.js";
 import { captureSink, gitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { oneMergeFixture } from "../helpers/one-merge.js";
+import { oracleTicket } from "../helpers/runs.js";
 
 /*
  * What each sandbox gets (`--history`, `--mcr-tools`) and which samples and scenarios run (`--ids`,
@@ -162,17 +161,7 @@ describe("history, the MCR tools and the selection as run settings", () => {
   it("travel in a queue ticket's spec, from which the attempt takes its history and MCR tools", async () => {
     const out = path.join(fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--history", "2", "--mcr-tools", "extended"])).code).toBe(0);
-    const base = ticketBase(RunStore.readConfig(out), {
-      agent: { name: "oracle", model: null, command: null, url: null, options: {} },
-      settings: {},
-      flags: {},
-      prices: null,
-      modelPrices: {},
-      agentModel: null,
-    });
-    const [job] = planJobs([sample], createAgent("oracle")).jobs;
-    if (!job) throw new Error("no job planned");
-    const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
+    const ticket = oracleTicket(out, sample);
     expect(ticket.spec).toMatchObject({ history: 2, mcr_tools: "extended" });
     expect(ticket).not.toHaveProperty("history");
     expect(ticket.settings).not.toHaveProperty("mcrTools");
