@@ -10,7 +10,7 @@ import { GitGoodError } from "../errors.js";
 import "../families/registry.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
-import { isolationLimits, specFromOptions } from "../runs/spec.js";
+import { CACHE, MAX_CONNECTIONS, isolationLimits, specFromOptions, specValue } from "../runs/spec.js";
 import { addSpecOptions } from "./spec-options.js";
 import { NAMED_ONLY_AGENTS, checkPolicy, requestedIsolation, type WorkerPolicy } from "../queue/policy.js";
 import { queueSecret } from "../queue/secret.js";
@@ -138,10 +138,10 @@ export function workerCommand(io: CliIO): Command {
             if (fetchClone) await fetchClone(ticket.sample);
             await checkClone(ticket.sample, where, (dir) => sources.get(dir), found);
             // --max-connections holds across every worker of the queue, not per process.
-            const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
-            const max = ticket.models.max_connections;
+            const plain = modelOptionsOf({ ...ticket.spec, [MAX_CONNECTIONS.key]: null });
+            const max = specValue(ticket.spec, MAX_CONNECTIONS);
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
-            const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
+            const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, recordModelIoOf(ticket), models);
             const asked = requestedIsolation(ticket);
             const isolation = chooseIsolation({
               mode: asked.mode,

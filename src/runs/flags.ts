@@ -8,23 +8,14 @@ import type { IsolationMode } from "../sandbox/isolation.js";
  * the selection, run.json) is in from-flags.ts.
  */
 
-/** The model flags of `run`, `bench`, `score` and `mcp`. */
-export interface ModelFlags {
-  temperature?: number;
-  maxTokens?: number;
-  seed?: number;
-  maxConnections?: number;
-  /** false with --no-cache. */
-  cache: boolean;
-}
-
 /**
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
  * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
- * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, and `--judge`).
+ * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, `--judge`, and how
+ * models are asked, `--temperature`, `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`).
  */
-export interface RunFlags extends ModelFlags {
+export interface RunFlags {
   dataset?: string[];
   repo?: string;
   repos?: string;

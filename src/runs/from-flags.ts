@@ -12,10 +12,10 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, HISTORY, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, specFromOptions, specValue, type RunSpec } from "./spec.js";
-import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
+import { DIFFICULTY, HISTORY, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
-import type { ModelFlags, RunFlags } from "./flags.js";
+import type { RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
 import type { Prices } from "../model/prices.js";
@@ -79,13 +79,6 @@ export function selectionOf(flags: RunFlags): Selection {
   return selectionOfSpec(specOfFlags(flags));
 }
 
-/** What run.json records of the flags `run` and `bench` share beyond the spec: the jobs and the models. */
-function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
-  return {
-    jobs: flags.jobs,
-    models: modelSettings(flags),
-  };
-}
 
 /** The agent's prices: --price-in and --price-out, else the configuration's prices of its model. */
 function agentPrices(flags: RunFlags, model: string | undefined, config: ResolvedConfig): Prices | undefined {
@@ -93,35 +86,17 @@ function agentPrices(flags: RunFlags, model: string | undefined, config: Resolve
   return model !== undefined ? config.prices[model] : undefined;
 }
 
-/** What run.json records of the model an llm agent uses. */
-function modelInfo(name: string | undefined, flags: Partial<ModelFlags> = {}): ModelInfo | null {
-  if (!name) return null;
-  return {
-    name,
-    endpoint: modelEndpoint(name),
-    temperature: flags.temperature ?? null,
-    ...(flags.maxTokens !== undefined ? { max_tokens: flags.maxTokens } : {}),
-    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-  };
+/** What run.json records of the model an llm agent uses (how it is asked is the spec's). */
+function modelInfo(name: string | undefined): ModelInfo | null {
+  return name ? { name, endpoint: modelEndpoint(name) } : null;
 }
 
 /**
- * How every model of one command is asked, the agent's and the judges' alike: the sampling parameters,
- * one connection limit shared by all, and the response cache (on unless --no-cache).
+ * How every model of one command is asked, by the options of its model settings (`--temperature`,
+ * `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`): see `modelOptionsOf`.
  */
-export function modelOptions(flags: ModelFlags): ModelOptions {
-  return modelOptionsOf(modelSettings(flags));
-}
-
-/** What run.json records of how models were asked. */
-export function modelSettings(flags: ModelFlags): ModelSettings {
-  return {
-    temperature: flags.temperature ?? null,
-    max_tokens: flags.maxTokens ?? null,
-    seed: flags.seed ?? null,
-    max_connections: flags.maxConnections ?? null,
-    cache: flags.cache,
-  };
+export function modelOptions(options: object): ModelOptions {
+  return modelOptionsOf(settingsFromOptions(options as Record<string, unknown>, MODEL_SETTINGS));
 }
 
 /** The run settings the flags give (every declared setting's option, or its default). */
@@ -216,11 +191,11 @@ export interface FlagRun extends FlagAgent {
 /** The run.json the flags make for a run (its `identity` is what resuming, shards and queues compare). */
 export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "created_at"> {
   const input: RunConfigInput = {
-    ...runFlagsConfig(flags),
+    jobs: flags.jobs,
     samples: run.files,
     samplesDigest: samplesDigest(run.samples),
     agent: run.agent.name,
-    model: modelInfo(run.model, flags),
+    model: modelInfo(run.model),
     where: run.where,
     isolation: run.isolation,
     config: run.config,

@@ -31,7 +31,10 @@ export interface RunSetting<T = unknown> {
   readonly key: string;
   /** The long command-line option without its dashes (`max-processes`): also the configuration file's key. */
   readonly option: string;
-  /** The option's value placeholder (`<n>`); absent for a switch that is off unless given. */
+  /**
+   * The option's value placeholder (`<n>`); absent for a switch: one that is off unless given (default
+   * false: `--memory`), or on unless turned off (default true: `--no-cache`).
+   */
   readonly value?: string;
   /** One line of help, as `--help` prints it. */
   readonly help: string;
@@ -72,7 +75,7 @@ export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
   if (!OPTION.test(setting.option)) throw new Error(`run setting option '${setting.option}' is not kebab-case`);
   if (declared.has(setting.key)) throw new Error(`run setting '${setting.key}' is declared twice`);
   if ([...declared.values()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
-  if (setting.value === undefined && setting.default !== false) throw new Error(`run setting '${setting.key}' is a switch: its default must be false`);
+  if (setting.value === undefined && typeof setting.default !== "boolean") throw new Error(`run setting '${setting.key}' is a switch: its default must be true or false`);
   if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
   if (setting.kind === "choice" && setting.request !== "operator") throw new Error(`run setting '${setting.key}' is a choice of the run: a request cannot make it`);
   if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {

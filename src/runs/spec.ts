@@ -5,9 +5,9 @@ import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.j
 import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioNames, scenarioSet } from "../scenarios/registry.js";
-import { intOption, keywordListOption, listOption, positiveIntOption } from "../util/options.js";
+import { intOption, keywordListOption, listOption, numberOption, positiveIntOption } from "../util/options.js";
 import { parseShard, type Shard } from "./shard.js";
-import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
+import { defineRunSetting, specValue, type RunSetting, type RunSpec } from "./spec-registry.js";
 
 export * from "./spec-registry.js";
 
@@ -17,8 +17,8 @@ export * from "./spec-registry.js";
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
  * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
- * the selection of samples and scenarios and the judges are declared this way; the other settings still travel their
- * older ways (RunFlags → RunConfigInput → JobTicket).
+ * the selection of samples and scenarios, the judges and how models are asked are declared this way; the
+ * other settings still travel their older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
 const MiB = 1024 * 1024;
@@ -334,6 +334,85 @@ export const JUDGES = defineRunSetting<string[]>({
   kind: "choice",
   group: "scoring",
 });
+
+/** The sampling temperature of every model request, the agent's and the judges' (null: not sent, the client's default). */
+export const TEMPERATURE = defineRunSetting<number | null>({
+  key: "temperature",
+  option: "temperature",
+  value: "<t>",
+  help: "sampling temperature of every model request, the agent's and the judges' (default 0)",
+  schema: z.number().min(0).max(2).nullable(),
+  parse: (text, option) => numberOption(option, 0, 2)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** The most tokens of each model answer (null: the endpoint's own bound). */
+export const MAX_TOKENS = defineRunSetting<number | null>({
+  key: "max_tokens",
+  option: "max-tokens",
+  value: "<n>",
+  help: "upper bound on the tokens of each model answer",
+  schema: z.number().int().min(1).nullable(),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/**
+ * The seed sent with every model request (null: none sent). `--seed` is also the seed of `--sample`'s draw
+ * (SAMPLE's `complete`), which records it in its own value.
+ */
+export const SEED = defineRunSetting<number | null>({
+  key: "seed",
+  option: "seed",
+  value: "<n>",
+  help: "seed of --sample's random draw (default 0), also sent with every model request (endpoints that support it)",
+  schema: z.number().int().nullable(),
+  parse: (text, option) => intOption(option)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** Model requests in flight at once, over the agent's and the judges' (null: no limit); how they are asked, not what. */
+export const MAX_CONNECTIONS = defineRunSetting<number | null>({
+  key: "max_connections",
+  option: "max-connections",
+  value: "<n>",
+  help: "model requests in flight at once, the agent's and the judges' together (default: no limit)",
+  schema: z.number().int().min(1).nullable(),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** Whether temperature-0 requests are answered from the response cache (`--no-cache`: asked every time). */
+export const CACHE = defineRunSetting<boolean>({
+  key: "cache",
+  option: "cache",
+  help: "ask the endpoint every time: do not answer temperature-0 requests from the response cache",
+  schema: z.boolean(),
+  default: true,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** The settings of how every model of a command is asked: `run`, `bench`, `score`, `mcp` and `serve` take their options. */
+export const MODEL_SETTINGS: readonly RunSetting[] = [TEMPERATURE, MAX_TOKENS, SEED, MAX_CONNECTIONS, CACHE];
 
 /** A list, or null (no filter) when it is empty. */
 function nonEmpty<T>(list: T[]): T[] | null {

@@ -13,12 +13,12 @@ import type { PackCache } from "../git/packs.js";
 import type { RepoPool } from "../git/repo-pool.js";
 import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
-import { RunConfigParts, type ModelSettings, type RunConfig } from "./config.js";
+import { RunConfigParts, type RunConfig } from "./config.js";
 import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { HISTORY, JUDGES, MAX_TURNS, TIMEOUT, parseRunSpec, scenarioSettings, specValue } from "./spec.js";
+import { CACHE, HISTORY, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -38,7 +38,6 @@ const AgentSpecSchema = z.object({
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
-const ModelSettingsSchema = RunConfigParts.models.unwrap();
 const IsolationRecordSchema = RunConfigParts.isolation.unwrap();
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
 
@@ -61,8 +60,6 @@ const JobTicketSchema = z.object({
   /** The agent gets the memory tools. */
   memory: z.boolean(),
   agent: AgentSpecSchema,
-  /** How every model is asked, the agent's and the judges' (run.json's `models`). */
-  models: ModelSettingsSchema,
   /** The families' scenario settings that are plain data (the spec's own, MCR's tools, are added where the ticket runs). */
   settings: z.record(z.string(), z.unknown()),
   /**
@@ -93,14 +90,19 @@ export function ticketFor(base: TicketBase, job: Job): JobTicket {
   return { ...base, key: job.key, sample: job.sample, scenario: job.scenario.name, repeat: job.repeat, memory: job.memory };
 }
 
-/** How models are asked for run.json's model settings: one response cache and one connection limit for all of them. */
-export function modelOptionsOf(settings: ModelSettings): ModelOptions {
+/**
+ * How every model of a run is asked, the agent's and the judges' alike, by its spec: the sampling parameters
+ * (`temperature`, `max_tokens`, `seed`), one connection limit shared by all (`max_connections`) and the
+ * response cache (`cache`, on unless `--no-cache`).
+ */
+export function modelOptionsOf(spec: RunSpec | undefined): ModelOptions {
+  const connections = specValue(spec, MAX_CONNECTIONS);
   return {
-    temperature: settings.temperature ?? undefined,
-    maxTokens: settings.max_tokens ?? undefined,
-    seed: settings.seed ?? undefined,
-    ...(settings.cache ? { cache: ResponseCache.default() } : {}),
-    ...(settings.max_connections !== null ? { connections: new ConnectionLimit(settings.max_connections) } : {}),
+    temperature: specValue(spec, TEMPERATURE) ?? undefined,
+    maxTokens: specValue(spec, MAX_TOKENS) ?? undefined,
+    seed: specValue(spec, SEED) ?? undefined,
+    ...(specValue(spec, CACHE) ? { cache: ResponseCache.default() } : {}),
+    ...(connections !== null ? { connections: new ConnectionLimit(connections) } : {}),
   };
 }
 
@@ -141,7 +143,7 @@ export interface TicketEnv {
   isolation?: Isolation;
   /** The scenario settings with their live parts, from the ticket (default: the ticket's plain `settings`). */
   settings?: (ticket: JobTicket, isolation: Isolation | undefined) => Record<string, unknown>;
-  /** How models are asked (default: `modelOptionsOf(ticket.models)`; give one to share a cache and connection limit over tickets). */
+  /** How models are asked (default: `modelOptionsOf(ticket.spec)`; give one to share a cache and connection limit over tickets). */
   models?: ModelOptions;
   /** Serves the a2a agent its tools. */
   toolHost?: ToolHost | null;
@@ -165,9 +167,9 @@ export function recordModelIoOf(ticket: JobTicket): RecordModelIo {
 
 /**
  * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
- * the job otherwise than asked (unjudged, at another history depth), so such a ticket is refused.
+ * the job otherwise than asked (unjudged, at another history depth, at another temperature), so such a ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits"] as const;
+const MOVED_INTO_SPEC = ["judges", "history", "limits", "models"] as const;
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
@@ -204,7 +206,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   }
   const job: Job = { sample: ticket.sample, scenario, memory: ticket.memory, repeat: ticket.repeat, key: ticket.key };
   if (keyOf(job) !== ticket.key) throw new GitGoodError("BAD_TICKET", `the ticket's key ${ticket.key} is not its job's (${keyOf(job)})`);
-  const models = env.models ?? modelOptionsOf(ticket.models);
+  const models = env.models ?? modelOptionsOf(ticket.spec);
   const { agent } = agentFromSpec(ticket.agent, models, { toolHost: env.toolHost, proxy: env.proxy ?? null });
   if (agent.name !== ticket.run.agent) {
     throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
@@ -263,7 +265,6 @@ export function ticketBase(
   return {
     run: config.identity,
     agent: run.agent,
-    models: config.models ?? { temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true },
     settings: jsonOf(run.settings),
     flags: jsonOf(run.flags),
     isolation: config.isolation ?? null,
