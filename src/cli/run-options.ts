@@ -35,10 +35,8 @@ export function addRunOptions(cmd: Command): Command {
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
   // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard,
   // --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, --judge,
-  // and how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache).
+  // how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache, and --price-in, --price-out).
   addSpecOptions(cmd, "choice")
-    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
-    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
     .addOption(
       new Option("--isolation <mode>", `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`)
         .choices(isolationModes())

@@ -164,12 +164,11 @@ function queueExecutorFor(
   agentModel: string | undefined,
   io: CliIO,
 ): (run: Parameters<NonNullable<FlagRun["executor"]>>[0]) => QueueExecutor {
-  return ({ config, settings, prices }) => {
+  return ({ config, settings }) => {
     const base = ticketBase(config, {
       agent,
       settings,
       flags: { ...flags },
-      prices: prices ?? null,
       modelPrices: config.config?.prices ?? {},
       agentModel: agentModel ?? null,
     });

@@ -13,7 +13,8 @@ import type { IsolationMode } from "../sandbox/isolation.js";
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
  * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
  * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, `--judge`, and how
- * models are asked, `--temperature`, `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`).
+ * models are asked, `--temperature`, `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`, and the agent's
+ * prices, `--price-in`, `--price-out`).
  */
 export interface RunFlags {
   dataset?: string[];
@@ -25,14 +26,12 @@ export interface RunFlags {
   url?: string;
   jobs: number;
   out?: string;
-  priceIn?: number;
   /** What the trajectory keeps of each model request an external agent makes through the proxy (`--record-model-io`). */
   recordModelIo: RecordModelIo;
   /** The version of a CLI-agent preset (`--agent-version`). */
   agentVersion?: string;
   /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
   tools?: ToolsMode;
-  priceOut?: number;
   json: boolean;
   isolation: IsolationMode;
   network: boolean;

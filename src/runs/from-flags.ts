@@ -12,13 +12,12 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, HISTORY, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, HISTORY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
-import type { Prices } from "../model/prices.js";
 import { checkBudget, checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
 import { judgesFromSpec, modelOptionsOf } from "./ticket.js";
@@ -79,12 +78,6 @@ export function selectionOf(flags: RunFlags): Selection {
   return selectionOfSpec(specOfFlags(flags));
 }
 
-
-/** The agent's prices: --price-in and --price-out, else the configuration's prices of its model. */
-function agentPrices(flags: RunFlags, model: string | undefined, config: ResolvedConfig): Prices | undefined {
-  if (flags.priceIn !== undefined && flags.priceOut !== undefined) return { input: flags.priceIn, output: flags.priceOut };
-  return model !== undefined ? config.prices[model] : undefined;
-}
 
 /** What run.json records of the model an llm agent uses (how it is asked is the spec's). */
 function modelInfo(name: string | undefined): ModelInfo | null {
@@ -183,9 +176,9 @@ export interface FlagRun extends FlagAgent {
   onResult?: RunOptions["onResult"];
   /**
    * Where the jobs run instead of this process's pool (`gitgood run --queue`), made once run.json is
-   * written: from the run's settings as stored, the families' scenario settings and the agent's prices.
+   * written: from the run's settings as stored (the agent's prices among them) and the families' scenario settings.
    */
-  executor?: (run: { config: RunConfig; settings: Record<string, unknown>; prices: Prices | undefined }) => Executor;
+  executor?: (run: { config: RunConfig; settings: Record<string, unknown> }) => Executor;
 }
 
 /** The run.json the flags make for a run (its `identity` is what resuming, shards and queues compare). */
@@ -213,7 +206,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
   // The families' settings cross to a queue's workers as they are; each attempt's gets the spec's too (the MCR tools).
   const familySettings = run.settings ?? {};
   const settings = scenarioSettings(spec, familySettings);
-  const prices = agentPrices(flags, run.model, run.config);
+  const prices = agentPrices(spec, run.model, run.config.prices);
   const options: Omit<RunOptions, "store"> = {
     samples: run.samples,
     where: run.where,
@@ -248,7 +241,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
       ...options,
       store,
       checked,
-      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings: familySettings, prices }) } : {}),
+      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings: familySettings }) } : {}),
     });
   } finally {
     unlock();

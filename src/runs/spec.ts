@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
+import type { Prices } from "../model/prices.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
 import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
@@ -17,7 +18,7 @@ export * from "./spec-registry.js";
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
  * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
- * the selection of samples and scenarios, the judges and how models are asked are declared this way; the
+ * the selection of samples and scenarios, the judges, how models are asked and the agent's prices are declared this way; the
  * other settings still travel their older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
@@ -413,6 +414,47 @@ export const CACHE = defineRunSetting<boolean>({
 
 /** The settings of how every model of a command is asked: `run`, `bench`, `score`, `mcp` and `serve` take their options. */
 export const MODEL_SETTINGS: readonly RunSetting[] = [TEMPERATURE, MAX_TOKENS, SEED, MAX_CONNECTIONS, CACHE];
+
+/** US dollars per million prompt tokens of the agent's model (`--price-in`; with `price_out`, over the configuration's `prices:`). */
+export const PRICE_IN = defineRunSetting<number | null>({
+  key: "price_in",
+  option: "price-in",
+  value: "<usd>",
+  help: "price per million prompt tokens (to record cost)",
+  schema: z.number().min(0).max(1e6).nullable(),
+  parse: (text, option) => numberOption(option, 0, 1e6)(text),
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "spend",
+});
+
+/** US dollars per million completion tokens of the agent's model (`--price-out`). */
+export const PRICE_OUT = defineRunSetting<number | null>({
+  key: "price_out",
+  option: "price-out",
+  value: "<usd>",
+  help: "price per million completion tokens",
+  schema: z.number().min(0).max(1e6).nullable(),
+  parse: (text, option) => numberOption(option, 0, 1e6)(text),
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "spend",
+});
+
+/**
+ * The prices of a run's agent: the spec's `price_in` and `price_out` when both are given, else the prices of
+ * `model` (the model the agent asks; none for an agent that asks none) among `modelPrices` (the configuration's).
+ */
+export function agentPrices(spec: RunSpec | undefined, model: string | null | undefined, modelPrices: Readonly<Record<string, Prices>>): Prices | undefined {
+  const input = specValue(spec, PRICE_IN);
+  const output = specValue(spec, PRICE_OUT);
+  if (input !== null && output !== null) return { input, output };
+  return model ? modelPrices[model] : undefined;
+}
 
 /** A list, or null (no filter) when it is empty. */
 function nonEmpty<T>(list: T[]): T[] | null {

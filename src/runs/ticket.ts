@@ -18,7 +18,7 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { CACHE, HISTORY, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
+import { CACHE, HISTORY, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -69,9 +69,9 @@ const JobTicketSchema = z.object({
   flags: z.record(z.string(), z.unknown()),
   /** How the attempt's programs are isolated (run.json's `isolation`; null: the sandbox's default). */
   isolation: IsolationRecordSchema.nullable(),
-  /** The agent's prices and each model's, by name (the configuration's `prices:`). */
-  prices: z.object({ agent: PricesSchema.nullable(), models: z.record(z.string(), PricesSchema) }),
-  /** The model the agent calls (its prices are `prices.agent` when `prices.models` has none). */
+  /** Each model's prices, by name (the configuration's `prices:`); the spec's `price_in` and `price_out` are the agent's when both given. */
+  model_prices: z.record(z.string(), PricesSchema),
+  /** The model the agent calls (its prices are `model_prices`' when it has them, else the spec's). */
   agent_model: z.string().nullable(),
   /**
    * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, the history, …),
@@ -167,9 +167,9 @@ export function recordModelIoOf(ticket: JobTicket): RecordModelIo {
 
 /**
  * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
- * the job otherwise than asked (unjudged, at another history depth, at another temperature), so such a ticket is refused.
+ * the job otherwise than asked (unjudged, at another history depth, at another temperature, at other prices), so such a ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits", "models"] as const;
+const MOVED_INTO_SPEC = ["judges", "history", "limits", "models", "prices"] as const;
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
@@ -212,14 +212,16 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
     throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
   }
   const isolation = env.isolation ?? (ticket.isolation ? isolationOf(ticket.isolation) : undefined);
-  const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.prices.models[ticket.agent_model] : undefined) ?? ticket.prices.agent ?? undefined;
+  // As the run's own process finds them: the agent's model's prices, else the spec's, else those of the model it was given.
+  const given = agentPrices(ticket.spec, agentUsesModel(ticket.agent.name) ? ticket.agent.model : null, ticket.model_prices);
+  const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.model_prices[ticket.agent_model] : undefined) ?? given;
   const settings = scenarioSettings(ticket.spec, env.settings ? env.settings(ticket, isolation) : ticket.settings);
   const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
   const scoring: Scoring = {
     judges: judgesFromSpec(specValue(ticket.spec, JUDGES), models),
     agent: agent.name,
     prices,
-    priceOf: (model) => ticket.prices.models[model] ?? (model === ticket.agent_model ? prices : undefined),
+    priceOf: (model) => ticket.model_prices[model] ?? (model === ticket.agent_model ? prices : undefined),
     settings,
     scoreTimeoutSeconds: timeoutSeconds,
   };
@@ -256,11 +258,11 @@ function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
 
 /**
  * What every ticket of a run shares, from its run.json and what run.json does not hold: the agent spec,
- * the families' plain scenario settings, the run verb's flags and the prices.
+ * the families' plain scenario settings, the run verb's flags and the models' prices.
  */
 export function ticketBase(
   config: RunConfig,
-  run: { agent: AgentSpec; settings: Record<string, unknown>; flags: Record<string, unknown>; prices: Prices | null; modelPrices: Record<string, Prices>; agentModel: string | null },
+  run: { agent: AgentSpec; settings: Record<string, unknown>; flags: Record<string, unknown>; modelPrices: Record<string, Prices>; agentModel: string | null },
 ): TicketBase {
   return {
     run: config.identity,
@@ -268,7 +270,7 @@ export function ticketBase(
     settings: jsonOf(run.settings),
     flags: jsonOf(run.flags),
     isolation: config.isolation ?? null,
-    prices: { agent: run.prices, models: { ...run.modelPrices } },
+    model_prices: { ...run.modelPrices },
     agent_model: run.agentModel,
     ...(config.spec ? { spec: { ...config.spec } } : {}),
   };

@@ -77,7 +77,6 @@ export function builtInTicketBase(dir: string, agent = "oracle"): TicketBase {
     agent: { name: agent, model: null, command: null, url: null, options: {} },
     settings: {},
     flags: {},
-    prices: null,
     modelPrices: {},
     agentModel: null,
   });

@@ -6,7 +6,9 @@ import { buildProgram } from "../../src/cli/main.js";
 import { readDataset } from "../../src/dataset/importer.js";
 import type { Sample } from "../../src/dataset/sample.js";
 import { RunStore } from "../../src/runs/store.js";
-import { parseTicket } from "../../src/runs/ticket.js";
+import { createAgent } from "../../src/agents/index.js";
+import { planJobs } from "../../src/runs/plan.js";
+import { parseTicket, runTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
 import { captureSink, gitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { oneMergeFixture } from "../helpers/one-merge.js";
@@ -17,6 +19,7 @@ import { oracleTicket } from "../helpers/runs.js";
  * settings: options of run and bench (and of score, mcp and serve) made from their declarations, recorded in
  * run.json's spec, the sampling parameters in identity.spec too, carried by a queue ticket's spec. A run.json
  * written before they moved (the parameters in identity.model, a top-level `models`) resumes with the same flags.
+ * The agent's prices (`--price-in`, `--price-out`) likewise, not in the identity.
  */
 
 let fx: Fixture;
@@ -166,5 +169,49 @@ describe("how models are asked as run settings", () => {
     expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, temperature: "warm" } })).toThrow(/spec\.temperature/);
     const old = { models: { temperature: 0.3, max_tokens: null, seed: null, max_connections: null, cache: false } };
     expect(() => parseTicket({ ...ticket, ...old })).toThrow(/^not a job ticket of this gitgood: models travel in its spec now; run the producer and the workers at the same version$/);
+  });
+});
+
+describe("the agent's prices as run settings", () => {
+  it("are recorded in run.json's spec, not its identity, and price the agent's tokens where a queue's worker runs its ticket as here", async () => {
+    const out = path.join(fx.scratch("runs"), "priced");
+    const first = await llm(out, ["--price-in", "3000", "--price-out", "15000"]);
+    expect(first.code, first.stderr).toBe(0);
+    const config = RunStore.readConfig(out);
+    expect(config.spec).toMatchObject({ price_in: 3000, price_out: 15000 });
+    expect(config.identity.spec ?? {}).not.toHaveProperty("price_in");
+    const [local] = RunStore.read(out).records;
+    expect(local?.cost_usd).toBeGreaterThan(0);
+
+    // The run's ticket, as `gitgood run --queue` makes it: the prices travel in its spec, none beside it.
+    const model = `scripted/${script}`;
+    const base = ticketBase(config, { agent: { name: "llm", model, command: null, url: null, options: {} }, settings: {}, flags: {}, modelPrices: {}, agentModel: model });
+    const [job] = planJobs([sample], createAgent("oracle"), { scenarios: ["MCR"] }).jobs;
+    if (!job) throw new Error("no MCR job planned");
+    const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
+    expect(ticket).not.toHaveProperty("prices");
+    expect(ticket.model_prices).toEqual({});
+    const settled = await runTicket(ticket, { where: { repo: fx.dir } });
+    expect(settled.record.cost_usd).toBe(local?.cost_usd);
+
+    // The configuration's prices of the model are the worker's too when the spec gives none.
+    const { price_in: _in, price_out: _out, ...unpriced } = ticket.spec ?? {};
+    const fromConfig = await runTicket({ ...ticket, spec: unpriced, model_prices: { [model]: { input: 3000, output: 15000 } } }, { where: { repo: fx.dir } });
+    expect(fromConfig.record.cost_usd).toBe(local?.cost_usd);
+    expect((await runTicket({ ...ticket, spec: unpriced }, { where: { repo: fx.dir } })).record.cost_usd).toBeNull();
+
+    // Other prices are the same run: they change what it costs, not what is evaluated.
+    const repriced = await llm(out, ["--price-in", "1", "--price-out", "2"]);
+    expect(repriced.code, repriced.stderr).toBe(0);
+    expect(RunStore.readConfig(out).spec).toMatchObject({ price_in: 1, price_out: 2 });
+  });
+
+  it("a ticket of an older producer with prices beside its spec is refused", async () => {
+    const out = path.join(fx.scratch("runs"), "ticket-priced");
+    expect((await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--price-in", "1", "--price-out", "2"], { env })).code).toBe(0);
+    const ticket = oracleTicket(out, sample);
+    expect(ticket.spec).toMatchObject({ price_in: 1, price_out: 2 });
+    const old = { prices: { agent: { input: 1, output: 2 }, models: {} } };
+    expect(() => parseTicket({ ...ticket, ...old })).toThrow(/^not a job ticket of this gitgood: prices travel in its spec now/);
   });
 });

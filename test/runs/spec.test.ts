@@ -97,7 +97,6 @@ describe("a run setting declared once", () => {
       agent: { name: "oracle", model: null, command: null, url: null, options: {} },
       settings: {},
       flags: {},
-      prices: null,
       modelPrices: {},
       agentModel: null,
     });
