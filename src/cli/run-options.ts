@@ -2,9 +2,8 @@ import { Command, Option } from "commander";
 import { agentNames } from "../agents/index.js";
 import { TOOLS_MODES } from "../agents/presets/index.js";
 import { RECORD_MODEL_IO } from "../proxy/index.js";
-import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, isolationHelp } from "../sandbox/isolation.js";
 import { scenarioNames } from "../scenarios/registry.js";
-import { numberOption, positiveIntOption, repeatable } from "../util/options.js";
+import { numberOption, positiveIntOption } from "../util/options.js";
 import { addSpecOptions } from "./spec-options.js";
 
 /*
@@ -35,17 +34,9 @@ export function addRunOptions(cmd: Command): Command {
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
   // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard,
   // --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, --judge,
-  // how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache, and --price-in, --price-out).
+  // how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache, --price-in, --price-out,
+  // and the isolation: --isolation, --network, --docker-image, --allow-read, --pass-env).
   addSpecOptions(cmd, "choice")
-    .addOption(
-      new Option("--isolation <mode>", `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`)
-        .choices(isolationModes())
-        .default(DEFAULT_ISOLATION),
-    )
-    .option("--network", "let isolated agent programs use the network", false)
-    .option("--docker-image <image>", "the image of --isolation docker", DEFAULT_DOCKER_IMAGE)
-    .option("--allow-read <path>", "a path isolated agent programs may read, e.g. their own installation (repeatable)", repeatable)
-    .option("--pass-env <name>", "a host environment variable agent programs get (repeatable; by default they get only PATH, HOME, LANG, TERM and gitgood's own)", repeatable)
     .option("--dry-run", "print the plan (attempts, repositories, model calls to expect) and exit without running or writing anything", false)
     .option("--json", "print the report as JSON", false)
     .option("--retry-errors", "run again the attempts recorded with a system error (their records are replaced)", false)

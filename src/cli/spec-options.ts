@@ -10,7 +10,9 @@ export function specOption(s: RunSetting): Option {
   const negated = s.value === undefined && s.default === true;
   const opt = new Option(s.value ? `--${s.option} ${s.value}` : `--${negated ? "no-" : ""}${s.option}`, s.help);
   const parse = s.parse;
-  if (parse) opt.argParser((text: string) => parse(text, `--${s.option}`));
+  const option = `--${s.option}`;
+  if (parse && s.repeatable === true) opt.argParser((text: string, previous: unknown) => [...(Array.isArray(previous) ? previous : []), ...(parse(text, option) as unknown[])]);
+  else if (parse) opt.argParser((text: string) => parse(text, option));
   // A setting whose default is none (null) and says nothing of it has no default to show; nor has a --no- switch.
   if (!negated && (s.default !== null || s.defaultLabel !== undefined)) opt.default(s.default, s.defaultLabel);
   return opt;

@@ -10,9 +10,9 @@ import { GitGoodError } from "../errors.js";
 import "../families/registry.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
-import { CACHE, MAX_CONNECTIONS, isolationLimits, specFromOptions, specValue } from "../runs/spec.js";
+import { CACHE, MAX_CONNECTIONS, TIMEOUT, isolationLimits, isolationRequest, specFromOptions, specValue } from "../runs/spec.js";
 import { addSpecOptions } from "./spec-options.js";
-import { NAMED_ONLY_AGENTS, checkPolicy, requestedIsolation, type WorkerPolicy } from "../queue/policy.js";
+import { NAMED_ONLY_AGENTS, checkPolicy, type WorkerPolicy } from "../queue/policy.js";
 import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_SPILL_BYTES } from "../queue/jobs.js";
 import { queueKeys } from "../queue/keys.js";
@@ -142,14 +142,8 @@ export function workerCommand(io: CliIO): Command {
             const max = specValue(ticket.spec, MAX_CONNECTIONS);
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
             const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, recordModelIoOf(ticket), models);
-            const asked = requestedIsolation(ticket);
-            const isolation = chooseIsolation({
-              mode: asked.mode,
-              network: asked.network,
-              ...(asked.docker_image !== null ? { dockerImage: asked.docker_image } : {}),
-              allowRead: asked.allow_read,
-              passEnv: asked.pass_env ?? [],
-            });
+            // The isolation and jail limits the ticket's spec asks for, which checkPolicy found within this worker's.
+            const isolation = chooseIsolation(isolationRequest(ticket.spec, specValue(ticket.spec, TIMEOUT)));
             return runTicket(ticket, { where, models, proxy, packs, sources, isolation });
           },
         });

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
-import { imageOf, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
+import { imageOf, modeIsolates, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 import { JUDGES, specIdentity, specValue, type RunSpec } from "./spec.js";
 
@@ -60,14 +60,32 @@ function upgradedConfig(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
   const { shard, judges, models, ...config } = raw as Record<string, unknown>;
   const { timeout_s, max_turns, ...limits } = objectOr(config.limits);
-  if (timeout_s === undefined && max_turns === undefined && shard === undefined && judges === undefined && models === undefined) return raw;
+  const isolation = "isolation" in objectOr(config.spec) ? {} : askedIsolation(objectOr(config.isolation));
+  const moving = [timeout_s, max_turns, shard, judges, models, isolation.isolation];
+  if (moving.every((v) => v === undefined)) return raw;
   const asked = objectOr(models);
-  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard, judges, ...asked });
+  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard, judges, ...asked, ...isolation });
   const spec = Object.keys(moved).length > 0 || config.spec !== undefined ? { spec: { ...moved, ...objectOr(config.spec) } } : {};
   const identity = objectOr(config.identity);
   const modelIdentity = specIdentity(Object.fromEntries(MOVED_MODEL_FIELDS.map((k) => [k, asked[k] ?? undefined])));
   const upgraded = Object.keys(modelIdentity).length > 0 ? { identity: { ...identity, spec: { ...modelIdentity, ...objectOr(identity.spec) } } } : {};
   return { ...config, ...upgraded, ...(config.limits !== undefined ? { limits } : {}), ...spec };
+}
+
+/**
+ * What the isolation record of a run made before the isolation asked for moved into the spec says was asked:
+ * the backend, the network (asked only of an isolating one: `none` records it on), the docker image (of
+ * docker), the extra reads and variables. None for a record that names no backend.
+ */
+function askedIsolation(record: Record<string, unknown>): Record<string, unknown> {
+  if (typeof record.mode !== "string") return {};
+  return definedFields({
+    isolation: record.mode,
+    network: modeIsolates(record.mode) ? record.network : undefined,
+    docker_image: record.docker_image ?? undefined,
+    allow_read: record.allow_read,
+    pass_env: record.pass_env,
+  });
 }
 
 /** A JSON object's fields, or none when it is not one. */

@@ -1,6 +1,5 @@
 import type { ToolsMode } from "../agents/presets/index.js";
 import type { RecordModelIo } from "../proxy/index.js";
-import type { IsolationMode } from "../sandbox/isolation.js";
 
 /*
  * The flags the verbs that set up sandboxes and run agents (`run`, `bench`, `score`, `env`, `mcp`) parse
@@ -14,7 +13,8 @@ import type { IsolationMode } from "../sandbox/isolation.js";
  * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
  * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, `--judge`, and how
  * models are asked, `--temperature`, `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`, and the agent's
- * prices, `--price-in`, `--price-out`).
+ * prices, `--price-in`, `--price-out`, and the isolation asked for, `--isolation`, `--network`, `--docker-image`,
+ * `--allow-read`, `--pass-env`).
  */
 export interface RunFlags {
   dataset?: string[];
@@ -33,11 +33,6 @@ export interface RunFlags {
   /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
   tools?: ToolsMode;
   json: boolean;
-  isolation: IsolationMode;
-  network: boolean;
-  dockerImage: string;
-  allowRead?: string[];
-  passEnv?: string[];
   dryRun: boolean;
   retryErrors: boolean;
   allowErrors: boolean;

@@ -12,7 +12,7 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, HISTORY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, HISTORY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { RunFlags } from "./flags.js";
@@ -102,18 +102,11 @@ export function judgesOf(flags: RunFlags, models: ModelOptions): ModelClient[] {
   return judgesFromSpec(specValue(specOfFlags(flags), JUDGES), models);
 }
 
-/** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
+/** The isolation the flags ask for (the spec's), as this host gives it; says once on `stderr` when agent programs run without. */
 export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
   const spec = specOfFlags(flags);
-  const isolation = chooseIsolation({
-    mode: flags.isolation,
-    network: flags.network,
-    dockerImage: flags.dockerImage,
-    allowRead: flags.allowRead,
-    passEnv: flags.passEnv,
-    // A process may use as much CPU time as the attempt has time.
-    ...isolationLimits(spec, specValue(spec, TIMEOUT)),
-  });
+  // A process may use as much CPU time as the attempt has time.
+  const isolation = chooseIsolation(isolationRequest(spec, specValue(spec, TIMEOUT)));
   const note = isolationNote(isolation);
   if (note) stderr.write(`${note}\n`);
   return isolation;

@@ -42,6 +42,11 @@ export interface RunSetting<T = unknown> {
   /** Reads the option's text (from the command line or the configuration file); errors name `option`. */
   readonly parse?: (text: string, option: string) => T;
   /**
+   * The option may be given again (`--allow-read A --allow-read B`; a list in the configuration file): the
+   * value is a list, each occurrence's `parse` adding its items to the earlier ones'.
+   */
+  readonly repeatable?: boolean;
+  /**
    * Finishes a value given on the command line with another option of the verb's (`--sample N` draws with
    * `--seed`): gets the parsed value and every option's value by its commander name.
    */
@@ -77,6 +82,7 @@ export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
   if ([...declared.values()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
   if (setting.value === undefined && typeof setting.default !== "boolean") throw new Error(`run setting '${setting.key}' is a switch: its default must be true or false`);
   if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
+  if (setting.repeatable === true && !Array.isArray(setting.default)) throw new Error(`run setting '${setting.key}' is repeatable: its value must be a list`);
   if (setting.kind === "choice" && setting.request !== "operator") throw new Error(`run setting '${setting.key}' is a choice of the run: a request cannot make it`);
   if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {
     throw new Error(`run setting '${setting.key}': only a number (or null, no limit) can be asked for at most`);

@@ -18,7 +18,7 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { CACHE, HISTORY, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
+import { CACHE, HISTORY, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, isolationRequest, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -38,7 +38,6 @@ const AgentSpecSchema = z.object({
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
-const IsolationRecordSchema = RunConfigParts.isolation.unwrap();
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
 
 /**
@@ -67,8 +66,6 @@ const JobTicketSchema = z.object({
    * (SWE's environment model, the isolation): `TicketEnv.settings` does that where the ticket runs.
    */
   flags: z.record(z.string(), z.unknown()),
-  /** How the attempt's programs are isolated (run.json's `isolation`; null: the sandbox's default). */
-  isolation: IsolationRecordSchema.nullable(),
   /** Each model's prices, by name (the configuration's `prices:`); the spec's `price_in` and `price_out` are the agent's when both given. */
   model_prices: z.record(z.string(), PricesSchema),
   /** The model the agent calls (its prices are `model_prices`' when it has them, else the spec's). */
@@ -139,7 +136,7 @@ export function judgesFromSpec(names: readonly string[], models: ModelOptions): 
 export interface TicketEnv {
   /** Where this process finds the samples' repositories. */
   where: RepoLocator;
-  /** The isolation to use (default: the ticket's, as this host gives it; refused in one line where it cannot run). */
+  /** The isolation to use (default: the ticket's spec's, as this host gives it; refused in one line where it cannot run). */
   isolation?: Isolation;
   /** The scenario settings with their live parts, from the ticket (default: the ticket's plain `settings`). */
   settings?: (ticket: JobTicket, isolation: Isolation | undefined) => Record<string, unknown>;
@@ -167,9 +164,10 @@ export function recordModelIoOf(ticket: JobTicket): RecordModelIo {
 
 /**
  * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
- * the job otherwise than asked (unjudged, at another history depth, at another temperature, at other prices), so such a ticket is refused.
+ * the job otherwise than asked (unjudged, at another history depth, at another temperature, at other prices,
+ * under an isolation its worker's policy never saw), so such a ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits", "models", "prices"] as const;
+const MOVED_INTO_SPEC = ["judges", "history", "limits", "models", "prices", "isolation"] as const;
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
@@ -211,12 +209,13 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   if (agent.name !== ticket.run.agent) {
     throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
   }
-  const isolation = env.isolation ?? (ticket.isolation ? isolationOf(ticket.isolation) : undefined);
+  const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
+  // A process may use as much CPU time as the attempt has time, as in the run's own process.
+  const isolation = env.isolation ?? chooseIsolation(isolationRequest(ticket.spec, timeoutSeconds));
   // As the run's own process finds them: the agent's model's prices, else the spec's, else those of the model it was given.
   const given = agentPrices(ticket.spec, agentUsesModel(ticket.agent.name) ? ticket.agent.model : null, ticket.model_prices);
   const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.model_prices[ticket.agent_model] : undefined) ?? given;
   const settings = scenarioSettings(ticket.spec, env.settings ? env.settings(ticket, isolation) : ticket.settings);
-  const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
   const scoring: Scoring = {
     judges: judgesFromSpec(specValue(ticket.spec, JUDGES), models),
     agent: agent.name,
@@ -239,23 +238,6 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   return env.packs ? attemptJob(job, ctx, env.packs) : withRunPacks((packs) => attemptJob(job, ctx, packs));
 }
 
-/** The isolation run.json records, as this host gives it. */
-function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
-  return chooseIsolation({
-    mode: record.mode,
-    network: record.network,
-    ...(record.docker_image !== null ? { dockerImage: record.docker_image } : {}),
-    allowRead: record.allow_read,
-    passEnv: record.pass_env ?? [],
-    ...(record.limits
-      ? {
-          limits: { processes: record.limits.processes, memory: record.limits.memory_bytes, disk: record.limits.disk_bytes, cpu: record.limits.cpu_s },
-          acceptWeakLimits: record.limits.accept_weak,
-        }
-      : {}),
-  });
-}
-
 /**
  * What every ticket of a run shares, from its run.json and what run.json does not hold: the agent spec,
  * the families' plain scenario settings, the run verb's flags and the models' prices.
@@ -269,7 +251,6 @@ export function ticketBase(
     agent: run.agent,
     settings: jsonOf(run.settings),
     flags: jsonOf(run.flags),
-    isolation: config.isolation ?? null,
     model_prices: { ...run.modelPrices },
     agent_model: run.agentModel,
     ...(config.spec ? { spec: { ...config.spec } } : {}),
