@@ -12,7 +12,7 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, HISTORY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { RunFlags } from "./flags.js";
@@ -211,10 +211,9 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     prices,
     modelPrices: run.config.prices,
     agentModel: run.client?.model,
-    scenarios: specValue(spec, SCENARIOS) ?? undefined,
     repeats: specValue(spec, REPEATS),
     memory: specValue(spec, MEMORY),
-    history: specValue(spec, HISTORY),
+    spec,
     settings,
     isolation: run.isolation,
     models: run.client ? [run.client] : [],

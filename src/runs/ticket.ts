@@ -18,7 +18,7 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { CACHE, HISTORY, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, isolationRequest, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
+import { CACHE, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, isolationRequest, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -229,7 +229,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
     where: env.where,
     timeoutSeconds,
     maxTurns: specValue(ticket.spec, MAX_TURNS),
-    history: specValue(ticket.spec, HISTORY),
+    spec: ticket.spec,
     settings,
     isolation,
     scoring,
