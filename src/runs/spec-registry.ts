@@ -149,6 +149,11 @@ export function familySettings(namespace?: string): readonly FamilySetting[] {
   return [...fragments.entries()].filter(([ns]) => namespace === undefined || ns === namespace).flatMap(([, f]) => [...f.values()]);
 }
 
+/** The declared setting (gitgood's own or a family's) whose option is `--option`, if any: what a family reads of a setting another family declares. */
+export function settingOfOption(option: string): RunSetting | undefined {
+  return everySetting().find((s) => s.option === option);
+}
+
 /** The keys of the families with declared settings, in registration order. */
 export function familyKeys(): string[] {
   return [...fragments.keys()];

@@ -1,16 +1,15 @@
 import { z } from "zod";
 import { DEFAULT_ATTEMPTS } from "./agents.js";
 import type { Commit0Options } from "../../commit0/options.js";
-import { specValue, type FamilySetting, type RunSpec } from "../../runs/spec.js";
+import { settingOfOption, specValue, type FamilySetting, type RunSpec } from "../../runs/spec.js";
 import type { FamilyCli, SettingsContext } from "../definition.js";
-import { ENV_SPEC, SETUP_TIMEOUT, TEST_TIMEOUT } from "../swe/settings.js";
 import { positiveIntOption } from "../../util/options.js";
 
 /*
  * The COMMIT0 family's settings (run.json's `spec.commit0`): the loop agents' attempts and which tests
  * are a file's related ones, options of `run` only. The environment settings (`--env-spec`,
- * `--test-timeout`, `--setup-timeout`) are the SWE family's, read from its fragment here as they serve
- * COMMIT0 alike.
+ * `--test-timeout`, `--setup-timeout`) are the SWE family's, read from its fragment here (by their
+ * options: a family imports no other's files) as they serve COMMIT0 alike.
  */
 
 /** Attempts per file of the commit0-debug agent (null: the agent's default). */
@@ -46,13 +45,19 @@ const RELATED_TESTS: FamilySetting<string | null> = {
   verbs: ["run"],
 };
 
+/** The value of the environment setting another family declares with the option `--option` (none: undefined, COMMIT0's default). */
+function environmentValue<T>(spec: RunSpec, option: string): T | undefined {
+  const setting = settingOfOption(option);
+  return setting ? ((specValue(spec, setting) ?? undefined) as T | undefined) : undefined;
+}
+
 /** The COMMIT0 settings the spec asks for (`settings.commit0`), with the isolation of this process. */
 function commit0Settings(spec: RunSpec, ctx: Pick<SettingsContext, "isolation">): { commit0: Commit0Options } {
   return {
     commit0: {
-      envSpecFile: specValue(spec, ENV_SPEC) ?? undefined,
-      testTimeoutSeconds: specValue(spec, TEST_TIMEOUT),
-      setupTimeoutSeconds: specValue(spec, SETUP_TIMEOUT),
+      envSpecFile: environmentValue<string>(spec, "env-spec"),
+      testTimeoutSeconds: environmentValue<number>(spec, "test-timeout"),
+      setupTimeoutSeconds: environmentValue<number>(spec, "setup-timeout"),
       relatedTests: specValue(spec, RELATED_TESTS) ?? undefined,
       isolation: ctx.isolation,
     },
