@@ -6,7 +6,8 @@ import { GitGoodError, type ErrorCode } from "../errors.js";
  * ticket, an A2A request's `config`), its command-line option (which is also its configuration-file key),
  * its type, its default, and whether it changes what is evaluated (then it is part of the run's identity)
  * and what a requester may ask of it. The CLI, the configuration file, run.json, queue tickets and the
- * A2A input schema are all made from this one list; nothing else needs to know a setting exists.
+ * A2A input schema are all made from this one list; nothing else needs to know a setting exists. A task
+ * family's settings are declared the same way (`FamilySetting`) and nest in the spec under its key.
  */
 
 /** What a less trusted requester (an A2A assessment request) may ask of a setting. */
