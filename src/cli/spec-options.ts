@@ -7,6 +7,7 @@ import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, runSettings, type RunSetting, t
  */
 export function specOption(s: RunSetting): Option {
   const opt = new Option(s.value ? `--${s.option} ${s.value}` : `--${s.option}`, s.help);
+  if (s.choices) opt.choices(s.choices);
   const parse = s.parse;
   if (parse) opt.argParser((text: string) => parse(text, `--${s.option}`));
   // A setting whose default is none (null) and says nothing of it has no default to show.

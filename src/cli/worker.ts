@@ -6,8 +6,6 @@ import { RepoPool } from "../git/repo-pool.js";
 import { useGitThreads } from "../git/threads.js";
 import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
-// The families' agents (a predictions file's) are made from tickets too.
-import "../families/registry.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
 import { isolationLimits, specFromOptions } from "../runs/spec.js";
@@ -21,7 +19,9 @@ import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
 import { WorkerProxies } from "../queue/proxies.js";
 import { withRunPacks } from "../runs/executor.js";
-import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
+import { modelOptionsOf, parseTicket, runTicket } from "../runs/ticket.js";
+// The families' agents (a predictions file's) and scenario settings are made from tickets too.
+import { ticketScenarioSettings } from "../families/options.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, chooseIsolation, isolationHelp, isolationNote } from "../sandbox/isolation.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { repeatable } from "../util/options.js";
@@ -141,7 +141,7 @@ export function workerCommand(io: CliIO): Command {
             const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
             const max = ticket.models.max_connections;
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
-            const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, recordModelIoOf(ticket), models);
+            const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, ticket.record_model_io, models);
             const asked = requestedIsolation(ticket);
             const isolation = chooseIsolation({
               mode: asked.mode,
@@ -150,7 +150,7 @@ export function workerCommand(io: CliIO): Command {
               allowRead: asked.allow_read,
               passEnv: asked.pass_env ?? [],
             });
-            return runTicket(ticket, { where, models, proxy, packs, sources, isolation });
+            return runTicket(ticket, { where, models, proxy, packs, sources, isolation, settings: ticketScenarioSettings });
           },
         });
         io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);
