@@ -7,7 +7,7 @@ import { checkoutBranch } from "../../git/worktree.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { Workspace } from "../../sandbox/workspace.js";
 import { DEFAULT_COMMAND_TIMEOUT, sweOptionsOf, type SweOptions } from "../../swe/options.js";
-import { askInterpreterEarly } from "../../swe/evaluate.js";
+import { askInterpreterEarly, shareAttemptStore } from "../../swe/evaluate.js";
 import { validateInstance } from "../../swe/validate.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -44,8 +44,11 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
     const started = Date.now();
     const base = sample.scenario.base_commit;
     await requireCommits(source, [base]);
+    const depth = opts.history ?? DEFAULT_HISTORY;
+    const store = await commitStore(source, base, depth);
+    // The instance's validation and evaluation take this store's pack: the base is packed once.
+    if (opts.packs) shareAttemptStore(source, base, store, opts.packs, depth);
     const invalid = options.validate === false ? null : await validateInstance(source, sample, options);
-    const store = await commitStore(source, base, opts.history ?? DEFAULT_HISTORY);
     // Tests and builds need every file, whatever the agent: the work tree is always written whole.
     const where = { label: sample.id, branch: SWE_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: "full" as const };
     return inNewSandbox(source, where, async (sandbox) => {
