@@ -279,7 +279,7 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> implements Commit
   }
 
   async finalState(): Promise<Commit0FinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"));
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.sandbox.repo.reader);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);
