@@ -1,13 +1,11 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { CatFile } from "./catfile.js";
-import { readIndexFile, type IndexEntry } from "./index-file.js";
+import { readIndexFile, type IndexEntry, type IndexRecord } from "./index-file.js";
 import { writeIndexFile } from "./index-write.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
-import { treeIndexEntries } from "./tree-index.js";
 
 /** The `git apply` variants SWE-style evaluation tries, in order, before `patch -p1 --fuzz=3`. */
 export const GIT_APPLY_STRATEGIES = ["git apply", "git apply --ignore-whitespace", "git apply --3way"] as const;
@@ -145,19 +143,18 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  * ignored ones) and binary files included, byte-exact (`git apply` takes it back). It is made with a
  * git directory of its own in `scratch` that borrows the objects of `objectsDir`, so nothing the work
  * tree's own `.git` holds (its config, hooks, index) is read, and the repository is not changed. Its
- * index starts as `base`'s tree: written here from the tree as `reader` (a long-lived reader of
- * `objectsDir`'s repository) reads it, else by `git read-tree` (no reader, or a tree git must judge
- * itself: see `treeIndexEntries`); then `git add -A` and `git diff --cached` make the patch.
+ * index starts as `base`'s tree: `baseEntries` where the caller has them (`freshIndexEntries` of the index
+ * a checkout of `base` wrote, in a git directory of gitgood's own), written here, else by `git
+ * read-tree`; then `git add -A` and `git diff --cached` make the patch.
  * Returned as a latin1 string: one character per byte.
  */
-export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string, reader: CatFile | null = null): Promise<string> {
+export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string, baseEntries: readonly IndexRecord[] | null = null): Promise<string> {
   try {
     const env = initOwnGitDir(workDir, scratch);
     mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${objectsDir}\n`);
     const config = OWN_CONFIG;
-    const entries = reader ? await treeIndexEntries(reader, base).catch(() => null) : null;
-    if (entries === null || !writeIndexFile(scratch, entries)) await runGit([...config, "read-tree", base], { cwd: workDir, env });
+    if (baseEntries === null || !writeIndexFile(scratch, baseEntries)) await runGit([...config, "read-tree", base], { cwd: workDir, env });
     await runGit([...config, "add", "-A", "--", "."], { cwd: workDir, env });
     const diff = await runGit(
       [...config, "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", base],

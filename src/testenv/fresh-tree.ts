@@ -104,7 +104,7 @@ function changeProbe(sandbox: Sandbox, rev: string): () => Promise<string[]> {
     return () => changedPaths(sandbox.repo, copy);
   }
   const scratch = sandbox.privatePath("evaluated.git");
-  return async () => diffPaths(await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch, sandbox.repo.reader));
+  return async () => diffPaths(await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SweSample } from "../../dataset/sample.js";
+import { freshIndexEntries, type IndexRecord } from "../../git/index-file.js";
 import { worktreePatch } from "../../git/apply.js";
 import { requireCommits } from "../../git/commits.js";
 import type { Repo } from "../../git/repo.js";
@@ -26,6 +27,12 @@ const SWE_BRANCH = "gitgood/swe";
  */
 export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   declare readonly sample: SweSample;
+  /**
+   * The entries of the index the checkout of base_commit wrote at set-up, kept in this process's memory
+   * (no program of the attempt can change them): the final state's patch starts from them instead of a
+   * `git read-tree`. Null in a scenario restored by another process.
+   */
+  private baseEntries: readonly IndexRecord[] | null = null;
 
   constructor(
     definition: AnyScenarioDefinition,
@@ -54,6 +61,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
     return inNewSandbox(source, where, async (sandbox) => {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, SWE_BRANCH, base);
+      const baseEntries = freshIndexEntries(sandbox.ownGitDir);
       if (invalid === null) askInterpreterEarly(sandbox, sample, options);
       const ready = Date.now();
       const data: SweData = {
@@ -64,7 +72,9 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
         setup_s: Math.round((ready - started) / 100) / 10,
         ready_at: ready,
       };
-      return new SweScenario(definition, sandbox, sample, source.dir, data, options);
+      const scenario = new SweScenario(definition, sandbox, sample, source.dir, data, options);
+      scenario.baseEntries = baseEntries;
+      return scenario;
     });
   }
 
@@ -104,7 +114,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   }
 
   async finalState(): Promise<SweFinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.sandbox.repo.reader);
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);
