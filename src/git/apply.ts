@@ -1,7 +1,8 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readIndexFile, type IndexEntry } from "./index-file.js";
+import { readIndexFile, type IndexEntry, type IndexRecord } from "./index-file.js";
+import { writeIndexFile } from "./index-write.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
@@ -141,16 +142,19 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  * The work tree of `workDir` as a patch against the commit (or tree) `base`: every change, new files (not
  * ignored ones) and binary files included, byte-exact (`git apply` takes it back). It is made with a
  * git directory of its own in `scratch` that borrows the objects of `objectsDir`, so nothing the work
- * tree's own `.git` holds (its config, hooks, index) is read, and the repository is not changed.
+ * tree's own `.git` holds (its config, hooks, index) is read, and the repository is not changed. Its
+ * index starts as `base`'s tree: `baseEntries` where the caller has them (`freshIndexEntries` of the index
+ * a checkout of `base` wrote, in a git directory of gitgood's own), written here, else by `git
+ * read-tree`; then `git add -A` and `git diff --cached` make the patch.
  * Returned as a latin1 string: one character per byte.
  */
-export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string): Promise<string> {
+export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string, baseEntries: readonly IndexRecord[] | null = null): Promise<string> {
   try {
     const env = initOwnGitDir(workDir, scratch);
     mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${objectsDir}\n`);
     const config = OWN_CONFIG;
-    await runGit([...config, "read-tree", base], { cwd: workDir, env });
+    if (baseEntries === null || !writeIndexFile(scratch, baseEntries)) await runGit([...config, "read-tree", base], { cwd: workDir, env });
     await runGit([...config, "add", "-A", "--", "."], { cwd: workDir, env });
     const diff = await runGit(
       [...config, "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", base],
