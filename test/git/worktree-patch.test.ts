@@ -122,3 +122,36 @@ describe("worktreePatch from the entries of the index a checkout of the base wro
     expect(freshIndexEntries(gitDir)).toBeNull();
   });
 });
+
+describe("worktreePatch of a work tree holding a repository with no commit", () => {
+  it("leaves untracked folders holding a repository out of the patch instead of failing, and keeps tracked folders' changes", async () => {
+    const f = fixture();
+    f.commit("base", { "src/app.py": "print(1)\n", "README": "r\n" });
+    const base = f.head();
+    const objects = path.join(f.dir, ".git", "objects");
+    const agentTree = (wt: string, withRepos: boolean): void => {
+      f.git("worktree", "add", "-q", "--detach", wt, base);
+      put(wt, "src/app.py", "print(2)\n");
+      put(wt, "pkg/new.py", "new\n");
+      if (!withRepos) return;
+      // A `git init` in a new folder (no commit: git refuses the whole work tree), one in a folder whose name is
+      // not UTF-8 with a commit, and one in a tracked folder (git walks into it as the repository's own).
+      put(wt, "scratch/notes.txt", "agent's own repository\n");
+      git(path.join(wt, "scratch"), "init", "-q");
+      const odd = Buffer.concat([Buffer.from(`${wt}/`), Buffer.from([0x76, 0xff])]);
+      mkdirSync(odd);
+      writeFileSync(Buffer.concat([odd, Buffer.from("/lib.py")]), "vendored\n");
+      execFileSync("sh", ["-c", 'cd "$(printf "v\\377")" && git init -q && git add -A && git -c user.name=n -c user.email=e@x commit -q -m v'], { cwd: wt, env: fixtureEnv() });
+      git(path.join(wt, "src"), "init", "-q");
+    };
+    const clean = f.scratch("clean");
+    agentTree(clean, false);
+    const hostile = f.scratch("hostile");
+    agentTree(hostile, true);
+    const expected = await worktreePatch(clean, objects, base, f.scratch("diff-clean.git"));
+    const patch = await worktreePatch(hostile, objects, base, f.scratch("diff-hostile.git"));
+    expect(patch).toContain("b/src/app.py");
+    expect(patch).toContain("b/pkg/new.py");
+    expect(patch).toBe(expected);
+  }, 60_000);
+});
