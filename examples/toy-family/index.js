@@ -1,13 +1,13 @@
 // A toy task family, written as a gitgood plug-in: "what is a + b?", over a sample type of its own
-// (`toy_sum`). It brings its scenario, its report section, a CLI option with its scenario setting and
-// run.json field, an agent, a report format, a verb and a mode of `gitgood mine`, and an A2A participant
+// (`toy_sum`). It brings its scenario, its report section, a run setting (its option, its part of
+// run.json's spec and its scenario setting), an agent, a report format, a verb and a mode of `gitgood mine`, and an A2A participant
 // task with its Result part. It imports gitgood's public entry points only; gitgood loads it with
 // `gitgood --plugin ./examples/toy-family ...` (or `plugins:` in gitgood.config.yaml) and calls its
 // default export with the registration API. docs/plugins.md walks through it.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { COMMON_SAMPLE_FIELDS, ScenarioBase, ToolRegistry, defineFamily, defineScenario, defineTool, inNewSandbox } from "gitgood/family";
+import { COMMON_SAMPLE_FIELDS, ScenarioBase, ToolRegistry, defineFamily, defineScenario, defineTool, inNewSandbox, specValue } from "gitgood/family";
 
 export const TOY_SAMPLE_TYPE = "toy_sum";
 
@@ -215,6 +215,24 @@ const PARTICIPANT_TASK = {
   },
 };
 
+/**
+ * The family's one setting, `--toy-hint` of `run` and `env`: run.json's `spec.toysum.hint`, and part of
+ * the run's identity (`identity.spec.toysum`) when on.
+ */
+const HINT = {
+  namespace: "toysum",
+  key: "hint",
+  option: "toy-hint",
+  help: "TOYSUM: tell the agent to add",
+  schema: z.boolean(),
+  default: false,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "toysum",
+  verbs: ["run", "env"],
+};
+
 export const TOY_FAMILY = defineFamily({
   name: "TOYSUM",
   scenarios: [TOYSUM],
@@ -225,10 +243,8 @@ export const TOY_FAMILY = defineFamily({
   commandLine: COMMAND_LINE,
   participantTask: PARTICIPANT_TASK,
   cli: {
-    flags: z.object({ toyHint: z.boolean().default(false) }),
-    options: (verb) => (verb === "run" || verb === "env" ? [{ flags: "--toy-hint", help: "TOYSUM: tell the agent to add", default: false }] : []),
-    settings: (flags) => ({ toysum: { hint: flags.toyHint } }),
-    identity: (flags) => (flags.toyHint ? { hint: true } : undefined),
+    settings: [HINT],
+    scenarioSettings: (spec) => ({ toysum: { hint: specValue(spec, HINT) } }),
   },
   a2aResult(records) {
     const mine = records.filter((r) => r.scenario === TOYSUM.name);

@@ -9,11 +9,11 @@ import { escapeControls } from "../util/escape.js";
 import type { McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioChoices } from "./run-options.js";
 import { specOption } from "./spec-options.js";
-import { HISTORY, MCR_TOOLS } from "../runs/spec.js";
+import { HISTORY, MCR_TOOLS, familyFragments } from "../runs/spec.js";
 import { loadSamples } from "../runs/from-flags.js";
 import type { Sample } from "../dataset/sample.js";
 import { addFamilyOptions } from "./family-options.js";
-import { familySettings } from "../families/options.js";
+import { familyScenarioSettings } from "../families/options.js";
 import { envVerdict, verdictLine } from "./env-verdict.js";
 
 interface EnvFlags {
@@ -30,7 +30,7 @@ interface EnvFlags {
 
 /** The scenario settings `env` sets a scenario up with, and scores it with at `--finish`. */
 function envSettings(flags: EnvFlags): Record<string, unknown> {
-  return { scope: flags.scope, mcrTools: flags.mcrTools, ...familySettings(flags, "env", { isolation: undefined, model: undefined, envs: null }) };
+  return { scope: flags.scope, mcrTools: flags.mcrTools, ...familyScenarioSettings(familyFragments(flags as unknown as Record<string, unknown>), "env", { isolation: undefined, model: undefined, envs: null }) };
 }
 
 async function finish(flags: EnvFlags, io: CliIO): Promise<void> {

@@ -11,13 +11,13 @@ import { inspectLog } from "../export/inspect.js";
 import { agentPrices, qualifiedModelName } from "../export/models.js";
 import { repositoryPath } from "../dataset/clones.js";
 import { addFamilyOptions } from "./family-options.js";
-import { familySettings } from "../families/options.js";
+import { familyScenarioSettings } from "../families/options.js";
 import { Repo } from "../git/repo.js";
 import { defaultIsolation } from "../sandbox/isolation.js";
 import type { HistoryDepth } from "../git/store.js";
 import { loadSamples } from "../runs/from-flags.js";
 import { specOption } from "./spec-options.js";
-import { HISTORY } from "../runs/spec.js";
+import { HISTORY, familyFragments } from "../runs/spec.js";
 import { scenariosFor } from "../scenarios/registry.js";
 import { SFT_FORMATS, sftExport, type SftFormat } from "../export/sft.js";
 import { safeFileName } from "../util/file-names.js";
@@ -186,7 +186,7 @@ function harborCommand(io: CliIO): Command {
       if (!flags.repo === !flags.repos) throw new GitGoodError("BAD_OPTION", "gitgood export harbor needs --repo PATH or --repos DIR (one of them)");
       const out = path.resolve(outArg);
       // The families' environment options (--env-spec): the Dockerfile's set-up and the check's environment.
-      const settings = familySettings(flags, "harbor", { isolation: undefined, model: undefined, envs: null });
+      const settings = familyScenarioSettings(familyFragments(flags as unknown as Record<string, unknown>), "harbor", { isolation: undefined, model: undefined, envs: null });
       const check = await checkPlace(flags, io);
       const where = flags.repo ? { repo: flags.repo } : { repos: flags.repos ?? "" };
       const samples = await loadSamples([samplesFile], flags.ids?.split(",").map((s) => s.trim()).filter(Boolean));

@@ -24,9 +24,9 @@ import { scenarioChoices } from "./run-options.js";
 import { SERVING_SETTINGS, addModelOptions, specOption } from "./spec-options.js";
 import { defaultRunDir, loadSamples, loadSelected, selectionOfSpec } from "../runs/from-flags.js";
 import { modelOptionsOf } from "../runs/ticket.js";
-import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue, type RunSpec } from "../runs/spec.js";
+import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, familyFragments, scenarioSettings, settingsFromOptions, specValue, type RunSpec } from "../runs/spec.js";
 import { addFamilyOptions } from "./family-options.js";
-import { familySettings } from "../families/options.js";
+import { familyScenarioSettings } from "../families/options.js";
 
 const MCP_TOKEN_ENV = "GITGOOD_MCP_TOKEN";
 /** The agent name MCP-driven results are recorded under. */
@@ -86,7 +86,7 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
     );
     // Evaluation keeps every record as first written; practice may replace one with a later attempt.
     const store = RunStore.open(out, config, { appendOnly: !flags.practice });
-    return { recorder: { store, judges, agent, settings: familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null }) }, unlock };
+    return { recorder: { store, judges, agent, settings: familyScenarioSettings(spec, "mcp", { isolation: undefined, model: undefined, envs: null }) }, unlock };
   } catch (err) {
     unlock();
     throw err;
@@ -111,7 +111,9 @@ async function sourceFrom(files: string[], flags: McpFlags): Promise<{ source: W
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
   const wanted = flags.scenario === undefined ? undefined : scenarioNamed(flags.scenario);
   if (flags.allTools && flags.id) throw new GitGoodError("BAD_OPTION", "--all-tools is for session mode (without --id)");
-  const given = settingsFromOptions(flags as unknown as Record<string, unknown>, SERVING_SETTINGS);
+  // The serving settings, and the families' (their options of `mcp`; the others at their defaults).
+  const options = flags as unknown as Record<string, unknown>;
+  const given = { ...settingsFromOptions(options, SERVING_SETTINGS), ...familyFragments(options) };
   // One sample's scenario is a run over that sample alone.
   const spec: RunSpec = flags.id ? { ...given, [IDS.key]: [flags.id], [LIMIT.key]: null } : given;
   const history = specValue(spec, HISTORY);

@@ -21,7 +21,8 @@ import { escapeControls } from "../util/escape.js";
 import type { ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
 import { addFamilyOptions } from "./family-options.js";
-import { familyIdentity, familySettings, finishFamilies, prepareFamilies } from "../families/options.js";
+import { familyScenarioSettings, finishFamilies, prepareFamilies } from "../families/options.js";
+import { specFromOptions } from "../runs/spec.js";
 import { repeatable } from "../util/options.js";
 import { matrixCells } from "../runs/matrix.js";
 import type { ResultRecord } from "../runs/record.js";
@@ -58,7 +59,9 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   // A dry run reports a missing repository in its plan instead of stopping; with --queue the workers' clones count.
   if (!flags.dryRun && !queueFlags.queue) await checkLocator(where);
   const all = [...files, ...(flags.dataset ?? [])];
-  const prepared = prepareFamilies(flags, await loadSelected(all, selectionOf(flags)), flags.agent, io);
+  // The run's spec with the families' fragments: what they make their settings from, here and on a queue's workers.
+  const spec = specFromOptions(flags as unknown as Record<string, unknown>, { families: true });
+  const prepared = prepareFamilies(spec, await loadSelected(all, selectionOf(flags)), flags.agent, io);
   const samples = prepared.samples;
   const models = modelOptions(flags);
   // The a2a agent's GitGoodBench tasks get their tools over MCP from a server on loopback, started with the run.
@@ -99,8 +102,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       judges,
       isolation,
       config,
-      settings: familySettings(flags, "run", { isolation, model: flags.model, envs: config.envs ?? null }),
-      families: familyIdentity(flags),
+      settings: familyScenarioSettings(spec, "run", { isolation, model: flags.model, envs: config.envs ?? null }),
       stderr: io.stderr,
       onResult: progressPrinter(io.stderr),
     };
@@ -116,7 +118,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       unsay = sayOnStop(io, (signal) => producerStopped(signal, address, dir, executor?.left() ?? null));
     }
     const summary = await runFromFlags(flagRun, flags);
-    finishFamilies(flags, summary.records, io);
+    finishFamilies(spec, summary.records, io);
     if (summary.unsupported > 0) {
       io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
     }
@@ -153,7 +155,7 @@ interface QueueFlags {
 
 /**
  * The queue as the run's executor: every job crosses to the workers as its ticket, the agent and judges
- * as their specs (never live objects), with the run's limits, settings and prices. `agent` is the spec
+ * as their specs (never live objects), with the run's spec (the families' settings in it) and prices. `agent` is the spec
  * this process made its own agent from, so that a worker makes the same one.
  */
 function queueExecutorFor(
@@ -164,11 +166,10 @@ function queueExecutorFor(
   agentModel: string | undefined,
   io: CliIO,
 ): (run: Parameters<NonNullable<FlagRun["executor"]>>[0]) => QueueExecutor {
-  return ({ config, settings }) => {
+  return ({ config }) => {
     const base = ticketBase(config, {
       agent,
-      settings,
-      flags: { ...flags },
+      recordModelIo: flags.recordModelIo,
       modelPrices: config.config?.prices ?? {},
       agentModel: agentModel ?? null,
     });

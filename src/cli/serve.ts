@@ -8,13 +8,13 @@ import { lookupModel } from "../model/lookup.js";
 import { runConfig } from "../runs/config.js";
 import { defaultRunDir, loadSelected, selectionOfSpec } from "../runs/from-flags.js";
 import { modelOptionsOf } from "../runs/ticket.js";
-import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, scenarioSettings, settingsFromOptions, specValue } from "../runs/spec.js";
+import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, familyFragments, scenarioSettings, settingsFromOptions, specValue } from "../runs/spec.js";
 import { checkModels } from "../runs/preflight.js";
 import { lockRunDir } from "../runs/run-lock.js";
 import { RunStore } from "../runs/store.js";
 import { PROTOCOLS, serveEnvironment, type Protocol, type ServeHandle } from "../serve/server.js";
 import { intOption, numberOption, repeatable } from "../util/options.js";
-import { familySettings } from "../families/options.js";
+import { familyScenarioSettings } from "../families/options.js";
 import { addFamilyOptions } from "./family-options.js";
 import type { CliIO } from "./io.js";
 import { SERVING_SETTINGS, addModelOptions, specOption } from "./spec-options.js";
@@ -64,7 +64,9 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(flags.split)) throw new GitGoodError("BAD_OPTION", "--split takes a name of letters, digits, '.', '_' and '-'");
   const door = serverToken(flags.token ?? (process.env[SERVE_TOKEN_ENV] || undefined), "serve");
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
-  const spec = settingsFromOptions(flags as unknown as Record<string, unknown>, SERVING_SETTINGS);
+  // The serving settings, and the families' (their options of `serve`; the others at their defaults).
+  const options = flags as unknown as Record<string, unknown>;
+  const spec = { ...settingsFromOptions(options, SERVING_SETTINGS), ...familyFragments(options) };
   const samples = await loadSelected(files, selectionOfSpec(spec));
   const judges = specValue(spec, JUDGES).map((m) => lookupModel(m, modelOptionsOf(spec)));
   await checkModels({ agent: [], judges }, "nothing was served");
@@ -89,7 +91,7 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
       (p) => path.resolve(p),
     );
     const store = RunStore.open(out, config, { appendOnly: true });
-    const settings = familySettings(flags, "mcp", { isolation: undefined, model: undefined, envs: null });
+    const settings = familyScenarioSettings(spec, "mcp", { isolation: undefined, model: undefined, envs: null });
     handle = await serveEnvironment({
       protocol: flags.protocol,
       source: { samples, where, recorder: { store, judges, agent: SERVE_AGENT, settings }, split: flags.split, history: specValue(spec, HISTORY), settings: scenarioSettings(spec, {}) },

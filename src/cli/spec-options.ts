@@ -9,6 +9,7 @@ export function specOption(s: RunSetting): Option {
   // A switch that is on unless turned off is given as --no-OPTION (commander then sets OPTION false).
   const negated = s.value === undefined && s.default === true;
   const opt = new Option(s.value ? `--${s.option} ${s.value}` : `--${negated ? "no-" : ""}${s.option}`, s.help);
+  if (s.choices) opt.choices(s.choices);
   const parse = s.parse;
   const option = `--${s.option}`;
   if (parse && s.repeatable === true) opt.argParser((text: string, previous: unknown) => [...(Array.isArray(previous) ? previous : []), ...(parse(text, option) as unknown[])]);

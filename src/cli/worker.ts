@@ -6,8 +6,6 @@ import { RepoPool } from "../git/repo-pool.js";
 import { useGitThreads } from "../git/threads.js";
 import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
-// The families' agents (a predictions file's) are made from tickets too.
-import "../families/registry.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
 import { CACHE, MAX_CONNECTIONS, TIMEOUT, isolationLimits, isolationRequest, specFromOptions, specValue } from "../runs/spec.js";
@@ -21,7 +19,9 @@ import { DEFAULT_QUEUE_NAME, parseQueueAddress } from "../queue/url.js";
 import { DEFAULT_LOCK_MS, startWorker } from "../queue/worker.js";
 import { WorkerProxies } from "../queue/proxies.js";
 import { withRunPacks } from "../runs/executor.js";
-import { modelOptionsOf, parseTicket, recordModelIoOf, runTicket } from "../runs/ticket.js";
+import { modelOptionsOf, parseTicket, runTicket } from "../runs/ticket.js";
+// The families' agents (a predictions file's) and scenario settings are made from tickets too.
+import { ticketScenarioSettings } from "../families/options.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, chooseIsolation, isolationHelp, isolationNote } from "../sandbox/isolation.js";
 import { sandboxRoot, sweepStale } from "../sandbox/sweep.js";
 import { repeatable } from "../util/options.js";
@@ -141,10 +141,10 @@ export function workerCommand(io: CliIO): Command {
             const plain = modelOptionsOf({ ...ticket.spec, [MAX_CONNECTIONS.key]: null });
             const max = specValue(ticket.spec, MAX_CONNECTIONS);
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
-            const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, recordModelIoOf(ticket), models);
+            const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, ticket.record_model_io, models);
             // The isolation and jail limits the ticket's spec asks for, which checkPolicy found within this worker's.
             const isolation = chooseIsolation(isolationRequest(ticket.spec, specValue(ticket.spec, TIMEOUT)));
-            return runTicket(ticket, { where, models, proxy, packs, sources, isolation });
+            return runTicket(ticket, { where, models, proxy, packs, sources, isolation, settings: ticketScenarioSettings });
           },
         });
         io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);

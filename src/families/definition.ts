@@ -1,6 +1,6 @@
-import type { z } from "zod";
 import type { AgentKind } from "../agents/index.js";
 import type { ResultRecord } from "../runs/record.js";
+import type { FamilySetting, FamilyVerb, RunSpec } from "../runs/spec.js";
 import type { Trajectory } from "../runs/trajectory.js";
 import type { RecordImporter } from "../dataset/importer.js";
 import type { Sample, SampleTypeDefinition } from "../dataset/sample.js";
@@ -109,10 +109,10 @@ export interface ReportFormat {
   write?(runs: readonly FormatRun[], ctx: FormatContext, out: { write(text: string): void }): void;
 }
 
-/** The verbs whose options a family may extend (`harbor`: `gitgood export harbor`). */
-export type FamilyVerb = "run" | "env" | "mcp" | "harbor";
+/** The verbs whose options a family's settings may be (`harbor`: `gitgood export harbor`; `mcp`: `gitgood mcp` and `gitgood serve`). */
+export type { FamilyVerb };
 
-/** What a family's settings are made from besides its flags. */
+/** What a family's scenario settings are made from besides the spec: the live parts of the process that runs the attempts. */
 export interface SettingsContext {
   /** The isolation of agent programs (absent for verbs that start none). */
   isolation: Isolation | undefined;
@@ -140,23 +140,25 @@ export interface RunPreparation {
   agentOptions?: Record<string, unknown>;
 }
 
-/** A family's part of a run's command line: its flags (checked with `flags`), and what they turn into. */
-export interface FamilyCli<F extends Record<string, unknown> = Record<string, unknown>> {
-  /** The family's flags as the CLI hands them over (by camelCase name); the verb's other flags are ignored. */
-  readonly flags: z.ZodType<F>;
-  /** The options each verb gets (none for a verb not listed). */
-  options(verb: FamilyVerb): readonly CommandOption[];
-  /** The scenario settings the flags ask for (`settings.<key>` of the scenarios). */
-  settings?(flags: F, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown>;
+/**
+ * A family's part of a run: its settings, declared as run settings nested under the family's key in the
+ * spec (run.json's `spec.swe`), and what they turn into. Each hook reads the settings from the spec with
+ * `specValue(spec, SETTING)`, another family's included (COMMIT0 reads SWE's environment settings).
+ */
+export interface FamilyCli {
   /**
-   * What run.json's identity records of the flags, under the family's name in lower case (a run with
-   * other values is another run); undefined for nothing. Paths go through `resolve` (made absolute).
+   * The family's settings, each under the family's key (`namespace`: its name in lower case), with the
+   * verbs whose options include it. Registering the family declares them: one declaration makes the
+   * option, the configuration file's key, run.json's `spec` (and `identity.spec`, for an identity
+   * setting not at its default), the queue ticket's spec and the spec's JSON Schema.
    */
-  identity?(flags: F, resolve: (p: string) => string): unknown;
+  readonly settings?: readonly FamilySetting[];
+  /** The scenario settings the spec asks for (`settings.<key>` of the scenarios), with their live parts (models, the isolation) made here. */
+  scenarioSettings?(spec: RunSpec, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown>;
   /** `run` only: narrows the samples or picks the agent before anything runs (a bad combination throws BAD_OPTION). */
-  prepare?(flags: F, samples: Sample[], agent: string, io: RunIO): RunPreparation;
-  /** `run` only: after the run, writes what the flags ask for (`--predictions-out`). */
-  finish?(flags: F, records: readonly ResultRecord[], io: RunIO): void;
+  prepare?(spec: RunSpec, samples: Sample[], agent: string, io: RunIO): RunPreparation;
+  /** `run` only: after the run, writes what the settings ask for (`--predictions-out`). */
+  finish?(spec: RunSpec, records: readonly ResultRecord[], io: RunIO): void;
 }
 
 /**
@@ -177,7 +179,7 @@ export interface FamilyDefinition {
   readonly report?: ReportSection;
   /** Report formats the family brings (the SWE family's AgentBeats document). */
   readonly formats?: readonly ReportFormat[];
-  /** The family's options, settings and run.json fields. */
+  /** The family's settings (its fragment of the run spec) and what they turn into. */
   readonly cli?: FamilyCli;
   /**
    * What the family shows on the command line (its title, verbs, modes of `gitgood mine`). The built-in
@@ -304,7 +306,7 @@ export interface OutcomeInput {
   trajectory: Trajectory | null;
 }
 
-/** A family definition whose flag type is its own; the registry holds them erased. */
-export function defineFamily<F extends Record<string, unknown>>(family: Omit<FamilyDefinition, "cli"> & { cli?: FamilyCli<F> }): FamilyDefinition {
+/** A family definition, checked as one (for a plug-in written in JavaScript, its one typed entry point). */
+export function defineFamily(family: FamilyDefinition): FamilyDefinition {
   return family;
 }

@@ -1,50 +1,47 @@
-import path from "node:path";
 import type { FamilyCli, FamilyVerb, RunIO, RunPreparation, SettingsContext } from "./definition.js";
 import { families } from "./registry.js";
 import type { Sample } from "../dataset/sample.js";
 import type { ResultRecord } from "../runs/record.js";
-import { GitGoodError } from "../errors.js";
+import type { RunSpec } from "../runs/spec.js";
+import type { JobTicket } from "../runs/ticket.js";
+import type { Isolation } from "../sandbox/isolation.js";
 
-/** The families with a command line, each with its flags read from a verb's flags. */
-function clis(flags: object): { name: string; cli: FamilyCli; flags: Record<string, unknown> }[] {
-  return families().flatMap((family) => {
-    if (!family.cli) return [];
-    const parsed = family.cli.flags.safeParse(flags);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new GitGoodError("BAD_OPTION", `the ${family.name} options: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid"}`);
-    }
-    return [{ name: family.name, cli: family.cli, flags: parsed.data }];
-  });
+/*
+ * What the families' settings turn into: each family's hooks read its fragment of the run spec (and
+ * another family's, where it shares one), wherever the spec comes from: a verb's flags
+ * (`familyFragments`), run.json, or a queue ticket on a worker.
+ */
+
+/** The families' parts of a run, in registry order. */
+function clis(): FamilyCli[] {
+  return families().flatMap((family) => (family.cli ? [family.cli] : []));
 }
 
-/** The scenario settings every family's flags ask for, merged (`settings.swe`, `settings.commit0`, …). */
-export function familySettings(flags: object, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown> {
-  return Object.assign({}, ...clis(flags).map(({ cli, flags: f }) => cli.settings?.(f, verb, ctx) ?? {})) as Record<string, unknown>;
+/** The scenario settings every family's settings in `spec` ask for, merged (`settings.swe`, `settings.commit0`, …), their live parts made here. */
+export function familyScenarioSettings(spec: RunSpec, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown> {
+  return Object.assign({}, ...clis().map((cli) => cli.scenarioSettings?.(spec, verb, ctx) ?? {})) as Record<string, unknown>;
 }
 
-/** What run.json's identity records of the families' flags, by family key (`swe`): only the families that record something. */
-export function familyIdentity(flags: object): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const { name, cli, flags: f } of clis(flags)) {
-    const value = cli.identity?.(f, (p) => path.resolve(p));
-    if (value !== undefined) fields[name.toLowerCase()] = value;
-  }
-  return fields;
+/**
+ * The families' scenario settings of a queue ticket's job, made from the ticket's spec where it runs
+ * (`TicketEnv.settings`) with that process's isolation, as the producer made them from its flags.
+ */
+export function ticketScenarioSettings(ticket: JobTicket, isolation: Isolation | undefined): Record<string, unknown> {
+  return familyScenarioSettings(ticket.spec ?? {}, "run", { isolation, model: ticket.agent.model ?? undefined, envs: ticket.envs });
 }
 
 /** Lets each family narrow the samples and choose the agent before a run (in registry order). */
-export function prepareFamilies(flags: object, samples: Sample[], agent: string, io: RunIO): Required<RunPreparation> {
+export function prepareFamilies(spec: RunSpec, samples: Sample[], agent: string, io: RunIO): Required<RunPreparation> {
   let prepared: Required<RunPreparation> = { samples, agent, agentOptions: {} };
-  for (const { cli, flags: f } of clis(flags)) {
+  for (const cli of clis()) {
     if (!cli.prepare) continue;
-    const next = cli.prepare(f, prepared.samples, prepared.agent, io);
+    const next = cli.prepare(spec, prepared.samples, prepared.agent, io);
     prepared = { samples: next.samples, agent: next.agent ?? prepared.agent, agentOptions: { ...prepared.agentOptions, ...next.agentOptions } };
   }
   return prepared;
 }
 
-/** Lets each family write what its flags ask for after a run (`--predictions-out`). */
-export function finishFamilies(flags: object, records: readonly ResultRecord[], io: RunIO): void {
-  for (const { cli, flags: f } of clis(flags)) cli.finish?.(f, records, io);
+/** Lets each family write what its settings ask for after a run (`--predictions-out`). */
+export function finishFamilies(spec: RunSpec, records: readonly ResultRecord[], io: RunIO): void {
+  for (const cli of clis()) cli.finish?.(spec, records, io);
 }

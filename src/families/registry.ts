@@ -3,6 +3,7 @@ import { registerImporter, unregisterImporter } from "../dataset/importer.js";
 import { registerSampleType, unregisterSampleType } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
 import { registerScenario, scenarios, unregisterScenario } from "../scenarios/registry.js";
+import { declareFamilySettings, undeclareFamilySettings } from "../runs/spec.js";
 import { registerCommandLine, unregisterCommandLine } from "./command-line.js";
 import type { FamilyDefinition, FamilyRelease, ReportSection } from "./definition.js";
 import { COMMIT0_FAMILY } from "./commit0/index.js";
@@ -22,20 +23,32 @@ function plugIn(family: FamilyDefinition): void {
   for (const importer of family.importers ?? []) registerImporter(importer);
 }
 
+/** Declares a family's settings, under its key in the run spec (its name in lower case), when it has any. */
+function declareSettings(family: FamilyDefinition): void {
+  const settings = family.cli?.settings ?? [];
+  if (settings.length > 0) declareFamilySettings(family.name.toLowerCase(), settings);
+}
+
 for (const family of FAMILIES) {
   const missing = family.scenarios.filter((s) => !scenarios().includes(s));
   if (missing.length > 0) throw new GitGoodError("INTERNAL", `the ${family.name} family's scenarios are not in the scenario registry: ${missing.map((s) => s.name).join(", ")}`);
+  declareSettings(family);
   plugIn(family);
 }
 
 /**
- * Adds a family at run time (a plug-in, a test's toy family): its scenarios, agents, sample types and
- * readers and its part of the command line are registered with it. Its name, and every name it brings,
- * must be new.
+ * Adds a family at run time (a plug-in, a test's toy family): its settings, scenarios, agents, sample
+ * types and readers and its part of the command line are registered with it. Its name, and every name
+ * it brings, must be new.
  */
 export function registerFamily(family: FamilyDefinition): void {
   if (FAMILIES.some((f) => f.name.toLowerCase() === family.name.toLowerCase())) {
     throw new GitGoodError("INTERNAL", `a family named ${family.name} is registered already`);
+  }
+  try {
+    declareSettings(family);
+  } catch (err) {
+    throw new GitGoodError("INTERNAL", `the ${family.name} family's settings: ${(err as Error).message}`);
   }
   if (family.commandLine) registerCommandLine(family.commandLine);
   for (const scenario of family.scenarios) registerScenario(scenario);
@@ -53,6 +66,7 @@ export function unregisterFamily(name: string): void {
   for (const type of family.samples ?? []) unregisterSampleType(type.type);
   for (const importer of family.importers ?? []) unregisterImporter(importer.name);
   if (family.commandLine) unregisterCommandLine(family.commandLine);
+  undeclareFamilySettings(family.name.toLowerCase());
   FAMILIES.splice(i, 1);
 }
 

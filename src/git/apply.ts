@@ -1,8 +1,11 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readIndexFile, type IndexEntry } from "./index-file.js";
+import { readIndexFile, type IndexEntry, type IndexRecord } from "./index-file.js";
+import { writeIndexFile } from "./index-write.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
+import { GitGoodError } from "../errors.js";
+import { nestedRepositories } from "./nested-repos.js";
 import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 
@@ -115,6 +118,29 @@ export async function checkoutDetached(repo: Repo, rev: string): Promise<void> {
 /** How git sees a work tree through a git directory of gitgood's own: bytes as they are, modes and links kept. */
 const OWN_CONFIG = ["-c", "core.bare=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.fileMode=true", "-c", "core.symlinks=true"];
 
+const NUL = Buffer.from([0]);
+
+/**
+ * Stages the whole work tree of `workDir` (`git add -A`) in the git directory `env` names. A nested
+ * repository without a commit makes git refuse the whole work tree; then every untracked folder holding a
+ * repository is left out (an agent's `git init` in a new folder must not turn its attempt into a system
+ * error, and another repository is no part of a patch), found by a walk that follows no link.
+ */
+async function addWorkTree(workDir: string, env: Record<string, string>): Promise<void> {
+  try {
+    await runGit([...OWN_CONFIG, "add", "-A", "--", "."], { cwd: workDir, env });
+  } catch (err) {
+    if (!(err instanceof GitGoodError) || !/does not have a commit checked out/.test(String(err.data.stderr ?? ""))) throw err;
+    // git stopped before writing: the index is still the base's, which says which folders are the repository's own.
+    const tracked = readIndexFile(env.GIT_DIR ?? "", env.GIT_INDEX_FILE);
+    if (tracked === null) throw err;
+    // The pathspecs go on stdin, NUL-separated: a folder's name is bytes, which no argument carries as they are.
+    const excluded = nestedRepositories(workDir, tracked.map((e) => e.name)).map((dir) => Buffer.concat([Buffer.from(":(exclude,literal)"), dir, NUL]));
+    const input = Buffer.concat([Buffer.from("."), NUL, ...excluded]);
+    await runGit([...OWN_CONFIG, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { cwd: workDir, env, input });
+  }
+}
+
 /**
  * Makes a fresh git directory at `gitDir` for the work tree `workDir` (written here, no git process: no
  * hooks, no templates) and returns the environment that pairs them.
@@ -133,7 +159,7 @@ function initOwnGitDir(workDir: string, gitDir: string): Record<string, string> 
  */
 export async function worktreeSnapshot(workDir: string, gitDir: string): Promise<string> {
   const env = initOwnGitDir(workDir, gitDir);
-  await runGit([...OWN_CONFIG, "add", "-A", "--", "."], { cwd: workDir, env });
+  await addWorkTree(workDir, env);
   return (await runGit([...OWN_CONFIG, "write-tree"], { cwd: workDir, env })).stdout.toString("utf8").trim();
 }
 
@@ -141,17 +167,20 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  * The work tree of `workDir` as a patch against the commit (or tree) `base`: every change, new files (not
  * ignored ones) and binary files included, byte-exact (`git apply` takes it back). It is made with a
  * git directory of its own in `scratch` that borrows the objects of `objectsDir`, so nothing the work
- * tree's own `.git` holds (its config, hooks, index) is read, and the repository is not changed.
+ * tree's own `.git` holds (its config, hooks, index) is read, and the repository is not changed. Its
+ * index starts as `base`'s tree: `baseEntries` where the caller has them (`freshIndexEntries` of the index
+ * a checkout of `base` wrote, in a git directory of gitgood's own), written here, else by `git
+ * read-tree`; then `git add -A` and `git diff --cached` make the patch.
  * Returned as a latin1 string: one character per byte.
  */
-export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string): Promise<string> {
+export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string, baseEntries: readonly IndexRecord[] | null = null): Promise<string> {
   try {
     const env = initOwnGitDir(workDir, scratch);
     mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${objectsDir}\n`);
     const config = OWN_CONFIG;
-    await runGit([...config, "read-tree", base], { cwd: workDir, env });
-    await runGit([...config, "add", "-A", "--", "."], { cwd: workDir, env });
+    if (baseEntries === null || !writeIndexFile(scratch, baseEntries)) await runGit([...config, "read-tree", base], { cwd: workDir, env });
+    await addWorkTree(workDir, env);
     const diff = await runGit(
       [...config, "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", base],
       { cwd: workDir, env },

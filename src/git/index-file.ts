@@ -16,6 +16,8 @@ export interface IndexEntry {
 
 /** The fixed part of an entry before its object id: ctime, mtime, dev, ino, mode, uid, gid, size. */
 const STAT_BYTES = 40;
+/** Where the mode sits in the stat data. */
+const STAT_MODE_AT = 24;
 const EXTENDED = 0x4000;
 const ASSUME_VALID = 0x8000;
 const GITLINK_OR_DIR = 0o040000;
@@ -136,6 +138,24 @@ export function readIndexContent(gitDir: string, file = path.join(gitDir, "index
     at += 8 + buf.readUInt32BE(at + 4);
   }
   return { version, entries };
+}
+
+/**
+ * The entries of an index file of gitgood's own (see `readIndexContent`) as the start of a new index for
+ * the same tree: stat data zeroed but the mode, so git looks at every file again, as after `read-tree`.
+ * Null where the file cannot be read, its ids are SHA-256 (`writeIndexFile` writes SHA-1 indexes), or an
+ * entry is more than a plain tracked file (a conflict's stage, the assume-valid bit, skip-worktree or
+ * intent-to-add): git's `read-tree` is then asked instead.
+ */
+export function freshIndexEntries(gitDir: string, file = path.join(gitDir, "index")): IndexRecord[] | null {
+  if (usesSha256(gitDir)) return null;
+  const content = readIndexContent(gitDir, file);
+  if (content === null || content.entries.some((e) => e.stage !== 0 || e.assumeValid || e.extended !== 0)) return null;
+  return content.entries.map((e) => {
+    const stat = Buffer.alloc(STAT_BYTES);
+    stat.writeUInt32BE(Number.parseInt(e.mode, 8), STAT_MODE_AT);
+    return { ...e, stat };
+  });
 }
 
 /** The object id git gives `content` as a blob, in the hash of an index's entries (`oid`'s length says which). */

@@ -34,9 +34,16 @@ export interface RunResult {
   stderr: string;
 }
 
+/** The git command `args` run: the first argument after the leading `-c NAME=VALUE` settings. */
+function subcommand(args: readonly string[]): string {
+  let i = 0;
+  while (args[i] === "-c") i += 2;
+  return args[i] ?? "";
+}
+
 function describeFailure(args: readonly string[], code: number | null, stderr: string): GitGoodError {
   const firstLine = stderr.split("\n").find((l) => l.trim() !== "")?.trim() ?? `exit code ${code}`;
-  return new GitGoodError("GIT_FAILED", `git ${args[0] ?? ""} failed: ${firstLine}`, {
+  return new GitGoodError("GIT_FAILED", `git ${subcommand(args)} failed: ${firstLine}`, {
     args: [...args],
     exitCode: code,
     stderr: stderr.slice(0, 4000),

@@ -4,7 +4,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import { imageOf, modeIsolates, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
-import { JUDGES, specIdentity, specValue, type RunSpec } from "./spec.js";
+import { JUDGES, familyKeys, specIdentity, specValue, type RunSpec } from "./spec.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -48,11 +48,27 @@ function upgradedIdentity(raw: unknown): unknown {
 }
 
 /**
+ * An identity as runs made before the families' settings moved into the spec wrote it, in today's form:
+ * a family's fields under its key (SWE's `swe: {hints, predictions}`, a plug-in's own) are its settings of
+ * the same keys, recorded in `spec.<family>` when not at their defaults, as a run made now records them.
+ */
+function upgradedFamilyFields(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const fields = raw as Record<string, unknown>;
+  const moved = familyKeys().filter((k) => fields[k] !== undefined);
+  if (moved.length === 0) return raw;
+  const spec = specIdentity({ ...objectOr(fields.spec), ...Object.fromEntries(moved.map((k) => [k, objectOr(fields[k])])) });
+  const others = Object.fromEntries(Object.entries(fields).filter(([k]) => k !== "spec" && !moved.includes(k)));
+  return { ...others, ...(Object.keys(spec).length > 0 ? { spec } : {}) };
+}
+
+/**
  * A run.json as runs made before the attempt's time and turn limits, the shard, the judges and how models
  * are asked moved into the spec wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns`
  * (null when the run had none), its `shard` (absent: all the jobs), its top-level `judges` and the fields
  * of its `models` (`temperature`, `max_tokens`, `seed`, `max_connections`, `cache`) are the spec's settings
- * of those names. The identity settings among the models' are the identity's too when not at their
+ * of those names, and what its isolation record says was asked (`askedIsolation`; the record stays: it is
+ * what the host gave) the spec's isolation settings. The identity settings among the models' are the identity's too when not at their
  * defaults: a run whose agent asked no model had them in no identity, so any value resumed it, and the
  * latest session's does.
  */
@@ -102,7 +118,7 @@ function definedFields(fields: Record<string, unknown>): Record<string, unknown>
  * What makes two runs the same run: re-running with the same identity resumes; anything else in
  * run.json (the spec's other settings, the judges among them, limits, the gitgood version) may change between sessions of one run.
  */
-const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
+const IdentitySchema = z.preprocess((raw) => upgradedIdentity(upgradedFamilyFields(raw)), z.object({
   /** The samples files the run read, made absolute: where its samples came from, not what they are (not compared). */
   samples: z.string(),
   /**
@@ -117,15 +133,13 @@ const IdentitySchema = z.preprocess(upgradedIdentity, z.object({
    * The declared run settings that change what is evaluated, where not their defaults (`specIdentity`):
    * `max_turns` other than 40, `repeats` above 1, `memory` when on, `history` other than 50, the selection
    * (`ids`, `scenarios`, `difficulties`, `languages`, `sample`, `limit`) when given, `mcr_tools` other than
-   * the published ones, the models' `temperature`, `max_tokens` and `seed` when given. Absent when every
-   * one is at its default.
+   * the published ones, the models' `temperature`, `max_tokens` and `seed` when given; each family's identity
+   * settings not at their defaults under its key (SWE's `swe`: `hints` when on, the `predictions` file
+   * evaluated). Absent when every one is at its default.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 })
-  /**
-   * The families' own fields, each under its family's key (the SWE family's `swe`: the hints the agent
-   * saw, the predictions file evaluated); absent for runs whose flags record nothing of a family.
-   */
+  /** Fields of runs made elsewhere: a plug-in family's fields of a run made before its settings were in the spec, where it is not loaded. */
   .catchall(z.unknown()));
 
 /** What makes two runs one run (compared on resume, by shards, merges and queues). */
@@ -214,8 +228,6 @@ export interface RunConfigInput {
   isolation?: Isolation;
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
-  /** The families' fields of the identity, by family key, paths absolute (each family records only what changes what is evaluated). */
-  families?: Readonly<Record<string, unknown>>;
   /**
    * The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard, the
    * history, the MCR tools, the selection, the judges, how models are asked): all recorded, the identity ones in the identity too. A verb that
@@ -237,7 +249,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       agent: input.agent,
       model: input.model ?? null,
       where,
-      ...input.families,
       ...specIdentityField(input.spec),
     },
     limits: { jobs: input.jobs ?? null },

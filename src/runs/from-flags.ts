@@ -94,7 +94,7 @@ export function modelOptions(options: object): ModelOptions {
 
 /** The run settings the flags give (every declared setting's option, or its default). */
 function specOfFlags(flags: RunFlags): RunSpec {
-  return specFromOptions(flags as unknown as Record<string, unknown>);
+  return specFromOptions(flags as unknown as Record<string, unknown>, { families: true });
 }
 
 /** The judges the flags name (the spec's `judges`, `--judge`), asked with `models`. */
@@ -162,16 +162,14 @@ export interface FlagRun extends FlagAgent {
   config: ResolvedConfig;
   /** The families' scenario settings (the spec adds its own: `scenarioSettings`). */
   settings?: Record<string, unknown>;
-  /** The families' fields of run.json's identity. */
-  families?: Readonly<Record<string, unknown>>;
   /** Told the run directory once it is open. */
   stderr?: TextSink;
   onResult?: RunOptions["onResult"];
   /**
    * Where the jobs run instead of this process's pool (`gitgood run --queue`), made once run.json is
-   * written: from the run's settings as stored (the agent's prices among them) and the families' scenario settings.
+   * written: from the run's settings as stored (the families' in its spec, the agent's prices among them).
    */
-  executor?: (run: { config: RunConfig; settings: Record<string, unknown> }) => Executor;
+  executor?: (run: { config: RunConfig }) => Executor;
 }
 
 /** The run.json the flags make for a run (its `identity` is what resuming, shards and queues compare). */
@@ -185,7 +183,6 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
     where: run.where,
     isolation: run.isolation,
     config: run.config,
-    families: run.families,
     spec: specOfFlags(flags),
   };
   return runConfig(input, (p) => path.resolve(p));
@@ -196,9 +193,8 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
   // A queue's workers ready the agent where it runs; here it is readied before the run directory is made.
   if (!run.executor) await run.agent.prepare?.();
   const spec = specOfFlags(flags);
-  // The families' settings cross to a queue's workers as they are; each attempt's gets the spec's too (the MCR tools).
-  const familySettings = run.settings ?? {};
-  const settings = scenarioSettings(spec, familySettings);
+  // The families' settings (made from the spec's fragments); each attempt's gets the spec's own too (the MCR tools).
+  const settings = scenarioSettings(spec, run.settings ?? {});
   const prices = agentPrices(spec, run.model, run.config.prices);
   const options: Omit<RunOptions, "store"> = {
     samples: run.samples,
@@ -233,7 +229,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
       ...options,
       store,
       checked,
-      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), settings: familySettings }) } : {}),
+      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir) }) } : {}),
     });
   } finally {
     unlock();

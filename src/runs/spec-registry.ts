@@ -6,7 +6,8 @@ import { GitGoodError, type ErrorCode } from "../errors.js";
  * ticket, an A2A request's `config`), its command-line option (which is also its configuration-file key),
  * its type, its default, and whether it changes what is evaluated (then it is part of the run's identity)
  * and what a requester may ask of it. The CLI, the configuration file, run.json, queue tickets and the
- * A2A input schema are all made from this one list; nothing else needs to know a setting exists.
+ * A2A input schema are all made from this one list; nothing else needs to know a setting exists. A task
+ * family's settings are declared the same way (`FamilySetting`) and nest in the spec under its key.
  */
 
 /** What a less trusted requester (an A2A assessment request) may ask of a setting. */
@@ -60,12 +61,32 @@ export interface RunSetting<T = unknown> {
   readonly kind: SettingKind;
   /** The group the reference lists it under (`limits`). */
   readonly group: string;
+  /** The only values its option takes, as `--help` lists them (the parser still reads the text). */
+  readonly choices?: readonly string[];
 }
 
-/** A run's settings by key: every declared setting, each with its value or its default. */
+/** The verbs a family's settings may be options of (`harbor`: `gitgood export harbor`; `mcp`: `gitgood mcp` and `gitgood serve`). */
+export type FamilyVerb = "run" | "env" | "mcp" | "harbor";
+
+/**
+ * A setting of a task family: a run setting nested in the spec under the family's key (`namespace`, its
+ * name in lower case: run.json's `spec.swe.hints`), with the verbs whose options include it. It is a
+ * choice of the run (the ticket's to make, never a request's); a family brings its settings with its
+ * definition (`FamilyCli.settings`), and registering the family declares them.
+ */
+export interface FamilySetting<T = unknown> extends RunSetting<T> {
+  /** The family's key in the spec: its name in lower case. */
+  readonly namespace: string;
+  /** The verbs that take its option (`run` does not include `bench`, whose runs take every family setting at its default). */
+  readonly verbs: readonly FamilyVerb[];
+}
+
+/** A run's settings by key: every declared setting, each with its value or its default; each family's under its key. */
 export type RunSpec = Readonly<Record<string, unknown>>;
 
 const declared = new Map<string, RunSetting>();
+/** The families' settings, by family key then setting key. */
+const fragments = new Map<string, Map<string, FamilySetting>>();
 
 const KEY = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const OPTION = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -76,35 +97,102 @@ const OPTION = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
  * programming error and throws.
  */
 export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
-  if (!KEY.test(setting.key)) throw new Error(`run setting key '${setting.key}' is not snake_case`);
-  if (!OPTION.test(setting.option)) throw new Error(`run setting option '${setting.option}' is not kebab-case`);
-  if (declared.has(setting.key)) throw new Error(`run setting '${setting.key}' is declared twice`);
-  if ([...declared.values()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
-  if (setting.value === undefined && typeof setting.default !== "boolean") throw new Error(`run setting '${setting.key}' is a switch: its default must be true or false`);
-  if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
-  if (setting.repeatable === true && !Array.isArray(setting.default)) throw new Error(`run setting '${setting.key}' is repeatable: its value must be a list`);
-  if (setting.kind === "choice" && setting.request !== "operator") throw new Error(`run setting '${setting.key}' is a choice of the run: a request cannot make it`);
-  if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {
-    throw new Error(`run setting '${setting.key}': only a number (or null, no limit) can be asked for at most`);
-  }
+  checkSetting(setting, declared);
+  if (fragments.has(setting.key)) throw new Error(`run setting '${setting.key}' is a family's key in the spec`);
   declared.set(setting.key, setting);
   return setting;
 }
 
-/** Every declared setting (of one kind, when given), in declaration order. */
+/**
+ * Declares the settings of a family, all under its key (`namespace`), when the family is registered: each
+ * is checked as `defineRunSetting` checks gitgood's own, its option must be new among every declared
+ * setting, and it must be a choice of the run. A family declared already, or a key gitgood's own settings
+ * use, throws.
+ */
+export function declareFamilySettings(namespace: string, settings: readonly FamilySetting[]): void {
+  if (!KEY.test(namespace)) throw new Error(`family key '${namespace}' is not snake_case`);
+  if (declared.has(namespace) || fragments.has(namespace)) throw new Error(`the spec has a '${namespace}' already`);
+  const own = new Map<string, FamilySetting>();
+  for (const s of settings) {
+    if (s.namespace !== namespace) throw new Error(`run setting '${s.key}' is declared under '${s.namespace}', not its family's '${namespace}'`);
+    checkSetting(s, own);
+    if (s.kind !== "choice") throw new Error(`run setting '${namespace}.${s.key}' of a family must be a choice of the run`);
+    if (s.verbs.length === 0) throw new Error(`run setting '${namespace}.${s.key}' is an option of no verb`);
+    own.set(s.key, s);
+  }
+  fragments.set(namespace, own);
+}
+
+/** Removes the settings of a family declared with `declareFamilySettings` (its plug-in is unregistered). */
+export function undeclareFamilySettings(namespace: string): void {
+  fragments.delete(namespace);
+}
+
+/** Checks a setting's declaration against the settings of its scope (`scope`) and every option declared. */
+function checkSetting(setting: RunSetting, scope: ReadonlyMap<string, RunSetting>): void {
+  if (!KEY.test(setting.key)) throw new Error(`run setting key '${setting.key}' is not snake_case`);
+  if (!OPTION.test(setting.option)) throw new Error(`run setting option '${setting.option}' is not kebab-case`);
+  if (scope.has(setting.key)) throw new Error(`run setting '${setting.key}' is declared twice`);
+  if ([...scope.values(), ...everySetting()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
+  if (setting.value === undefined && typeof setting.default !== "boolean") throw new Error(`run setting '${setting.key}' is a switch: its default must be true or false`);
+  if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
+  if (setting.repeatable === true && !Array.isArray(setting.default)) throw new Error(`run setting '${setting.key}' is repeatable: its value must be a list`);
+  if (setting.choices !== undefined && setting.value === undefined) throw new Error(`run setting '${setting.key}' is a switch: it has no choices`);
+  if (setting.kind === "choice" && setting.request !== "operator") throw new Error(`run setting '${setting.key}' is a choice of the run: a request cannot make it`);
+  if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {
+    throw new Error(`run setting '${setting.key}': only a number (or null, no limit) can be asked for at most`);
+  }
+}
+
+/** gitgood's own settings and every family's. */
+function everySetting(): RunSetting[] {
+  return [...declared.values(), ...[...fragments.values()].flatMap((f) => [...f.values()])];
+}
+
+/** Every declared setting of gitgood's own (of one kind, when given), in declaration order; the families' are `familySettings`. */
 export function runSettings(kind?: SettingKind): readonly RunSetting[] {
   return [...declared.values()].filter((s) => kind === undefined || s.kind === kind);
 }
 
-/** The value of one setting in a spec (its default when the spec predates it). */
+/** The declared settings of the families (of one family, by its key, when given), in registration order. */
+export function familySettings(namespace?: string): readonly FamilySetting[] {
+  return [...fragments.entries()].filter(([ns]) => namespace === undefined || ns === namespace).flatMap(([, f]) => [...f.values()]);
+}
+
+/** The declared setting (gitgood's own or a family's) whose option is `--option`, if any: what a family reads of a setting another family declares. */
+export function settingOfOption(option: string): RunSetting | undefined {
+  return everySetting().find((s) => s.option === option);
+}
+
+/** The keys of the families with declared settings, in registration order. */
+export function familyKeys(): string[] {
+  return [...fragments.keys()];
+}
+
+/** The value of one setting in a spec (its default when the spec predates it; a family's, in its fragment). */
 export function specValue<T>(spec: RunSpec | undefined, setting: RunSetting<T>): T {
-  const value = spec?.[setting.key];
+  const value = "namespace" in setting ? objectOr(spec?.[(setting as FamilySetting<T>).namespace])[setting.key] : spec?.[setting.key];
   return value === undefined ? setting.default : (value as T);
 }
 
-/** The schema of a spec: every declared key optional (absent: its default), nothing else. */
+/** A JSON object's fields, or none when it is not one. */
+function objectOr(value: unknown): Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The schema of settings by key: each optional (absent: its default), nothing else. */
+function settingsSchema(settings: readonly RunSetting[]) {
+  return z.object(Object.fromEntries(settings.map((s) => [s.key, s.schema.default(s.default).describe(s.help)]))).strict();
+}
+
+/**
+ * The schema of a spec: every declared key optional (absent: its default), and each family's fragment
+ * under its key, optional (absent: the spec of a verb that takes none of the family's settings), its
+ * own keys as the top level's.
+ */
 function runSpecSchema() {
-  return z.object(Object.fromEntries(runSettings().map((s) => [s.key, s.schema.default(s.default).describe(s.help)]))).strict();
+  const families = [...fragments.entries()].map(([ns, f]) => [ns, settingsSchema([...f.values()]).optional().describe(`the ${ns} family's settings`)] as const);
+  return settingsSchema(runSettings()).extend(Object.fromEntries(families));
 }
 
 /** The spec's JSON Schema (as a file or a request gives it: every key optional, with its default), published in docs/. */
@@ -131,9 +219,19 @@ function optionProperty(option: string): string {
   return option.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** The spec parsed flags describe: each setting's option value, or its default. */
-export function specFromOptions(values: Readonly<Record<string, unknown>>): RunSpec {
-  return parseRunSpec(settingsFromOptions(values, runSettings()), "options", "BAD_OPTION");
+/**
+ * The spec parsed flags describe: each setting's option value, or its default. With `families` (the
+ * verbs that run attempts of every family: `run`, `bench`), every family's fragment too, each setting at
+ * its option's value where the verb took it, else at its default.
+ */
+export function specFromOptions(values: Readonly<Record<string, unknown>>, opts: { families?: boolean } = {}): RunSpec {
+  const fragments = opts.families ? familyFragments(values) : {};
+  return parseRunSpec({ ...settingsFromOptions(values, runSettings()), ...fragments }, "options", "BAD_OPTION");
+}
+
+/** Every family's fragment of the spec from parsed flags, by family key: each setting's option value, or its default. */
+export function familyFragments(values: Readonly<Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(familyKeys().map((ns) => [ns, settingsFromOptions(values, familySettings(ns))]));
 }
 
 /**
@@ -156,13 +254,25 @@ function optionValue(s: RunSetting, values: Readonly<Record<string, unknown>>): 
  * (so that a run made before a setting existed still resumes under its default).
  */
 export function specIdentity(spec: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out = identityOf(spec, runSettings(), (key) => declared.has(key) || fragments.has(key));
+  // A family's fragment is its identity settings not at their defaults, absent when it has none.
+  for (const [ns, own] of fragments) {
+    if (spec[ns] === undefined) continue;
+    const fragment = identityOf(objectOr(spec[ns]), [...own.values()], (key) => own.has(key));
+    if (Object.keys(fragment).length > 0) out[ns] = fragment;
+  }
+  return out;
+}
+
+/** The identity settings of `settings` not at their defaults, and every key `known` does not know. */
+function identityOf(spec: Readonly<Record<string, unknown>>, settings: readonly RunSetting[], known: (key: string) => boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const s of runSettings()) {
+  for (const s of settings) {
     const value = spec[s.key];
     if (s.identity && value !== undefined && !same(value, s.default)) out[s.key] = value;
   }
   // A key no setting declares stays, so that comparing it with a run that has none still tells them apart.
-  for (const [key, value] of Object.entries(spec)) if (!declared.has(key)) out[key] = value;
+  for (const [key, value] of Object.entries(spec)) if (!known(key)) out[key] = value;
   return out;
 }
 

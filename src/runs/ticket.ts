@@ -59,21 +59,22 @@ const JobTicketSchema = z.object({
   /** The agent gets the memory tools. */
   memory: z.boolean(),
   agent: AgentSpecSchema,
-  /** The families' scenario settings that are plain data (the spec's own, MCR's tools, are added where the ticket runs). */
-  settings: z.record(z.string(), z.unknown()),
+  /** What the trajectory keeps of an external agent's model requests (`--record-model-io` of the run). */
+  record_model_io: z.enum(RECORD_MODEL_IO),
   /**
-   * The run verb's flags as JSON, from which the families rebuild their settings with their live parts
-   * (SWE's environment model, the isolation): `TicketEnv.settings` does that where the ticket runs.
+   * The configuration file's environment specs (`envs:`; null: none), which the families' settings are
+   * made with where the ticket runs, as the run's own process makes them.
    */
-  flags: z.record(z.string(), z.unknown()),
+  envs: RunConfigParts.config.unwrap().shape.envs.unwrap().nullable(),
   /** Each model's prices, by name (the configuration's `prices:`); the spec's `price_in` and `price_out` are the agent's when both given. */
   model_prices: z.record(z.string(), PricesSchema),
   /** The model the agent calls (its prices are `model_prices`' when it has them, else the spec's). */
   agent_model: z.string().nullable(),
   /**
-   * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, the history, …),
-   * checked where the ticket runs: a setting this process does not declare refuses the ticket. Absent:
-   * every setting at its default.
+   * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, the history, …,
+   * and each family's fragment under its key), checked where the ticket runs: a setting this process does
+   * not declare refuses the ticket. The families make their scenario settings from it there
+   * (`TicketEnv.settings`). Absent: every setting at its default.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 });
@@ -138,8 +139,12 @@ export interface TicketEnv {
   where: RepoLocator;
   /** The isolation to use (default: the ticket's spec's, as this host gives it; refused in one line where it cannot run). */
   isolation?: Isolation;
-  /** The scenario settings with their live parts, from the ticket (default: the ticket's plain `settings`). */
-  settings?: (ticket: JobTicket, isolation: Isolation | undefined) => Record<string, unknown>;
+  /**
+   * The scenario settings of the families, with their live parts (models, the isolation), made from the
+   * ticket's spec as the run's own process makes them from its flags (`familyScenarioSettings`; the
+   * spec's own, MCR's tools, are added to them here).
+   */
+  settings: (ticket: JobTicket, isolation: Isolation | undefined) => Record<string, unknown>;
   /** How models are asked (default: `modelOptionsOf(ticket.spec)`; give one to share a cache and connection limit over tickets). */
   models?: ModelOptions;
   /** Serves the a2a agent its tools. */
@@ -156,18 +161,13 @@ export interface TicketEnv {
   proxy?: RunProxy | null;
 }
 
-/** What the trajectory keeps of an external agent's model requests (`--record-model-io` of the run, in the ticket's flags). */
-export function recordModelIoOf(ticket: JobTicket): RecordModelIo {
-  const mode = ticket.flags.recordModelIo;
-  return RECORD_MODEL_IO.find((m) => m === mode) ?? "digest";
-}
-
 /**
  * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
- * the job otherwise than asked (unjudged, at another history depth, at another temperature, at other prices,
- * under an isolation its worker's policy never saw), so such a ticket is refused.
+ * the job otherwise than asked (unjudged, at another history depth, without the families' settings: `flags`,
+ * the run verb's flags the families' settings were rebuilt from; at another temperature, at other prices, under
+ * an isolation its worker's policy never saw), so such a ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits", "models", "prices", "isolation"] as const;
+const MOVED_INTO_SPEC = ["judges", "history", "limits", "flags", "models", "prices", "isolation"] as const;
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
@@ -215,7 +215,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   // As the run's own process finds them: the agent's model's prices, else the spec's, else those of the model it was given.
   const given = agentPrices(ticket.spec, agentUsesModel(ticket.agent.name) ? ticket.agent.model : null, ticket.model_prices);
   const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.model_prices[ticket.agent_model] : undefined) ?? given;
-  const settings = scenarioSettings(ticket.spec, env.settings ? env.settings(ticket, isolation) : ticket.settings);
+  const settings = scenarioSettings(ticket.spec, env.settings(ticket, isolation));
   const scoring: Scoring = {
     judges: judgesFromSpec(specValue(ticket.spec, JUDGES), models),
     agent: agent.name,
@@ -239,25 +239,21 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
 }
 
 /**
- * What every ticket of a run shares, from its run.json and what run.json does not hold: the agent spec,
- * the families' plain scenario settings, the run verb's flags and the models' prices.
+ * What every ticket of a run shares, from its run.json (the spec with the families' fragments, the
+ * configuration's environment specs) and what run.json does not hold: the agent spec, what the
+ * trajectory keeps of an external agent's model requests, and the models' prices.
  */
 export function ticketBase(
   config: RunConfig,
-  run: { agent: AgentSpec; settings: Record<string, unknown>; flags: Record<string, unknown>; modelPrices: Record<string, Prices>; agentModel: string | null },
+  run: { agent: AgentSpec; recordModelIo: RecordModelIo; modelPrices: Record<string, Prices>; agentModel: string | null },
 ): TicketBase {
   return {
     run: config.identity,
     agent: run.agent,
-    settings: jsonOf(run.settings),
-    flags: jsonOf(run.flags),
+    record_model_io: run.recordModelIo,
+    envs: config.config?.envs ?? null,
     model_prices: { ...run.modelPrices },
     agent_model: run.agentModel,
     ...(config.spec ? { spec: { ...config.spec } } : {}),
   };
-}
-
-/** A value as JSON would carry it (functions and undefined fields dropped), so that a ticket is the same here and there. */
-function jsonOf(value: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 }

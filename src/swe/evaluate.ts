@@ -23,7 +23,7 @@ import { GIT_APPLY_STRATEGIES, applyPatch, checkoutDetached, resetPaths } from "
 import type { Repo } from "../git/repo.js";
 import { readIndexFile } from "../git/index-file.js";
 import type { PackCache } from "../git/packs.js";
-import { commitStore } from "../git/store.js";
+import { commitStore, type HistoryDepth, type StorePlan } from "../git/store.js";
 import { runPackCache } from "../sandbox/packs.js";
 import { sandboxRoot } from "../sandbox/sweep.js";
 import { isolates } from "../sandbox/isolation.js";
@@ -94,10 +94,55 @@ function evaluationPacks(opts: SweOptions): PackCache {
   return processPacks.cache;
 }
 
+/** A store to install and the pack cache its packs come from. */
+interface SharedStore {
+  store: StorePlan;
+  packs: PackCache;
+}
+
+/**
+ * The stores this process's SWE attempts were set up with, by source and `base_commit`, most recent last:
+ * an evaluation (or validation) of that base installs the same store from the same pack cache, so the
+ * base is packed once for the attempt and its evaluation, not again at depth 1. The pack is built by
+ * gitgood from the source when the attempt's sandbox is made, before any agent runs, and every sandbox
+ * gets a copy of it: nothing an agent writes reaches it. A deeper past is as answer-free as depth 1
+ * (the commit and what came before it, never the fix).
+ */
+const attemptStores = new Map<string, SharedStore>();
+const ATTEMPT_STORES = 64;
+
+function storeKey(source: Repo, base: string): string {
+  return JSON.stringify([source.objectsDir, base]);
+}
+
+/**
+ * Offers the store an attempt's sandbox at `base` is made with (from `packs`) to the evaluations of that
+ * base in this process. A full history is not offered: evaluations keep to one commit rather than copy
+ * a whole project's past into every evaluation sandbox.
+ */
+export function shareAttemptStore(source: Repo, base: string, store: StorePlan, packs: PackCache, depth: HistoryDepth): void {
+  if (depth === "full") return;
+  const key = storeKey(source, base);
+  attemptStores.delete(key);
+  attemptStores.set(key, { store, packs });
+  for (const oldest of attemptStores.keys()) {
+    if (attemptStores.size <= ATTEMPT_STORES) break;
+    attemptStores.delete(oldest);
+  }
+}
+
+/** The store of an evaluation at `base`: an attempt's where one was offered (its pack cache still there), else the commit alone from the evaluations' cache. */
+async function evaluationStore(source: Repo, base: string, opts: SweOptions): Promise<SharedStore> {
+  const shared = attemptStores.get(storeKey(source, base));
+  if (shared && existsSync(shared.packs.dir)) return shared;
+  return { store: await commitStore(source, base, 1), packs: evaluationPacks(opts) };
+}
+
 /** Makes a new sandbox at `base_commit` (answer-free: no later commit), with the options' isolation. */
 export async function sandboxAt(source: Repo, sample: SweSample, label: string, opts: SweOptions): Promise<Sandbox> {
   const base = sample.scenario.base_commit;
-  const sandbox = await Sandbox.create(source, { label, store: await commitStore(source, base, 1), packs: evaluationPacks(opts) });
+  const { store, packs } = await evaluationStore(source, base, opts);
+  const sandbox = await Sandbox.create(source, { label, store, packs });
   try {
     if (opts.isolation) sandbox.isolate(opts.isolation);
     await checkoutDetached(sandbox.repo, base);
@@ -130,7 +175,8 @@ async function evaluationSandbox(source: Repo, sample: SweSample, opts: SweOptio
     idleSandboxes.delete(key);
     try {
       const base = sample.scenario.base_commit;
-      if (await idle.renew(source, await commitStore(source, base, 1), evaluationPacks(opts), base)) {
+      const { store, packs } = await evaluationStore(source, base, opts);
+      if (await idle.renew(source, store, packs, base)) {
         idle.publishFresh();
         return idle;
       }

@@ -1,4 +1,5 @@
-import { XMLParser } from "fast-xml-parser";
+import { createRequire } from "node:module";
+import type * as FastXmlParser from "fast-xml-parser";
 import type { IdStyle, TestOutcome } from "./types.js";
 
 /** One `<testcase>` of a JUnit XML file, with the names of the suites around it (outermost first). */
@@ -15,15 +16,28 @@ type Node = Record<string, unknown>;
 
 const LISTS = new Set(["testsuites", "testsuite", "testcase", "failure", "error", "skipped"]);
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  parseAttributeValue: false,
-  parseTagValue: false,
-  processEntities: true,
-  htmlEntities: true,
-  isArray: (name) => LISTS.has(name),
-});
+let parser: FastXmlParser.XMLParser | null = null;
+
+/**
+ * The XML parser, loaded on first use (the package's CommonJS build, which `require` loads in one go): a
+ * run whose test results come through gitgood's own channel never reads XML, and its start-up does not
+ * pay for the parser's modules.
+ */
+function xmlParser(): FastXmlParser.XMLParser {
+  if (parser === null) {
+    const { XMLParser } = createRequire(import.meta.url)("fast-xml-parser") as typeof FastXmlParser;
+    parser = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: "@",
+      parseAttributeValue: false,
+      parseTagValue: false,
+      processEntities: true,
+      htmlEntities: true,
+      isArray: (name) => LISTS.has(name),
+    });
+  }
+  return parser;
+}
 
 function nodes(value: unknown): Node[] {
   return Array.isArray(value) ? value.filter((v): v is Node => typeof v === "object" && v !== null) : [];
@@ -64,7 +78,7 @@ function collect(suite: Node, path: string[], out: JUnitCase[]): void {
 export function parseJUnitXml(xml: string): JUnitCase[] {
   let doc: Node;
   try {
-    doc = parser.parse(xml) as Node;
+    doc = xmlParser().parse(xml) as Node;
   } catch {
     return [];
   }

@@ -56,14 +56,16 @@ describe("a task family defined outside src/ (its own sample type, one registrat
     ]);
   });
 
-  it("runs through gitgood run with its own agent and option, and records its run.json field", async () => {
+  it("runs through gitgood run with its own agent and setting, recorded in run.json's spec under its key", async () => {
     const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "toy-adder", "--toy-hint", "--out", runDir, "--json", "--jobs", "1"]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { totals: { scenario: string; solved: number }[]; toysum: unknown };
     expect(report.totals.find((t) => t.scenario === "TOYSUM")?.solved).toBe(2);
     expect(report.toysum).toEqual([{ agent: "toy-adder", attempts: 2, exact: 2 }]);
-    const config = JSON.parse(readFileSync(path.join(runDir, "run.json"), "utf8")) as { identity: Record<string, unknown> };
-    expect(config.identity.toysum).toEqual({ hint: true });
+    const config = JSON.parse(readFileSync(path.join(runDir, "run.json"), "utf8")) as { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec: Record<string, unknown> };
+    expect(config.spec.toysum).toEqual({ hint: true });
+    expect(config.identity.spec?.toysum).toEqual({ hint: true });
+    expect(config.identity).not.toHaveProperty("toysum");
     // The option reached the scenario as its setting: the agent was told.
     const store = RunStore.openExisting(runDir);
     const record = store.all()[0];
@@ -73,6 +75,24 @@ describe("a task family defined outside src/ (its own sample type, one registrat
     const guess = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "guess-zero", "--out", `${runDir}-guess`, "--json"]);
     expect(guess.code, guess.stderr).toBe(0);
     expect((JSON.parse(guess.stdout) as { toysum: unknown }).toysum).toEqual([{ agent: "guess-zero", attempts: 2, exact: 0 }]);
+  });
+
+  it("resumes a run.json that kept its setting under identity.toysum (before the spec held it) with the same flags, and refuses it with others", async () => {
+    const old = path.join(fx.scratch("runs"), "toy-old");
+    const first = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "toy-adder", "--toy-hint", "--out", old, "--jobs", "1"]);
+    expect(first.code, first.stderr).toBe(0);
+    // run.json as gitgood wrote it then: the family's field under its key, no fragment in the spec.
+    const file = path.join(old, "run.json");
+    const json = JSON.parse(readFileSync(file, "utf8")) as { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec: Record<string, unknown> };
+    const { spec: _identitySpec, ...identity } = json.identity;
+    const { toysum: _fragment, ...spec } = json.spec;
+    writeFileSync(file, JSON.stringify({ ...json, identity: { ...identity, toysum: { hint: true } }, spec }));
+    const same = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "toy-adder", "--toy-hint", "--out", old, "--jobs", "1"]);
+    expect(same.code, same.stderr).toBe(0);
+    writeFileSync(file, JSON.stringify({ ...json, identity: { ...identity, toysum: { hint: true } }, spec }));
+    const other = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "toy-adder", "--out", old, "--jobs", "1"]);
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toContain("spec.toysum.hint: true -> none");
   });
 
   it("has its section in the text and HTML reports, and its own report format", async () => {

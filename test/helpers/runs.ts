@@ -75,8 +75,7 @@ export function tempDirs(): { out: string; cleanup: () => void } {
 export function builtInTicketBase(dir: string, agent = "oracle"): TicketBase {
   return ticketBase(RunStore.readConfig(dir), {
     agent: { name: agent, model: null, command: null, url: null, options: {} },
-    settings: {},
-    flags: {},
+    recordModelIo: "digest",
     modelPrices: {},
     agentModel: null,
   });

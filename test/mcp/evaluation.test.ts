@@ -151,7 +151,8 @@ describe("gitgood mcp --practice", () => {
   it("returns the verdict, lets the client try again, and marks the run as practice in every report", async () => {
     const out = outDir();
     const key = `${fx.mergeSample.id}.MCR`;
-    const server = await serveHttpInProcess([fx.samples, "--repos", fx.repos, "--out", out, "--practice"], fx.sandboxRoot);
+    // --hints: a family's setting of `mcp`, recorded in the run's spec under the family's key.
+    const server = await serveHttpInProcess([fx.samples, "--repos", fx.repos, "--out", out, "--practice", "--hints"], fx.sandboxRoot);
     const { client, transport } = await connectHttp(server.url);
     try {
       await ok(client, "start_scenario", { sample_id: fx.mergeSample.id });
@@ -168,8 +169,10 @@ describe("gitgood mcp --practice", () => {
     }
     expect(resultLines(out)).toHaveLength(1);
     expect(recordsIn(out)[key]).toMatchObject({ solved: true, agent: "mcp-practice" });
-    const config = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { identity: { agent: string } };
+    const config = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { identity: { agent: string; spec?: unknown }; spec: { swe?: unknown } };
     expect(config.identity.agent).toBe("mcp-practice");
+    expect(config.spec.swe).toMatchObject({ hints: true, test_timeout_s: 900, predictions: null });
+    expect(config.identity.spec).toEqual({ swe: { hints: true } });
 
     const json = await gitgood(["report", out, "--json"]);
     expect(json.code, json.stderr).toBe(0);

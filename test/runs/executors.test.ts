@@ -11,6 +11,7 @@ import { runBenchmark } from "../../src/runs/runner.js";
 import type { Shard } from "../../src/runs/shard.js";
 import { RunStore } from "../../src/runs/store.js";
 import { runTicket, ticketFor } from "../../src/runs/ticket.js";
+import { ticketScenarioSettings } from "../../src/families/options.js";
 import { RunWriter } from "../../src/runs/writer.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { gitgood } from "../helpers/cli.js";
@@ -101,7 +102,7 @@ describe("the same records through every executor", () => {
     const writer = new RunWriter(store);
     for (const job of planJobs(samples, agent).jobs) {
       const ticket = JSON.parse(JSON.stringify(ticketFor(base, job))) as ReturnType<typeof ticketFor>;
-      writer.write(await runTicket(ticket, { where: { repo: fx.dir } }));
+      writer.write(await runTicket(ticket, { where: { repo: fx.dir }, settings: ticketScenarioSettings }));
     }
     expect(outcomes(RunStore.read(tickets).records)).toEqual(outcomes(whole.summary.records));
   });
@@ -114,10 +115,10 @@ describe("runTicket", () => {
     RunStore.open(dir, identity(agent.name));
     const base = builtInTicketBase(dir);
     const job = planJobs(samples, agent).jobs[0]!;
-    const where = { repo: fx.dir };
-    await expect(runTicket({ ...ticketFor(base, job), key: "other.MCR" }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });
-    await expect(runTicket({ ...ticketFor(base, job), agent: { ...base.agent, name: "baseline" } }, { where })).rejects.toMatchObject({ code: "BAD_TICKET" });
-    await expect(runTicket({ ...ticketFor(base, job), spec: { ...base.spec, timeout_s: -1 } }, { where })).rejects.toThrow(/^not a job ticket: spec\.timeout_s: /);
+    const env = { where: { repo: fx.dir }, settings: ticketScenarioSettings };
+    await expect(runTicket({ ...ticketFor(base, job), key: "other.MCR" }, env)).rejects.toMatchObject({ code: "BAD_TICKET" });
+    await expect(runTicket({ ...ticketFor(base, job), agent: { ...base.agent, name: "baseline" } }, env)).rejects.toMatchObject({ code: "BAD_TICKET" });
+    await expect(runTicket({ ...ticketFor(base, job), spec: { ...base.spec, timeout_s: -1 } }, env)).rejects.toThrow(/^not a job ticket: spec\.timeout_s: /);
   });
 });
 

@@ -90,9 +90,10 @@ describe("the judges as a run setting", () => {
     expect(ticket.spec).toMatchObject({ judges: ["judge-a"] });
     expect(ticket).not.toHaveProperty("judges");
     expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, judges: "judge-a" } })).toThrow(/spec\.judges/);
-    // An older producer's ticket (judges, history or limits beside the spec) is refused, not run unjudged.
-    for (const old of [{ judges: ["judge-a"] }, { history: 10 }, { limits: { timeout_s: 60 } }]) {
-      expect(() => parseTicket({ ...ticket, ...old })).toThrow(/not a job ticket of this gitgood: (judges|history|limits) travel in its spec now/);
+    // An older producer's ticket (judges, history, limits or the run's flags beside the spec) is refused, not run
+    // unjudged or without the families' settings (its flags were what a worker made them from).
+    for (const old of [{ judges: ["judge-a"] }, { history: 10 }, { limits: { timeout_s: 60 } }, { flags: { hints: true } }]) {
+      expect(() => parseTicket({ ...ticket, ...old })).toThrow(/^not a job ticket of this gitgood: (judges|history|limits|flags) travel in its spec now; run the producer and the workers at the same version$/);
     }
   });
 

@@ -8,6 +8,7 @@ import type { Sample } from "../../src/dataset/sample.js";
 import { RunStore } from "../../src/runs/store.js";
 import { createAgent } from "../../src/agents/index.js";
 import { planJobs } from "../../src/runs/plan.js";
+import { ticketScenarioSettings } from "../../src/families/options.js";
 import { parseTicket, runTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
 import { captureSink, gitgood } from "../helpers/cli.js";
 import type { Fixture } from "../helpers/fixture.js";
@@ -185,20 +186,20 @@ describe("the agent's prices as run settings", () => {
 
     // The run's ticket, as `gitgood run --queue` makes it: the prices travel in its spec, none beside it.
     const model = `scripted/${script}`;
-    const base = ticketBase(config, { agent: { name: "llm", model, command: null, url: null, options: {} }, settings: {}, flags: {}, modelPrices: {}, agentModel: model });
+    const base = ticketBase(config, { agent: { name: "llm", model, command: null, url: null, options: {} }, recordModelIo: "digest", modelPrices: {}, agentModel: model });
     const [job] = planJobs([sample], createAgent("oracle"), { scenarios: ["MCR"] }).jobs;
     if (!job) throw new Error("no MCR job planned");
     const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
     expect(ticket).not.toHaveProperty("prices");
     expect(ticket.model_prices).toEqual({});
-    const settled = await runTicket(ticket, { where: { repo: fx.dir } });
+    const settled = await runTicket(ticket, { where: { repo: fx.dir }, settings: ticketScenarioSettings });
     expect(settled.record.cost_usd).toBe(local?.cost_usd);
 
     // The configuration's prices of the model are the worker's too when the spec gives none.
     const { price_in: _in, price_out: _out, ...unpriced } = ticket.spec ?? {};
-    const fromConfig = await runTicket({ ...ticket, spec: unpriced, model_prices: { [model]: { input: 3000, output: 15000 } } }, { where: { repo: fx.dir } });
+    const fromConfig = await runTicket({ ...ticket, spec: unpriced, model_prices: { [model]: { input: 3000, output: 15000 } } }, { where: { repo: fx.dir }, settings: ticketScenarioSettings });
     expect(fromConfig.record.cost_usd).toBe(local?.cost_usd);
-    expect((await runTicket({ ...ticket, spec: unpriced }, { where: { repo: fx.dir } })).record.cost_usd).toBeNull();
+    expect((await runTicket({ ...ticket, spec: unpriced }, { where: { repo: fx.dir }, settings: ticketScenarioSettings })).record.cost_usd).toBeNull();
 
     // Other prices are the same run: they change what it costs, not what is evaluated.
     const repriced = await llm(out, ["--price-in", "1", "--price-out", "2"]);

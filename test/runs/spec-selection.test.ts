@@ -171,7 +171,6 @@ describe("history, the MCR tools and the selection as run settings", () => {
     const ticket = oracleTicket(out, sample);
     expect(ticket.spec).toMatchObject({ history: 2, mcr_tools: "extended" });
     expect(ticket).not.toHaveProperty("history");
-    expect(ticket.settings).not.toHaveProperty("mcrTools");
     expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, history: "deep" } })).toThrow(/spec\.history/);
   });
 

@@ -95,8 +95,7 @@ describe("a run setting declared once", () => {
     const config = RunStore.readConfig(out);
     const base = ticketBase(config, {
       agent: { name: "oracle", model: null, command: null, url: null, options: {} },
-      settings: {},
-      flags: {},
+      recordModelIo: "digest",
       modelPrices: {},
       agentModel: null,
     });

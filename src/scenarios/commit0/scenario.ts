@@ -1,4 +1,5 @@
 import { countedTests, tallyCounted } from "../../commit0/evaluate.js";
+import { freshIndexEntries, type IndexRecord } from "../../git/index-file.js";
 import { COMPILE_TIMEOUT, DEFAULT_RELATED_TESTS, DEFAULT_TEST_TIMEOUT, commit0OptionsOf, type Commit0Options } from "../../commit0/options.js";
 import { stubbedFilesInOrder, type StubbedFile } from "../../commit0/order.js";
 import { completionEnvironment, relatedTestFiles, runSuite, suiteFlags, testFilesAt } from "../../commit0/tests.js";
@@ -64,6 +65,12 @@ function savedOptions(o: Commit0Options): SavedOptions {
  */
 export class Commit0Scenario extends ScenarioBase<Commit0Data> implements Commit0Host {
   declare readonly sample: RepoCompletionSample;
+  /**
+   * The entries of the index the checkout of base_commit wrote at set-up, kept in this process's memory
+   * (no program of the attempt can change them): the final state's patch starts from them instead of a
+   * `git read-tree`. Null in a scenario restored by another process.
+   */
+  private baseEntries: readonly IndexRecord[] | null = null;
   private environment: Promise<Environment> | null = null;
   /** The last test run and compile check of this process (the loop agents read them after their tool calls). */
   lastRun: ScenarioTestRun | null = null;
@@ -91,8 +98,11 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> implements Commit
     return inNewSandbox(source, where, async (sandbox) => {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, COMMIT0_BRANCH, base);
+      const baseEntries = freshIndexEntries(sandbox.ownGitDir);
       const data: Commit0Data = { finished: false, counted, options: savedOptions(options), lastSuite: null, history: [], best: null };
-      return new Commit0Scenario(definition, sandbox, sample, source.dir, data, options.isolation);
+      const scenario = new Commit0Scenario(definition, sandbox, sample, source.dir, data, options.isolation);
+      scenario.baseEntries = baseEntries;
+      return scenario;
     });
   }
 
@@ -279,7 +289,7 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> implements Commit
   }
 
   async finalState(): Promise<Commit0FinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"));
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);

@@ -1,4 +1,5 @@
 import type { SweSample } from "../../dataset/sample.js";
+import { freshIndexEntries, type IndexRecord } from "../../git/index-file.js";
 import { worktreePatch } from "../../git/apply.js";
 import { requireCommits } from "../../git/commits.js";
 import type { Repo } from "../../git/repo.js";
@@ -7,7 +8,7 @@ import { checkoutBranch } from "../../git/worktree.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { Workspace } from "../../sandbox/workspace.js";
 import { DEFAULT_COMMAND_TIMEOUT, sweOptionsOf, type SweOptions } from "../../swe/options.js";
-import { askInterpreterEarly } from "../../swe/evaluate.js";
+import { askInterpreterEarly, shareAttemptStore } from "../../swe/evaluate.js";
 import { validateInstance } from "../../swe/validate.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -26,6 +27,12 @@ const SWE_BRANCH = "gitgood/swe";
  */
 export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   declare readonly sample: SweSample;
+  /**
+   * The entries of the index the checkout of base_commit wrote at set-up, kept in this process's memory
+   * (no program of the attempt can change them): the final state's patch starts from them instead of a
+   * `git read-tree`. Null in a scenario restored by another process.
+   */
+  private baseEntries: readonly IndexRecord[] | null = null;
 
   constructor(
     definition: AnyScenarioDefinition,
@@ -44,13 +51,17 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
     const started = Date.now();
     const base = sample.scenario.base_commit;
     await requireCommits(source, [base]);
+    const depth = opts.history ?? DEFAULT_HISTORY;
+    const store = await commitStore(source, base, depth);
+    // The instance's validation and evaluation take this store's pack: the base is packed once.
+    if (opts.packs) shareAttemptStore(source, base, store, opts.packs, depth);
     const invalid = options.validate === false ? null : await validateInstance(source, sample, options);
-    const store = await commitStore(source, base, opts.history ?? DEFAULT_HISTORY);
     // Tests and builds need every file, whatever the agent: the work tree is always written whole.
     const where = { label: sample.id, branch: SWE_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: "full" as const };
     return inNewSandbox(source, where, async (sandbox) => {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, SWE_BRANCH, base);
+      const baseEntries = freshIndexEntries(sandbox.ownGitDir);
       if (invalid === null) askInterpreterEarly(sandbox, sample, options);
       const ready = Date.now();
       const data: SweData = {
@@ -61,7 +72,9 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
         setup_s: Math.round((ready - started) / 100) / 10,
         ready_at: ready,
       };
-      return new SweScenario(definition, sandbox, sample, source.dir, data, options);
+      const scenario = new SweScenario(definition, sandbox, sample, source.dir, data, options);
+      scenario.baseEntries = baseEntries;
+      return scenario;
     });
   }
 
@@ -101,7 +114,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   }
 
   async finalState(): Promise<SweFinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"));
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);

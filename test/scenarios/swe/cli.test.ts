@@ -79,6 +79,10 @@ describe("gitgood with SWE-bench instances", () => {
     expect(r.stderr).toContain("1 sample(s) without a prediction skipped");
     const rec = records(out).get("acme__calc-1");
     expect(rec).toMatchObject({ agent: "predictions:my-model", verdict: "solved", scores: { swe: { status: "resolved", patch_source: "bare", patch: task.gold } } });
+    // The file is the SWE fragment's setting in run.json's spec, and in its identity (a run of another file is another run).
+    const saved = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { spec: { swe: unknown }; identity: { spec?: unknown } };
+    expect(saved.spec.swe).toMatchObject({ predictions: preds, hints: false, test_timeout_s: 900 });
+    expect(saved.identity.spec).toEqual({ swe: { predictions: preds } });
     const bad = await gitgood(["run", instances, "--repo", task.fixture.dir, "--predictions", path.join(dir, "none.jsonl")], { env: env() });
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
