@@ -20,10 +20,10 @@ import { RunStore } from "../runs/store.js";
 import { chooseScenario, scenarioNamed } from "../scenarios/index.js";
 import { intOption, repeatable } from "../util/options.js";
 import type { CliIO } from "./io.js";
-import { addModelOptions, scenarioChoices } from "./run-options.js";
-import { SERVING_SETTINGS, specOption } from "./spec-options.js";
-import { type ModelFlags } from "../runs/flags.js";
-import { defaultRunDir, loadSamples, loadSelected, modelOptions, modelSettings, selectionOfSpec } from "../runs/from-flags.js";
+import { scenarioChoices } from "./run-options.js";
+import { SERVING_SETTINGS, addModelOptions, specOption } from "./spec-options.js";
+import { defaultRunDir, loadSamples, loadSelected, selectionOfSpec } from "../runs/from-flags.js";
+import { modelOptionsOf } from "../runs/ticket.js";
 import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, familyFragments, scenarioSettings, settingsFromOptions, specValue, type RunSpec } from "../runs/spec.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familyScenarioSettings } from "../families/options.js";
@@ -34,7 +34,7 @@ export const MCP_AGENT = "mcp";
 /** The agent a practice run records (in run.json and every record), so that its numbers never pass as an evaluation's. */
 export const MCP_PRACTICE_AGENT = "mcp-practice";
 
-interface McpFlags extends ModelFlags {
+interface McpFlags {
   samples?: string[];
   id?: string;
   scenario?: string;
@@ -69,7 +69,7 @@ interface Recording {
 async function recorderFor(files: string[], samples: readonly Sample[], flags: McpFlags, spec: RunSpec, where: RepoLocator): Promise<Recording> {
   const agent = flags.practice ? MCP_PRACTICE_AGENT : MCP_AGENT;
   const out = flags.out ?? defaultRunDir(files, agent);
-  const models = modelOptions(flags);
+  const models = modelOptionsOf(spec);
   const judges = specValue(spec, JUDGES).map((m) => lookupModel(m, models));
   await checkModels({ agent: [], judges }, "nothing was served");
   const unlock = lockRunDir(out);
@@ -80,7 +80,6 @@ async function recorderFor(files: string[], samples: readonly Sample[], flags: M
         samplesDigest: samplesDigest(samples),
         agent,
         where,
-        models: modelSettings(flags),
         spec,
       },
       (p) => path.resolve(p),

@@ -2,9 +2,8 @@ import { Command, Option } from "commander";
 import { agentNames } from "../agents/index.js";
 import { TOOLS_MODES } from "../agents/presets/index.js";
 import { RECORD_MODEL_IO } from "../proxy/index.js";
-import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, isolationModes, isolationHelp } from "../sandbox/isolation.js";
 import { scenarioNames } from "../scenarios/registry.js";
-import { intOption, numberOption, positiveIntOption, repeatable } from "../util/options.js";
+import { numberOption, positiveIntOption } from "../util/options.js";
 import { addSpecOptions } from "./spec-options.js";
 
 /*
@@ -16,16 +15,6 @@ import { addSpecOptions } from "./spec-options.js";
 /** The scenario names as options spell them (any case is accepted). */
 export function scenarioChoices(): string[] {
   return scenarioNames().map((n) => n.toLowerCase());
-}
-
-/** The options `--temperature`, `--max-tokens`, `--seed`, `--max-connections` and `--no-cache` of `run`, `bench`, `score` and `mcp`. */
-export function addModelOptions(cmd: Command): Command {
-  return cmd
-    .option("--temperature <t>", "sampling temperature of every model request, the agent's and the judges' (default 0)", numberOption("--temperature", 0, 2))
-    .option("--max-tokens <n>", "upper bound on the tokens of each model answer", positiveIntOption("--max-tokens"))
-    .option("--seed <n>", "seed of --sample's random draw (default 0), also sent with every model request (endpoints that support it)", intOption("--seed"))
-    .option("--max-connections <n>", "model requests in flight at once, the agent's and the judges' together (default: no limit)", positiveIntOption("--max-connections"))
-    .option("--no-cache", "ask the endpoint every time: do not answer temperature-0 requests from the response cache");
 }
 
 /** The options shared by `gitgood run` and `gitgood bench`. */
@@ -44,23 +33,14 @@ export function addRunOptions(cmd: Command): Command {
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
   // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard,
-  // --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, and --judge).
+  // --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, --judge,
+  // how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache, --price-in, --price-out,
+  // and the isolation: --isolation, --network, --docker-image, --allow-read, --pass-env).
   addSpecOptions(cmd, "choice")
-    .option("--price-in <usd>", "price per million prompt tokens (to record cost)", numberOption("--price-in", 0, 1e6))
-    .option("--price-out <usd>", "price per million completion tokens", numberOption("--price-out", 0, 1e6))
-    .addOption(
-      new Option("--isolation <mode>", `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`)
-        .choices(isolationModes())
-        .default(DEFAULT_ISOLATION),
-    )
-    .option("--network", "let isolated agent programs use the network", false)
-    .option("--docker-image <image>", "the image of --isolation docker", DEFAULT_DOCKER_IMAGE)
-    .option("--allow-read <path>", "a path isolated agent programs may read, e.g. their own installation (repeatable)", repeatable)
-    .option("--pass-env <name>", "a host environment variable agent programs get (repeatable; by default they get only PATH, HOME, LANG, TERM and gitgood's own)", repeatable)
     .option("--dry-run", "print the plan (attempts, repositories, model calls to expect) and exit without running or writing anything", false)
     .option("--json", "print the report as JSON", false)
     .option("--retry-errors", "run again the attempts recorded with a system error (their records are replaced)", false)
     .option("--allow-errors", "exit 0 even when attempts ended in a system error (default: exit 1)", false)
     .option("--fail-under <rate>", "exit 3 when the solve rate, in percent of all attempts, is below RATE", numberOption("--fail-under", 0, 100));
-  return addModelOptions(cmd);
+  return cmd;
 }

@@ -166,11 +166,10 @@ function queueExecutorFor(
   agentModel: string | undefined,
   io: CliIO,
 ): (run: Parameters<NonNullable<FlagRun["executor"]>>[0]) => QueueExecutor {
-  return ({ config, prices }) => {
+  return ({ config }) => {
     const base = ticketBase(config, {
       agent,
       recordModelIo: flags.recordModelIo,
-      prices: prices ?? null,
       modelPrices: config.config?.prices ?? {},
       agentModel: agentModel ?? null,
     });

@@ -8,11 +8,10 @@ import type { Prices } from "../model/prices.js";
 import { resolvedConfig, withConfig } from "./config.js";
 import { listOption, numberOption, type CliIO } from "./io.js";
 import { writeReport } from "./report.js";
-import { addModelOptions } from "./run-options.js";
-import { type ModelFlags } from "../runs/flags.js";
+import { addModelOptions } from "./spec-options.js";
 import { modelOptions } from "../runs/from-flags.js";
 
-interface ScoreFlags extends ModelFlags {
+interface ScoreFlags {
   judge?: string[];
   repo?: string;
   repos?: string;

@@ -6,8 +6,8 @@ import { GitGoodError } from "../errors.js";
 import { serverToken } from "../mcp/token.js";
 import { lookupModel } from "../model/lookup.js";
 import { runConfig } from "../runs/config.js";
-import type { ModelFlags } from "../runs/flags.js";
-import { defaultRunDir, loadSelected, modelOptions, modelSettings, selectionOfSpec } from "../runs/from-flags.js";
+import { defaultRunDir, loadSelected, selectionOfSpec } from "../runs/from-flags.js";
+import { modelOptionsOf } from "../runs/ticket.js";
 import { HISTORY, IDS, JUDGES, LIMIT, MCR_TOOLS, familyFragments, scenarioSettings, settingsFromOptions, specValue } from "../runs/spec.js";
 import { checkModels } from "../runs/preflight.js";
 import { lockRunDir } from "../runs/run-lock.js";
@@ -17,14 +17,13 @@ import { intOption, numberOption, repeatable } from "../util/options.js";
 import { familyScenarioSettings } from "../families/options.js";
 import { addFamilyOptions } from "./family-options.js";
 import type { CliIO } from "./io.js";
-import { addModelOptions } from "./run-options.js";
-import { SERVING_SETTINGS, specOption } from "./spec-options.js";
+import { SERVING_SETTINGS, addModelOptions, specOption } from "./spec-options.js";
 
 const SERVE_TOKEN_ENV = "GITGOOD_SERVE_TOKEN";
 /** The agent the episodes are recorded under: the client trains or evaluates a policy gitgood does not see. */
 const SERVE_AGENT = "serve";
 
-interface ServeFlags extends ModelFlags {
+interface ServeFlags {
   samples?: string[];
   protocol: Protocol;
   split: string;
@@ -69,7 +68,7 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
   const options = flags as unknown as Record<string, unknown>;
   const spec = { ...settingsFromOptions(options, SERVING_SETTINGS), ...familyFragments(options) };
   const samples = await loadSelected(files, selectionOfSpec(spec));
-  const judges = specValue(spec, JUDGES).map((m) => lookupModel(m, modelOptions(flags)));
+  const judges = specValue(spec, JUDGES).map((m) => lookupModel(m, modelOptionsOf(spec)));
   await checkModels({ agent: [], judges }, "nothing was served");
   const out = flags.out ?? defaultRunDir(files, SERVE_AGENT);
   let handle: ServeHandle | null = null;
@@ -87,7 +86,6 @@ async function runServe(files: string[], flags: ServeFlags, io: CliIO): Promise<
         samplesDigest: samplesDigest(samples),
         agent: SERVE_AGENT,
         where,
-        models: modelSettings(flags),
         spec,
       },
       (p) => path.resolve(p),

@@ -8,9 +8,9 @@ import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
-import { isolationLimits, specFromOptions } from "../runs/spec.js";
+import { CACHE, MAX_CONNECTIONS, TIMEOUT, isolationLimits, isolationRequest, specFromOptions, specValue } from "../runs/spec.js";
 import { addSpecOptions } from "./spec-options.js";
-import { NAMED_ONLY_AGENTS, checkPolicy, requestedIsolation, type WorkerPolicy } from "../queue/policy.js";
+import { NAMED_ONLY_AGENTS, checkPolicy, type WorkerPolicy } from "../queue/policy.js";
 import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_SPILL_BYTES } from "../queue/jobs.js";
 import { queueKeys } from "../queue/keys.js";
@@ -138,18 +138,12 @@ export function workerCommand(io: CliIO): Command {
             if (fetchClone) await fetchClone(ticket.sample);
             await checkClone(ticket.sample, where, (dir) => sources.get(dir), found);
             // --max-connections holds across every worker of the queue, not per process.
-            const plain = modelOptionsOf({ ...ticket.models, max_connections: null });
-            const max = ticket.models.max_connections;
+            const plain = modelOptionsOf({ ...ticket.spec, [MAX_CONNECTIONS.key]: null });
+            const max = specValue(ticket.spec, MAX_CONNECTIONS);
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
-            const proxy = proxies.for(`${max ?? "-"} ${ticket.models.cache}`, ticket.record_model_io, models);
-            const asked = requestedIsolation(ticket);
-            const isolation = chooseIsolation({
-              mode: asked.mode,
-              network: asked.network,
-              ...(asked.docker_image !== null ? { dockerImage: asked.docker_image } : {}),
-              allowRead: asked.allow_read,
-              passEnv: asked.pass_env ?? [],
-            });
+            const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, ticket.record_model_io, models);
+            // The isolation and jail limits the ticket's spec asks for, which checkPolicy found within this worker's.
+            const isolation = chooseIsolation(isolationRequest(ticket.spec, specValue(ticket.spec, TIMEOUT)));
             return runTicket(ticket, { where, models, proxy, packs, sources, isolation, settings: ticketScenarioSettings });
           },
         });

@@ -36,7 +36,7 @@ async function attempts(family: FamilyDefinition, fixture: FamilyFixture, sample
       timeoutSeconds: 300,
       maxTurns: 50,
       judges: [],
-      scenarios,
+      spec: { scenarios },
       settings: fixture.settings,
     });
     return summary.records.filter((r) => scenarios.includes(r.scenario));

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
-import { beyondSpec, specFromOptions, specOfLimits, type RunSpec } from "../runs/spec.js";
+import { beyondSpec, isolationRequest, specFromOptions, type RunSpec } from "../runs/spec.js";
 import type { JobTicket } from "../runs/ticket.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, modeIsolates } from "../sandbox/isolation.js";
 
@@ -48,11 +48,6 @@ function within(p: string, dir: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-/** What a ticket asks of its isolation: its record, or for none the sandbox's default with nothing added. */
-export function requestedIsolation(ticket: JobTicket): NonNullable<JobTicket["isolation"]> {
-  return ticket.isolation ?? { mode: DEFAULT_ISOLATION, network: false, docker_image: null, allow_read: [], pass_env: [] };
-}
-
 /**
  * Checks a ticket against the worker's policy: the first thing it asks for beyond it (an agent kind, an
  * isolation, the network, a path to read, a variable) is POLICY_REFUSED in one line.
@@ -63,21 +58,20 @@ export function checkPolicy(ticket: JobTicket, policy: WorkerPolicy): void {
   };
   const kind = ticket.agent.name;
   if (NAMED_ONLY_AGENTS.includes(kind) && !policy.agents.includes(kind)) refuse(`the ${kind} agent`, `--allow-agents ${kind}`);
-  const iso = requestedIsolation(ticket);
+  // What the ticket's spec asks of the isolation (a setting it leaves out: its default).
+  const iso = isolationRequest(ticket.spec, null);
   const sameMode = iso.mode === policy.isolation;
   if (!sameMode && !(policy.isolation === "none" && modeIsolates(iso.mode))) refuse(`--isolation ${iso.mode}`, `it runs --isolation ${policy.isolation}`);
-  if (iso.mode === "docker" && (iso.docker_image ?? DEFAULT_DOCKER_IMAGE) !== policy.dockerImage) refuse(`the docker image ${iso.docker_image ?? ""}`, `--docker-image`);
-  if (iso.network && !policy.network && modeIsolates(iso.mode)) refuse("the network", "--network");
+  if (iso.mode === "docker" && iso.dockerImage !== policy.dockerImage) refuse(`the docker image ${iso.dockerImage ?? ""}`, `--docker-image`);
+  if (iso.network === true && !policy.network && modeIsolates(iso.mode)) refuse("the network", "--network");
   const allowed = policy.allowRead.map(real);
-  for (const p of iso.allow_read) {
+  for (const p of iso.allowRead ?? []) {
     if (!allowed.some((dir) => within(real(p), dir))) refuse(`reading ${p}`, "--allow-read");
   }
-  for (const name of iso.pass_env ?? []) {
+  for (const name of iso.passEnv ?? []) {
     if (!policy.passEnv.includes(name)) refuse(`the variable ${name}`, `--pass-env ${name}`);
   }
-  // The settings as the ticket states them, and the limits its isolation record would enforce: both within the worker's.
-  for (const asked of [ticket.spec ?? {}, iso.limits ? specOfLimits(iso.limits) : {}]) {
-    const over = beyondSpec(policy.spec, asked);
-    if (over) refuse(`${over.key} ${JSON.stringify(over.asked)}`, `--${over.setting.option} ${JSON.stringify(over.most)}`);
-  }
+  // The limits as the ticket states them: within the worker's.
+  const over = beyondSpec(policy.spec, ticket.spec ?? {});
+  if (over) refuse(`${over.key} ${JSON.stringify(over.asked)}`, `--${over.setting.option} ${JSON.stringify(over.most)}`);
 }

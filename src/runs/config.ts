@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { z } from "zod";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
-import { imageOf, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
+import { imageOf, modeIsolates, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
 import { JUDGES, familyKeys, specIdentity, specValue, type RunSpec } from "./spec.js";
 
@@ -11,14 +11,11 @@ const pkg = createRequire(import.meta.url)("../../package.json") as { version: s
 /** The gitgood version that wrote a run (recorded in run.json). */
 export const GITGOOD_VERSION: string = pkg.version;
 
+/** The agent's model: its name and where it is asked (how it is asked is the spec's: temperature, max_tokens, seed). */
 const ModelSchema = z.object({
   name: z.string(),
   /** The endpoint's base URL (null: the client's default). */
   endpoint: z.string().nullable(),
-  temperature: z.number().nullable(),
-  /** `--max-tokens` and `--seed`, when given (absent otherwise, so runs made before them still resume). */
-  max_tokens: z.number().int().optional(),
-  seed: z.number().int().optional(),
 });
 export type ModelInfo = z.infer<typeof ModelSchema>;
 
@@ -30,18 +27,23 @@ export type ModelInfo = z.infer<typeof ModelSchema>;
  */
 const MOVED_IDENTITY_FIELDS = ["memory", "repeats", "max_turns", "history", "ids", "limit", "scenarios", "difficulties", "languages", "sample", "mcr_tools"] as const;
 
+/** The fields of the identity's `model` of runs made before how models are asked moved into the spec: `temperature` (always; null when not given), `max_tokens` and `seed` (when given). */
+const MOVED_MODEL_FIELDS = ["temperature", "max_tokens", "seed"] as const;
+
 /**
  * An identity as runs made before a setting moved into the spec wrote it, in today's form: each field of
- * `MOVED_IDENTITY_FIELDS` is its setting's value (null: the default), recorded in `spec` when not at the
- * default, as a run made now records it.
+ * `MOVED_IDENTITY_FIELDS`, and of its `model` each of `MOVED_MODEL_FIELDS`, is its setting's value (null:
+ * the default), recorded in `spec` when not at the default, as a run made now records it.
  */
 function upgradedIdentity(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
   const fields = raw as Record<string, unknown>;
-  if (!MOVED_IDENTITY_FIELDS.some((k) => fields[k] !== undefined)) return raw;
-  const moved = Object.fromEntries(MOVED_IDENTITY_FIELDS.map((k) => [k, fields[k] ?? undefined]));
+  const model = objectOr(fields.model);
+  if (!MOVED_IDENTITY_FIELDS.some((k) => fields[k] !== undefined) && !MOVED_MODEL_FIELDS.some((k) => k in model)) return raw;
+  const moved = Object.fromEntries([...MOVED_IDENTITY_FIELDS.map((k) => [k, fields[k] ?? undefined]), ...MOVED_MODEL_FIELDS.map((k) => [k, model[k] ?? undefined])]);
   const spec = specIdentity({ ...definedFields(moved), ...objectOr(fields.spec) });
   const others = Object.fromEntries(Object.entries(fields).filter(([k]) => k !== "spec" && !(MOVED_IDENTITY_FIELDS as readonly string[]).includes(k)));
+  // The model's moved fields stay where they were: its schema reads only its name and endpoint.
   return { ...others, ...(Object.keys(spec).length > 0 ? { spec } : {}) };
 }
 
@@ -61,19 +63,45 @@ function upgradedFamilyFields(raw: unknown): unknown {
 }
 
 /**
- * A run.json as runs made before the attempt's time and turn limits, the shard and the judges moved into
- * the spec wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns` (null when the run had
- * none), its `shard` (absent: all the jobs) and its top-level `judges` are the spec's `timeout_s`,
- * `max_turns`, `shard` and `judges`.
+ * A run.json as runs made before the attempt's time and turn limits, the shard, the judges and how models
+ * are asked moved into the spec wrote it, in today's form: its `limits.timeout_s` and `limits.max_turns`
+ * (null when the run had none), its `shard` (absent: all the jobs), its top-level `judges` and the fields
+ * of its `models` (`temperature`, `max_tokens`, `seed`, `max_connections`, `cache`) are the spec's settings
+ * of those names, and what its isolation record says was asked (`askedIsolation`; the record stays: it is
+ * what the host gave) the spec's isolation settings. The identity settings among the models' are the identity's too when not at their
+ * defaults: a run whose agent asked no model had them in no identity, so any value resumed it, and the
+ * latest session's does.
  */
 function upgradedConfig(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
-  const { shard, judges, ...config } = raw as Record<string, unknown>;
+  const { shard, judges, models, ...config } = raw as Record<string, unknown>;
   const { timeout_s, max_turns, ...limits } = objectOr(config.limits);
-  if (timeout_s === undefined && max_turns === undefined && shard === undefined && judges === undefined) return raw;
-  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard, judges });
+  const isolation = "isolation" in objectOr(config.spec) ? {} : askedIsolation(objectOr(config.isolation));
+  const moving = [timeout_s, max_turns, shard, judges, models, isolation.isolation];
+  if (moving.every((v) => v === undefined)) return raw;
+  const asked = objectOr(models);
+  const moved = definedFields({ timeout_s: timeout_s ?? undefined, max_turns: max_turns ?? undefined, shard, judges, ...asked, ...isolation });
   const spec = Object.keys(moved).length > 0 || config.spec !== undefined ? { spec: { ...moved, ...objectOr(config.spec) } } : {};
-  return { ...config, ...(config.limits !== undefined ? { limits } : {}), ...spec };
+  const identity = objectOr(config.identity);
+  const modelIdentity = specIdentity(Object.fromEntries(MOVED_MODEL_FIELDS.map((k) => [k, asked[k] ?? undefined])));
+  const upgraded = Object.keys(modelIdentity).length > 0 ? { identity: { ...identity, spec: { ...modelIdentity, ...objectOr(identity.spec) } } } : {};
+  return { ...config, ...upgraded, ...(config.limits !== undefined ? { limits } : {}), ...spec };
+}
+
+/**
+ * What the isolation record of a run made before the isolation asked for moved into the spec says was asked:
+ * the backend, the network (asked only of an isolating one: `none` records it on), the docker image (of
+ * docker), the extra reads and variables. None for a record that names no backend.
+ */
+function askedIsolation(record: Record<string, unknown>): Record<string, unknown> {
+  if (typeof record.mode !== "string") return {};
+  return definedFields({
+    isolation: record.mode,
+    network: modeIsolates(record.mode) ? record.network : undefined,
+    docker_image: record.docker_image ?? undefined,
+    allow_read: record.allow_read,
+    pass_env: record.pass_env,
+  });
 }
 
 /** A JSON object's fields, or none when it is not one. */
@@ -105,25 +133,17 @@ const IdentitySchema = z.preprocess((raw) => upgradedIdentity(upgradedFamilyFiel
    * The declared run settings that change what is evaluated, where not their defaults (`specIdentity`):
    * `max_turns` other than 40, `repeats` above 1, `memory` when on, `history` other than 50, the selection
    * (`ids`, `scenarios`, `difficulties`, `languages`, `sample`, `limit`) when given, `mcr_tools` other than
-   * the published ones; each family's identity settings not at their defaults under its key (SWE's `swe`:
-   * `hints` when on, the `predictions` file evaluated). Absent when every one is at its default.
+   * the published ones, the models' `temperature`, `max_tokens` and `seed` when given; each family's identity
+   * settings not at their defaults under its key (SWE's `swe`: `hints` when on, the `predictions` file
+   * evaluated). Absent when every one is at its default.
    */
   spec: z.record(z.string(), z.unknown()).optional(),
 })
   /** Fields of runs made elsewhere: a plug-in family's fields of a run made before its settings were in the spec, where it is not loaded. */
   .catchall(z.unknown()));
 
-/** The model request settings of a session: sampling parameters, `--max-connections`, the response cache. */
-const ModelSettingsSchema = z.object({
-  temperature: z.number().nullable(),
-  max_tokens: z.number().int().nullable(),
-  seed: z.number().int().nullable(),
-  max_connections: z.number().int().nullable(),
-  cache: z.boolean(),
-});
 /** What makes two runs one run (compared on resume, by shards, merges and queues). */
 export type RunIdentity = z.infer<typeof IdentitySchema>;
-export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 /** How the programs of the run's attempts were isolated (in its latest session: not part of the run's identity). */
 const IsolationSchema = z.object({
@@ -178,8 +198,6 @@ const RunConfigFields = z.object({
   limits: z.object({ jobs: z.number().int().nullable() }),
   isolation: IsolationSchema.optional(),
   config: ResolvedConfigSchema.optional(),
-  /** How the latest session asked models, the agent's and the judges' alike (not part of the run's identity). */
-  models: ModelSettingsSchema.optional(),
   /**
    * Every declared run setting with its value in the latest session (spec.ts; `parseRunSpec` reads it).
    * Absent in runs made before the spec.
@@ -206,15 +224,13 @@ export interface RunConfigInput {
   model?: ModelInfo | null;
   where?: RepoLocator | null;
   jobs?: number | null;
-  /** How models are asked in this session. */
-  models?: ModelSettings;
   /** The isolation in effect (`gitgood mcp` starts no agent program and records none). */
   isolation?: Isolation;
   /** The resolved configuration (`run`, `bench`: flags over the configuration file). */
   config?: ResolvedConfig;
   /**
    * The declared run settings (spec.ts: limits, timeout, turns, repeats, the memory variant, the shard, the
-   * history, the MCR tools, the selection, the judges): all recorded, the identity ones in the identity too. A verb that
+   * history, the MCR tools, the selection, the judges, how models are asked): all recorded, the identity ones in the identity too. A verb that
    * takes only some (`gitgood mcp`: the history, the MCR tools, ids and limit) gives only those.
    */
   spec?: RunSpec;
@@ -236,7 +252,6 @@ export function runConfig(input: RunConfigInput, resolve: (p: string) => string)
       ...specIdentityField(input.spec),
     },
     limits: { jobs: input.jobs ?? null },
-    ...(input.models ? { models: input.models } : {}),
     ...(input.isolation
       ? {
           isolation: {

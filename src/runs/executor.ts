@@ -6,7 +6,7 @@ import type { PackCache } from "../git/packs.js";
 import type { RepoPool } from "../git/repo-pool.js";
 import { useGitThreads } from "../git/threads.js";
 import { Repo } from "../git/repo.js";
-import type { HistoryDepth } from "../git/store.js";
+import { HISTORY, specValue, type RunSpec } from "./spec.js";
 import { StepLog } from "../memory/steps.js";
 import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
 import type { LiveScenario } from "../scenarios/types.js";
@@ -49,7 +49,8 @@ export interface JobContext {
   /** Per attempt, seconds (scoring gets as long again). */
   timeoutSeconds: number;
   maxTurns: number;
-  history?: HistoryDepth;
+  /** The run's settings: each sandbox gets the spec's `history` (default 50). */
+  spec?: RunSpec;
   /** Scenario settings every sandbox is set up with (MCR: `mcrTools`; the families' under their keys). */
   settings?: Record<string, unknown>;
   /** How the programs of an attempt are isolated (default: the sandbox's own default). */
@@ -110,7 +111,7 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
   try {
     const location = repositoryPath(ctx.where, job.sample);
     attempt.source = await (ctx.sources ? ctx.sources.get(location) : Repo.open(location));
-    const setup = { history: ctx.history, workTree: ctx.agent.workTree ?? "full", packs, settings: ctx.settings };
+    const setup = { history: specValue(ctx.spec, HISTORY), workTree: ctx.agent.workTree ?? "full", packs, settings: ctx.settings };
     const live: LiveScenario = await job.scenario.setup(job.sample, attempt.source, setup);
     attempt.live = live;
     // No other process opens an attempt's sandbox: its tool calls skip the lock file and the saved state.

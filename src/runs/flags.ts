@@ -1,6 +1,5 @@
 import type { ToolsMode } from "../agents/presets/index.js";
 import type { RecordModelIo } from "../proxy/index.js";
-import type { IsolationMode } from "../sandbox/isolation.js";
 
 /*
  * The flags the verbs that set up sandboxes and run agents (`run`, `bench`, `score`, `env`, `mcp`) parse
@@ -8,23 +7,16 @@ import type { IsolationMode } from "../sandbox/isolation.js";
  * the selection, run.json) is in from-flags.ts.
  */
 
-/** The model flags of `run`, `bench`, `score` and `mcp`. */
-export interface ModelFlags {
-  temperature?: number;
-  maxTokens?: number;
-  seed?: number;
-  maxConnections?: number;
-  /** false with --no-cache. */
-  cache: boolean;
-}
-
 /**
  * The flags of `run` and `bench`; the families' own flags (`--hints`, `--attempts`, …) travel alongside,
  * read by each family, and so do the declared run settings (spec.ts: `specFromOptions` reads them:
  * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
- * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, and `--judge`).
+ * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, `--judge`, and how
+ * models are asked, `--temperature`, `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`, and the agent's
+ * prices, `--price-in`, `--price-out`, and the isolation asked for, `--isolation`, `--network`, `--docker-image`,
+ * `--allow-read`, `--pass-env`).
  */
-export interface RunFlags extends ModelFlags {
+export interface RunFlags {
   dataset?: string[];
   repo?: string;
   repos?: string;
@@ -34,20 +26,13 @@ export interface RunFlags extends ModelFlags {
   url?: string;
   jobs: number;
   out?: string;
-  priceIn?: number;
   /** What the trajectory keeps of each model request an external agent makes through the proxy (`--record-model-io`). */
   recordModelIo: RecordModelIo;
   /** The version of a CLI-agent preset (`--agent-version`). */
   agentVersion?: string;
   /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
   tools?: ToolsMode;
-  priceOut?: number;
   json: boolean;
-  isolation: IsolationMode;
-  network: boolean;
-  dockerImage: string;
-  allowRead?: string[];
-  passEnv?: string[];
   dryRun: boolean;
   retryErrors: boolean;
   allowErrors: boolean;

@@ -12,13 +12,12 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, HISTORY, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationLimits, scenarioSettings, specFromOptions, specValue, type RunSpec } from "./spec.js";
-import { runConfig, type ModelInfo, type ModelSettings, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
+import { DIFFICULTY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
-import type { ModelFlags, RunFlags } from "./flags.js";
+import type { RunFlags } from "./flags.js";
 import { lockRunDir } from "./run-lock.js";
 import { formatPlan, planRun, selectSamples, type Selection } from "./plan.js";
-import type { Prices } from "../model/prices.js";
 import { checkBudget, checkFreshRun, runBenchmark, type RunOptions, type RunSummary } from "./runner.js";
 import { RunStore } from "./store.js";
 import { judgesFromSpec, modelOptionsOf } from "./ticket.js";
@@ -79,49 +78,18 @@ export function selectionOf(flags: RunFlags): Selection {
   return selectionOfSpec(specOfFlags(flags));
 }
 
-/** What run.json records of the flags `run` and `bench` share beyond the spec: the jobs and the models. */
-function runFlagsConfig(flags: RunFlags): Partial<RunConfigInput> {
-  return {
-    jobs: flags.jobs,
-    models: modelSettings(flags),
-  };
-}
 
-/** The agent's prices: --price-in and --price-out, else the configuration's prices of its model. */
-function agentPrices(flags: RunFlags, model: string | undefined, config: ResolvedConfig): Prices | undefined {
-  if (flags.priceIn !== undefined && flags.priceOut !== undefined) return { input: flags.priceIn, output: flags.priceOut };
-  return model !== undefined ? config.prices[model] : undefined;
-}
-
-/** What run.json records of the model an llm agent uses. */
-function modelInfo(name: string | undefined, flags: Partial<ModelFlags> = {}): ModelInfo | null {
-  if (!name) return null;
-  return {
-    name,
-    endpoint: modelEndpoint(name),
-    temperature: flags.temperature ?? null,
-    ...(flags.maxTokens !== undefined ? { max_tokens: flags.maxTokens } : {}),
-    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-  };
+/** What run.json records of the model an llm agent uses (how it is asked is the spec's). */
+function modelInfo(name: string | undefined): ModelInfo | null {
+  return name ? { name, endpoint: modelEndpoint(name) } : null;
 }
 
 /**
- * How every model of one command is asked, the agent's and the judges' alike: the sampling parameters,
- * one connection limit shared by all, and the response cache (on unless --no-cache).
+ * How every model of one command is asked, by the options of its model settings (`--temperature`,
+ * `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`): see `modelOptionsOf`.
  */
-export function modelOptions(flags: ModelFlags): ModelOptions {
-  return modelOptionsOf(modelSettings(flags));
-}
-
-/** What run.json records of how models were asked. */
-export function modelSettings(flags: ModelFlags): ModelSettings {
-  return {
-    temperature: flags.temperature ?? null,
-    max_tokens: flags.maxTokens ?? null,
-    seed: flags.seed ?? null,
-    max_connections: flags.maxConnections ?? null,
-    cache: flags.cache,
-  };
+export function modelOptions(options: object): ModelOptions {
+  return modelOptionsOf(settingsFromOptions(options as Record<string, unknown>, MODEL_SETTINGS));
 }
 
 /** The run settings the flags give (every declared setting's option, or its default). */
@@ -134,18 +102,11 @@ export function judgesOf(flags: RunFlags, models: ModelOptions): ModelClient[] {
   return judgesFromSpec(specValue(specOfFlags(flags), JUDGES), models);
 }
 
-/** The isolation the flags ask for, as this host gives it; says once on `stderr` when agent programs run without. */
+/** The isolation the flags ask for (the spec's), as this host gives it; says once on `stderr` when agent programs run without. */
 export function isolationFrom(flags: RunFlags, stderr: TextSink): Isolation {
   const spec = specOfFlags(flags);
-  const isolation = chooseIsolation({
-    mode: flags.isolation,
-    network: flags.network,
-    dockerImage: flags.dockerImage,
-    allowRead: flags.allowRead,
-    passEnv: flags.passEnv,
-    // A process may use as much CPU time as the attempt has time.
-    ...isolationLimits(spec, specValue(spec, TIMEOUT)),
-  });
+  // A process may use as much CPU time as the attempt has time.
+  const isolation = chooseIsolation(isolationRequest(spec, specValue(spec, TIMEOUT)));
   const note = isolationNote(isolation);
   if (note) stderr.write(`${note}\n`);
   return isolation;
@@ -206,19 +167,19 @@ export interface FlagRun extends FlagAgent {
   onResult?: RunOptions["onResult"];
   /**
    * Where the jobs run instead of this process's pool (`gitgood run --queue`), made once run.json is
-   * written: from the run's settings as stored (the families' in its spec) and the agent's prices.
+   * written: from the run's settings as stored (the families' in its spec, the agent's prices among them).
    */
-  executor?: (run: { config: RunConfig; prices: Prices | undefined }) => Executor;
+  executor?: (run: { config: RunConfig }) => Executor;
 }
 
 /** The run.json the flags make for a run (its `identity` is what resuming, shards and queues compare). */
 export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "created_at"> {
   const input: RunConfigInput = {
-    ...runFlagsConfig(flags),
+    jobs: flags.jobs,
     samples: run.files,
     samplesDigest: samplesDigest(run.samples),
     agent: run.agent.name,
-    model: modelInfo(run.model, flags),
+    model: modelInfo(run.model),
     where: run.where,
     isolation: run.isolation,
     config: run.config,
@@ -234,7 +195,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
   const spec = specOfFlags(flags);
   // The families' settings (made from the spec's fragments); each attempt's gets the spec's own too (the MCR tools).
   const settings = scenarioSettings(spec, run.settings ?? {});
-  const prices = agentPrices(flags, run.model, run.config);
+  const prices = agentPrices(spec, run.model, run.config.prices);
   const options: Omit<RunOptions, "store"> = {
     samples: run.samples,
     where: run.where,
@@ -246,10 +207,9 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     prices,
     modelPrices: run.config.prices,
     agentModel: run.client?.model,
-    scenarios: specValue(spec, SCENARIOS) ?? undefined,
     repeats: specValue(spec, REPEATS),
     memory: specValue(spec, MEMORY),
-    history: specValue(spec, HISTORY),
+    spec,
     settings,
     isolation: run.isolation,
     models: run.client ? [run.client] : [],
@@ -269,7 +229,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
       ...options,
       store,
       checked,
-      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir), prices }) } : {}),
+      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir) }) } : {}),
     });
   } finally {
     unlock();

@@ -3,7 +3,7 @@ import type { ModelClient } from "../model/types.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { RepoPool } from "../git/repo-pool.js";
-import type { HistoryDepth } from "../git/store.js";
+import { SCENARIOS, specValue, type RunSpec } from "./spec.js";
 import type { Isolation } from "../sandbox/isolation.js";
 import { GitGoodError } from "../errors.js";
 import { budgetOf, checkBudgetPrices } from "./budget.js";
@@ -22,7 +22,7 @@ import { RunWriter } from "./writer.js";
 
 /** What a run attempts, with which agent, where it writes and within which limits. */
 export interface RunOptions {
-  /** The samples to attempt, each with every scenario that applies to it (or those `scenarios` names). */
+  /** The samples to attempt, each with every scenario that applies to it (or those the spec's `scenarios` names). */
   samples: readonly Sample[];
   /** Where each sample's repository is found (a folder of clones, or one repository). */
   where: RepoLocator;
@@ -44,14 +44,16 @@ export interface RunOptions {
   modelPrices?: Readonly<Record<string, Prices>>;
   /** The agent's model name (an llm agent's), to find its prices in `modelPrices`. */
   agentModel?: string;
-  /** Only these scenarios (registry names, any case) of each sample; default: every scenario it gives. */
-  scenarios?: readonly string[];
   /** Runs of every sample × scenario (default 1); repeat r ≥ 1 is recorded under the key suffixed `#r`. */
   repeats?: number;
   /** Run every scenario twice: without and with the memory tools (agent name suffixed `+memory`). */
   memory?: boolean;
-  /** First-parent commits of history each sandbox gets below its starting point, or `full` (default: DEFAULT_HISTORY). */
-  history?: HistoryDepth;
+  /**
+   * The run's settings (`runs/spec.ts`) the runner reads: `scenarios` (only these, by registry name, of each
+   * sample; default: every scenario it gives) and `history` (first-parent commits each sandbox gets below its
+   * starting point, or `full`; default 50). A setting it lacks is at its default.
+   */
+  spec?: RunSpec;
   /** Scenario settings every sandbox is set up with (MCR: `mcrTools`). */
   settings?: Record<string, unknown>;
   /** How the programs of an attempt (an external agent, anything run through `Sandbox.exec`) are isolated (default: `defaultIsolation()`). */
@@ -93,7 +95,7 @@ export interface RunSummary {
 
 /** The jobs a run's options plan: each sample × scenario the agent works (its shard's part), and how many it does not. */
 function runJobs(opts: Omit<RunOptions, "store">): { jobs: Job[]; unsupported: number } {
-  const planned = planJobs(opts.samples, opts.agent, { scenarios: opts.scenarios, memory: opts.memory, repeats: opts.repeats });
+  const planned = planJobs(opts.samples, opts.agent, { scenarios: specValue(opts.spec, SCENARIOS) ?? undefined, memory: opts.memory, repeats: opts.repeats });
   return { jobs: opts.shard ? shardJobs(planned.jobs, opts.shard) : planned.jobs, unsupported: planned.unsupported };
 }
 
@@ -185,7 +187,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
       where: opts.where,
       timeoutSeconds: opts.timeoutSeconds,
       maxTurns: opts.maxTurns,
-      history: opts.history,
+      spec: opts.spec,
       settings: opts.settings,
       isolation: opts.isolation,
       scoring,

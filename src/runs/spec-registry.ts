@@ -32,13 +32,21 @@ export interface RunSetting<T = unknown> {
   readonly key: string;
   /** The long command-line option without its dashes (`max-processes`): also the configuration file's key. */
   readonly option: string;
-  /** The option's value placeholder (`<n>`); absent for a switch that is off unless given. */
+  /**
+   * The option's value placeholder (`<n>`); absent for a switch: one that is off unless given (default
+   * false: `--memory`), or on unless turned off (default true: `--no-cache`).
+   */
   readonly value?: string;
   /** One line of help, as `--help` prints it. */
   readonly help: string;
   readonly schema: z.ZodType<T>;
   /** Reads the option's text (from the command line or the configuration file); errors name `option`. */
   readonly parse?: (text: string, option: string) => T;
+  /**
+   * The option may be given again (`--allow-read A --allow-read B`; a list in the configuration file): the
+   * value is a list, each occurrence's `parse` adding its items to the earlier ones'.
+   */
+  readonly repeatable?: boolean;
   /**
    * Finishes a value given on the command line with another option of the verb's (`--sample N` draws with
    * `--seed`): gets the parsed value and every option's value by its commander name.
@@ -126,8 +134,9 @@ function checkSetting(setting: RunSetting, scope: ReadonlyMap<string, RunSetting
   if (!OPTION.test(setting.option)) throw new Error(`run setting option '${setting.option}' is not kebab-case`);
   if (scope.has(setting.key)) throw new Error(`run setting '${setting.key}' is declared twice`);
   if ([...scope.values(), ...everySetting()].some((s) => s.option === setting.option)) throw new Error(`run setting option --${setting.option} is declared twice`);
-  if (setting.value === undefined && setting.default !== false) throw new Error(`run setting '${setting.key}' is a switch: its default must be false`);
+  if (setting.value === undefined && typeof setting.default !== "boolean") throw new Error(`run setting '${setting.key}' is a switch: its default must be true or false`);
   if (!setting.schema.safeParse(setting.default).success) throw new Error(`run setting '${setting.key}': its default does not match its schema`);
+  if (setting.repeatable === true && !Array.isArray(setting.default)) throw new Error(`run setting '${setting.key}' is repeatable: its value must be a list`);
   if (setting.choices !== undefined && setting.value === undefined) throw new Error(`run setting '${setting.key}' is a switch: it has no choices`);
   if (setting.kind === "choice" && setting.request !== "operator") throw new Error(`run setting '${setting.key}' is a choice of the run: a request cannot make it`);
   if (setting.request === "at-most" && typeof setting.default !== "number" && setting.default !== null) {

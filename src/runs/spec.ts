@@ -1,13 +1,15 @@
+import path from "node:path";
 import { z } from "zod";
 import { DIFFICULTIES, type Difficulty } from "../dataset/sample.js";
 import { GitGoodError } from "../errors.js";
+import type { Prices } from "../model/prices.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
-import { DEFAULT_LIMITS, formatSize, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
+import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, DEFAULT_LIMITS, formatSize, isolationBackend, isolationHelp, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioNames, scenarioSet } from "../scenarios/registry.js";
-import { intOption, keywordListOption, listOption, positiveIntOption } from "../util/options.js";
+import { intOption, keywordListOption, listOption, numberOption, positiveIntOption } from "../util/options.js";
 import { parseShard, type Shard } from "./shard.js";
-import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
+import { defineRunSetting, specValue, type RunSetting, type RunSpec } from "./spec-registry.js";
 
 export * from "./spec-registry.js";
 
@@ -17,8 +19,9 @@ export * from "./spec-registry.js";
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
  * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
- * the selection of samples and scenarios and the judges are declared this way; the other settings still travel their
- * older ways (RunFlags → RunConfigInput → JobTicket).
+ * the selection of samples and scenarios, the judges, how models are asked, the agent's prices and the isolation
+ * asked for are declared this way; the other settings (the agent, the samples, the families' options) still
+ * travel their older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
 const MiB = 1024 * 1024;
@@ -335,6 +338,209 @@ export const JUDGES = defineRunSetting<string[]>({
   group: "scoring",
 });
 
+/** The sampling temperature of every model request, the agent's and the judges' (null: not sent, the client's default). */
+export const TEMPERATURE = defineRunSetting<number | null>({
+  key: "temperature",
+  option: "temperature",
+  value: "<t>",
+  help: "sampling temperature of every model request, the agent's and the judges' (default 0)",
+  schema: z.number().min(0).max(2).nullable(),
+  parse: (text, option) => numberOption(option, 0, 2)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** The most tokens of each model answer (null: the endpoint's own bound). */
+export const MAX_TOKENS = defineRunSetting<number | null>({
+  key: "max_tokens",
+  option: "max-tokens",
+  value: "<n>",
+  help: "upper bound on the tokens of each model answer",
+  schema: z.number().int().min(1).nullable(),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/**
+ * The seed sent with every model request (null: none sent). `--seed` is also the seed of `--sample`'s draw
+ * (SAMPLE's `complete`), which records it in its own value.
+ */
+export const SEED = defineRunSetting<number | null>({
+  key: "seed",
+  option: "seed",
+  value: "<n>",
+  help: "seed of --sample's random draw (default 0), also sent with every model request (endpoints that support it)",
+  schema: z.number().int().nullable(),
+  parse: (text, option) => intOption(option)(text),
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** Model requests in flight at once, over the agent's and the judges' (null: no limit); how they are asked, not what. */
+export const MAX_CONNECTIONS = defineRunSetting<number | null>({
+  key: "max_connections",
+  option: "max-connections",
+  value: "<n>",
+  help: "model requests in flight at once, the agent's and the judges' together (default: no limit)",
+  schema: z.number().int().min(1).nullable(),
+  parse: (text, option) => positiveIntOption(option)(text),
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** Whether temperature-0 requests are answered from the response cache (`--no-cache`: asked every time). */
+export const CACHE = defineRunSetting<boolean>({
+  key: "cache",
+  option: "cache",
+  help: "ask the endpoint every time: do not answer temperature-0 requests from the response cache",
+  schema: z.boolean(),
+  default: true,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "models",
+});
+
+/** The settings of how every model of a command is asked: `run`, `bench`, `score`, `mcp` and `serve` take their options. */
+export const MODEL_SETTINGS: readonly RunSetting[] = [TEMPERATURE, MAX_TOKENS, SEED, MAX_CONNECTIONS, CACHE];
+
+/** US dollars per million prompt tokens of the agent's model (`--price-in`; with `price_out`, over the configuration's `prices:`). */
+export const PRICE_IN = defineRunSetting<number | null>({
+  key: "price_in",
+  option: "price-in",
+  value: "<usd>",
+  help: "price per million prompt tokens (to record cost)",
+  schema: z.number().min(0).max(1e6).nullable(),
+  parse: (text, option) => numberOption(option, 0, 1e6)(text),
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "spend",
+});
+
+/** US dollars per million completion tokens of the agent's model (`--price-out`). */
+export const PRICE_OUT = defineRunSetting<number | null>({
+  key: "price_out",
+  option: "price-out",
+  value: "<usd>",
+  help: "price per million completion tokens",
+  schema: z.number().min(0).max(1e6).nullable(),
+  parse: (text, option) => numberOption(option, 0, 1e6)(text),
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "spend",
+});
+
+/**
+ * The prices of a run's agent: the spec's `price_in` and `price_out` when both are given, else the prices of
+ * `model` (the model the agent asks; none for an agent that asks none) among `modelPrices` (the configuration's).
+ */
+export function agentPrices(spec: RunSpec | undefined, model: string | null | undefined, modelPrices: Readonly<Record<string, Prices>>): Prices | undefined {
+  const input = specValue(spec, PRICE_IN);
+  const output = specValue(spec, PRICE_OUT);
+  if (input !== null && output !== null) return { input, output };
+  return model ? modelPrices[model] : undefined;
+}
+
+/**
+ * How agent programs are isolated: a registered backend's name (`gitgood worker --isolation` is the most a
+ * queue's worker gives a ticket: queue/policy.ts). The isolation the host gave is run.json's `isolation` record.
+ */
+export const ISOLATION = defineRunSetting<string>({
+  key: "isolation",
+  option: "isolation",
+  value: "<mode>",
+  // Read when the help is shown: a plug-in registers its backends after this module is loaded.
+  get help() {
+    return `how agent programs are isolated, refused where it cannot run: ${isolationHelp()}`;
+  },
+  schema: z.string().min(1),
+  parse: (text) => isolationBackend(text).name,
+  default: DEFAULT_ISOLATION,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "isolation",
+});
+
+/** Whether isolated agent programs may reach the network. */
+export const NETWORK = defineRunSetting<boolean>({
+  key: "network",
+  option: "network",
+  help: "let isolated agent programs use the network",
+  schema: z.boolean(),
+  default: false,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "isolation",
+});
+
+/** The image agent programs run in under `--isolation docker`. */
+export const DOCKER_IMAGE = defineRunSetting<string>({
+  key: "docker_image",
+  option: "docker-image",
+  value: "<image>",
+  help: "the image of --isolation docker",
+  schema: z.string().min(1),
+  parse: (text) => text,
+  default: DEFAULT_DOCKER_IMAGE,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "isolation",
+});
+
+/** Paths isolated agent programs may read besides their sandbox, made absolute where the option is read. */
+export const ALLOW_READ = defineRunSetting<string[]>({
+  key: "allow_read",
+  option: "allow-read",
+  value: "<path>",
+  help: "a path isolated agent programs may read, e.g. their own installation (repeatable)",
+  schema: z.array(z.string().min(1)),
+  parse: (text) => [path.resolve(text)],
+  repeatable: true,
+  default: [],
+  defaultLabel: "none",
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "isolation",
+});
+
+/** Host environment variables agent programs get besides the allow-list. */
+export const PASS_ENV = defineRunSetting<string[]>({
+  key: "pass_env",
+  option: "pass-env",
+  value: "<name>",
+  help: "a host environment variable agent programs get (repeatable; by default they get only PATH, HOME, LANG, TERM and gitgood's own)",
+  schema: z.array(z.string().min(1)),
+  parse: (text) => [text],
+  repeatable: true,
+  default: [],
+  defaultLabel: "none",
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "isolation",
+});
+
 /** A list, or null (no filter) when it is empty. */
 function nonEmpty<T>(list: T[]): T[] | null {
   return list.length > 0 ? list : null;
@@ -348,9 +554,19 @@ export function isolationLimits(spec: RunSpec, cpuSeconds: number | null): Pick<
   };
 }
 
-/** The spec's limits as run.json's isolation record holds them (`isolation.limits`). */
-export function specOfLimits(limits: { processes: number; memory_bytes: number; disk_bytes: number; accept_weak: boolean }): RunSpec {
-  return { max_processes: limits.processes, max_memory: limits.memory_bytes, max_disk: limits.disk_bytes, accept_weak_limits: limits.accept_weak };
+/**
+ * The isolation the spec asks for (`isolation`, `network`, `docker_image`, `allow_read`, `pass_env` and the
+ * jail's limits; CPU time per process: `cpuSeconds`), for `chooseIsolation` to give as this host can.
+ */
+export function isolationRequest(spec: RunSpec | undefined, cpuSeconds: number | null): IsolationRequest {
+  return {
+    mode: specValue(spec, ISOLATION),
+    network: specValue(spec, NETWORK),
+    dockerImage: specValue(spec, DOCKER_IMAGE),
+    allowRead: specValue(spec, ALLOW_READ),
+    passEnv: specValue(spec, PASS_ENV),
+    ...isolationLimits(spec ?? {}, cpuSeconds),
+  };
 }
 
 /** The scenario settings of an attempt: the families' (`settings`) and the spec's (MCR's `mcrTools`). */

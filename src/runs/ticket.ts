@@ -13,12 +13,12 @@ import type { PackCache } from "../git/packs.js";
 import type { RepoPool } from "../git/repo-pool.js";
 import { scenarioNamed, scenariosFor } from "../scenarios/registry.js";
 import { chooseIsolation, type Isolation } from "../sandbox/isolation.js";
-import { RunConfigParts, type ModelSettings, type RunConfig } from "./config.js";
+import { RunConfigParts, type RunConfig } from "./config.js";
 import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { HISTORY, JUDGES, MAX_TURNS, TIMEOUT, parseRunSpec, scenarioSettings, specValue } from "./spec.js";
+import { CACHE, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, isolationRequest, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
 
 /**
  * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
@@ -38,8 +38,6 @@ const AgentSpecSchema = z.object({
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
-const ModelSettingsSchema = RunConfigParts.models.unwrap();
-const IsolationRecordSchema = RunConfigParts.isolation.unwrap();
 const PricesSchema = z.object({ input: z.number(), output: z.number() });
 
 /**
@@ -61,8 +59,6 @@ const JobTicketSchema = z.object({
   /** The agent gets the memory tools. */
   memory: z.boolean(),
   agent: AgentSpecSchema,
-  /** How every model is asked, the agent's and the judges' (run.json's `models`). */
-  models: ModelSettingsSchema,
   /** What the trajectory keeps of an external agent's model requests (`--record-model-io` of the run). */
   record_model_io: z.enum(RECORD_MODEL_IO),
   /**
@@ -70,11 +66,9 @@ const JobTicketSchema = z.object({
    * made with where the ticket runs, as the run's own process makes them.
    */
   envs: RunConfigParts.config.unwrap().shape.envs.unwrap().nullable(),
-  /** How the attempt's programs are isolated (run.json's `isolation`; null: the sandbox's default). */
-  isolation: IsolationRecordSchema.nullable(),
-  /** The agent's prices and each model's, by name (the configuration's `prices:`). */
-  prices: z.object({ agent: PricesSchema.nullable(), models: z.record(z.string(), PricesSchema) }),
-  /** The model the agent calls (its prices are `prices.agent` when `prices.models` has none). */
+  /** Each model's prices, by name (the configuration's `prices:`); the spec's `price_in` and `price_out` are the agent's when both given. */
+  model_prices: z.record(z.string(), PricesSchema),
+  /** The model the agent calls (its prices are `model_prices`' when it has them, else the spec's). */
   agent_model: z.string().nullable(),
   /**
    * The run's declared settings (run.json's `spec`: the limits, the attempt's timeout and turns, the history, …,
@@ -94,14 +88,19 @@ export function ticketFor(base: TicketBase, job: Job): JobTicket {
   return { ...base, key: job.key, sample: job.sample, scenario: job.scenario.name, repeat: job.repeat, memory: job.memory };
 }
 
-/** How models are asked for run.json's model settings: one response cache and one connection limit for all of them. */
-export function modelOptionsOf(settings: ModelSettings): ModelOptions {
+/**
+ * How every model of a run is asked, the agent's and the judges' alike, by its spec: the sampling parameters
+ * (`temperature`, `max_tokens`, `seed`), one connection limit shared by all (`max_connections`) and the
+ * response cache (`cache`, on unless `--no-cache`).
+ */
+export function modelOptionsOf(spec: RunSpec | undefined): ModelOptions {
+  const connections = specValue(spec, MAX_CONNECTIONS);
   return {
-    temperature: settings.temperature ?? undefined,
-    maxTokens: settings.max_tokens ?? undefined,
-    seed: settings.seed ?? undefined,
-    ...(settings.cache ? { cache: ResponseCache.default() } : {}),
-    ...(settings.max_connections !== null ? { connections: new ConnectionLimit(settings.max_connections) } : {}),
+    temperature: specValue(spec, TEMPERATURE) ?? undefined,
+    maxTokens: specValue(spec, MAX_TOKENS) ?? undefined,
+    seed: specValue(spec, SEED) ?? undefined,
+    ...(specValue(spec, CACHE) ? { cache: ResponseCache.default() } : {}),
+    ...(connections !== null ? { connections: new ConnectionLimit(connections) } : {}),
   };
 }
 
@@ -138,7 +137,7 @@ export function judgesFromSpec(names: readonly string[], models: ModelOptions): 
 export interface TicketEnv {
   /** Where this process finds the samples' repositories. */
   where: RepoLocator;
-  /** The isolation to use (default: the ticket's, as this host gives it; refused in one line where it cannot run). */
+  /** The isolation to use (default: the ticket's spec's, as this host gives it; refused in one line where it cannot run). */
   isolation?: Isolation;
   /**
    * The scenario settings of the families, with their live parts (models, the isolation), made from the
@@ -146,7 +145,7 @@ export interface TicketEnv {
    * spec's own, MCR's tools, are added to them here).
    */
   settings: (ticket: JobTicket, isolation: Isolation | undefined) => Record<string, unknown>;
-  /** How models are asked (default: `modelOptionsOf(ticket.models)`; give one to share a cache and connection limit over tickets). */
+  /** How models are asked (default: `modelOptionsOf(ticket.spec)`; give one to share a cache and connection limit over tickets). */
   models?: ModelOptions;
   /** Serves the a2a agent its tools. */
   toolHost?: ToolHost | null;
@@ -165,9 +164,10 @@ export interface TicketEnv {
 /**
  * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
  * the job otherwise than asked (unjudged, at another history depth, without the families' settings: `flags`,
- * the run verb's flags the families' settings were rebuilt from), so such a ticket is refused.
+ * the run verb's flags the families' settings were rebuilt from; at another temperature, at other prices, under
+ * an isolation its worker's policy never saw), so such a ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits", "flags"] as const;
+const MOVED_INTO_SPEC = ["judges", "history", "limits", "flags", "models", "prices", "isolation"] as const;
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
@@ -204,20 +204,23 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   }
   const job: Job = { sample: ticket.sample, scenario, memory: ticket.memory, repeat: ticket.repeat, key: ticket.key };
   if (keyOf(job) !== ticket.key) throw new GitGoodError("BAD_TICKET", `the ticket's key ${ticket.key} is not its job's (${keyOf(job)})`);
-  const models = env.models ?? modelOptionsOf(ticket.models);
+  const models = env.models ?? modelOptionsOf(ticket.spec);
   const { agent } = agentFromSpec(ticket.agent, models, { toolHost: env.toolHost, proxy: env.proxy ?? null });
   if (agent.name !== ticket.run.agent) {
     throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
   }
-  const isolation = env.isolation ?? (ticket.isolation ? isolationOf(ticket.isolation) : undefined);
-  const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.prices.models[ticket.agent_model] : undefined) ?? ticket.prices.agent ?? undefined;
-  const settings = scenarioSettings(ticket.spec, env.settings(ticket, isolation));
   const timeoutSeconds = specValue(ticket.spec, TIMEOUT);
+  // A process may use as much CPU time as the attempt has time, as in the run's own process.
+  const isolation = env.isolation ?? chooseIsolation(isolationRequest(ticket.spec, timeoutSeconds));
+  // As the run's own process finds them: the agent's model's prices, else the spec's, else those of the model it was given.
+  const given = agentPrices(ticket.spec, agentUsesModel(ticket.agent.name) ? ticket.agent.model : null, ticket.model_prices);
+  const prices: Prices | undefined = (ticket.agent_model !== null ? ticket.model_prices[ticket.agent_model] : undefined) ?? given;
+  const settings = scenarioSettings(ticket.spec, env.settings(ticket, isolation));
   const scoring: Scoring = {
     judges: judgesFromSpec(specValue(ticket.spec, JUDGES), models),
     agent: agent.name,
     prices,
-    priceOf: (model) => ticket.prices.models[model] ?? (model === ticket.agent_model ? prices : undefined),
+    priceOf: (model) => ticket.model_prices[model] ?? (model === ticket.agent_model ? prices : undefined),
     settings,
     scoreTimeoutSeconds: timeoutSeconds,
   };
@@ -226,7 +229,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
     where: env.where,
     timeoutSeconds,
     maxTurns: specValue(ticket.spec, MAX_TURNS),
-    history: specValue(ticket.spec, HISTORY),
+    spec: ticket.spec,
     settings,
     isolation,
     scoring,
@@ -235,40 +238,21 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   return env.packs ? attemptJob(job, ctx, env.packs) : withRunPacks((packs) => attemptJob(job, ctx, packs));
 }
 
-/** The isolation run.json records, as this host gives it. */
-function isolationOf(record: NonNullable<JobTicket["isolation"]>): Isolation {
-  return chooseIsolation({
-    mode: record.mode,
-    network: record.network,
-    ...(record.docker_image !== null ? { dockerImage: record.docker_image } : {}),
-    allowRead: record.allow_read,
-    passEnv: record.pass_env ?? [],
-    ...(record.limits
-      ? {
-          limits: { processes: record.limits.processes, memory: record.limits.memory_bytes, disk: record.limits.disk_bytes, cpu: record.limits.cpu_s },
-          acceptWeakLimits: record.limits.accept_weak,
-        }
-      : {}),
-  });
-}
-
 /**
  * What every ticket of a run shares, from its run.json (the spec with the families' fragments, the
  * configuration's environment specs) and what run.json does not hold: the agent spec, what the
- * trajectory keeps of an external agent's model requests, and the prices.
+ * trajectory keeps of an external agent's model requests, and the models' prices.
  */
 export function ticketBase(
   config: RunConfig,
-  run: { agent: AgentSpec; recordModelIo: RecordModelIo; prices: Prices | null; modelPrices: Record<string, Prices>; agentModel: string | null },
+  run: { agent: AgentSpec; recordModelIo: RecordModelIo; modelPrices: Record<string, Prices>; agentModel: string | null },
 ): TicketBase {
   return {
     run: config.identity,
     agent: run.agent,
-    models: config.models ?? { temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true },
     record_model_io: run.recordModelIo,
     envs: config.config?.envs ?? null,
-    isolation: config.isolation ?? null,
-    prices: { agent: run.prices, models: { ...run.modelPrices } },
+    model_prices: { ...run.modelPrices },
     agent_model: run.agentModel,
     ...(config.spec ? { spec: { ...config.spec } } : {}),
   };

@@ -130,7 +130,7 @@ describe("gitgood.config.yaml", () => {
     ["run:\n  per-type: 3\n", "gitgood.config.yaml: run.per-type: not an option of gitgood run (see gitgood run --help)"],
     ["run:\n  jobs: zero\n", "gitgood.config.yaml: run.jobs: --jobs takes a whole number, not 'zero'"],
     ["memory: yes please\n", 'gitgood.config.yaml: memory: takes true or false, not "yes please"'],
-    ["isolation: chroot\n", "gitgood.config.yaml: isolation: takes one of namespace, docker, none, not 'chroot'"],
+    ["isolation: chroot\n", "gitgood.config.yaml: isolation: --isolation takes namespace, docker, none, not 'chroot'"],
     ["judge: { a: 1 }\n", "gitgood.config.yaml: judge: takes a value or a list of values"],
     ["bench: [1, 2]\n", "gitgood.config.yaml: bench: takes a mapping of gitgood bench's options to values"],
     ["prices:\n  gpt-4o: { input: 1 }\n", "gitgood.config.yaml: prices.gpt-4o.output: takes a number of US dollars per million tokens, from 0 to 1000000"],

@@ -130,7 +130,7 @@ describe("gitgood mcp and its run directory", () => {
       // The agent kept the original history, so the swapped question is the same one: the cache answers it.
       const judged = endpoint.requests.slice(1) as { model: string; max_tokens?: number; seed?: number }[];
       expect(judged).toEqual([expect.objectContaining({ model: "judge-j", max_tokens: 77, seed: 5 })]);
-      expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")).models).toEqual({ temperature: null, max_tokens: 77, seed: 5, max_connections: null, cache: true });
+      expect(JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")).spec).toMatchObject({ temperature: null, max_tokens: 77, seed: 5, max_connections: null, cache: true });
       const record = JSON.parse(readFileSync(path.join(out, "results.jsonl"), "utf8").trim()) as Record<string, unknown>;
       expect(record).toMatchObject({ verdict: "unsolved", judge_tokens: { prompt: 11, completion: 7 }, cache_hits: 1 });
 

@@ -69,7 +69,7 @@ function readZipJson(file: string): Record<string, unknown> {
 /** A run as if made with `--model NAME --price-in 2 --price-out 8` from a samples file under another machine's home. */
 function pricedRun(dir: string, name: string): RunRead {
   const run = readRun(dir);
-  const identity = { ...run.config.identity, samples: "/home/someone/gitgood/samples.jsonl", model: { name, endpoint: null, temperature: 0 } };
+  const identity = { ...run.config.identity, samples: "/home/someone/gitgood/samples.jsonl", model: { name, endpoint: null } };
   return { ...run, config: { ...run.config, identity, config: { file: null, options: { "price-in": 2, "price-out": 8 }, prices: {} } } };
 }
 

@@ -76,7 +76,6 @@ export function builtInTicketBase(dir: string, agent = "oracle"): TicketBase {
   return ticketBase(RunStore.readConfig(dir), {
     agent: { name: agent, model: null, command: null, url: null, options: {} },
     recordModelIo: "digest",
-    prices: null,
     modelPrices: {},
     agentModel: null,
   });

@@ -64,7 +64,7 @@ export async function buildLeaderboardRuns(names: { llm?: string } = {}): Promis
   };
   const baseline = await run("baseline", "baseline", null);
   const oracle = await run("oracle", "oracle", null);
-  const llm = await run(names.llm ?? "llm", "llm", { name: LLM_MODEL, endpoint: null, temperature: 0 }, scriptedModel());
+  const llm = await run(names.llm ?? "llm", "llm", { name: LLM_MODEL, endpoint: null }, scriptedModel());
   return {
     fx, samples, baseline, oracle, llm, root: path.dirname(dirs.out),
     cleanup: () => {

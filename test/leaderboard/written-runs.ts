@@ -25,7 +25,7 @@ export function writeRankedRun(
   opts: { agent: string; model: string | null; digest?: string; maxTurns?: number; repeats?: number; memory?: boolean },
   attempts: readonly WrittenAttempt[],
 ): string {
-  const model: ModelInfo | null = opts.model === null ? null : { name: opts.model, endpoint: null, temperature: 0 };
+  const model: ModelInfo | null = opts.model === null ? null : { name: opts.model, endpoint: null };
   const store = RunStore.open(
     dir,
     runConfig({ samples: ["test"], agent: opts.agent, model, ...(opts.digest !== undefined ? { samplesDigest: opts.digest } : {}), spec: { max_turns: opts.maxTurns ?? 10, ...(opts.repeats ? { repeats: opts.repeats } : {}), ...(opts.memory ? { memory: true } : {}) } }, (p) => p),

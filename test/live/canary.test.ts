@@ -61,7 +61,7 @@ async function run(agent: Agent, which: readonly Sample[], opts: { repeats?: num
     maxTurns: 20,
     judges: [],
     repeats: opts.repeats,
-    scenarios: opts.scenarios,
+    spec: { scenarios: opts.scenarios },
     ...(opts.jail ? { isolation: chooseIsolation({ mode: "namespace" }) } : {}),
   });
   return { dir, records: summary.records };

@@ -108,7 +108,7 @@ describe("gitgood --plugin: a family from outside src/, through the real CLI", (
     expect(run.stderr).toContain("gitgood: --isolation far-jail cannot run here (the far host is not reachable); choose --isolation namespace or --isolation docker or --isolation none");
     const unknown = spawnGitgood(["--plugin", "./jail.js", "run", samples, "--isolation", "nowhere"], { cwd: dir });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Allowed choices are namespace, docker, none, far-jail.");
+    expect(unknown.stderr).toContain("gitgood: --isolation takes namespace, docker, none, far-jail, not 'nowhere'");
   });
 
   it("refuses a plug-in that cannot be loaded in one line naming it and the cause", () => {

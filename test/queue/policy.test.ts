@@ -16,10 +16,12 @@ mkdirSync(home);
 symlinkSync(home, path.join(allowed, "out"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The parts of a ticket the policy reads. */
-function ticket(agent: string, isolation: Partial<NonNullable<JobTicket["isolation"]>> | null): JobTicket {
-  const iso = isolation === null ? null : { mode: "namespace", network: false, docker_image: null, allow_read: [], pass_env: [], ...isolation };
-  return { key: "s.MCR", agent: { name: agent, model: null, command: null, url: null, options: {} }, isolation: iso } as unknown as JobTicket;
+/** What a ticket's spec may ask of the isolation. */
+type AskedIsolation = Partial<{ isolation: string; network: boolean; docker_image: string; allow_read: string[]; pass_env: string[] }>;
+
+/** The parts of a ticket the policy reads: its agent and its spec (none: every setting at its default). */
+function ticket(agent: string, isolation: AskedIsolation | null): JobTicket {
+  return { key: "s.MCR", agent: { name: agent, model: null, command: null, url: null, options: {} }, ...(isolation === null ? {} : { spec: { isolation: "namespace", ...isolation } }) } as unknown as JobTicket;
 }
 
 function refusal(t: JobTicket, policy: WorkerPolicy): string | null {
@@ -41,8 +43,8 @@ describe("a worker's policy", () => {
     expect(refusal(ticket("command", {}), policy)).toBe("POLICY_REFUSED: the job asks for the command agent, which this worker does not give (--allow-agents command)");
     expect(refusal(ticket("mcp-command", {}), policy)).toMatch(/^POLICY_REFUSED: the job asks for the mcp-command agent/);
     expect(refusal(ticket("a2a", {}), policy)).toMatch(/^POLICY_REFUSED: the job asks for the a2a agent/);
-    expect(refusal(ticket("oracle", { mode: "none" }), policy)).toBe("POLICY_REFUSED: the job asks for --isolation none, which this worker does not give (it runs --isolation namespace)");
-    expect(refusal(ticket("oracle", { mode: "docker" }), policy)).toMatch(/^POLICY_REFUSED: the job asks for --isolation docker/);
+    expect(refusal(ticket("oracle", { isolation: "none" }), policy)).toBe("POLICY_REFUSED: the job asks for --isolation none, which this worker does not give (it runs --isolation namespace)");
+    expect(refusal(ticket("oracle", { isolation: "docker" }), policy)).toMatch(/^POLICY_REFUSED: the job asks for --isolation docker/);
     expect(refusal(ticket("oracle", { network: true }), policy)).toBe("POLICY_REFUSED: the job asks for the network, which this worker does not give (--network)");
     expect(refusal(ticket("oracle", { allow_read: [home] }), policy)).toBe(`POLICY_REFUSED: the job asks for reading ${home}, which this worker does not give (--allow-read)`);
     expect(refusal(ticket("oracle", { pass_env: ["OPENAI_API_KEY"] }), policy)).toBe("POLICY_REFUSED: the job asks for the variable OPENAI_API_KEY, which this worker does not give (--pass-env OPENAI_API_KEY)");
@@ -56,31 +58,25 @@ describe("a worker's policy", () => {
     expect(refusal(ticket("command", { allow_read: [path.join(allowed, "out")] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for reading .*\/tools\/out,/);
     expect(refusal(ticket("command", { allow_read: [`${allowed}-sibling`] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for reading/);
     expect(refusal(ticket("command", { pass_env: ["TOOL_HOME", "HOME_KEY"] }), wide)).toMatch(/^POLICY_REFUSED: the job asks for the variable HOME_KEY/);
-    expect(refusal(ticket("command", { mode: "none" }), wide)).toMatch(/^POLICY_REFUSED: the job asks for --isolation none/);
+    expect(refusal(ticket("command", { isolation: "none" }), wide)).toMatch(/^POLICY_REFUSED: the job asks for --isolation none/);
   });
 
   it("a worker that runs unisolated takes any isolating ticket too, and docker only with its own image", () => {
     const none: WorkerPolicy = { ...defaultPolicy(), isolation: "none", agents: ["command"] };
-    expect(refusal(ticket("command", { mode: "none", network: true }), none)).toBeNull();
-    expect(refusal(ticket("command", { mode: "namespace" }), none)).toBeNull();
-    expect(refusal(ticket("command", { mode: "docker", docker_image: "evil/image" }), none)).toMatch(/^POLICY_REFUSED: the job asks for the docker image evil\/image/);
+    expect(refusal(ticket("command", { isolation: "none", network: true }), none)).toBeNull();
+    expect(refusal(ticket("command", { isolation: "namespace" }), none)).toBeNull();
+    expect(refusal(ticket("command", { isolation: "docker", docker_image: "evil/image" }), none)).toMatch(/^POLICY_REFUSED: the job asks for the docker image evil\/image/);
   });
 
-  it("lets a ticket lower the jail's limits, never raise them above the worker's, by its spec or by its isolation record", () => {
-    const limits = (l: Partial<{ processes: number; memory_bytes: number; disk_bytes: number; accept_weak: boolean }>) => ({
-      limits: { processes: 512, memory_bytes: 4 * GiB, disk_bytes: 2 * GiB, cpu_s: null, accept_weak: false, enforcement: { processes: "", memory: "", disk: "", cpu: "" }, ...l },
-    });
+  it("lets a ticket lower the jail's limits, never raise them above the worker's", () => {
     const policy = defaultPolicy();
-    const withSpec = (spec: Record<string, unknown>, iso: Record<string, unknown> = {}) => ({ ...ticket("oracle", iso), spec }) as JobTicket;
+    const withSpec = (spec: Record<string, unknown>) => ({ ...ticket("oracle", null), spec }) as JobTicket;
     expect(refusal(withSpec({ max_processes: 64, max_memory: GiB }), policy)).toBeNull();
-    expect(refusal(ticket("oracle", limits({ processes: 64 })), policy)).toBeNull();
     expect(refusal(withSpec({ max_processes: 100_000 }), policy)).toBe(
       "POLICY_REFUSED: the job asks for max_processes 100000, which this worker does not give (--max-processes 512)",
     );
-    // A ticket whose spec says little but whose isolation record would enforce more is refused all the same.
-    expect(refusal(withSpec({ max_processes: 64 }, limits({ memory_bytes: 64 * GiB })), policy)).toMatch(/^POLICY_REFUSED: the job asks for max_memory 68719476736, .*--max-memory 4294967296/);
+    expect(refusal(withSpec({ max_processes: 64, max_memory: 64 * GiB }), policy)).toMatch(/^POLICY_REFUSED: the job asks for max_memory 68719476736, .*--max-memory 4294967296/);
     expect(refusal(withSpec({ accept_weak_limits: true }), policy)).toMatch(/^POLICY_REFUSED: the job asks for accept_weak_limits true/);
-    expect(refusal(ticket("oracle", limits({ accept_weak: true })), policy)).toMatch(/^POLICY_REFUSED: the job asks for accept_weak_limits true/);
     const generous: WorkerPolicy = { ...policy, spec: { ...policy.spec, max_processes: 200_000, accept_weak_limits: true } };
     expect(refusal(withSpec({ max_processes: 100_000, accept_weak_limits: true }), generous)).toBeNull();
   });

@@ -52,7 +52,7 @@ async function attempt(sample: Sample, scenario: string, agent: Agent, opts: { m
   const store = RunStore.open(lastRun, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
   const summary = await runBenchmark({
     samples: [sample],
-    scenarios: [scenario],
+    spec: { scenarios: [scenario] },
     where: { repo: fx.dir },
     agent,
     store,

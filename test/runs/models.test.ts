@@ -94,7 +94,8 @@ describe("the response cache", () => {
       expect(t.events.filter((ev: { type: string; usage?: { cached?: boolean } }) => ev.type === "model" && ev.usage?.cached)).toHaveLength(3);
       expect(t.judge_usage).toEqual([{ model: "m", requests: 2, cache_hits: 2, prompt_tokens: 0, completion_tokens: 0 }]);
       const config = JSON.parse(readFileSync(path.join(second.out, "run.json"), "utf8"));
-      expect(config.models).toEqual({ temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true });
+      expect(config.spec).toMatchObject({ temperature: null, max_tokens: null, seed: null, max_connections: null, cache: true });
+      expect(config).not.toHaveProperty("models");
 
       // Each run checked its model (agent and judge are one model) once, at the endpoint.
       expect(e.checks()).toBe(2);
@@ -127,12 +128,14 @@ describe("the response cache", () => {
       for (const body of e.requests.slice(FRESH + ALL)) expect(body).toMatchObject({ temperature: 0.5, max_tokens: 64, seed: 3 });
       for (const body of e.requests.slice(0, FRESH + ALL)) expect(body).toMatchObject({ temperature: 0 });
       const config = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8"));
-      expect(config.identity.model).toMatchObject({ name: "m", temperature: 0.5, max_tokens: 64, seed: 3 });
-      expect(config.models).toMatchObject({ temperature: 0.5, max_tokens: 64, seed: 3, cache: true });
+      expect(config.identity.model).toMatchObject({ name: "m" });
+      expect(config.identity.model).not.toHaveProperty("temperature");
+      expect(config.identity.spec).toMatchObject({ temperature: 0.5, max_tokens: 64, seed: 3 });
+      expect(config.spec).toMatchObject({ temperature: 0.5, max_tokens: 64, seed: 3, cache: true });
       // Other sampling parameters are another run.
       const again = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm", "--model", "m", "--judge", "m", "--out", out, "--temperature", "0.5"], { env: e.env });
       expect(again.code).toBe(2);
-      expect(again.stderr).toMatch(/^gitgood: .* holds a run with other settings \(model\.max_tokens: 64 -> none; model\.seed: 3 -> none\)/);
+      expect(again.stderr).toMatch(/^gitgood: .* holds a run with other settings \(spec\.max_tokens: 64 -> none; spec\.seed: 3 -> none\)/);
     } finally {
       await e.server.close();
     }

@@ -89,7 +89,7 @@ describe("gitgood score", () => {
     dir = `${dirs.out}-score`;
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir } }, (p) => p));
-    await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [], scenarios: ["IR"] });
+    await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [], spec: { scenarios: ["IR"] } });
     server = await fakeOpenAI([{ body: completion({ content: JSON.stringify({ better: "1", reason: "r" }) }) }]);
     env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "k" };
   });
@@ -134,7 +134,7 @@ describe("scoring has a time limit", () => {
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-stalled"] } }, (p) => p));
     try {
-      const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 3, maxTurns: 5, judges: [judge], scenarios: ["IR"] });
+      const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 3, maxTurns: 5, judges: [judge], spec: { scenarios: ["IR"] } });
       const ir = byScenario(summary.records).IR;
       expect(stalled.requests.length).toBe(2);
       expect(ir).toMatchObject({ status: "success", verdict: "unjudged", solved: null, error: null });
@@ -154,7 +154,7 @@ describe("scoring has a time limit", () => {
     const dir = `${dirs.out}-signal`;
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-signal"] } }, (p) => p));
-    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [judge], scenarios: ["IR"] });
+    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [judge], spec: { scenarios: ["IR"] } });
     expect(byScenario(summary.records).IR).toMatchObject({ status: "success", verdict: "unsolved" });
     expect(seen).toHaveLength(2);
     for (const signal of seen) expect(signal).toBeInstanceOf(AbortSignal);

@@ -46,22 +46,27 @@ const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run
 /** The identity fields the settings of this file had before they moved into the spec. */
 const MOVED = ["history", "ids", "limit", "scenarios", "difficulties", "languages", "sample", "mcr_tools"] as const;
 
+/** The spec's settings of how models are asked, a top-level `models` of run.json then (the seed of an oracle's run in no identity). */
+const MODELS = ["temperature", "max_tokens", "seed", "max_connections", "cache"];
+
 /**
  * Rewrites a run's run.json as gitgood wrote it before these settings were run settings: `history`, `ids`
  * and `limit` always in the identity (null when not given), the other filters and `mcr_tools` there when
- * given, and none of them in `spec`.
+ * given, and none of them in `spec`; `--seed` in the top-level `models` alone.
  */
 function toPreviousLayout(dir: string): void {
   const file = path.join(dir, "run.json");
   const json = readRunJson(dir);
   const { spec: identitySpec = {}, ...identity } = json.identity;
-  const kept = Object.fromEntries(Object.entries(identitySpec).filter(([k]) => !(MOVED as readonly string[]).includes(k)));
+  const kept = Object.fromEntries(Object.entries(identitySpec).filter(([k]) => !(MOVED as readonly string[]).includes(k) && !MODELS.includes(k)));
   const given = Object.fromEntries(MOVED.filter((k) => identitySpec[k] !== undefined).map((k) => [k, identitySpec[k]]));
-  const spec = Object.fromEntries(Object.entries(json.spec ?? {}).filter(([k]) => !(MOVED as readonly string[]).includes(k)));
+  const spec = Object.fromEntries(Object.entries(json.spec ?? {}).filter(([k]) => !(MOVED as readonly string[]).includes(k) && !MODELS.includes(k)));
+  const models = Object.fromEntries(Object.entries(json.spec ?? {}).filter(([k]) => MODELS.includes(k)));
   const previous = {
     ...json,
     identity: { ...identity, history: DEFAULT_HISTORY, ids: null, limit: null, ...given, ...(Object.keys(kept).length > 0 ? { spec: kept } : {}) },
     spec,
+    ...(Object.keys(models).length > 0 ? { models } : {}),
   };
   writeFileSync(file, `${JSON.stringify(previous, null, 2)}\n`);
 }
@@ -104,6 +109,8 @@ describe("history, the MCR tools and the selection as run settings", () => {
       languages: ["python"],
       sample: { size: 1, seed: 3 },
       limit: 5,
+      // --seed is also the seed of every model request, part of the identity as the model's seed always was.
+      seed: 3,
     });
   });
 
@@ -131,7 +138,7 @@ describe("history, the MCR tools and the selection as run settings", () => {
     const previous = readRunJson(out).identity;
     expect(previous).toMatchObject({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [sample.id], limit: null });
     expect(previous.spec).toBeUndefined();
-    expect(RunStore.readConfig(out).identity.spec).toEqual({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [sample.id] });
+    expect(RunStore.readConfig(out).identity.spec).toEqual({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [sample.id], seed: 2 });
     const again = await run(out, args);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/already done/);

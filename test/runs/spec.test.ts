@@ -96,7 +96,6 @@ describe("a run setting declared once", () => {
     const base = ticketBase(config, {
       agent: { name: "oracle", model: null, command: null, url: null, options: {} },
       recordModelIo: "digest",
-      prices: null,
       modelPrices: {},
       agentModel: null,
     });
@@ -136,5 +135,11 @@ describe("a run setting declared once", () => {
     expect(schema.properties.fake_limit?.default).toBe(100);
     expect(parseRunSpec({}, "run.json spec", "BAD_CONFIG").fake_limit).toBe(FAKE_LIMIT.default);
     expect(() => parseRunSpec({ surprise: 1 }, "run.json spec", "BAD_CONFIG")).toThrow(/run\.json spec/);
+  });
+
+  it("refuses a switch whose default is not true or false, and a repeatable option whose value is not a list", () => {
+    const base = { help: "h", identity: false, request: "operator", kind: "choice", group: "g" } as const;
+    expect(() => defineRunSetting<number>({ ...base, key: "fake_switch", option: "fake-switch", schema: z.number(), default: 3 })).toThrow(/is a switch: its default must be true or false/);
+    expect(() => defineRunSetting<number>({ ...base, key: "fake_repeat", option: "fake-repeat", value: "<n>", schema: z.number(), default: 5, repeatable: true })).toThrow(/is repeatable: its value must be a list/);
   });
 });

@@ -165,7 +165,7 @@ describe("the pack cache of a run", () => {
       timeoutSeconds: 60,
       maxTurns: 10,
       judges: [],
-      history: 1,
+      spec: { history: 1 },
     });
     expect(summary.records.map((r) => r.status)).toEqual(summary.records.map(() => "success"));
     expect(summary.records.filter((r) => r.scenario === "MCR").every((r) => r.solved)).toBe(true);
