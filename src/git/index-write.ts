@@ -25,17 +25,18 @@ function entryBytes(e: IndexRecord): Buffer {
 
 /**
  * Writes `entries` (SHA-1 ids, in any order) as the index of `gitDir`, in git's own format: version 3
- * when an entry has extended flags, else version 2, no extensions (git rebuilds its cache of trees when
- * it needs one), the SHA-1 of the whole file at its end. Written through `index.lock` and renamed into
- * place as git does; false, with nothing changed, when the lock is taken.
+ * when an entry has extended flags, else version 2, then `extensions` (each already in git's
+ * `signature, size, data` form; none by default: git rebuilds its cache of trees when it needs one), the
+ * SHA-1 of the whole file at its end. Written through `index.lock` and renamed into place as git does;
+ * false, with nothing changed, when the lock is taken.
  */
-export function writeIndexFile(gitDir: string, entries: readonly IndexRecord[]): boolean {
+export function writeIndexFile(gitDir: string, entries: readonly IndexRecord[], extensions: readonly Buffer[] = []): boolean {
   const sorted = [...entries].sort(indexOrder);
   const header = Buffer.alloc(12);
   header.write("DIRC", 0, "latin1");
   header.writeUInt32BE(sorted.some((e) => e.extended !== 0) ? 3 : 2, 4);
   header.writeUInt32BE(sorted.length, 8);
-  const body = Buffer.concat([header, ...sorted.map(entryBytes)]);
+  const body = Buffer.concat([header, ...sorted.map(entryBytes), ...extensions]);
   const file = Buffer.concat([body, createHash("sha1").update(body).digest()]);
   return replaceThroughLock(path.join(gitDir, "index"), file);
 }

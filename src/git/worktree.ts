@@ -3,12 +3,17 @@ import path from "node:path";
 import type { Person } from "./commits.js";
 import { showPath } from "./paths.js";
 import { readIndexFile } from "./index-file.js";
+import { checkoutWithoutGit } from "./own-checkout.js";
 import { commitWithoutGit, stageWithoutGit } from "./own-commit.js";
 import { headCommit } from "./refs.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 
-/** Creates or resets `branch` at `rev` and checks it out (`git checkout -B`). */
+/**
+ * Creates or resets `branch` at `rev` and checks it out (`git checkout -B`). The first checkout of a
+ * fresh tool-only sandbox is written without git where that gives what git gives (own-checkout.ts).
+ */
 export async function checkoutBranch(repo: Repo, branch: string, rev: string): Promise<void> {
+  if (await checkoutWithoutGit(repo, branch, rev)) return;
   await repo.run(["checkout", "-q", "-B", branch, rev]);
 }
 

@@ -1,0 +1,277 @@
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { headBranch, identLine } from "./commit-write.js";
+import type { IndexRecord } from "./index-file.js";
+import { indexOrder, writeIndexFile } from "./index-write.js";
+import { replaceThroughLock } from "./lock-file.js";
+import { writesObjects } from "./object-write.js";
+import type { Repo } from "./repo.js";
+import { parseTree } from "./treewalk.js";
+
+/*
+ * The first checkout of a tool-only sandbox (`git checkout -q -B BRANCH COMMIT` in gitgood's own git
+ * directory, fresh from `initOwnSandboxRepo`, with git's sparse checkout on and no pattern) written
+ * without git. There git writes no file of the work tree: it writes the index (every file of the
+ * commit's tree, skip-worktree, no stat data), its cache of the trees (the `TREE` extension), the branch
+ * and the reflog lines. Anything else (a full work tree, a repository that is not fresh, a setting
+ * this writer does not know, a tree git would refuse or store otherwise) is left to git.
+ */
+
+const OID = /^[0-9a-f]{40}$/;
+const ZERO = "0".repeat(40);
+const SKIP_WORKTREE = 0x4000;
+const TREE_MODE = "040000";
+/** The modes an index keeps as a tree holds them (git rewrites any other mode of a file, and a submodule is left to it). */
+const FILE_MODES = new Set(["100644", "100755", "120000"]);
+/**
+ * Environment that would make git write another index, identity, date or reflog message, or read other
+ * settings (gitgood's own handles set none of them: a sandbox's adds only its own git directory, work
+ * tree, an empty global config and no editor).
+ */
+const ENV_OVERRIDES = [
+  "GIT_INDEX_FILE",
+  "GIT_INDEX_VERSION",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "GIT_COMMITTER_DATE",
+  "GIT_REFLOG_ACTION",
+  "GIT_TEST_SPLIT_INDEX",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+];
+
+/** The settings this writer knows, with the value it needs where the value changes what git writes (null: any value). */
+const KNOWN_SETTINGS = new Map<string, string | null>([
+  ["core.repositoryformatversion", "0"],
+  ["core.filemode", null],
+  ["core.bare", "false"],
+  ["core.logallrefupdates", "true"],
+  ["core.autocrlf", null],
+  ["core.safecrlf", null],
+  ["core.quotepath", null],
+  ["core.sparsecheckout", "true"],
+  ["core.hookspath", os.devNull],
+  ["gc.auto", null],
+  ["commit.gpgsign", null],
+  ["merge.conflictstyle", null],
+  ["rerere.enabled", null],
+  ["advice.detachedhead", null],
+  ["user.name", null],
+  ["user.email", null],
+]);
+
+/** The settings of a config file of the plain form gitgood writes (`[section]`, `\tkey = value`), keys lower-cased; null for any other form. */
+function plainSettings(text: string): Map<string, string> | null {
+  const settings = new Map<string, string>();
+  let section: string | null = null;
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const head = /^\[([A-Za-z0-9-]+)\]$/.exec(line);
+    if (head) {
+      section = (head[1] as string).toLowerCase();
+      continue;
+    }
+    const entry = /^\t([A-Za-z][A-Za-z0-9-]*) = ([^"\\;#\s](?:[^"\\;#]*[^"\\;#\s])?)$/.exec(line);
+    if (!entry || section === null) return null;
+    const key = `${section}.${(entry[1] as string).toLowerCase()}`;
+    if (settings.has(key)) return null;
+    settings.set(key, entry[2] as string);
+  }
+  return settings;
+}
+
+/** The identity git's reflog lines carry under `settings` now (`name <email> seconds zone`); null when git would take it otherwise. */
+function reflogIdentity(settings: Map<string, string>): string | null {
+  for (const name of ENV_OVERRIDES) if (process.env[name] !== undefined) return null;
+  for (const [key, value] of settings) {
+    const needed = KNOWN_SETTINGS.get(key);
+    if (needed === undefined || (needed !== null && value.toLowerCase() !== needed.toLowerCase())) return null;
+  }
+  for (const [key, value] of KNOWN_SETTINGS) if (value !== null && settings.get(key)?.toLowerCase() !== value.toLowerCase()) return null;
+  const now = new Date();
+  const offset = -now.getTimezoneOffset();
+  const zone = `${offset < 0 ? "-" : "+"}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0")}${String(Math.abs(offset) % 60).padStart(2, "0")}`;
+  return identLine({ name: settings.get("user.name") ?? "", email: settings.get("user.email") ?? "", date: `${Math.floor(now.getTime() / 1000)} ${zone}` });
+}
+
+/** Whether `p` is absent (nothing at all there, not even a link). */
+function absent(p: string): boolean {
+  try {
+    lstatSync(p);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
+
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `gitDir` is as `initOwnSandboxRepo` leaves a tool-only sandbox's: HEAD on `ref` not yet made, no index, no log, no pattern, and an empty work tree. */
+function fresh(gitDir: string, workDir: string, ref: string): boolean {
+  if (!isRealDir(path.join(gitDir, "refs", "heads")) || !isRealDir(workDir) || readdirSync(workDir).length > 0) return false;
+  for (const name of ["index", "index.lock", "packed-refs", "logs", "ORIG_HEAD", "MERGE_HEAD", ref]) if (!absent(path.join(gitDir, name))) return false;
+  try {
+    const patterns = lstatSync(path.join(gitDir, "info", "sparse-checkout"));
+    return patterns.isFile() && patterns.size === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether git checks out the tree entry `name` as it is (bytes as latin1): no `.`, `..`, `.git` or a name
+ * NTFS takes for it (git's core.protectNTFS is on everywhere), no backslash; a link is not named as git's
+ * own files are (`.gitmodules`, `.mailmap` and their short NTFS names).
+ */
+function plainName(name: string, mode: string): boolean {
+  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0") || name.includes("\\")) return false;
+  if (/^\.git(?![A-Za-z0-9_-])/i.test(name) || /^git~/i.test(name)) return false;
+  return mode !== "120000" || !(/^\.(git|mailmap)/i.test(name) || name.includes("~"));
+}
+
+/** A node of git's cache of trees: a folder's name, how many index entries lie below it, its tree and its folders. */
+interface CachedTree {
+  name: Buffer;
+  entries: number;
+  oid: string;
+  folders: CachedTree[];
+}
+
+/** The cache of trees as the `TREE` extension stores it: each folder, then its folders shortest name first (cache-tree.c's order). */
+function treeExtension(root: CachedTree): Buffer {
+  const parts: Buffer[] = [];
+  const write = (node: CachedTree): void => {
+    parts.push(node.name, Buffer.from(`\0${node.entries} ${node.folders.length}\n`), Buffer.from(node.oid, "hex"));
+    const order = [...node.folders].sort((a, b) => a.name.length - b.name.length || Buffer.compare(a.name, b.name));
+    order.forEach(write);
+  };
+  write(root);
+  const data = Buffer.concat(parts);
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(data.length);
+  return Buffer.concat([Buffer.from("TREE"), size, data]);
+}
+
+/** The stat data git leaves on an entry it did not write to the work tree: zeros but the mode. */
+function unwrittenStat(mode: string): Buffer {
+  const stat = Buffer.alloc(40);
+  stat.writeUInt32BE(parseInt(mode, 8), 24);
+  return stat;
+}
+
+/**
+ * Every file of `tree` as a skip-worktree index entry and the cache of its trees, read through the
+ * repository's long-lived reader one level of folders at a time; null where git must check it out (a
+ * submodule, a mode or name git changes or refuses, a tree out of git's order).
+ */
+async function readWholeTree(repo: Repo, tree: string): Promise<{ records: IndexRecord[]; cache: CachedTree } | null> {
+  const reader = repo.reader;
+  if (!reader) return null;
+  const records: IndexRecord[] = [];
+  const root: CachedTree = { name: Buffer.alloc(0), entries: 0, oid: tree, folders: [] };
+  let level: { node: CachedTree; prefix: Buffer; chain: CachedTree[] }[] = [{ node: root, prefix: Buffer.alloc(0), chain: [root] }];
+  while (level.length > 0) {
+    const objects = await Promise.all(level.map((l) => reader.read(l.node.oid)));
+    const next: typeof level = [];
+    for (const [i, object] of objects.entries()) {
+      const { node, prefix, chain } = level[i] as (typeof level)[number];
+      if (object?.type !== "tree") return null;
+      let entries;
+      try {
+        entries = parseTree(object.content, 20);
+      } catch {
+        return null;
+      }
+      for (const [j, e] of entries.entries()) {
+        const before = entries[j - 1];
+        if (before !== undefined && !(before.key < e.key)) return null;
+        const nameBytes = Buffer.from(e.mode === TREE_MODE ? e.key.slice(0, -1) : e.key, "latin1");
+        if (!plainName(nameBytes.toString("latin1"), e.mode)) return null;
+        const full = Buffer.concat([prefix, nameBytes]);
+        if (e.mode === TREE_MODE) {
+          const folder: CachedTree = { name: nameBytes, entries: 0, oid: e.oid, folders: [] };
+          node.folders.push(folder);
+          next.push({ node: folder, prefix: Buffer.concat([full, Buffer.from("/")]), chain: [...chain, folder] });
+          continue;
+        }
+        if (!FILE_MODES.has(e.mode)) return null;
+        for (const c of chain) c.entries++;
+        records.push({ path: full.toString("utf8"), name: full, mode: e.mode, oid: e.oid, stage: 0, stat: unwrittenStat(e.mode), assumeValid: false, extended: SKIP_WORKTREE });
+      }
+    }
+    level = next;
+  }
+  return { records, cache: root };
+}
+
+/** Makes each folder of `parts` below `base` (a real folder), never going through a link; false when one is not a real folder. */
+function makeRealFolders(base: string, parts: readonly string[]): boolean {
+  let at = base;
+  for (const part of parts) {
+    at = path.join(at, part);
+    try {
+      mkdirSync(at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
+    }
+    if (!isRealDir(at)) return false;
+  }
+  return true;
+}
+
+/** Writes a new file `file` with `text`, never through a link or over anything there (O_EXCL). */
+function writeNewFile(file: string, text: string): void {
+  const fd = openSync(file, "wx", 0o644);
+  try {
+    writeSync(fd, Buffer.from(text));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Does what `git checkout -q -B BRANCH COMMIT` does on a fresh tool-only sandbox of gitgood's own git
+ * directory, without git: the index of the commit's tree with every entry skip-worktree and its cache of
+ * trees, the branch made at the commit, and the reflog lines (`branch: Created from COMMIT` in the
+ * branch's and HEAD's, then `checkout: moving from BRANCH to BRANCH` in HEAD's). Returns false, with nothing written, where git
+ * must do it (see the file's comment).
+ */
+export async function checkoutWithoutGit(repo: Repo, branch: string, commit: string): Promise<boolean> {
+  const gitDir = repo.gitDir;
+  const ref = `refs/heads/${branch}`;
+  const reader = repo.reader;
+  if (!repo.ownGitDir || reader === null || !writesObjects(gitDir) || !OID.test(commit) || headBranch(gitDir) !== ref) return false;
+  if (!fresh(gitDir, repo.dir, ref)) return false;
+  let settings: Map<string, string> | null;
+  try {
+    settings = plainSettings(readFileSync(path.join(gitDir, "config"), "utf8"));
+  } catch {
+    return false;
+  }
+  const who = settings === null ? null : reflogIdentity(settings);
+  if (who === null) return false;
+  const object = await reader.read(commit);
+  const tree = object?.type === "commit" ? /^tree ([0-9a-f]{40})\n/.exec(object.content.toString("latin1"))?.[1] : undefined;
+  if (object?.oid !== commit || tree === undefined) return false;
+  const whole = await readWholeTree(repo, tree);
+  if (whole === null) return false;
+  const folders = branch.split("/").slice(0, -1);
+  if (!makeRealFolders(gitDir, ["refs", "heads", ...folders]) || !makeRealFolders(gitDir, ["logs", "refs", "heads", ...folders])) return false;
+  if (!writeIndexFile(gitDir, whole.records.sort(indexOrder), [treeExtension(whole.cache)])) return false;
+  if (!replaceThroughLock(path.join(gitDir, ...ref.split("/")), `${commit}\n`)) {
+    rmSync(path.join(gitDir, "index"), { force: true });
+    return false;
+  }
+  // HEAD is on the branch, so the branch's creation is also a line of HEAD's log.
+  const created = `${ZERO} ${commit} ${who}\tbranch: Created from ${commit}\n`;
+  writeNewFile(path.join(gitDir, "logs", ...ref.split("/")), created);
+  writeNewFile(path.join(gitDir, "logs", "HEAD"), `${created}${commit} ${commit} ${who}\tcheckout: moving from ${branch} to ${branch}\n`);
+  return true;
+}
