@@ -31,12 +31,16 @@ function entryBytes(e: IndexRecord): Buffer {
  * false, with nothing changed, when the lock is taken.
  */
 export function writeIndexFile(gitDir: string, entries: readonly IndexRecord[], extensions: readonly Buffer[] = []): boolean {
+  return replaceThroughLock(path.join(gitDir, "index"), indexFileBytes(entries, extensions));
+}
+
+/** The bytes of the index file `writeIndexFile` writes. */
+export function indexFileBytes(entries: readonly IndexRecord[], extensions: readonly Buffer[] = []): Buffer {
   const sorted = [...entries].sort(indexOrder);
   const header = Buffer.alloc(12);
   header.write("DIRC", 0, "latin1");
   header.writeUInt32BE(sorted.some((e) => e.extended !== 0) ? 3 : 2, 4);
   header.writeUInt32BE(sorted.length, 8);
   const body = Buffer.concat([header, ...sorted.map(entryBytes), ...extensions]);
-  const file = Buffer.concat([body, createHash("sha1").update(body).digest()]);
-  return replaceThroughLock(path.join(gitDir, "index"), file);
+  return Buffer.concat([body, createHash("sha1").update(body).digest()]);
 }

@@ -81,14 +81,29 @@ function plainSettings(text: string): Map<string, string> | null {
   return settings;
 }
 
-/** The identity git's reflog lines carry under `settings` now (`name <email> seconds zone`); null when git would take it otherwise. */
-function reflogIdentity(settings: Map<string, string>): string | null {
+/**
+ * The settings of gitgood's own git directory `gitDir` when they are only those this writer knows, with
+ * the values it needs, and no environment changes what git writes; null otherwise (git is then asked).
+ */
+export function knownSettings(gitDir: string): Map<string, string> | null {
   for (const name of ENV_OVERRIDES) if (process.env[name] !== undefined) return null;
+  let settings: Map<string, string> | null;
+  try {
+    settings = plainSettings(readFileSync(path.join(gitDir, "config"), "utf8"));
+  } catch {
+    return null;
+  }
+  if (settings === null) return null;
   for (const [key, value] of settings) {
     const needed = KNOWN_SETTINGS.get(key);
     if (needed === undefined || (needed !== null && value.toLowerCase() !== needed.toLowerCase())) return null;
   }
   for (const [key, value] of KNOWN_SETTINGS) if (value !== null && settings.get(key)?.toLowerCase() !== value.toLowerCase()) return null;
+  return settings;
+}
+
+/** The identity git's reflog lines carry under `settings` now (`name <email> seconds zone`); null when git would take it otherwise. */
+function reflogIdentity(settings: Map<string, string>): string | null {
   const now = new Date();
   const offset = -now.getTimezoneOffset();
   const zone = `${offset < 0 ? "-" : "+"}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0")}${String(Math.abs(offset) % 60).padStart(2, "0")}`;
@@ -96,7 +111,7 @@ function reflogIdentity(settings: Map<string, string>): string | null {
 }
 
 /** Whether `p` is absent (nothing at all there, not even a link). */
-function absent(p: string): boolean {
+export function absent(p: string): boolean {
   try {
     lstatSync(p);
     return false;
@@ -105,7 +120,7 @@ function absent(p: string): boolean {
   }
 }
 
-function isRealDir(p: string): boolean {
+export function isRealDir(p: string): boolean {
   try {
     return lstatSync(p).isDirectory();
   } catch {
@@ -130,25 +145,27 @@ function fresh(gitDir: string, workDir: string, ref: string): boolean {
  * NTFS takes for it (git's core.protectNTFS is on everywhere), no backslash; a link is not named as git's
  * own files are (`.gitmodules`, `.mailmap` and their short NTFS names).
  */
-function plainName(name: string, mode: string): boolean {
+export function plainName(name: string, mode: string): boolean {
   if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0") || name.includes("\\")) return false;
   if (/^\.git(?![A-Za-z0-9_-])/i.test(name) || /^git~/i.test(name)) return false;
   return mode !== "120000" || !(/^\.(git|mailmap)/i.test(name) || name.includes("~"));
 }
 
-/** A node of git's cache of trees: a folder's name, how many index entries lie below it, its tree and its folders. */
-interface CachedTree {
+/** A node of git's cache of trees: a folder's name, how many index entries lie below it (-1: not known), its tree and its folders. */
+export interface CachedTree {
   name: Buffer;
   entries: number;
   oid: string;
   folders: CachedTree[];
 }
 
-/** The cache of trees as the `TREE` extension stores it: each folder, then its folders shortest name first (cache-tree.c's order). */
-function treeExtension(root: CachedTree): Buffer {
+/** The cache of trees as the `TREE` extension stores it: each folder (entries -1: no tree), then its folders shortest name first (cache-tree.c's order). */
+export function treeExtension(root: CachedTree): Buffer {
   const parts: Buffer[] = [];
   const write = (node: CachedTree): void => {
-    parts.push(node.name, Buffer.from(`\0${node.entries} ${node.folders.length}\n`), Buffer.from(node.oid, "hex"));
+    parts.push(node.name, Buffer.from(`\0${node.entries} ${node.folders.length}\n`));
+    // A folder whose tree git must write again (a conflict below it) is kept without a tree.
+    if (node.entries >= 0) parts.push(Buffer.from(node.oid, "hex"));
     const order = [...node.folders].sort((a, b) => a.name.length - b.name.length || Buffer.compare(a.name, b.name));
     order.forEach(write);
   };
@@ -160,7 +177,7 @@ function treeExtension(root: CachedTree): Buffer {
 }
 
 /** The stat data git leaves on an entry it did not write to the work tree: zeros but the mode. */
-function unwrittenStat(mode: string): Buffer {
+export function unwrittenStat(mode: string): Buffer {
   const stat = Buffer.alloc(40);
   stat.writeUInt32BE(parseInt(mode, 8), 24);
   return stat;
@@ -171,7 +188,7 @@ function unwrittenStat(mode: string): Buffer {
  * repository's long-lived reader one level of folders at a time; null where git must check it out (a
  * submodule, a mode or name git changes or refuses, a tree out of git's order).
  */
-async function readWholeTree(repo: Repo, tree: string): Promise<{ records: IndexRecord[]; cache: CachedTree } | null> {
+export async function readWholeTree(repo: Repo, tree: string): Promise<{ records: IndexRecord[]; cache: CachedTree } | null> {
   const reader = repo.reader;
   if (!reader) return null;
   const records: IndexRecord[] = [];
@@ -212,7 +229,7 @@ async function readWholeTree(repo: Repo, tree: string): Promise<{ records: Index
 }
 
 /** Makes each folder of `parts` below `base` (a real folder), never going through a link; false when one is not a real folder. */
-function makeRealFolders(base: string, parts: readonly string[]): boolean {
+export function makeRealFolders(base: string, parts: readonly string[]): boolean {
   let at = base;
   for (const part of parts) {
     at = path.join(at, part);
@@ -226,11 +243,11 @@ function makeRealFolders(base: string, parts: readonly string[]): boolean {
   return true;
 }
 
-/** Writes a new file `file` with `text`, never through a link or over anything there (O_EXCL). */
-function writeNewFile(file: string, text: string): void {
-  const fd = openSync(file, "wx", 0o644);
+/** Writes a new file `file` with `content`, never through a link or over anything there (O_EXCL); `mode` before the umask. */
+export function writeNewFile(file: string | Buffer, content: string | Buffer, mode = 0o666): void {
+  const fd = openSync(file, "wx", mode);
   try {
-    writeSync(fd, Buffer.from(text));
+    writeSync(fd, typeof content === "string" ? Buffer.from(content) : content);
   } finally {
     closeSync(fd);
   }
@@ -249,12 +266,7 @@ export async function checkoutWithoutGit(repo: Repo, branch: string, commit: str
   const reader = repo.reader;
   if (!repo.ownGitDir || reader === null || !writesObjects(gitDir) || !OID.test(commit) || headBranch(gitDir) !== ref) return false;
   if (!fresh(gitDir, repo.dir, ref)) return false;
-  let settings: Map<string, string> | null;
-  try {
-    settings = plainSettings(readFileSync(path.join(gitDir, "config"), "utf8"));
-  } catch {
-    return false;
-  }
+  const settings = knownSettings(gitDir);
   const who = settings === null ? null : reflogIdentity(settings);
   if (who === null) return false;
   const object = await reader.read(commit);

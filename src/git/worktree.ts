@@ -5,6 +5,7 @@ import { showPath } from "./paths.js";
 import { readIndexFile } from "./index-file.js";
 import { checkoutWithoutGit } from "./own-checkout.js";
 import { commitWithoutGit, stageWithoutGit } from "./own-commit.js";
+import { mergeWithoutGitMerge } from "./own-merge.js";
 import { headCommit } from "./refs.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 
@@ -19,9 +20,12 @@ export async function checkoutBranch(repo: Repo, branch: string, rev: string): P
 
 /**
  * Starts `git merge --no-ff --no-commit` of `rev` into HEAD with the settings of a plain merge
- * (MERGE_CONFIG). Returns false when git stopped with conflicts, true when it merged cleanly.
+ * (MERGE_CONFIG). Returns false when git stopped with conflicts, true when it merged cleanly. On a
+ * tool-only sandbox just checked out, a merge that stops on conflicts is one `git merge-tree` and files
+ * gitgood writes as `git merge` leaves them, where that gives what git gives (own-merge.ts).
  */
 export async function mergeNoCommit(repo: Repo, rev: string): Promise<boolean> {
+  if ((await mergeWithoutGitMerge(repo, rev)) === false) return false;
   const r = await repo.run([...MERGE_CONFIG, "merge", "--no-ff", "--no-commit", "-q", rev], { okCodes: [0, 1] });
   return r.code === 0;
 }

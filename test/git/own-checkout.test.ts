@@ -1,14 +1,13 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkoutWithoutGit } from "../../src/git/own-checkout.js";
-import type { Repo } from "../../src/git/repo.js";
-import { initOwnSandboxRepo, openOwnSandboxRepo, type WorkTreeMode } from "../../src/git/shared-clone.js";
+import type { WorkTreeMode } from "../../src/git/shared-clone.js";
 import { checkoutBranch } from "../../src/git/worktree.js";
-import { Fixture, fixtureEnv } from "../helpers/fixture.js";
+import { Fixture } from "../helpers/fixture.js";
 import { countGitProcesses } from "../helpers/git-count.js";
+import { clockless, filesBelow, gitOn, ownSandboxes, type OwnSandbox } from "../helpers/own-sandbox.js";
 
 /*
  * The first checkout of a tool-only sandbox written without git: the oracle is real git. Each case makes
@@ -21,10 +20,11 @@ import { countGitProcesses } from "../helpers/git-count.js";
 const BRANCH = "gitgood/mcr";
 const source = new Fixture();
 const fixtures: Fixture[] = [source];
-const dirs: string[] = [];
+const outsideDirs: string[] = [];
 afterAll(() => {
   fixtures.forEach((f) => f.remove());
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  sandboxes.cleanup();
+  outsideDirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 
 source.commit("varied", {
@@ -48,40 +48,10 @@ source.git("add", "-A");
 source.git("commit", "-q", "-m", "modes");
 const varied = source.head();
 
-interface Side {
-  work: string;
-  own: string;
-  repo: Repo;
-}
-
-/** A sandbox's work tree and own git directory as `Sandbox.create` makes them, reading `from`'s objects. */
-async function sandboxOf(from: Fixture, workTree: WorkTreeMode = "tools"): Promise<Side> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-own-checkout-"));
-  dirs.push(dir);
-  const work = path.join(dir, "work");
-  const own = path.join(dir, "private", "git");
-  initOwnSandboxRepo(work, own, BRANCH, workTree);
-  writeFileSync(path.join(own, "objects", "info", "alternates"), `${path.join(from.dir, ".git", "objects")}\n`);
-  const repo = (await openOwnSandboxRepo(work, own)).keepReader();
-  await repo.reader?.info("HEAD");
-  return { work, own, repo };
-}
-
-/** A reflog with each line's clock (`seconds zone`) taken out. */
-function clockless(file: string): string {
-  return readFileSync(file, "utf8").replace(/> \d+ [+-]\d{4}\t/g, "> <clock>\t");
-}
-
-function filesBelow(dir: string, rel = ""): string[] {
-  return readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) => {
-    const child = rel === "" ? e.name : `${rel}/${e.name}`;
-    return e.isDirectory() ? [`${child}/`, ...filesBelow(dir, child)] : [child];
-  });
-}
-
-function git(side: Side, ...args: string[]): string {
-  return execFileSync("git", args, { env: fixtureEnv({ GIT_DIR: side.own, GIT_WORK_TREE: side.work }), cwd: side.work }).toString("utf8");
-}
+type Side = OwnSandbox;
+const sandboxes = ownSandboxes();
+const sandboxOf = (from: Fixture, workTree: WorkTreeMode = "tools"): Promise<Side> => sandboxes.make(from, BRANCH, workTree);
+const git = gitOn;
 
 /** What git and the file system say of a sandbox after its checkout (the index's bytes, or with files written its entries and flags). */
 function seen(side: Side, written = false): Record<string, unknown> {
@@ -170,7 +140,7 @@ describe("the first checkout of a tool-only sandbox without git", () => {
 
   it("never writes through a link planted in the git directory: the branch's folder or the index as links to elsewhere", async () => {
     const outside = mkdtempSync(path.join(os.tmpdir(), "gitgood-outside-"));
-    dirs.push(outside);
+    outsideDirs.push(outside);
     const folder = await sandboxOf(source);
     symlinkSync(outside, path.join(folder.own, "refs", "heads", "gitgood"));
     expect(await checkoutWithoutGit(folder.repo, BRANCH, varied)).toBe(false);
