@@ -1,9 +1,10 @@
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { GitGoodError } from "../errors.js";
 import { headBranch, identLine } from "./commit-write.js";
 import type { IndexRecord } from "./index-file.js";
-import { indexOrder, writeIndexFile } from "./index-write.js";
+import { indexFileBytes, indexOrder, writeIndexFile } from "./index-write.js";
 import { replaceThroughLock } from "./lock-file.js";
 import { writesObjects } from "./object-write.js";
 import type { Repo } from "./repo.js";
@@ -11,11 +12,13 @@ import { parseTree } from "./treewalk.js";
 
 /*
  * The first checkout of a tool-only sandbox (`git checkout -q -B BRANCH COMMIT` in gitgood's own git
- * directory, fresh from `initOwnSandboxRepo`, with git's sparse checkout on and no pattern) written
- * without git. There git writes no file of the work tree: it writes the index (every file of the
- * commit's tree, skip-worktree, no stat data), its cache of the trees (the `TREE` extension), the branch
- * and the reflog lines. Anything else (a full work tree, a repository that is not fresh, a setting
- * this writer does not know, a tree git would refuse or store otherwise) is left to git.
+ * directory, fresh from `initOwnSandboxRepo`, with git's sparse checkout on) written without git. With no
+ * pattern git writes no file of the work tree: it writes the index (every file of the commit's tree,
+ * skip-worktree, no stat data), its cache of the trees (the `TREE` extension), the branch and the reflog
+ * lines, and so does this, byte for byte. With patterns naming files (ICC's), the files they name are
+ * written too, and the checkout can go on to another tree as `checkoutTreeOnly` does. Anything else (a
+ * full work tree, a repository that is not fresh, a setting this writer does not know, a tree git would
+ * refuse or store otherwise) is left to git.
  */
 
 const OID = /^[0-9a-f]{40}$/;
@@ -128,16 +131,58 @@ export function isRealDir(p: string): boolean {
   }
 }
 
-/** Whether `gitDir` is as `initOwnSandboxRepo` leaves a tool-only sandbox's: HEAD on `ref` not yet made, no index, no log, no pattern, and an empty work tree. */
+/** Whether `gitDir` is as `initOwnSandboxRepo` leaves a tool-only sandbox's: HEAD on `ref` not yet made, no index, no log, and an empty work tree. */
 function fresh(gitDir: string, workDir: string, ref: string): boolean {
   if (!isRealDir(path.join(gitDir, "refs", "heads")) || !isRealDir(workDir) || readdirSync(workDir).length > 0) return false;
   for (const name of ["index", "index.lock", "packed-refs", "logs", "ORIG_HEAD", "MERGE_HEAD", ref]) if (!absent(path.join(gitDir, name))) return false;
+  return true;
+}
+
+/** Characters `checkOutOnly` escapes in a pattern (sparse.ts): unescaped, each would be a wildcard or a form git reads otherwise. */
+const PATTERN_SPECIAL = new Set(["\\", "*", "?", "[", "]", "!", "#", " "]);
+
+/**
+ * The paths the sparse checkout's patterns file of `gitDir` names, when it holds only patterns of the form
+ * `checkOutOnly` writes (`/` and one path exactly, special characters escaped): none for an empty file,
+ * null for any other pattern or file.
+ */
+function exactPatterns(gitDir: string): Set<string> | null {
+  const file = path.join(gitDir, "info", "sparse-checkout");
+  let text: string;
   try {
-    const patterns = lstatSync(path.join(gitDir, "info", "sparse-checkout"));
-    return patterns.isFile() && patterns.size === 0;
+    if (!lstatSync(file).isFile()) return null;
+    text = readFileSync(file, "utf8");
   } catch {
-    return false;
+    return null;
   }
+  const paths = new Set<string>();
+  const lines = text.split("\n");
+  if (lines.pop() !== "") return null;
+  for (const line of lines) {
+    if (!line.startsWith("/") || line.length < 2) return null;
+    let name = "";
+    for (let i = 1; i < line.length; i++) {
+      const c = line.charAt(i);
+      if (c === "\\") {
+        const next = line.charAt(++i);
+        if (!PATTERN_SPECIAL.has(next)) return null;
+        name += next;
+      } else if (PATTERN_SPECIAL.has(c) || c === "\r") {
+        return null;
+      } else {
+        name += c;
+      }
+    }
+    paths.add(name);
+  }
+  return paths;
+}
+
+/** Whether a sparse checkout of exactly `patterns` writes `name`: it or a folder above it is named (a pattern that names a folder takes all of it). */
+function included(name: string, patterns: ReadonlySet<string>): boolean {
+  if (patterns.size === 0) return false;
+  for (let end = name.indexOf("/"); end !== -1; end = name.indexOf("/", end + 1)) if (patterns.has(name.slice(0, end))) return true;
+  return patterns.has(name);
 }
 
 /**
@@ -253,34 +298,60 @@ export function writeNewFile(file: string | Buffer, content: string | Buffer, mo
   }
 }
 
+/** Where a checkout goes on to: a tree the work tree is to hold, and the file its index is written to (`checkoutTreeOnly`). */
+interface TreeAfter {
+  tree: string;
+  treeIndex: string;
+}
+
 /**
  * Does what `git checkout -q -B BRANCH COMMIT` does on a fresh tool-only sandbox of gitgood's own git
- * directory, without git: the index of the commit's tree with every entry skip-worktree and its cache of
- * trees, the branch made at the commit, and the reflog lines (`branch: Created from COMMIT` in the
- * branch's and HEAD's, then `checkout: moving from BRANCH to BRANCH` in HEAD's). Returns false, with nothing written, where git
- * must do it (see the file's comment).
+ * directory, without git: the index of the commit's tree, its cache of trees, the branch made at the
+ * commit, and the reflog lines (`branch: Created from COMMIT` in the branch's and HEAD's, then
+ * `checkout: moving from BRANCH to BRANCH` in HEAD's). Every entry is skip-worktree but those the
+ * sparse checkout's patterns name (each one path exactly, as `checkOutOnly` writes them), whose files are
+ * written. With `then`, it also does what `checkoutTreeOnly(then.tree, then.treeIndex)` does next: the
+ * files the patterns name are written as that tree holds them (never the commit's first) and its index
+ * goes to `then.treeIndex`. Without patterns the files are byte for byte git's; an entry whose file is
+ * written has no stat data (as after `git read-tree`: git compares the file's content, so it reads the
+ * same index), as git reads it. Returns false, with nothing written, where git must do it (see the file's
+ * comment; with patterns also a link among the files, an attributes file, a name that is not UTF-8).
  */
-export async function checkoutWithoutGit(repo: Repo, branch: string, commit: string): Promise<boolean> {
+export async function checkoutWithoutGit(repo: Repo, branch: string, commit: string, then?: TreeAfter): Promise<boolean> {
   const gitDir = repo.gitDir;
   const ref = `refs/heads/${branch}`;
   const reader = repo.reader;
   if (!repo.ownGitDir || reader === null || !writesObjects(gitDir) || !OID.test(commit) || headBranch(gitDir) !== ref) return false;
-  if (!fresh(gitDir, repo.dir, ref)) return false;
+  if (!fresh(gitDir, repo.dir, ref) || (then !== undefined && (!OID.test(then.tree) || !absent(then.treeIndex)))) return false;
+  const patterns = exactPatterns(gitDir);
   const settings = knownSettings(gitDir);
   const who = settings === null ? null : reflogIdentity(settings);
-  if (who === null) return false;
+  if (who === null || patterns === null) return false;
   const object = await reader.read(commit);
   const tree = object?.type === "commit" ? /^tree ([0-9a-f]{40})\n/.exec(object.content.toString("latin1"))?.[1] : undefined;
   if (object?.oid !== commit || tree === undefined) return false;
   const whole = await readWholeTree(repo, tree);
-  if (whole === null) return false;
+  const after = then === undefined ? whole : await readWholeTree(repo, then.tree);
+  if (whole === null || after === null) return false;
+  const written = after.records.filter((r) => included(r.path, patterns));
+  if (patterns.size > 0) {
+    const all = [...whole.records, ...after.records];
+    if (all.some((r) => !Buffer.from(r.path, "utf8").equals(r.name) || /(?:^|\/)\.gitattributes$/.test(r.path))) return false;
+    if (written.some((r) => r.mode === "120000")) return false;
+  }
+  const texts = await Promise.all(written.map((r) => reader.read(r.oid)));
+  if (texts.some((t) => t?.type !== "blob")) return false;
+  const flagged = (records: IndexRecord[]): IndexRecord[] => records.map((r) => (included(r.path, patterns) ? { ...r, extended: 0 } : r)).sort(indexOrder);
   const folders = branch.split("/").slice(0, -1);
   if (!makeRealFolders(gitDir, ["refs", "heads", ...folders]) || !makeRealFolders(gitDir, ["logs", "refs", "heads", ...folders])) return false;
-  if (!writeIndexFile(gitDir, whole.records.sort(indexOrder), [treeExtension(whole.cache)])) return false;
-  if (!replaceThroughLock(path.join(gitDir, ...ref.split("/")), `${commit}\n`)) {
-    rmSync(path.join(gitDir, "index"), { force: true });
-    return false;
+  // From here on the sandbox is written; a folder of the work tree that turns out not to be one is a fault, not a case for git.
+  for (const [i, r] of written.entries()) {
+    if (!makeRealFolders(repo.dir, r.path.split("/").slice(0, -1))) throw new GitGoodError("INTERNAL", `a folder of ${r.path} in the sandbox's work tree is not a folder`);
+    writeNewFile(path.join(repo.dir, r.path), texts[i]?.content ?? Buffer.alloc(0), r.mode === "100755" ? 0o777 : 0o666);
   }
+  if (then !== undefined) writeNewFile(then.treeIndex, indexFileBytes(flagged(after.records), [treeExtension(after.cache)]));
+  if (!writeIndexFile(gitDir, flagged(whole.records), [treeExtension(whole.cache)])) throw new GitGoodError("INTERNAL", "the sandbox's index is locked");
+  if (!replaceThroughLock(path.join(gitDir, ...ref.split("/")), `${commit}\n`)) throw new GitGoodError("INTERNAL", `the sandbox's ${ref} is locked`);
   // HEAD is on the branch, so the branch's creation is also a line of HEAD's log.
   const created = `${ZERO} ${commit} ${who}\tbranch: Created from ${commit}\n`;
   writeNewFile(path.join(gitDir, "logs", ...ref.split("/")), created);

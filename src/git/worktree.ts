@@ -129,6 +129,17 @@ export async function checkoutTreeOnly(repo: Repo, tree: string, treeIndex: stri
 }
 
 /**
+ * `checkoutBranch(branch, rev)` and then `checkoutTreeOnly(tree, treeIndex)`: HEAD and the index at `rev`
+ * on `branch`, the work tree at `tree` and that tree's index in `treeIndex`. On a fresh tool-only sandbox
+ * both are written without git where that gives what git gives (own-checkout.ts).
+ */
+export async function checkoutBranchAndTree(repo: Repo, branch: string, rev: string, tree: string, treeIndex: string): Promise<void> {
+  if (await checkoutWithoutGit(repo, branch, rev, { tree, treeIndex })) return;
+  await checkoutBranch(repo, branch, rev);
+  await checkoutTreeOnly(repo, tree, treeIndex);
+}
+
+/**
  * Makes the index of gitgood's own git directory a copy of the index file `file` (one git wrote, such as
  * `checkoutTreeOnly`'s), through `index.lock` as git does. False, with nothing changed, for another git
  * directory, a missing file or a lock already taken.

@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkoutWithoutGit } from "../../src/git/own-checkout.js";
 import type { WorkTreeMode } from "../../src/git/shared-clone.js";
-import { checkoutBranch } from "../../src/git/worktree.js";
-import { Fixture } from "../helpers/fixture.js";
+import { checkOutOnly } from "../../src/git/sparse.js";
+import { checkoutBranch, checkoutBranchAndTree, checkoutTreeOnly } from "../../src/git/worktree.js";
+import { Fixture, fixtureEnv } from "../helpers/fixture.js";
 import { countGitProcesses } from "../helpers/git-count.js";
 import { clockless, filesBelow, gitOn, ownSandboxes, type OwnSandbox } from "../helpers/own-sandbox.js";
 
@@ -52,6 +54,8 @@ type Side = OwnSandbox;
 const sandboxes = ownSandboxes();
 const sandboxOf = (from: Fixture, workTree: WorkTreeMode = "tools"): Promise<Side> => sandboxes.make(from, BRANCH, workTree);
 const git = gitOn;
+const gitWith = (side: Side, env: Record<string, string>, ...args: string[]): string =>
+  execFileSync("git", args, { env: fixtureEnv({ GIT_DIR: side.own, GIT_WORK_TREE: side.work, ...env }), cwd: side.work }).toString("utf8");
 
 /** What git and the file system say of a sandbox after its checkout (the index's bytes, or with files written its entries and flags). */
 function seen(side: Side, written = false): Record<string, unknown> {
@@ -126,6 +130,41 @@ describe("the first checkout of a tool-only sandbox without git", () => {
     expect(await checkoutWithoutGit(short.repo, BRANCH, varied.slice(0, 12))).toBe(false);
     expect(existsSync(path.join(short.own, "index"))).toBe(false);
     await Promise.all([again.repo.close(), short.repo.close()]);
+  });
+
+  it("with patterns naming files (ICC's), writes them as the tree checked out next holds them, and git reads both indexes as after its own checkout and read-tree", async () => {
+    const f = Fixture.copyOf(source);
+    fixtures.push(f);
+    const base = f.head();
+    f.commit("tip", { "a.txt": "a dot, changed\n", "b/one": null, "new/deeper/file.txt": "new\n", "zz/file.txt": "zz, same size\n", "a-b/y": null, "a-b/y/inner": "now a folder\n" });
+    chmodSync(path.join(f.dir, "tool.sh"), 0o755);
+    f.write({ "tool.sh": "#!/bin/sh\necho tip\n" });
+    f.git("add", "-A");
+    f.git("commit", "-q", "-m", "tip, tool executable");
+    const tip = f.git("rev-parse", "HEAD^{tree}").trim();
+    const changed = f.git("diff", "--name-only", "-z", base, tip).split("\0").filter((p) => p !== "");
+    const [byGit, own] = [await sandboxOf(f), await sandboxOf(f)];
+    const treeIndex = (side: Side): string => path.join(path.dirname(side.own), "tip-index");
+    for (const side of [byGit, own]) checkOutOnly(side.own, [...changed, "caf\u00e9/na\u00efve.txt"]);
+    await byGit.repo.run(["checkout", "-q", "-B", BRANCH, base]);
+    await checkoutTreeOnly(byGit.repo, tip, treeIndex(byGit));
+    const { processes } = await countGitProcesses(() => checkoutBranchAndTree(own.repo, BRANCH, base, tip, treeIndex(own)));
+    await Promise.all([byGit.repo.close(), own.repo.close()]);
+    expect(processes).toBe(0);
+    const after = (side: Side): Record<string, unknown> => {
+      const withTip = { GIT_INDEX_FILE: treeIndex(side) };
+      const work = filesBelow(side.work).map((p) => (p.endsWith("/") ? p : `${p} ${(lstatSync(path.join(side.work, p)).mode & 0o777).toString(8)} ${readFileSync(path.join(side.work, p), "utf8")}`));
+      return {
+        ...seen(side, true),
+        work,
+        cached: git(side, "diff", "--cached"),
+        tipIndex: gitWith(side, withTip, "ls-files", "-s", "-t"),
+        tipStatus: gitWith(side, withTip, "status", "--porcelain=v1", "-uall"),
+        tipDiff: gitWith(side, withTip, "diff"),
+      };
+    };
+    expect(after(own)).toEqual(after(byGit));
+    expect(String(after(own).work)).toContain("tool.sh 755 #!/bin/sh\necho tip");
   });
 
   it("a setting it does not know, or one that changes what git writes, is left to git", async () => {
