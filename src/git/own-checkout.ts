@@ -123,7 +123,7 @@ export function absent(p: string): boolean {
   }
 }
 
-export function isRealDir(p: string): boolean {
+export function isRealDir(p: string | Buffer): boolean {
   try {
     return lstatSync(p).isDirectory();
   } catch {
@@ -273,11 +273,11 @@ export async function readWholeTree(repo: Repo, tree: string): Promise<{ records
   return { records, cache: root };
 }
 
-/** Makes each folder of `parts` below `base` (a real folder), never going through a link; false when one is not a real folder. */
-export function makeRealFolders(base: string, parts: readonly string[]): boolean {
-  let at = base;
+/** Makes each folder of `parts` (names, or their bytes) below `base` (a real folder), never going through a link; false when one is not a real folder. */
+export function makeRealFolders(base: string, parts: readonly (string | Buffer)[]): boolean {
+  let at = Buffer.from(base);
   for (const part of parts) {
-    at = path.join(at, part);
+    at = Buffer.concat([at, Buffer.from("/"), typeof part === "string" ? Buffer.from(part) : part]);
     try {
       mkdirSync(at);
     } catch (err) {

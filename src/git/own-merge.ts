@@ -148,8 +148,8 @@ export async function mergeWithoutGitMerge(repo: Repo, commit: string): Promise<
 
   // From here on the sandbox is written; a folder that turns out not to be one is a fault, not a case for git.
   for (const [i, name] of conflicted.entries()) {
-    const parts = name.toString("latin1").split("/");
-    const folders = parts.slice(0, -1);
+    const folders: Buffer[] = [];
+    for (let at = 0, slash = name.indexOf(0x2f); slash !== -1; at = slash + 1, slash = name.indexOf(0x2f, at)) folders.push(name.subarray(at, slash));
     if (!makeRealFolders(repo.dir, folders)) throw new GitGoodError("INTERNAL", `a folder of ${name.toString("utf8")} in the sandbox's work tree is not a folder`);
     const result = results[i] as IndexRecord;
     const file = Buffer.concat([Buffer.from(`${repo.dir}/`), name]);

@@ -33,6 +33,7 @@ function conflicting(): { f: Fixture; ours: string; theirs: string } {
   f.commit("base", {
     "calc.py": "a = 1\nb = 2\nc = 3\n",
     "pkg/deep/io.py": "read\nwrite\n",
+    "dossier \u00e9t\u00e9/notes.txt": "n\n",
     "caf\u00e9 n\u00e4me.txt": "one\n",
     "run.sh": "#!/bin/sh\necho base\n",
     "gone.txt": "g\n",
@@ -50,6 +51,7 @@ function conflicting(): { f: Fixture; ours: string; theirs: string } {
   const theirs = f.commit("theirs", {
     "calc.py": "a = 1\nb = 3\nc = 3\n",
     "pkg/deep/io.py": "read side\nwrite\n",
+    "dossier \u00e9t\u00e9/notes.txt": "side\n",
     "caf\u00e9 n\u00e4me.txt": "side\n",
     "run.sh": "#!/bin/sh\necho side\n",
     "gone.txt": "changed on the side\n",
@@ -63,6 +65,7 @@ function conflicting(): { f: Fixture; ours: string; theirs: string } {
   const ours = f.commit("ours", {
     "calc.py": "a = 1\nb = 4\nc = 3\n",
     "pkg/deep/io.py": "read ours\nwrite\n",
+    "dossier \u00e9t\u00e9/notes.txt": "ours\n",
     "caf\u00e9 n\u00e4me.txt": "ours\n",
     "run.sh": "#!/bin/sh\necho ours\n",
     "gone.txt": null,
