@@ -47,10 +47,10 @@ const ENV_OVERRIDES = [
 /** The settings this writer knows, with the value it needs where the value changes what git writes (null: any value). */
 const KNOWN_SETTINGS = new Map<string, string | null>([
   ["core.repositoryformatversion", "0"],
-  ["core.filemode", null],
+  ["core.filemode", "true"],
   ["core.bare", "false"],
   ["core.logallrefupdates", "true"],
-  ["core.autocrlf", null],
+  ["core.autocrlf", "false"],
   ["core.safecrlf", null],
   ["core.quotepath", null],
   ["core.sparsecheckout", "true"],
@@ -123,6 +123,7 @@ export function absent(p: string): boolean {
   }
 }
 
+/** Whether `p` is a folder itself (not a link to one). */
 export function isRealDir(p: string | Buffer): boolean {
   try {
     return lstatSync(p).isDirectory();

@@ -168,9 +168,16 @@ describe("the first checkout of a tool-only sandbox without git", () => {
   });
 
   it("a setting it does not know, or one that changes what git writes, is left to git", async () => {
-    for (const setting of ["[index]\n\tversion = 4\n", "[feature]\n\tmanyFiles = true\n", "[core]\n\tsparseCheckoutCone = true\n", '[include]\n\tpath = "x"\n']) {
+    const added = ["[index]\n\tversion = 4\n", "[feature]\n\tmanyFiles = true\n", "[core]\n\tsparseCheckoutCone = true\n", '[include]\n\tpath = "x"\n'];
+    const changes = [
+      ...added.map((setting) => (config: string) => config + setting),
+      (config: string) => config.replace("autocrlf = false", "autocrlf = true"),
+      (config: string) => config.replace("filemode = true", "filemode = false"),
+    ];
+    for (const change of changes) {
       const side = await sandboxOf(source);
-      writeFileSync(path.join(side.own, "config"), readFileSync(path.join(side.own, "config"), "utf8") + setting);
+      const setting = change(readFileSync(path.join(side.own, "config"), "utf8"));
+      writeFileSync(path.join(side.own, "config"), setting);
       expect(await checkoutWithoutGit(side.repo, BRANCH, varied), setting).toBe(false);
       expect(existsSync(path.join(side.own, "index"))).toBe(false);
       await side.repo.close();
