@@ -155,7 +155,7 @@ export async function mergeWithoutGitMerge(repo: Repo, commit: string): Promise<
     const file = Buffer.concat([Buffer.from(`${repo.dir}/`), name]);
     writeNewFile(file, texts[i]?.content ?? Buffer.alloc(0), result.mode === "100755" ? 0o777 : 0o666);
   }
-  const shortBranch = (branch).slice("refs/heads/".length);
+  const shortBranch = branch.slice("refs/heads/".length);
   const listed = records.filter((r, i) => r.stage > 0 && !records[i - 1]?.name.equals(r.name)).map((r) => Buffer.concat([Buffer.from("#\t"), r.name, Buffer.from("\n")]));
   writeNewFile(path.join(gitDir, "ORIG_HEAD"), `${ours}\n`);
   writeNewFile(path.join(gitDir, "MERGE_HEAD"), `${commit}\n`);
