@@ -4,11 +4,12 @@ import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { headBranch, identLine } from "./commit-write.js";
 import type { IndexRecord } from "./index-file.js";
-import { indexFileBytes, indexOrder, writeIndexFile } from "./index-write.js";
+import { indexFileBytes, indexOrder } from "./index-write.js";
 import { replaceThroughLock } from "./lock-file.js";
 import { writesObjects } from "./object-write.js";
 import type { Repo } from "./repo.js";
-import { parseTree } from "./treewalk.js";
+import type { GitObject } from "./catfile.js";
+import { parseTree, type TreeObjectEntry } from "./treewalk.js";
 
 /*
  * The first checkout of a tool-only sandbox (`git checkout -q -B BRANCH COMMIT` in gitgood's own git
@@ -224,10 +225,44 @@ export function treeExtension(root: CachedTree): Buffer {
 
 /** The stat data git leaves on an entry it did not write to the work tree: zeros but the mode. */
 export function unwrittenStat(mode: string): Buffer {
-  const stat = Buffer.alloc(40);
-  stat.writeUInt32BE(parseInt(mode, 8), 24);
+  let stat = unwrittenStats.get(mode);
+  if (stat === undefined) {
+    stat = Buffer.alloc(40);
+    stat.writeUInt32BE(parseInt(mode, 8), 24);
+    unwrittenStats.set(mode, stat);
+  }
   return stat;
 }
+
+/** The trees a sandbox's writers have read through its reader, parsed, by id (a tree never changes), and how many bytes they held. */
+const treeMemo = new WeakMap<Repo, { byOid: Map<string, TreeObjectEntry[]>; bytes: number }>();
+/** The most tree bytes kept per repository handle. */
+const TREE_MEMO_BYTES = 16 * 1024 * 1024;
+
+function treesRead(repo: Repo): Map<string, TreeObjectEntry[]> {
+  return treeMemo.get(repo)?.byOid ?? new Map();
+}
+
+/** The entries of `object` when it is the tree `oid` (kept for the next walk of the same handle), else null. */
+function treeRead(repo: Repo, oid: string, object: GitObject | null): TreeObjectEntry[] | null {
+  if (object?.type !== "tree" || object.oid !== oid) return null;
+  let entries: TreeObjectEntry[];
+  try {
+    entries = parseTree(object.content, 20);
+  } catch {
+    return null;
+  }
+  let memo = treeMemo.get(repo);
+  if (!memo) treeMemo.set(repo, (memo = { byOid: new Map(), bytes: 0 }));
+  if (memo.bytes + object.content.length <= TREE_MEMO_BYTES) {
+    memo.byOid.set(oid, entries);
+    memo.bytes += object.content.length;
+  }
+  return entries;
+}
+
+/** One 40-byte stat field per mode: entries share it (it is only ever read). */
+const unwrittenStats = new Map<string, Buffer>();
 
 /**
  * Every file of `tree` as a skip-worktree index entry and the cache of its trees, read through the
@@ -241,22 +276,18 @@ export async function readWholeTree(repo: Repo, tree: string): Promise<{ records
   const root: CachedTree = { name: Buffer.alloc(0), entries: 0, oid: tree, folders: [] };
   let level: { node: CachedTree; prefix: Buffer; chain: CachedTree[] }[] = [{ node: root, prefix: Buffer.alloc(0), chain: [root] }];
   while (level.length > 0) {
-    const objects = await Promise.all(level.map((l) => reader.read(l.node.oid)));
+    const known = treesRead(repo);
+    const objects = await Promise.all(level.map(async (l) => known.get(l.node.oid) ?? treeRead(repo, l.node.oid, await reader.read(l.node.oid))));
     const next: typeof level = [];
-    for (const [i, object] of objects.entries()) {
+    for (const [i, entries] of objects.entries()) {
       const { node, prefix, chain } = level[i] as (typeof level)[number];
-      if (object?.type !== "tree") return null;
-      let entries;
-      try {
-        entries = parseTree(object.content, 20);
-      } catch {
-        return null;
-      }
+      if (entries === null) return null;
       for (const [j, e] of entries.entries()) {
         const before = entries[j - 1];
         if (before !== undefined && !(before.key < e.key)) return null;
-        const nameBytes = Buffer.from(e.mode === TREE_MODE ? e.key.slice(0, -1) : e.key, "latin1");
-        if (!plainName(nameBytes.toString("latin1"), e.mode)) return null;
+        const latin1 = e.mode === TREE_MODE ? e.key.slice(0, -1) : e.key;
+        if (!plainName(latin1, e.mode)) return null;
+        const nameBytes = Buffer.from(latin1, "latin1");
         const full = Buffer.concat([prefix, nameBytes]);
         if (e.mode === TREE_MODE) {
           const folder: CachedTree = { name: nameBytes, entries: 0, oid: e.oid, folders: [] };
@@ -299,6 +330,14 @@ export function writeNewFile(file: string | Buffer, content: string | Buffer, mo
   }
 }
 
+/** The commit each handle's checkout here was made at, and the bytes of the index it wrote. */
+const written = new WeakMap<Repo, { commit: string; index: Buffer }>();
+
+/** What `checkoutWithoutGit` wrote through `repo`: the commit and the index file's bytes (undefined where git checked out). */
+export function writtenCheckout(repo: Repo): { commit: string; index: Buffer } | undefined {
+  return written.get(repo);
+}
+
 /** Where a checkout goes on to: a tree the work tree is to hold, and the file its index is written to (`checkoutTreeOnly`). */
 interface TreeAfter {
   tree: string;
@@ -334,24 +373,26 @@ export async function checkoutWithoutGit(repo: Repo, branch: string, commit: str
   const whole = await readWholeTree(repo, tree);
   const after = then === undefined ? whole : await readWholeTree(repo, then.tree);
   if (whole === null || after === null) return false;
-  const written = after.records.filter((r) => included(r.path, patterns));
+  const files = after.records.filter((r) => included(r.path, patterns));
   if (patterns.size > 0) {
     const all = [...whole.records, ...after.records];
     if (all.some((r) => !Buffer.from(r.path, "utf8").equals(r.name) || /(?:^|\/)\.gitattributes$/.test(r.path))) return false;
-    if (written.some((r) => r.mode === "120000")) return false;
+    if (files.some((r) => r.mode === "120000")) return false;
   }
-  const texts = await Promise.all(written.map((r) => reader.read(r.oid)));
+  const texts = await Promise.all(files.map((r) => reader.read(r.oid)));
   if (texts.some((t) => t?.type !== "blob")) return false;
   const flagged = (records: IndexRecord[]): IndexRecord[] => records.map((r) => (included(r.path, patterns) ? { ...r, extended: 0 } : r)).sort(indexOrder);
   const folders = branch.split("/").slice(0, -1);
   if (!makeRealFolders(gitDir, ["refs", "heads", ...folders]) || !makeRealFolders(gitDir, ["logs", "refs", "heads", ...folders])) return false;
   // From here on the sandbox is written; a folder of the work tree that turns out not to be one is a fault, not a case for git.
-  for (const [i, r] of written.entries()) {
+  for (const [i, r] of files.entries()) {
     if (!makeRealFolders(repo.dir, r.path.split("/").slice(0, -1))) throw new GitGoodError("INTERNAL", `a folder of ${r.path} in the sandbox's work tree is not a folder`);
     writeNewFile(path.join(repo.dir, r.path), texts[i]?.content ?? Buffer.alloc(0), r.mode === "100755" ? 0o777 : 0o666);
   }
   if (then !== undefined) writeNewFile(then.treeIndex, indexFileBytes(flagged(after.records), [treeExtension(after.cache)]));
-  if (!writeIndexFile(gitDir, flagged(whole.records), [treeExtension(whole.cache)])) throw new GitGoodError("INTERNAL", "the sandbox's index is locked");
+  const index = indexFileBytes(flagged(whole.records), [treeExtension(whole.cache)]);
+  if (!replaceThroughLock(path.join(gitDir, "index"), index)) throw new GitGoodError("INTERNAL", "the sandbox's index is locked");
+  written.set(repo, { commit, index });
   if (!replaceThroughLock(path.join(gitDir, ...ref.split("/")), `${commit}\n`)) throw new GitGoodError("INTERNAL", `the sandbox's ${ref} is locked`);
   // HEAD is on the branch, so the branch's creation is also a line of HEAD's log.
   const created = `${ZERO} ${commit} ${who}\tbranch: Created from ${commit}\n`;

@@ -5,7 +5,7 @@ import { headBranch } from "./commit-write.js";
 import type { IndexRecord } from "./index-file.js";
 import { indexFileBytes, indexOrder, writeIndexFile } from "./index-write.js";
 import { writesObjects } from "./object-write.js";
-import { absent, isRealDir, knownSettings, makeRealFolders, readWholeTree, treeExtension, unwrittenStat, writeNewFile, type CachedTree } from "./own-checkout.js";
+import { absent, isRealDir, knownSettings, makeRealFolders, readWholeTree, treeExtension, unwrittenStat, writeNewFile, writtenCheckout, type CachedTree } from "./own-checkout.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 
 /*
@@ -84,21 +84,26 @@ function invalidate(root: CachedTree, name: Buffer): void {
   }
 }
 
-/** The commit HEAD is at, when the index is exactly what `checkoutWithoutGit` writes for it (nothing staged, no file written); else null. */
+/**
+ * The commit HEAD is at, when the index is exactly what `checkoutWithoutGit` writes for it (nothing staged,
+ * no file written): compared with the bytes it wrote through this handle, or where git checked out, with
+ * those it would write; else null.
+ */
 async function freshCheckout(repo: Repo): Promise<string | null> {
   const reader = repo.reader;
   const head = await reader?.read("HEAD");
   const tree = head?.type === "commit" ? /^tree ([0-9a-f]{40})\n/.exec(head.content.toString("latin1"))?.[1] : undefined;
   if (!head || tree === undefined) return null;
-  const whole = await readWholeTree(repo, tree);
-  if (whole === null) return null;
   let index: Buffer;
   try {
     index = readFileSync(path.join(repo.gitDir, "index"));
   } catch {
     return null;
   }
-  return index.equals(indexFileBytes(whole.records, [treeExtension(whole.cache)])) ? head.oid : null;
+  const mine = writtenCheckout(repo);
+  if (mine?.commit === head.oid) return index.equals(mine.index) ? head.oid : null;
+  const whole = await readWholeTree(repo, tree);
+  return whole !== null && index.equals(indexFileBytes(whole.records, [treeExtension(whole.cache)])) ? head.oid : null;
 }
 
 /** Whether a merge may be written here: gitgood's own SHA-1 git directory with known settings, no operation, no pattern, an empty work tree. */

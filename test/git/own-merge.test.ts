@@ -117,6 +117,18 @@ describe("a tool-only sandbox's merge through git merge-tree", () => {
     expect(() => gitOn(own, "fsck", "--strict", "--no-dangling")).not.toThrow();
   });
 
+  it("after git's own checkout (the index is compared with the one gitgood would write) the merge is written the same way", async () => {
+    const { f, ours, theirs } = conflicting();
+    const byGit = await sandboxes.make(f, BRANCH);
+    await byGit.repo.run(["checkout", "-q", "-B", BRANCH, ours]);
+    const { result, processes } = await countGitProcesses(() => mergeNoCommit(byGit.repo, theirs));
+    const own = (await byGitAndOwn(f, ours, theirs)).own;
+    await byGit.repo.close();
+    expect([result, processes]).toEqual([false, 1]);
+    const { state, index, work } = seen(byGit);
+    expect({ state, index, work }).toEqual((({ state, index, work }) => ({ state, index, work }))(seen(own)));
+  });
+
   it("a clean merge, a rename conflict or an attributes file is left to git merge, with git's result", async () => {
     const renamed = new Fixture();
     fixtures.push(renamed);
