@@ -19,9 +19,9 @@ export * from "./spec-registry.js";
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
- * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
- * the selection of samples and scenarios, the judges, how models are asked, the agent's prices and the isolation
- * asked for are declared this way; the other settings (the agent, the samples, the families' options) still
+ * budget, repeats, the memory variant, the shard, what trajectories keep of model requests), what each
+ * sandbox gets (history, the MCR tools) and the selection of samples and scenarios, the judges, how models
+ * are asked, the agent's prices and the isolation asked for are declared this way; the other settings (the agent, the samples, the families' options) still
  * travel their older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
