@@ -1,7 +1,6 @@
 import { Command, Option } from "commander";
 import { agentNames } from "../agents/index.js";
 import { TOOLS_MODES } from "../agents/presets/index.js";
-import { RECORD_MODEL_IO } from "../proxy/index.js";
 import { scenarioNames } from "../scenarios/registry.js";
 import { numberOption, positiveIntOption } from "../util/options.js";
 import { addSpecOptions } from "./spec-options.js";
@@ -25,15 +24,10 @@ export function addRunOptions(cmd: Command): Command {
     .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
     .option("--agent-version <version>", "the npm version of a CLI-agent preset (claude-code, opencode) to install and run instead of its pinned one")
     .addOption(new Option("--tools <mode>", "how a CLI-agent preset gets a scenario's tools: over MCP, through its own shell (gitgood tool), or both (default both)").choices(TOOLS_MODES))
-    .addOption(
-      new Option("--record-model-io <mode>", "what the trajectory keeps of each model request an external agent makes through gitgood's model proxy: digest (message count and hash) or full (the messages)")
-        .choices(RECORD_MODEL_IO)
-        .default("digest"),
-    )
     .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
   // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard,
-  // --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, --judge,
+  // --record-model-io, --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, --judge,
   // how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache, --price-in, --price-out,
   // and the isolation: --isolation, --network, --docker-image, --allow-read, --pass-env).
   addSpecOptions(cmd, "choice")

@@ -22,7 +22,7 @@ import type { ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familyScenarioSettings, finishFamilies, prepareFamilies } from "../families/options.js";
-import { specFromOptions } from "../runs/spec.js";
+import { RECORD_MODEL_IO, specFromOptions, specValue } from "../runs/spec.js";
 import { repeatable } from "../util/options.js";
 import { matrixCells } from "../runs/matrix.js";
 import type { ResultRecord } from "../runs/record.js";
@@ -68,7 +68,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   let tools: ToolHostServer | null = null;
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
   // External agents reach their model through the run's recording proxy, started with their first attempt.
-  const proxy = new RunProxy({ upstreams: upstreamsFromEnv(), cache: models.cache, connections: models.connections, record: flags.recordModelIo });
+  const proxy = new RunProxy({ upstreams: upstreamsFromEnv(), cache: models.cache, connections: models.connections, record: specValue(spec, RECORD_MODEL_IO) });
   const agentSpec: AgentSpec = {
     name: prepared.agent,
     model: flags.model ?? null,
@@ -169,7 +169,6 @@ function queueExecutorFor(
   return ({ config }) => {
     const base = ticketBase(config, {
       agent,
-      recordModelIo: flags.recordModelIo,
       modelPrices: config.config?.prices ?? {},
       agentModel: agentModel ?? null,
     });

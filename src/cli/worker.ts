@@ -8,7 +8,7 @@ import { cloner } from "../queue/clone.js";
 import { GitGoodError } from "../errors.js";
 import { connectRedis } from "../queue/connection.js";
 import { checkClone } from "../queue/executor.js";
-import { CACHE, MAX_CONNECTIONS, TIMEOUT, isolationLimits, isolationRequest, specFromOptions, specValue } from "../runs/spec.js";
+import { CACHE, MAX_CONNECTIONS, RECORD_MODEL_IO, isolationLimits, specFromOptions, specValue } from "../runs/spec.js";
 import { addSpecOptions } from "./spec-options.js";
 import { NAMED_ONLY_AGENTS, checkPolicy, type WorkerPolicy } from "../queue/policy.js";
 import { queueSecret } from "../queue/secret.js";
@@ -141,10 +141,9 @@ export function workerCommand(io: CliIO): Command {
             const plain = modelOptionsOf({ ...ticket.spec, [MAX_CONNECTIONS.key]: null });
             const max = specValue(ticket.spec, MAX_CONNECTIONS);
             const models = max === null ? plain : { ...plain, connections: sharedLimit(max) };
-            const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, ticket.record_model_io, models);
-            // The isolation and jail limits the ticket's spec asks for, which checkPolicy found within this worker's.
-            const isolation = chooseIsolation(isolationRequest(ticket.spec, specValue(ticket.spec, TIMEOUT)));
-            return runTicket(ticket, { where, models, proxy, packs, sources, isolation, settings: ticketScenarioSettings });
+            const proxy = proxies.for(`${max ?? "-"} ${specValue(ticket.spec, CACHE)}`, specValue(ticket.spec, RECORD_MODEL_IO), models);
+            // runTicket gives the job the isolation and jail limits its spec asks for, which checkPolicy found within this worker's.
+            return runTicket(ticket, { where, models, proxy, packs, sources, settings: ticketScenarioSettings });
           },
         });
         io.stderr.write(`gitgood worker ${worker.id}: taking jobs from ${address.name} at ${address.shown}, ${flags.concurrency} at a time (stop with Ctrl-C)\n`);

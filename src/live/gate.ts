@@ -99,8 +99,7 @@ export async function runGate(
       agent,
       store,
       jobs: opts.jobs,
-      timeoutSeconds: GATE_TIMEOUT_SECONDS,
-      maxTurns: GATE_MAX_TURNS,
+      spec: { timeout_s: GATE_TIMEOUT_SECONDS, max_turns: GATE_MAX_TURNS },
       judges: [],
       settings: opts.settings,
     });

@@ -33,10 +33,8 @@ async function attempts(family: FamilyDefinition, fixture: FamilyFixture, sample
       agent,
       store: RunStore.open(path.join(out, "run"), runConfig({ samples: ["conformance"], agent: agent.name }, (p) => p)),
       jobs: 1,
-      timeoutSeconds: 300,
-      maxTurns: 50,
       judges: [],
-      spec: { scenarios },
+      spec: { scenarios, timeout_s: 300, max_turns: 50 },
       settings: fixture.settings,
     });
     return summary.records.filter((r) => scenarios.includes(r.scenario));

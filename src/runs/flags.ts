@@ -1,5 +1,4 @@
 import type { ToolsMode } from "../agents/presets/index.js";
-import type { RecordModelIo } from "../proxy/index.js";
 
 /*
  * The flags the verbs that set up sandboxes and run agents (`run`, `bench`, `score`, `env`, `mcp`) parse
@@ -26,8 +25,6 @@ export interface RunFlags {
   url?: string;
   jobs: number;
   out?: string;
-  /** What the trajectory keeps of each model request an external agent makes through the proxy (`--record-model-io`). */
-  recordModelIo: RecordModelIo;
   /** The version of a CLI-agent preset (`--agent-version`). */
   agentVersion?: string;
   /** How a CLI-agent preset gets the scenario's tools (`--tools`). */

@@ -3,7 +3,7 @@ import type { ModelClient } from "../model/types.js";
 import type { RepoLocator } from "../dataset/clones.js";
 import type { Sample } from "../dataset/sample.js";
 import { RepoPool } from "../git/repo-pool.js";
-import { SCENARIOS, specValue, type RunSpec } from "./spec.js";
+import { MAX_TURNS, MEMORY, REPEATS, SCENARIOS, SHARD, TIMEOUT, specValue, type RunSpec } from "./spec.js";
 import type { Isolation } from "../sandbox/isolation.js";
 import { GitGoodError } from "../errors.js";
 import { budgetOf, checkBudgetPrices } from "./budget.js";
@@ -12,7 +12,7 @@ import type { ResultRecord } from "./record.js";
 import type { Prices } from "../model/prices.js";
 import { planJobs } from "./plan.js";
 import { checkModels, checkRepositories } from "./preflight.js";
-import { shardJobs, type Shard } from "./shard.js";
+import { shardJobs } from "./shard.js";
 import type { Scoring } from "./settle.js";
 import type { Job } from "./types.js";
 import { LiveTurns } from "./live.js";
@@ -32,10 +32,6 @@ export interface RunOptions {
   store: RunStore;
   /** Attempts at once. */
   jobs: number;
-  /** Per sample × scenario, seconds. */
-  timeoutSeconds: number;
-  /** Most model turns an agent gets per attempt. */
-  maxTurns: number;
   /** The models that judge histories pairwise (none: unjudged). */
   judges: readonly ModelClient[];
   /** Prices of the agent's model (`--price-in`/`--price-out`), when `modelPrices` has none for it. */
@@ -44,14 +40,20 @@ export interface RunOptions {
   modelPrices?: Readonly<Record<string, Prices>>;
   /** The agent's model name (an llm agent's), to find its prices in `modelPrices`. */
   agentModel?: string;
-  /** Runs of every sample × scenario (default 1); repeat r ≥ 1 is recorded under the key suffixed `#r`. */
-  repeats?: number;
-  /** Run every scenario twice: without and with the memory tools (agent name suffixed `+memory`). */
-  memory?: boolean;
   /**
-   * The run's settings (`runs/spec.ts`) the runner reads: `scenarios` (only these, by registry name, of each
-   * sample; default: every scenario it gives) and `history` (first-parent commits each sandbox gets below its
-   * starting point, or `full`; default 50). A setting it lacks is at its default.
+   * The run's settings (`runs/spec.ts`, keyed as run.json's `spec`), the one place the runner reads them from;
+   * a setting it lacks is at its default. Those of the attempts: `timeout_s` (seconds per sample × scenario,
+   * default 900), `max_turns` (model turns per attempt, default 40), `repeats` (runs of every sample × scenario,
+   * default 1; repeat r ≥ 1 is recorded under the key suffixed `#r`), `memory` (every scenario run twice,
+   * without and with the memory tools, the agent's name suffixed `+memory`), `shard` (only part
+   * `{index, count}` of the planned jobs, as `--shard K/N`; default: all of them); and `scenarios` (only
+   * these, by registry name, of each sample; default: every scenario it gives) and `history` (first-parent
+   * commits each sandbox gets below its starting point, or `full`; default 50).
+   *
+   * @example
+   * ```ts
+   * await runBenchmark({ samples, where, agent, store, jobs: 4, judges: [], spec: { timeout_s: 600, max_turns: 30, repeats: 3 } });
+   * ```
    */
   spec?: RunSpec;
   /** Scenario settings every sandbox is set up with (MCR: `mcrTools`). */
@@ -64,8 +66,6 @@ export interface RunOptions {
   checked?: boolean;
   /** Run again the attempts recorded with a system error (status `error`); their records and trajectories are replaced. */
   retryErrors?: boolean;
-  /** Only this part of the planned jobs (`--shard K/N`); default: all of them. */
-  shard?: Shard;
   /**
    * Where the jobs run (default: this process's pool, `jobs` at a time, after checking the repositories
    * and models). Another executor checks what it needs itself; its results reach the store through the
@@ -95,14 +95,19 @@ export interface RunSummary {
 
 /** The jobs a run's options plan: each sample × scenario the agent works (its shard's part), and how many it does not. */
 function runJobs(opts: Omit<RunOptions, "store">): { jobs: Job[]; unsupported: number } {
-  const planned = planJobs(opts.samples, opts.agent, { scenarios: specValue(opts.spec, SCENARIOS) ?? undefined, memory: opts.memory, repeats: opts.repeats });
-  return { jobs: opts.shard ? shardJobs(planned.jobs, opts.shard) : planned.jobs, unsupported: planned.unsupported };
+  const planned = planJobs(opts.samples, opts.agent, {
+    scenarios: specValue(opts.spec, SCENARIOS) ?? undefined,
+    memory: specValue(opts.spec, MEMORY),
+    repeats: specValue(opts.spec, REPEATS),
+  });
+  const shard = specValue(opts.spec, SHARD);
+  return { jobs: shard ? shardJobs(planned.jobs, shard) : planned.jobs, unsupported: planned.unsupported };
 }
 
 /** A wrong repository, endpoint, key or model name stops the run here, before any of `jobs` runs. */
 async function checkJobs(jobs: readonly Job[], opts: Omit<RunOptions, "store">, sources: RepoPool): Promise<void> {
   await checkRepositories(jobs.map((j) => j.sample), opts.where, (dir) => sources.get(dir));
-  await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, opts.timeoutSeconds);
+  await checkModels({ agent: opts.models ?? [], judges: opts.judges }, undefined, specValue(opts.spec, TIMEOUT));
 }
 
 /**
@@ -150,6 +155,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
   const planned = runJobs(opts);
   const jobs = planned.jobs;
   const prices = agentPricesOf(opts);
+  const timeoutSeconds = specValue(opts.spec, TIMEOUT);
   const scoring: Scoring = {
     judges: opts.judges,
     agent: opts.agent.name,
@@ -157,7 +163,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     priceOf: (model) => opts.modelPrices?.[model] ?? (model === opts.agentModel ? prices : undefined),
     settings: opts.settings,
     // Scoring gets as long again as the attempt had (a stalled judge cannot hold the run).
-    scoreTimeoutSeconds: opts.timeoutSeconds,
+    scoreTimeoutSeconds: timeoutSeconds,
   };
   const budget = budgetOf(RunStore.readConfig(opts.store.dir).spec);
   if (budget) checkBudget(opts, opts.executor !== undefined);
@@ -185,8 +191,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const ctx: JobContext = {
       agent: opts.agent,
       where: opts.where,
-      timeoutSeconds: opts.timeoutSeconds,
-      maxTurns: opts.maxTurns,
+      timeoutSeconds,
+      maxTurns: specValue(opts.spec, MAX_TURNS),
       spec: opts.spec,
       settings: opts.settings,
       isolation: opts.isolation,

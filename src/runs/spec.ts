@@ -5,6 +5,7 @@ import { GitGoodError } from "../errors.js";
 import type { Prices } from "../model/prices.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, DEFAULT_LIMITS, formatSize, isolationBackend, isolationHelp, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
+import { RECORD_MODEL_IO as MODEL_IO_RECORDS, type RecordModelIo } from "../proxy/index.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioNames, scenarioSet } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption } from "../util/options.js";
@@ -18,9 +19,9 @@ export * from "./spec-registry.js";
  * it. Import the registry from here, so that the built-in settings are always declared before anything
  * reads them. One declaration reaches the CLI, the configuration file, run.json's spec, queue tickets and
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
- * budget, repeats, the memory variant, the shard), what each sandbox gets (history, the MCR tools) and
- * the selection of samples and scenarios, the judges, how models are asked, the agent's prices and the isolation
- * asked for are declared this way; the other settings (the agent, the samples, the families' options) still
+ * budget, repeats, the memory variant, the shard, what trajectories keep of model requests), what each
+ * sandbox gets (history, the MCR tools) and the selection of samples and scenarios, the judges, how models
+ * are asked, the agent's prices and the isolation asked for are declared this way; the other settings (the agent, the samples, the families' options) still
  * travel their older ways (RunFlags → RunConfigInput → JobTicket).
  */
 
@@ -179,6 +180,30 @@ export const SHARD = defineRunSetting<Shard | null>({
     .nullable(),
   parse: (text) => parseShard(text),
   default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "attempts",
+});
+
+/**
+ * What the trajectory keeps of each model request an external agent (or a CLI-agent preset) makes through
+ * gitgood's recording model proxy: `digest`, the message count and a hash, or `full`, the messages. What is
+ * recorded, not what is evaluated: not part of the run's identity.
+ */
+export const RECORD_MODEL_IO = defineRunSetting<RecordModelIo>({
+  key: "record_model_io",
+  option: "record-model-io",
+  value: "<mode>",
+  help: "what the trajectory keeps of each model request an external agent makes through gitgood's model proxy: digest (message count and hash) or full (the messages)",
+  schema: z.enum(MODEL_IO_RECORDS),
+  parse: (text, option) => {
+    const mode = MODEL_IO_RECORDS.find((m) => m === text);
+    if (mode === undefined) throw new GitGoodError("BAD_OPTION", `${option} takes ${MODEL_IO_RECORDS.join(" or ")}, not '${text}'`);
+    return mode;
+  },
+  choices: MODEL_IO_RECORDS,
+  default: "digest",
   identity: false,
   request: "operator",
   kind: "choice",

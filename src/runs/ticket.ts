@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { agentProxied, agentUsesModel, createAgent, type Agent } from "../agents/index.js";
-import { RECORD_MODEL_IO, type RecordModelIo, type RunProxy } from "../proxy/index.js";
+import type { RunProxy } from "../proxy/index.js";
 import type { ToolHost } from "../agents/a2a.js";
 import { ResponseCache } from "../model/cache.js";
 import { ConnectionLimit } from "../model/connections.js";
@@ -59,11 +59,12 @@ const JobTicketSchema = z.object({
   /** The agent gets the memory tools. */
   memory: z.boolean(),
   agent: AgentSpecSchema,
-  /** What the trajectory keeps of an external agent's model requests (`--record-model-io` of the run). */
-  record_model_io: z.enum(RECORD_MODEL_IO),
   /**
    * The configuration file's environment specs (`envs:`; null: none), which the families' settings are
-   * made with where the ticket runs, as the run's own process makes them.
+   * made with where the ticket runs, as the run's own process makes them. Not a run setting: no option
+   * sets them, they are the configuration file's map of SWE environments by repository (a spec's
+   * `--env-spec` names one file of the kind), resolved against the file's folder, so they travel as the
+   * configuration holds them, as run.json's `config.envs` does.
    */
   envs: RunConfigParts.config.unwrap().shape.envs.unwrap().nullable(),
   /** Each model's prices, by name (the configuration's `prices:`); the spec's `price_in` and `price_out` are the agent's when both given. */
@@ -165,9 +166,10 @@ export interface TicketEnv {
  * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
  * the job otherwise than asked (unjudged, at another history depth, without the families' settings: `flags`,
  * the run verb's flags the families' settings were rebuilt from; at another temperature, at other prices, under
- * an isolation its worker's policy never saw), so such a ticket is refused.
+ * an isolation its worker's policy never saw, recording other than the run asked: `record_model_io`), so such a
+ * ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits", "flags", "models", "prices", "isolation"] as const;
+const MOVED_INTO_SPEC = ["judges", "history", "limits", "flags", "models", "prices", "isolation", "record_model_io"] as const;
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
@@ -240,17 +242,12 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
 
 /**
  * What every ticket of a run shares, from its run.json (the spec with the families' fragments, the
- * configuration's environment specs) and what run.json does not hold: the agent spec, what the
- * trajectory keeps of an external agent's model requests, and the models' prices.
+ * configuration's environment specs) and what run.json does not hold: the agent spec and the models' prices.
  */
-export function ticketBase(
-  config: RunConfig,
-  run: { agent: AgentSpec; recordModelIo: RecordModelIo; modelPrices: Record<string, Prices>; agentModel: string | null },
-): TicketBase {
+export function ticketBase(config: RunConfig, run: { agent: AgentSpec; modelPrices: Record<string, Prices>; agentModel: string | null }): TicketBase {
   return {
     run: config.identity,
     agent: run.agent,
-    record_model_io: run.recordModelIo,
     envs: config.config?.envs ?? null,
     model_prices: { ...run.modelPrices },
     agent_model: run.agentModel,

@@ -67,8 +67,7 @@ describe("a preset agent that misbehaves", () => {
         agent,
         store: RunStore.open(out, runConfig({ samples: ["t"], agent: agent.name }, (p) => p)),
         jobs: 4,
-        timeoutSeconds,
-        maxTurns: 5,
+        spec: { timeout_s: timeoutSeconds, max_turns: 5 },
         judges: [],
         isolation: chooseIsolation({ mode: "namespace" }),
       });

@@ -53,10 +53,8 @@ async function run(agent: Agent, memory = false): Promise<Outcome> {
     agent,
     store,
     jobs: 1,
-    timeoutSeconds: 600,
-    maxTurns: 200,
     judges: [],
-    memory,
+    spec: { timeout_s: 600, max_turns: 200, memory },
     settings,
   });
   return { records: summary.records, trajectory: (r) => store.readTrajectory(r.trajectory as string) as Trajectory };

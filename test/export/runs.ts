@@ -30,7 +30,7 @@ export async function buildExportRuns(): Promise<ExportFixture> {
     const dir = `${dirs.out}-${name}`;
     const agent = createAgent(agentName, { client });
     const store = RunStore.open(dir, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
-    await runBenchmark({ samples: which, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [] });
+    await runBenchmark({ samples: which, where: { repo: fx.dir }, agent, store, jobs: 1, spec: { timeout_s: 60, max_turns: 10 }, judges: [] });
     return dir;
   };
   const model = new ScriptedModelClient([

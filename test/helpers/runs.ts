@@ -75,7 +75,6 @@ export function tempDirs(): { out: string; cleanup: () => void } {
 export function builtInTicketBase(dir: string, agent = "oracle"): TicketBase {
   return ticketBase(RunStore.readConfig(dir), {
     agent: { name: agent, model: null, command: null, url: null, options: {} },
-    recordModelIo: "digest",
     modelPrices: {},
     agentModel: null,
   });

@@ -56,7 +56,7 @@ export async function buildLeaderboardRuns(names: { llm?: string } = {}): Promis
     const agent = createAgent(agentName, { client });
     const store = RunStore.open(dir, runConfig({ samples: ["merges.jsonl"], samplesDigest: digest, agent: agent.name, model, spec: { repeats: REPEATS, max_turns: 10 } }, (p) => p));
     await runBenchmark({
-      samples, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [], repeats: REPEATS,
+      samples, where: { repo: fx.dir }, agent, store, jobs: 1, judges: [], spec: { timeout_s: 60, max_turns: 10, repeats: REPEATS },
       // Dollars per million tokens: the scripted model's 10 prompt and 5 completion tokens a turn cost $0.105.
       ...(model ? { modelPrices: { [model.name]: { input: 3000, output: 15000 } }, agentModel: model.name } : {}),
     });

@@ -57,11 +57,8 @@ async function run(agent: Agent, which: readonly Sample[], opts: { repeats?: num
     agent,
     store: RunStore.open(dir, runConfig({ samples: ["canary"], agent: agent.name }, (p) => p)),
     jobs: 2,
-    timeoutSeconds: 120,
-    maxTurns: 20,
     judges: [],
-    repeats: opts.repeats,
-    spec: { scenarios: opts.scenarios },
+    spec: { timeout_s: 120, max_turns: 20, repeats: opts.repeats, scenarios: opts.scenarios },
     ...(opts.jail ? { isolation: chooseIsolation({ mode: "namespace" }) } : {}),
   });
   return { dir, records: summary.records };

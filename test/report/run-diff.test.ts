@@ -22,7 +22,7 @@ const oursDir = () => `${dirs.out}-ours`;
 async function run(dir: string, agentName: string, samples: readonly Sample[]): Promise<void> {
   const agent = createAgent(agentName);
   const store = RunStore.open(dir, runConfig({ samples: ["test"], agent: agent.name, where: { repo: fx.dir } }, (p) => p));
-  await runBenchmark({ samples, spec: { scenarios: ["MCR"] }, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [] });
+  await runBenchmark({ samples, spec: { timeout_s: 60, max_turns: 10, scenarios: ["MCR"] }, where: { repo: fx.dir }, agent, store, jobs: 1, judges: [] });
 }
 
 beforeAll(async () => {

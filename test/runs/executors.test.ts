@@ -39,7 +39,7 @@ async function local(agentName: string, opts: { shard?: Shard; dir?: string; tim
   const dir = opts.dir ?? newDir();
   const agent = createAgent(agentName);
   const store = RunStore.open(dir, identity(agent.name, { spec: { shard: opts.shard ?? null } }));
-  const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 2, timeoutSeconds: opts.timeoutSeconds ?? 60, maxTurns: 10, judges: [], shard: opts.shard });
+  const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 2, spec: { timeout_s: opts.timeoutSeconds ?? 60, max_turns: 10, shard: opts.shard ?? null }, judges: [] });
   return { dir, summary };
 }
 

@@ -113,7 +113,7 @@ describe("time-outs", () => {
     const store = RunStore.open(out, runConfig({ samples: ["t"], agent: agent.name }, (p) => p));
     const merges = samples.filter((s) => s.sample_type === "merge");
     // 1 ms: the timer fires while the sandbox is set up, long before the oracle would have solved it.
-    const summary = await runBenchmark({ samples: merges, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 0.001, maxTurns: 5, judges: [] });
+    const summary = await runBenchmark({ samples: merges, where: { repo: fx.dir }, agent, store, jobs: 1, spec: { timeout_s: 0.001, max_turns: 5 }, judges: [] });
     expect(summary.records.map((r) => [r.status, r.verdict, r.error?.code])).toEqual([
       ["error", "error", "TIMEOUT"],
       ["error", "error", "TIMEOUT"],

@@ -97,7 +97,7 @@ async function attempt(sample: Sample, scenario: string, agentName: string): Pro
   const agent = agentNamed(agentName, scenario);
   const store = RunStore.open(`${dirs.out}-${n++}`, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
   const { result, processes, commands } = await countGitProcesses(() =>
-    runBenchmark({ samples: [sample], spec: { scenarios: [scenario] }, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [] }),
+    runBenchmark({ samples: [sample], spec: { timeout_s: 60, max_turns: 10, scenarios: [scenario] }, where: { repo: fx.dir }, agent, store, jobs: 1, judges: [] }),
   );
   expect(result.records).toHaveLength(1);
   expect(result.records[0]?.status).toBe("success");

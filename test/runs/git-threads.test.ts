@@ -73,7 +73,7 @@ describe("git threads", () => {
     const runOf = async (jobs: number, these: Sample[]): Promise<number> => {
       const store = RunStore.open(`${dirs.out}-${jobs}`, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
       const before = gitThreadStats().runs;
-      const summary = await runBenchmark({ samples: these, spec: { scenarios: ["MCR"] }, where: { repo: fx.dir }, agent, store, jobs, timeoutSeconds: 60, maxTurns: 10, judges: [] });
+      const summary = await runBenchmark({ samples: these, spec: { timeout_s: 60, max_turns: 10, scenarios: ["MCR"] }, where: { repo: fx.dir }, agent, store, jobs, judges: [] });
       expect(summary.records.map((r) => r.status)).toEqual(these.map(() => "success"));
       return gitThreadStats().runs - before;
     };

@@ -71,7 +71,7 @@ describe("a sandbox held alone", () => {
       },
     };
     const store = RunStore.open(`${dirs.out}-alone`, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
-    const result = await runBenchmark({ samples: [merge], spec: { scenarios: ["MCR"] }, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [] });
+    const result = await runBenchmark({ samples: [merge], spec: { timeout_s: 60, max_turns: 5, scenarios: ["MCR"] }, where: { repo: fx.dir }, agent, store, jobs: 1, judges: [] });
     expect(result.records.map((r) => r.status)).toEqual(["success"]);
     expect(seen).toEqual([true]);
   });

@@ -52,13 +52,11 @@ async function attempt(sample: Sample, scenario: string, agent: Agent, opts: { m
   const store = RunStore.open(lastRun, runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
   const summary = await runBenchmark({
     samples: [sample],
-    spec: { scenarios: [scenario] },
+    spec: { scenarios: [scenario], timeout_s: 60, max_turns: opts.maxTurns ?? 10 },
     where: { repo: fx.dir },
     agent,
     store,
     jobs: 1,
-    timeoutSeconds: 60,
-    maxTurns: opts.maxTurns ?? 10,
     judges: opts.judge ? [constantJudge()] : [],
   });
   const record = summary.records[0];

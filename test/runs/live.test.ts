@@ -38,7 +38,7 @@ describe("a running attempt's live turns", () => {
       },
     };
     const store = RunStore.open(dirs.out, runConfig({ samples: ["test"], agent: waiter.name }, (p) => p));
-    const running = runBenchmark({ samples: [sample], spec: { scenarios: ["MCR"] }, where: { repo: fx.dir }, agent: waiter, store, jobs: 1, timeoutSeconds: 120, maxTurns: 5, judges: [] });
+    const running = runBenchmark({ samples: [sample], spec: { timeout_s: 120, max_turns: 5, scenarios: ["MCR"] }, where: { repo: fx.dir }, agent: waiter, store, jobs: 1, judges: [] });
     const liveDir = path.join(store.dir, LIVE_DIR);
     const liveFiles = () => (existsSync(liveDir) ? readdirSync(liveDir) : []);
     const lines = () => liveFiles().flatMap((f) => readFileSync(path.join(liveDir, f), "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>));

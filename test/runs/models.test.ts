@@ -249,7 +249,7 @@ describe("judge tokens and cost", () => {
     const go = async (judges: ScriptedModelClient[]) => {
       const store = RunStore.open(newOut(), runConfig({ samples: ["t"], agent: agent.name }, (p) => p));
       const prices = { "judge-a": { input: 1, output: 2 }, "judge-b": { input: 3, output: 4 } };
-      const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges, modelPrices: prices });
+      const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, judges, modelPrices: prices });
       return byScenario(summary.records);
     };
     const priced = await go([judge("judge-a"), judge("judge-b")]);

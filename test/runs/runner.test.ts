@@ -39,10 +39,9 @@ async function run(agentName: string, which: readonly Sample[], extra: Partial<P
     agent,
     store,
     jobs: 2,
-    timeoutSeconds: 60,
-    maxTurns: 10,
     judges: [],
     ...extra,
+    spec: { timeout_s: 60, max_turns: 10, ...extra.spec },
   });
   const byKey = Object.fromEntries(summary.records.map((r) => [r.key, r]));
   return { dir, summary, byKey };
@@ -134,7 +133,7 @@ describe("llm agent with a scripted model", () => {
     const looping = new ScriptedModelClient(
       Array.from({ length: 20 }, () => ({ tool_calls: [{ name: "view_current_merge_conflict_with", arguments: { context_window_size: 0, reason: "again" } }] })),
     );
-    const { byKey } = await run("llm", [easy], { maxTurns: 3 }, looping);
+    const { byKey } = await run("llm", [easy], { spec: { max_turns: 3 } }, looping);
     expect(byKey[`${easy.id}.MCR`]).toMatchObject({ status: "success", solved: false, turns: 3 });
   });
 });
@@ -159,8 +158,7 @@ describe("failures are data", () => {
       agent,
       store,
       jobs: 2,
-      timeoutSeconds: 1,
-      maxTurns: 5,
+      spec: { timeout_s: 1, max_turns: 5 },
       judges: [],
     });
     expect(summary.records.map((r) => [r.status, r.error?.code])).toEqual([
@@ -173,8 +171,7 @@ describe("failures are data", () => {
       agent: createAgent("oracle"),
       store: RunStore.open(`${dirs.out}-missing`, runConfig({ samples: ["t"], agent: "oracle" }, (p) => p)),
       jobs: 1,
-      timeoutSeconds: 10,
-      maxTurns: 5,
+      spec: { timeout_s: 10, max_turns: 5 },
       judges: [],
     });
     expect(missing.records[0]).toMatchObject({ status: "error", verdict: "error", error: { code: "REPO_NOT_FOUND" } });
@@ -196,7 +193,7 @@ describe("--memory", () => {
         return resolve;
       }),
     );
-    const { byKey, dir } = await run("llm", [easy], { memory: true, jobs: 1 }, model);
+    const { byKey, dir } = await run("llm", [easy], { spec: { memory: true }, jobs: 1 }, model);
     const withMemory = byKey[`${easy.id}.MCR+memory`]!;
     const t = JSON.parse(readFileSync(path.join(dir, withMemory.trajectory!), "utf8"));
     const results = t.events.filter((e: { type: string }) => e.type === "tool_result") as { tool: string; output: string }[];
@@ -224,7 +221,7 @@ describe("--memory", () => {
         return resolve;
       }),
     );
-    const { summary, byKey, dir } = await run("llm", [easy], { memory: true, jobs: 1 }, model);
+    const { summary, byKey, dir } = await run("llm", [easy], { spec: { memory: true }, jobs: 1 }, model);
     expect(summary.total).toBe(2);
     const plain = byKey[`${easy.id}.MCR`]!;
     const withMemory = byKey[`${easy.id}.MCR+memory`]!;

@@ -45,7 +45,7 @@ describe("scorers fail apart from the agent", () => {
     const dir = `${dirs.out}-judge`;
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-down"] } }, (p) => p));
-    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [down] }).finally(
+    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, spec: { timeout_s: 60, max_turns: 5 }, judges: [down] }).finally(
       failing.close,
     );
     expect(failing.requests.length).toBeGreaterThan(1);
@@ -89,7 +89,7 @@ describe("gitgood score", () => {
     dir = `${dirs.out}-score`;
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir } }, (p) => p));
-    await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [], spec: { scenarios: ["IR"] } });
+    await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, judges: [], spec: { timeout_s: 60, max_turns: 5, scenarios: ["IR"] } });
     server = await fakeOpenAI([{ body: completion({ content: JSON.stringify({ better: "1", reason: "r" }) }) }]);
     env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "k" };
   });
@@ -134,7 +134,7 @@ describe("scoring has a time limit", () => {
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-stalled"] } }, (p) => p));
     try {
-      const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 3, maxTurns: 5, judges: [judge], spec: { scenarios: ["IR"] } });
+      const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, judges: [judge], spec: { timeout_s: 3, max_turns: 5, scenarios: ["IR"] } });
       const ir = byScenario(summary.records).IR;
       expect(stalled.requests.length).toBe(2);
       expect(ir).toMatchObject({ status: "success", verdict: "unjudged", solved: null, error: null });
@@ -154,7 +154,7 @@ describe("scoring has a time limit", () => {
     const dir = `${dirs.out}-signal`;
     const agent = createAgent("keep");
     const store = RunStore.open(dir, runConfig({ samples: ["t"], agent: agent.name, where: { repo: fx.dir }, spec: { judges: ["judge-signal"] } }, (p) => p));
-    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 5, judges: [judge], spec: { scenarios: ["IR"] } });
+    const summary = await runBenchmark({ samples: [chain], where: { repo: fx.dir }, agent, store, jobs: 1, judges: [judge], spec: { timeout_s: 60, max_turns: 5, scenarios: ["IR"] } });
     expect(byScenario(summary.records).IR).toMatchObject({ status: "success", verdict: "unsolved" });
     expect(seen).toHaveLength(2);
     for (const signal of seen) expect(signal).toBeInstanceOf(AbortSignal);
@@ -165,7 +165,7 @@ describe("the runner", () => {
   it("works every scenario with an agent object that has no supports()", async () => {
     const agent: Agent = { name: "plain", run: async () => undefined };
     const store = RunStore.open(`${dirs.out}-plain`, runConfig({ samples: ["t"], agent: agent.name }, (p) => p));
-    const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 2, timeoutSeconds: 60, maxTurns: 5, judges: [] });
+    const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 2, spec: { timeout_s: 60, max_turns: 5 }, judges: [] });
     expect(summary.unsupported).toBe(0);
     expect(summary.records.map((r) => r.scenario).sort()).toEqual(["ICC", "IR", "MCR", "MCR"]);
     expect(summary.records.every((r) => r.status === "success" && r.verdict !== "solved")).toBe(true);

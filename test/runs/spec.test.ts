@@ -95,7 +95,6 @@ describe("a run setting declared once", () => {
     const config = RunStore.readConfig(out);
     const base = ticketBase(config, {
       agent: { name: "oracle", model: null, command: null, url: null, options: {} },
-      recordModelIo: "digest",
       modelPrices: {},
       agentModel: null,
     });

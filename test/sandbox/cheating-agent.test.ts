@@ -58,8 +58,7 @@ async function cheat(sample: Sample, wanted: readonly string[], scenario: string
     agent,
     store: RunStore.open(out, runConfig({ samples: ["t"], agent: agent.name }, (p) => p)),
     jobs: 1,
-    timeoutSeconds: 120,
-    maxTurns: 5,
+    spec: { timeout_s: 120, max_turns: 5 },
     judges: [],
     isolation: chooseIsolation({ mode: "namespace" }),
   });

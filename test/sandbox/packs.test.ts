@@ -162,10 +162,8 @@ describe("the pack cache of a run", () => {
       agent,
       store,
       jobs: 2,
-      timeoutSeconds: 60,
-      maxTurns: 10,
       judges: [],
-      spec: { history: 1 },
+      spec: { timeout_s: 60, max_turns: 10, history: 1 },
     });
     expect(summary.records.map((r) => r.status)).toEqual(summary.records.map(() => "success"));
     expect(summary.records.filter((r) => r.scenario === "MCR").every((r) => r.solved)).toBe(true);

@@ -32,7 +32,7 @@ async function run(agentName: string, samples: readonly Sample[], client?: Scrip
   const dir = path.join(w.runs, `run-${n++}`);
   const agent = createAgent(agentName, { client });
   const store = RunStore.open(dir, runConfig({ samples: ["hostile"], agent: agent.name }, (p) => p));
-  const summary = await runBenchmark({ samples, where: { repo: w.fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [] });
+  const summary = await runBenchmark({ samples, where: { repo: w.fx.dir }, agent, store, jobs: 1, spec: { timeout_s: 60, max_turns: 10 }, judges: [] });
   return { dir, byKey: Object.fromEntries(summary.records.map((r) => [r.key, r])) };
 }
 

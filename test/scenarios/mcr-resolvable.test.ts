@@ -43,7 +43,7 @@ async function start(sample: MergeSample, settings: Record<string, unknown> = {}
 async function oracleRun(samples: MergeSample[], settings: Record<string, unknown>) {
   const agent = createAgent("oracle");
   const store = RunStore.open(path.join(root.root, `run-${runs++}`), runConfig({ samples: ["test"], agent: agent.name }, (p) => p));
-  const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 1, timeoutSeconds: 60, maxTurns: 10, judges: [], settings });
+  const summary = await runBenchmark({ samples, where: { repo: fx.dir }, agent, store, jobs: 1, spec: { timeout_s: 60, max_turns: 10 }, judges: [], settings });
   return Object.fromEntries(summary.records.map((r) => [r.sample_id, r]));
 }
 

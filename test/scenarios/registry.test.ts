@@ -54,8 +54,7 @@ describe("a scenario defined outside src/ (one folder, one registration)", () =>
       agent: createAgent("oracle"),
       store,
       jobs: 1,
-      timeoutSeconds: 60,
-      maxTurns: 5,
+      spec: { timeout_s: 60, max_turns: 5 },
       judges: [],
     });
     const toy = summary.records.find((r) => r.scenario === "TOY");
@@ -75,8 +74,7 @@ describe("a scenario defined outside src/ (one folder, one registration)", () =>
       agent: guess,
       store: RunStore.open(`${dirs.out}-guess`, runConfig({ samples: ["t"], agent: guess.name }, (p) => p)),
       jobs: 1,
-      timeoutSeconds: 60,
-      maxTurns: 5,
+      spec: { timeout_s: 60, max_turns: 5 },
       judges: [],
     });
     expect(s2.records.map((r) => [r.scenario, r.verdict])).toEqual([["TOY", "unsolved"]]);

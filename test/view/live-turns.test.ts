@@ -31,7 +31,7 @@ describe.skipIf(noBrowser)("a running attempt's turns in the viewer", () => {
       },
     };
     const store = RunStore.open(b.dirs.out, runConfig({ samples: ["test"], agent: waiter.name }, (p) => p));
-    const running: Promise<RunSummary> = runBenchmark({ samples: [sample], spec: { scenarios: ["MCR"] }, where: { repo: b.fx.dir }, agent: waiter, store, jobs: 1, timeoutSeconds: 120, maxTurns: 5, judges: [] });
+    const running: Promise<RunSummary> = runBenchmark({ samples: [sample], spec: { timeout_s: 120, max_turns: 5, scenarios: ["MCR"] }, where: { repo: b.fx.dir }, agent: waiter, store, jobs: 1, judges: [] });
 
     b.viewer = await serveViewer({ runs: new RunSet([store.dir], ["live"]), host: "127.0.0.1", port: 0 });
     await b.page.goto(b.viewer.url);

@@ -25,7 +25,7 @@ describe.skipIf(noBrowser)("a running run's progress in the viewer", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const waiter: Agent = { name: "waiter", run: () => gate };
     const store = RunStore.open(b.dirs.out, runConfig({ samples: ["test"], agent: waiter.name }, (p) => p));
-    const running: Promise<RunSummary> = runBenchmark({ samples: merges, spec: { scenarios: ["MCR"] }, where: { repo: b.fx.dir }, agent: waiter, store, jobs: 1, timeoutSeconds: 120, maxTurns: 5, judges: [] });
+    const running: Promise<RunSummary> = runBenchmark({ samples: merges, spec: { timeout_s: 120, max_turns: 5, scenarios: ["MCR"] }, where: { repo: b.fx.dir }, agent: waiter, store, jobs: 1, judges: [] });
     const startLines = () => (existsSync(path.join(store.dir, PROGRESS_FILE)) ? readFileSync(path.join(store.dir, PROGRESS_FILE), "utf8").split("\n").filter((l) => l.includes('"start"')).length : 0);
     await expect.poll(startLines, { timeout: 60_000 }).toBe(1);
     expect(RunStore.read(store.dir).records).toHaveLength(0);
