@@ -12,30 +12,45 @@ export function indexOrder(a: IndexRecord, b: IndexRecord): number {
   return Buffer.compare(a.name, b.name) || a.stage - b.stage;
 }
 
-/** One entry as index versions 2 and 3 write it: stat data, id, flags, extended flags (version 3, when set), name, NUL padding to 8 bytes. */
-function entryBytes(e: IndexRecord): Buffer {
+/** The bytes an entry takes in index versions 2 and 3: stat data, id, flags, extended flags (when set), name, 1 to 8 NULs to a multiple of 8. */
+function entrySize(e: IndexRecord): number {
+  const length = 40 + 20 + 2 + (e.extended ? 2 : 0) + e.name.length;
+  return length + 8 - (length % 8);
+}
+
+/** Writes one entry as index versions 2 and 3 hold it into `out` (zero-filled) at `at`; returns where the next one starts. */
+function writeEntry(out: Buffer, at: number, e: IndexRecord): number {
   const flags = Math.min(e.name.length, NAME_MASK) | (e.stage << 12) | (e.assumeValid ? ASSUME_VALID : 0) | (e.extended ? EXTENDED : 0);
-  const fixed = Buffer.alloc(2 + (e.extended ? 2 : 0));
-  fixed.writeUInt16BE(flags, 0);
-  if (e.extended) fixed.writeUInt16BE(e.extended, 2);
-  const length = e.stat.length + 20 + fixed.length + e.name.length;
-  const padding = Buffer.alloc(8 - (length % 8));
-  return Buffer.concat([e.stat, Buffer.from(e.oid, "hex"), fixed, e.name, padding]);
+  e.stat.copy(out, at, 0, 40);
+  out.write(e.oid, at + 40, 20, "hex");
+  out.writeUInt16BE(flags, at + 60);
+  if (e.extended) out.writeUInt16BE(e.extended, at + 62);
+  e.name.copy(out, at + 62 + (e.extended ? 2 : 0));
+  return at + entrySize(e);
 }
 
 /**
  * Writes `entries` (SHA-1 ids, in any order) as the index of `gitDir`, in git's own format: version 3
- * when an entry has extended flags, else version 2, no extensions (git rebuilds its cache of trees when
- * it needs one), the SHA-1 of the whole file at its end. Written through `index.lock` and renamed into
- * place as git does; false, with nothing changed, when the lock is taken.
+ * when an entry has extended flags, else version 2, then `extensions` (each already in git's
+ * `signature, size, data` form; none by default: git rebuilds its cache of trees when it needs one), the
+ * SHA-1 of the whole file at its end. Written through `index.lock` and renamed into place as git does;
+ * false, with nothing changed, when the lock is taken.
  */
-export function writeIndexFile(gitDir: string, entries: readonly IndexRecord[]): boolean {
+export function writeIndexFile(gitDir: string, entries: readonly IndexRecord[], extensions: readonly Buffer[] = []): boolean {
+  return replaceThroughLock(path.join(gitDir, "index"), indexFileBytes(entries, extensions));
+}
+
+/** The bytes of the index file `writeIndexFile` writes. */
+export function indexFileBytes(entries: readonly IndexRecord[], extensions: readonly Buffer[] = []): Buffer {
   const sorted = [...entries].sort(indexOrder);
-  const header = Buffer.alloc(12);
-  header.write("DIRC", 0, "latin1");
-  header.writeUInt32BE(sorted.some((e) => e.extended !== 0) ? 3 : 2, 4);
-  header.writeUInt32BE(sorted.length, 8);
-  const body = Buffer.concat([header, ...sorted.map(entryBytes)]);
-  const file = Buffer.concat([body, createHash("sha1").update(body).digest()]);
-  return replaceThroughLock(path.join(gitDir, "index"), file);
+  const size = 12 + sorted.reduce((n, e) => n + entrySize(e), 0) + extensions.reduce((n, x) => n + x.length, 0);
+  const out = Buffer.alloc(size + 20);
+  out.write("DIRC", 0, "latin1");
+  out.writeUInt32BE(sorted.some((e) => e.extended !== 0) ? 3 : 2, 4);
+  out.writeUInt32BE(sorted.length, 8);
+  let at = 12;
+  for (const e of sorted) at = writeEntry(out, at, e);
+  for (const x of extensions) at += x.copy(out, at);
+  createHash("sha1").update(out.subarray(0, size)).digest().copy(out, size);
+  return out;
 }

@@ -3,7 +3,7 @@ import type { CatFile } from "./catfile.js";
 import type { TreeChange } from "./trees.js";
 
 /** One entry of a tree object. */
-interface Entry {
+export interface TreeObjectEntry {
   /** Git's order key: the name's bytes (one character each), with a `/` after a tree's. */
   key: string;
   name: string;
@@ -21,8 +21,8 @@ function kind(mode: string): string {
 }
 
 /** The entries of a raw tree object (`<mode> <name>\0<binary id>`), in the tree's (git's) order. */
-function parseTree(content: Buffer, idBytes: number): Entry[] {
-  const entries: Entry[] = [];
+export function parseTree(content: Buffer, idBytes: number): TreeObjectEntry[] {
+  const entries: TreeObjectEntry[] = [];
   for (let at = 0; at < content.length; ) {
     const space = content.indexOf(0x20, at);
     const nul = content.indexOf(0, space);
@@ -59,7 +59,7 @@ export async function diffTreesVia(reader: CatFile, from: string, to: string): P
 
   // Every subtree of a level is asked for at once (the reader answers in order), so a walk costs one
   // round trip to git per level of depth, not one per tree.
-  const added = async (e: Entry, prefix: string, status: "A" | "D"): Promise<TreeChange[]> => {
+  const added = async (e: TreeObjectEntry, prefix: string, status: "A" | "D"): Promise<TreeChange[]> => {
     if (e.mode !== TREE_MODE) {
       const [old, now] = status === "A" ? [absent, e] : [e, absent];
       return [{ path: prefix + e.name, status, oldMode: old.mode, newMode: now.mode, oldOid: old.oid, newOid: now.oid }];
@@ -68,7 +68,7 @@ export async function diffTreesVia(reader: CatFile, from: string, to: string): P
     return (await Promise.all(inner.map((x) => added(x, `${prefix}${e.name}/`, status)))).flat();
   };
 
-  const walk = async (left: Entry[], right: Entry[], prefix: string): Promise<TreeChange[]> => {
+  const walk = async (left: TreeObjectEntry[], right: TreeObjectEntry[], prefix: string): Promise<TreeChange[]> => {
     const parts: (TreeChange[] | Promise<TreeChange[]>)[] = [];
     let i = 0;
     let j = 0;

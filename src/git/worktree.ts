@@ -3,20 +3,29 @@ import path from "node:path";
 import type { Person } from "./commits.js";
 import { showPath } from "./paths.js";
 import { readIndexFile } from "./index-file.js";
+import { checkoutWithoutGit } from "./own-checkout.js";
 import { commitWithoutGit, stageWithoutGit } from "./own-commit.js";
+import { mergeWithoutGitMerge } from "./own-merge.js";
 import { headCommit } from "./refs.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
 
-/** Creates or resets `branch` at `rev` and checks it out (`git checkout -B`). */
+/**
+ * Creates or resets `branch` at `rev` and checks it out (`git checkout -B`). The first checkout of a
+ * fresh tool-only sandbox is written without git where that gives what git gives (own-checkout.ts).
+ */
 export async function checkoutBranch(repo: Repo, branch: string, rev: string): Promise<void> {
+  if (await checkoutWithoutGit(repo, branch, rev)) return;
   await repo.run(["checkout", "-q", "-B", branch, rev]);
 }
 
 /**
  * Starts `git merge --no-ff --no-commit` of `rev` into HEAD with the settings of a plain merge
- * (MERGE_CONFIG). Returns false when git stopped with conflicts, true when it merged cleanly.
+ * (MERGE_CONFIG). Returns false when git stopped with conflicts, true when it merged cleanly. On a
+ * tool-only sandbox just checked out, a merge that stops on conflicts is one `git merge-tree` and files
+ * gitgood writes as `git merge` leaves them, where that gives what git gives (own-merge.ts).
  */
 export async function mergeNoCommit(repo: Repo, rev: string): Promise<boolean> {
+  if ((await mergeWithoutGitMerge(repo, rev)) === false) return false;
   const r = await repo.run([...MERGE_CONFIG, "merge", "--no-ff", "--no-commit", "-q", rev], { okCodes: [0, 1] });
   return r.code === 0;
 }
@@ -117,6 +126,17 @@ export async function checkoutTreeOnly(repo: Repo, tree: string, treeIndex: stri
     rmSync(treeIndex, { force: true });
     throw err;
   }
+}
+
+/**
+ * `checkoutBranch(branch, rev)` and then `checkoutTreeOnly(tree, treeIndex)`: HEAD and the index at `rev`
+ * on `branch`, the work tree at `tree` and that tree's index in `treeIndex`. On a fresh tool-only sandbox
+ * both are written without git where that gives what git gives (own-checkout.ts).
+ */
+export async function checkoutBranchAndTree(repo: Repo, branch: string, rev: string, tree: string, treeIndex: string): Promise<void> {
+  if (await checkoutWithoutGit(repo, branch, rev, { tree, treeIndex })) return;
+  await checkoutBranch(repo, branch, rev);
+  await checkoutTreeOnly(repo, tree, treeIndex);
 }
 
 /**

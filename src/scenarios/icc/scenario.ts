@@ -5,7 +5,7 @@ import type { Repo } from "../../git/repo.js";
 import { checkOutOnly } from "../../git/sparse.js";
 import { DEFAULT_HISTORY, treeStore } from "../../git/store.js";
 import { treeOf } from "../../git/trees.js";
-import { applyToIndex, checkoutBranch, checkoutTreeOnly, commitStaged, readTreeIntoIndex, resetIndex, useIndexFile } from "../../git/worktree.js";
+import { applyToIndex, checkoutBranchAndTree, commitStaged, readTreeIntoIndex, resetIndex, useIndexFile } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
 import { ScenarioBase, inNewSandbox } from "../shared/base.js";
@@ -48,8 +48,7 @@ export class IccScenario extends ScenarioBase<IccData> implements IccHost {
       // What is left to commit at the start (HEAD at the base): the chain's whole change, also what a tool-only work tree holds.
       const change = await patchWithEntries(sandbox.repo, chain.base, chain.tipTree);
       if (opts.workTree === "tools") checkOutOnly(sandbox.repo.gitDir, change.entries.map((e) => e.path));
-      await checkoutBranch(sandbox.repo, ICC_BRANCH, chain.base);
-      await checkoutTreeOnly(sandbox.repo, chain.tipTree, sandbox.privatePath(TIP_INDEX));
+      await checkoutBranchAndTree(sandbox.repo, ICC_BRANCH, chain.base, chain.tipTree, sandbox.privatePath(TIP_INDEX));
       const scenario = new IccScenario(definition, sandbox, sample, source.dir, { chain, scope: opts.scope ?? "file", done: false });
       scenario.left = Promise.resolve(scenario.remainingOf(change));
       scenario.data.done = (await scenario.remaining()).files.length === 0;
