@@ -22,6 +22,7 @@ import { type RunFlags } from "../runs/flags.js";
 import { addSpecOptions } from "./spec-options.js";
 import { flagRunConfig, isolationFrom, judgesOf, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { runDirFor } from "../runs/store.js";
+import { agentSettings, specFromOptions } from "../runs/spec.js";
 import { at } from "../util/at.js";
 
 interface BenchFlags extends RunFlags {
@@ -166,7 +167,7 @@ export function benchCommand(io: CliIO): Command {
     const agentName = cmd.getOptionValueSource("agent") === "default" && model ? "llm" : flags.agent;
     const models = modelOptions(flags);
     const client = agentName === "llm" && model !== undefined ? lookupModel(model, models) : undefined;
-    const agent = createAgent(agentName, { model, command: flags.command, client });
+    const agent = createAgent(agentName, { model, client, ...agentSettings(specFromOptions(flags as unknown as Record<string, unknown>)) });
     const agentModel = agentName === "llm" ? model : undefined;
     const config = resolvedConfig(cmd);
     const judges = judgesOf(flags, models);

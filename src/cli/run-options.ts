@@ -1,6 +1,5 @@
-import { Command, Option } from "commander";
+import type { Command } from "commander";
 import { agentNames } from "../agents/index.js";
-import { TOOLS_MODES } from "../agents/presets/index.js";
 import { scenarioNames } from "../scenarios/registry.js";
 import { numberOption, positiveIntOption } from "../util/options.js";
 import { addSpecOptions } from "./spec-options.js";
@@ -21,15 +20,12 @@ export function addRunOptions(cmd: Command): Command {
   cmd
     .option("--agent <name>", `agent: ${agentNames().join(", ")} (gitgood run: several, comma-separated, run one after the other and are compared)`, "baseline")
     .option("--model <name>", "model for the llm agent: NAME (OpenAI-compatible), openai-responses/NAME, anthropic/NAME, scripted/FILE, and for the CLI-agent presets (asked through gitgood's model proxy); gitgood run: several, comma-separated")
-    .option("--command <cmd>", "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)")
-    .option("--agent-version <version>", "the npm version of a CLI-agent preset (claude-code, opencode) to install and run instead of its pinned one")
-    .addOption(new Option("--tools <mode>", "how a CLI-agent preset gets a scenario's tools: over MCP, through its own shell (gitgood tool), or both (default both)").choices(TOOLS_MODES))
-    .option("--url <url>", "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)")
     .option("-j, --jobs <n>", "samples at once", positiveIntOption("--jobs"), 2);
   // The run's choices declared as run settings (runs/spec.ts: --timeout, --max-turns, --repeats, --memory, --shard,
   // --record-model-io, --history, --mcr-tools, the selection: --ids, --scenario, --difficulty, --language, --sample, --limit, --judge,
   // how models are asked: --temperature, --max-tokens, --seed, --max-connections, --no-cache, --price-in, --price-out,
-  // and the isolation: --isolation, --network, --docker-image, --allow-read, --pass-env).
+  // the isolation: --isolation, --network, --docker-image, --allow-read, --pass-env, and the agent's own: --command,
+  // --agent-version, --tools, --url).
   addSpecOptions(cmd, "choice")
     .option("--dry-run", "print the plan (attempts, repositories, model calls to expect) and exit without running or writing anything", false)
     .option("--json", "print the report as JSON", false)

@@ -69,14 +69,8 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   const toolHost = { open: (socket: string) => (tools ? tools.host.open(socket) : Promise.reject(new GitGoodError("INTERNAL", "the MCP tool host is not started"))) };
   // External agents reach their model through the run's recording proxy, started with their first attempt.
   const proxy = new RunProxy({ upstreams: upstreamsFromEnv(), cache: models.cache, connections: models.connections, record: specValue(spec, RECORD_MODEL_IO) });
-  const agentSpec: AgentSpec = {
-    name: prepared.agent,
-    model: flags.model ?? null,
-    command: flags.command ?? null,
-    url: flags.url ?? null,
-    options: { ...prepared.agentOptions, agentVersion: flags.agentVersion, tools: flags.tools },
-  };
-  const { agent, client } = agentFromSpec(agentSpec, models, { toolHost, proxy });
+  const agentSpec: AgentSpec = { name: prepared.agent, model: flags.model ?? null, options: { ...prepared.agentOptions } };
+  const { agent, client } = agentFromSpec(agentSpec, spec, models, { toolHost, proxy });
   const model = agentUsesModel(flags.agent) ? flags.model : undefined;
   const dir = flags.out ?? defaultRunDir(all, agent.name);
   if (flags.dryRun) {

@@ -88,6 +88,29 @@ function upgradedConfig(raw: unknown): unknown {
   return { ...config, ...upgraded, ...(config.limits !== undefined ? { limits } : {}), ...spec };
 }
 
+/** The agent's own settings by key, each with the option of the verb that set it before it moved into the spec. */
+const MOVED_AGENT_OPTIONS = { command: "command", url: "url", agent_version: "agent-version", tools: "tools" } as const;
+
+/**
+ * A run.json as runs made before the agent's own settings moved into the spec wrote it (a spec without `tools`),
+ * in today's form: the options its latest session was given of those (its configuration's `command`, `url`,
+ * `agent-version`, `tools`) are the spec's settings, and `command` and `tools` the identity's too when not at
+ * their defaults. Its identity held of them only the agent's name (`command:` and the command's first 60
+ * characters, `a2a:URL`, `claude-code@VERSION`), so it resumes with the same flags and is refused with others.
+ */
+function upgradedAgentSettings(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const config = raw as Record<string, unknown>;
+  if ("tools" in objectOr(config.spec)) return raw;
+  const options = objectOr(objectOr(config.config).options);
+  const moved = definedFields(Object.fromEntries(Object.entries(MOVED_AGENT_OPTIONS).map(([key, option]) => [key, options[option]])));
+  if (Object.keys(moved).length === 0) return raw;
+  const identity = objectOr(config.identity);
+  const fields = specIdentity({ ...moved, ...objectOr(identity.spec) });
+  const upgraded = Object.keys(fields).length > 0 ? { identity: { ...identity, spec: fields } } : {};
+  return { ...config, ...upgraded, spec: { ...moved, ...objectOr(config.spec) } };
+}
+
 /**
  * What the isolation record of a run made before the isolation asked for moved into the spec says was asked:
  * the backend, the network (asked only of an isolating one: `none` records it on), the docker image (of
@@ -133,7 +156,8 @@ const IdentitySchema = z.preprocess((raw) => upgradedIdentity(upgradedFamilyFiel
    * The declared run settings that change what is evaluated, where not their defaults (`specIdentity`):
    * `max_turns` other than 40, `repeats` above 1, `memory` when on, `history` other than 50, the selection
    * (`ids`, `scenarios`, `difficulties`, `languages`, `sample`, `limit`) when given, `mcr_tools` other than
-   * the published ones, the models' `temperature`, `max_tokens` and `seed` when given; each family's identity
+   * the published ones, the models' `temperature`, `max_tokens` and `seed` when given, the command agents'
+   * `command` when given, the presets' `tools` other than both; each family's identity
    * settings not at their defaults under its key (SWE's `swe`: `hints` when on, the `predictions` file
    * evaluated). Absent when every one is at its default.
    */
@@ -205,7 +229,7 @@ const RunConfigFields = z.object({
   spec: z.record(z.string(), z.unknown()).optional(),
 });
 /** The schema of a run directory's `config.json`: how the run was asked for and what it resolved to (a run.json of an earlier format read as today's). */
-export const RunConfigSchema = z.preprocess(upgradedConfig, RunConfigFields);
+export const RunConfigSchema = z.preprocess((raw) => upgradedAgentSettings(upgradedConfig(raw)), RunConfigFields);
 /** The schemas of run.json's parts, for the records that carry them elsewhere (a queue ticket). */
 export const RunConfigParts = RunConfigFields.shape;
 /** A run directory's `config.json`. */

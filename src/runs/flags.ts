@@ -1,5 +1,3 @@
-import type { ToolsMode } from "../agents/presets/index.js";
-
 /*
  * The flags the verbs that set up sandboxes and run agents (`run`, `bench`, `score`, `env`, `mcp`) parse
  * into; their options are declared in cli/run-options.ts. What the flags build (the models, the isolation,
@@ -12,8 +10,8 @@ import type { ToolsMode } from "../agents/presets/index.js";
  * the limits, `--timeout`, `--max-turns`, `--repeats`, `--memory`, `--shard`, `--history`, `--mcr-tools`
  * the selection, `--ids`, `--scenario`, `--difficulty`, `--language`, `--sample`, `--limit`, `--judge`, and how
  * models are asked, `--temperature`, `--max-tokens`, `--seed`, `--max-connections`, `--no-cache`, and the agent's
- * prices, `--price-in`, `--price-out`, and the isolation asked for, `--isolation`, `--network`, `--docker-image`,
- * `--allow-read`, `--pass-env`).
+ * prices, `--price-in`, `--price-out`, the isolation asked for, `--isolation`, `--network`, `--docker-image`,
+ * `--allow-read`, `--pass-env`, and the agent's own, `--command`, `--url`, `--agent-version`, `--tools`).
  */
 export interface RunFlags {
   dataset?: string[];
@@ -21,14 +19,8 @@ export interface RunFlags {
   repos?: string;
   agent: string;
   model?: string;
-  command?: string;
-  url?: string;
   jobs: number;
   out?: string;
-  /** The version of a CLI-agent preset (`--agent-version`). */
-  agentVersion?: string;
-  /** How a CLI-agent preset gets the scenario's tools (`--tools`). */
-  tools?: ToolsMode;
   json: boolean;
   dryRun: boolean;
   retryErrors: boolean;

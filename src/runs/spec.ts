@@ -6,6 +6,7 @@ import type { Prices } from "../model/prices.js";
 import { DEFAULT_HISTORY, parseHistory, type HistoryDepth } from "../git/store.js";
 import { DEFAULT_DOCKER_IMAGE, DEFAULT_ISOLATION, DEFAULT_LIMITS, formatSize, isolationBackend, isolationHelp, sizeOption, type IsolationRequest } from "../sandbox/isolation.js";
 import { RECORD_MODEL_IO as MODEL_IO_RECORDS, type RecordModelIo } from "../proxy/index.js";
+import { TOOLS_MODES, type ToolsMode } from "../agents/presets/agent.js";
 import { MCR_TOOL_SETS, type McrToolSet } from "../scenarios/mcr/state.js";
 import { scenarioNames, scenarioSet } from "../scenarios/registry.js";
 import { intOption, keywordListOption, listOption, numberOption, positiveIntOption } from "../util/options.js";
@@ -21,8 +22,9 @@ export * from "./spec-registry.js";
  * the A2A request schema. The limits (of the jail, of spend), the attempts' choices (timeout, turn
  * budget, repeats, the memory variant, the shard, what trajectories keep of model requests), what each
  * sandbox gets (history, the MCR tools) and the selection of samples and scenarios, the judges, how models
- * are asked, the agent's prices and the isolation asked for are declared this way; the other settings (the agent, the samples, the families' options) still
- * travel their older ways (RunFlags → RunConfigInput → JobTicket).
+ * are asked, the agent's prices, the isolation asked for and the agent's own settings (its command, A2A URL,
+ * preset version and tools) are declared this way. The agent and its model name the run: they travel beside
+ * the spec (RunFlags → RunConfigInput's `agent` and `model` → run.json's identity, the ticket's `agent`).
  */
 
 const MiB = 1024 * 1024;
@@ -565,6 +567,95 @@ export const PASS_ENV = defineRunSetting<string[]>({
   kind: "choice",
   group: "isolation",
 });
+
+/**
+ * The program the command and mcp-command agents run. What is evaluated: part of the identity (whose agent
+ * name, `command:…`, holds only its first 60 characters).
+ */
+export const COMMAND = defineRunSetting<string | null>({
+  key: "command",
+  option: "command",
+  value: "<cmd>",
+  help: "program for the command and mcp-command agents (gets the context on stdin; acts through 'gitgood tool' or the MCP server in $GITGOOD_MCP_CONFIG)",
+  schema: z.string().nullable(),
+  parse: (text) => text,
+  default: null,
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "agent",
+});
+
+/**
+ * The npm version of a CLI-agent preset to run instead of its pinned one (null: the pinned one). Not in the
+ * identity's spec: the identity's agent name is the version the preset runs (`claude-code@2.0.14`), pinned or
+ * asked for, so a resume with another version is refused by that name, and one that asks for the pinned
+ * version is the same run as one that does not.
+ */
+export const AGENT_VERSION = defineRunSetting<string | null>({
+  key: "agent_version",
+  option: "agent-version",
+  value: "<version>",
+  help: "the npm version of a CLI-agent preset (claude-code, opencode) to install and run instead of its pinned one",
+  schema: z.string().nullable(),
+  parse: (text) => text,
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "agent",
+});
+
+/** How a CLI-agent preset gets the scenario's tools: over MCP, through its shell, or both. What the agent is given: part of the identity. */
+export const TOOLS = defineRunSetting<ToolsMode>({
+  key: "tools",
+  option: "tools",
+  value: "<mode>",
+  help: "how a CLI-agent preset gets a scenario's tools: over MCP, through its own shell (gitgood tool), or both",
+  schema: z.enum(TOOLS_MODES),
+  parse: (text, option) => {
+    const mode = TOOLS_MODES.find((m) => m === text);
+    if (mode === undefined) throw new GitGoodError("BAD_OPTION", `${option} takes ${TOOLS_MODES.join(", ")}, not '${text}'`);
+    return mode;
+  },
+  choices: TOOLS_MODES,
+  default: "both",
+  identity: true,
+  request: "operator",
+  kind: "choice",
+  group: "agent",
+});
+
+/**
+ * The a2a agent's A2A base URL. Not in the identity's spec: the identity's agent name (`a2a:URL`) holds it
+ * whole, so a resume with another URL is refused by that name.
+ */
+export const A2A_URL = defineRunSetting<string | null>({
+  key: "url",
+  option: "url",
+  value: "<url>",
+  help: "the a2a agent's A2A base URL (its card at /.well-known/agent-card.json)",
+  schema: z.string().nullable(),
+  parse: (text) => text,
+  default: null,
+  identity: false,
+  request: "operator",
+  kind: "choice",
+  group: "agent",
+});
+
+/** What `createAgent` takes of a spec: the agent's command, A2A URL, preset version and tools. */
+export function agentSettings(spec: RunSpec | undefined): { command?: string; url?: string; agentVersion?: string; tools: ToolsMode } {
+  const command = specValue(spec, COMMAND);
+  const url = specValue(spec, A2A_URL);
+  const version = specValue(spec, AGENT_VERSION);
+  return {
+    ...(command !== null ? { command } : {}),
+    ...(url !== null ? { url } : {}),
+    ...(version !== null ? { agentVersion: version } : {}),
+    tools: specValue(spec, TOOLS),
+  };
+}
 
 /** A list, or null (no filter) when it is empty. */
 function nonEmpty<T>(list: T[]): T[] | null {

@@ -18,22 +18,19 @@ import { attemptJob, withRunPacks, type JobContext } from "./executor.js";
 import type { Job } from "./plan.js";
 import type { Prices } from "../model/prices.js";
 import { keyOf, type Scoring, type Settled } from "./settle.js";
-import { CACHE, agentPrices, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, isolationRequest, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
+import { CACHE, agentPrices, agentSettings, JUDGES, MAX_CONNECTIONS, MAX_TOKENS, MAX_TURNS, SEED, TEMPERATURE, TIMEOUT, isolationRequest, parseRunSpec, scenarioSettings, specValue, type RunSpec } from "./spec.js";
 
 /**
- * How to make a run's agent in any process: the agent's name and the options `createAgent` takes that
- * can travel (never a live client or tool host). A family's agent options (a predictions file's
- * patches, `--attempts`) are JSON and travel in `options`.
+ * How to make a run's agent in any process, with the run's spec (`agentFromSpec`): the agent's name, its
+ * model and a family's agent options (a predictions file's patches, `--attempts`), JSON in `options`; never a
+ * live client or tool host.
  */
 const AgentSpecSchema = z.object({
   /** The agent kind as `--agent` names it (`llm`, `oracle`, a baseline, a family's agent). */
   name: z.string(),
   /** `--model`, for an agent that talks to a model. */
   model: z.string().nullable(),
-  /** `--command`, for the command and mcp-command agents. */
-  command: z.string().nullable(),
-  /** `--url`, for the a2a agent. */
-  url: z.string().nullable(),
+  /** A family's agent options (a predictions file's patches, `--attempts`); the agent's own settings (`--command`, `--url`, `--agent-version`, `--tools`) are the spec's. */
   options: z.record(z.string(), z.unknown()),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
@@ -106,12 +103,14 @@ export function modelOptionsOf(spec: RunSpec | undefined): ModelOptions {
 }
 
 /**
- * Makes a run's agent from its spec, as `gitgood run` makes it from its flags: an agent that talks to a
- * model gets the client of `spec.model` asked with `models`. `toolHost` serves the a2a agent its tools;
- * `proxy` is the run's recording model proxy, which external agents and the CLI-agent presets go through.
+ * Makes a run's agent from its agent spec and the run's spec (`runSpec`: its command, A2A URL, preset version
+ * and tools), as `gitgood run` makes it from its flags: an agent that talks to a model gets the client of
+ * `spec.model` asked with `models`. `toolHost` serves the a2a agent its tools; `proxy` is the run's recording
+ * model proxy, which external agents and the CLI-agent presets go through.
  */
 export function agentFromSpec(
   spec: AgentSpec,
+  runSpec: RunSpec | undefined,
   models: ModelOptions,
   live: { toolHost?: ToolHost | null; proxy?: RunProxy | null } = {},
 ): { agent: Agent; client: ModelClient | undefined } {
@@ -120,8 +119,7 @@ export function agentFromSpec(
   const agent = createAgent(spec.name, {
     ...spec.options,
     model: spec.model ?? undefined,
-    command: spec.command ?? undefined,
-    url: spec.url ?? undefined,
+    ...agentSettings(runSpec),
     client,
     toolHost: live.toolHost ?? null,
     proxy: live.proxy ?? null,
@@ -163,18 +161,43 @@ export interface TicketEnv {
 }
 
 /**
- * Fields an older producer wrote beside the spec before they moved into it: a worker that dropped them would run
- * the job otherwise than asked (unjudged, at another history depth, without the families' settings: `flags`,
- * the run verb's flags the families' settings were rebuilt from; at another temperature, at other prices, under
- * an isolation its worker's policy never saw, recording other than the run asked: `record_model_io`), so such a
- * ticket is refused.
+ * Fields an older producer wrote beside the spec before they moved into it, by their path in the ticket: a worker
+ * that dropped them would run the job otherwise than asked (unjudged, at another history depth, without the
+ * families' settings: `flags`, the run verb's flags the families' settings were rebuilt from; at another
+ * temperature, at other prices, under an isolation its worker's policy never saw, recording other than the run
+ * asked: `record_model_io`; without the command agents' program or the a2a agent's URL: `agent.command`,
+ * `agent.url`; a preset at its pinned version or with other tools: `agent.options.agentVersion`,
+ * `agent.options.tools`), so such a ticket is refused.
  */
-const MOVED_INTO_SPEC = ["judges", "history", "limits", "flags", "models", "prices", "isolation", "record_model_io"] as const;
+const MOVED_INTO_SPEC = [
+  "judges",
+  "history",
+  "limits",
+  "flags",
+  "models",
+  "prices",
+  "isolation",
+  "record_model_io",
+  "agent.command",
+  "agent.url",
+  "agent.options.agentVersion",
+  "agent.options.tools",
+] as const;
+
+/** Whether a JSON value has a field at a dotted path (`agent.command`), whatever its value. */
+function hasPath(value: unknown, dotted: string): boolean {
+  let at: unknown = value;
+  for (const field of dotted.split(".")) {
+    if (typeof at !== "object" || at === null || Array.isArray(at) || !(field in at)) return false;
+    at = (at as Record<string, unknown>)[field];
+  }
+  return true;
+}
 
 /** Checks a ticket from elsewhere, in one line when it is not one. */
 export function parseTicket(value: unknown): JobTicket {
   if (typeof value === "object" && value !== null) {
-    const old = MOVED_INTO_SPEC.filter((f) => f in value);
+    const old = MOVED_INTO_SPEC.filter((f) => hasPath(value, f));
     if (old.length > 0) {
       throw new GitGoodError(
         "BAD_TICKET",
@@ -207,7 +230,7 @@ export async function runTicket(value: JobTicket, env: TicketEnv): Promise<Settl
   const job: Job = { sample: ticket.sample, scenario, memory: ticket.memory, repeat: ticket.repeat, key: ticket.key };
   if (keyOf(job) !== ticket.key) throw new GitGoodError("BAD_TICKET", `the ticket's key ${ticket.key} is not its job's (${keyOf(job)})`);
   const models = env.models ?? modelOptionsOf(ticket.spec);
-  const { agent } = agentFromSpec(ticket.agent, models, { toolHost: env.toolHost, proxy: env.proxy ?? null });
+  const { agent } = agentFromSpec(ticket.agent, ticket.spec, models, { toolHost: env.toolHost, proxy: env.proxy ?? null });
   if (agent.name !== ticket.run.agent) {
     throw new GitGoodError("BAD_TICKET", `the ticket's agent spec makes agent ${agent.name}, its run's agent is ${ticket.run.agent}`);
   }

@@ -74,7 +74,7 @@ export function tempDirs(): { out: string; cleanup: () => void } {
 /** The queue ticket base of the run in `dir` for a built-in agent (no model, no prices), as a producer makes it. */
 export function builtInTicketBase(dir: string, agent = "oracle"): TicketBase {
   return ticketBase(RunStore.readConfig(dir), {
-    agent: { name: agent, model: null, command: null, url: null, options: {} },
+    agent: { name: agent, model: null, options: {} },
     modelPrices: {},
     agentModel: null,
   });

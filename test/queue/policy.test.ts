@@ -21,7 +21,7 @@ type AskedIsolation = Partial<{ isolation: string; network: boolean; docker_imag
 
 /** The parts of a ticket the policy reads: its agent and its spec (none: every setting at its default). */
 function ticket(agent: string, isolation: AskedIsolation | null): JobTicket {
-  return { key: "s.MCR", agent: { name: agent, model: null, command: null, url: null, options: {} }, ...(isolation === null ? {} : { spec: { isolation: "namespace", ...isolation } }) } as unknown as JobTicket;
+  return { key: "s.MCR", agent: { name: agent, model: null, options: {} }, ...(isolation === null ? {} : { spec: { isolation: "namespace", ...isolation } }) } as unknown as JobTicket;
 }
 
 function refusal(t: JobTicket, policy: WorkerPolicy): string | null {

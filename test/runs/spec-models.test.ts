@@ -186,7 +186,7 @@ describe("the agent's prices as run settings", () => {
 
     // The run's ticket, as `gitgood run --queue` makes it: the prices travel in its spec, none beside it.
     const model = `scripted/${script}`;
-    const base = ticketBase(config, { agent: { name: "llm", model, command: null, url: null, options: {} }, modelPrices: {}, agentModel: model });
+    const base = ticketBase(config, { agent: { name: "llm", model, options: {} }, modelPrices: {}, agentModel: model });
     const [job] = planJobs([sample], createAgent("oracle"), { scenarios: ["MCR"] }).jobs;
     if (!job) throw new Error("no MCR job planned");
     const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));

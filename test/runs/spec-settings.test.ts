@@ -125,7 +125,7 @@ describe("the attempt's time and turn limits as run settings", () => {
   it("travel in a queue ticket's spec, the ticket's to choose, and an A2A request cannot make them", async () => {
     const out = path.join(fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--timeout", "60", "--max-turns", "5"])).code).toBe(0);
-    const base = ticketBase(RunStore.readConfig(out), { agent: { name: "oracle", model: null, command: null, url: null, options: {} }, modelPrices: {}, agentModel: null });
+    const base = ticketBase(RunStore.readConfig(out), { agent: { name: "oracle", model: null, options: {} }, modelPrices: {}, agentModel: null });
     const [job] = planJobs((await readDataset([samplesFile])).samples, createAgent("oracle")).jobs;
     if (!job) throw new Error("no job planned");
     const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));

@@ -94,7 +94,7 @@ describe("a run setting declared once", () => {
     expect(r.code).toBe(0);
     const config = RunStore.readConfig(out);
     const base = ticketBase(config, {
-      agent: { name: "oracle", model: null, command: null, url: null, options: {} },
+      agent: { name: "oracle", model: null, options: {} },
       modelPrices: {},
       agentModel: null,
     });

@@ -47,8 +47,7 @@ describe("a ticket's jail", () => {
     const disk = 3 * 1024 * 1024;
     const ticket = {
       ...ticketFor(base, job),
-      agent: { ...base.agent, command: PRINT_LIMITS },
-      spec: { ...base.spec, isolation: "namespace", max_disk: disk, timeout_s: 77 },
+      spec: { ...base.spec, command: PRINT_LIMITS, isolation: "namespace", max_disk: disk, timeout_s: 77 },
     };
     const { trajectory } = await runTicket(JSON.parse(JSON.stringify(ticket)) as typeof ticket, { where: { repo: fx.dir }, settings: ticketScenarioSettings });
     const said = trajectory.events.map((e) => ("text" in e && typeof e.text === "string" ? e.text : "")).join("\n");
