@@ -25,7 +25,7 @@ export {
 } from "./families/definition.js";
 export type { FamilyCommandLine, FamilyVerb, FamilyMineType, MineMode, CommandIO, CommandOption, CommandArgument, CommandDefinition } from "./families/command-line-types.js";
 export type { RunIO, RunPreparation, SettingsContext, TextKit, HtmlKit, FamilyVerb as CliVerb } from "./families/definition.js";
-export { specValue, type FamilySetting, type RunSetting, type RunSpec, type SettingKind, type RequestRule } from "./runs/spec.js";
+export { familySetting, specValue, type FamilySetting, type FamilySettingFields, type RunSetting, type RunSpec, type SettingKind, type RequestRule } from "./runs/spec.js";
 export type { HarborTask, HarborTaskInput, HarborParts, TaskFile } from "./families/harbor-kit.js";
 export type { RecordImporter } from "./dataset/importer.js";
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { COMMON_SAMPLE_FIELDS, ScenarioBase, ToolRegistry, defineFamily, defineScenario, defineTool, inNewSandbox, specValue } from "gitgood/family";
+import { COMMON_SAMPLE_FIELDS, ScenarioBase, ToolRegistry, defineFamily, defineScenario, defineTool, familySetting, inNewSandbox, specValue } from "gitgood/family";
 
 export const TOY_SAMPLE_TYPE = "toy_sum";
 
@@ -219,19 +219,15 @@ const PARTICIPANT_TASK = {
  * The family's one setting, `--toy-hint` of `run` and `env`: run.json's `spec.toysum.hint`, and part of
  * the run's identity (`identity.spec.toysum`) when on.
  */
-const HINT = {
-  namespace: "toysum",
+const HINT = familySetting("toysum", {
   key: "hint",
   option: "toy-hint",
   help: "TOYSUM: tell the agent to add",
   schema: z.boolean(),
   default: false,
   identity: true,
-  request: "operator",
-  kind: "choice",
-  group: "toysum",
   verbs: ["run", "env"],
-};
+});
 
 export const TOY_FAMILY = defineFamily({
   name: "TOYSUM",

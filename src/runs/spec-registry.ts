@@ -81,6 +81,18 @@ export interface FamilySetting<T = unknown> extends RunSetting<T> {
   readonly verbs: readonly FamilyVerb[];
 }
 
+/**
+ * A family's setting as a family writes it: everything but what is the same for all of a family's settings,
+ * which `familySetting` fills in (the family's key as namespace and reference group, a choice of the run that
+ * only the operator makes).
+ */
+export type FamilySettingFields<T> = Omit<FamilySetting<T>, "namespace" | "group" | "request" | "kind">;
+
+/** A setting of the family whose key in the spec is `namespace` (its name in lower case). */
+export function familySetting<T>(namespace: string, fields: FamilySettingFields<T>): FamilySetting<T> {
+  return { ...fields, namespace, group: namespace, request: "operator", kind: "choice" };
+}
+
 /** A run's settings by key: every declared setting, each with its value or its default; each family's under its key. */
 export type RunSpec = Readonly<Record<string, unknown>>;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_ATTEMPTS } from "./agents.js";
 import type { Commit0Options } from "../../commit0/options.js";
-import { settingOfOption, specValue, type FamilySetting, type RunSpec } from "../../runs/spec.js";
+import { familySetting, settingOfOption, specValue, type RunSpec } from "../../runs/spec.js";
 import type { FamilyCli, SettingsContext } from "../definition.js";
 import { positiveIntOption } from "../../util/options.js";
 
@@ -13,8 +13,7 @@ import { positiveIntOption } from "../../util/options.js";
  */
 
 /** Attempts per file of the commit0-debug agent (null: the agent's default). */
-const ATTEMPTS: FamilySetting<number | null> = {
-  namespace: "commit0",
+const ATTEMPTS = familySetting<number | null>("commit0", {
   key: "attempts",
   option: "attempts",
   value: "<n>",
@@ -23,15 +22,11 @@ const ATTEMPTS: FamilySetting<number | null> = {
   parse: (text, option) => positiveIntOption(option)(text),
   default: null,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "commit0",
   verbs: ["run"],
-};
+});
 
 /** The pattern naming a source file's related tests (null: the default, the stem in the test file's name). */
-const RELATED_TESTS: FamilySetting<string | null> = {
-  namespace: "commit0",
+const RELATED_TESTS = familySetting<string | null>("commit0", {
   key: "related_tests",
   option: "related-tests",
   value: "<pattern>",
@@ -39,11 +34,8 @@ const RELATED_TESTS: FamilySetting<string | null> = {
   schema: z.string().min(1).nullable(),
   default: null,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "commit0",
   verbs: ["run"],
-};
+});
 
 /** The value of the environment setting another family declares with the option `--option` (none: undefined, COMMIT0's default). */
 function environmentValue<T>(spec: RunSpec, option: string): T | undefined {

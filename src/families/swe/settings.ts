@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import type { FamilySetting } from "../../runs/spec.js";
+import { familySetting, type FamilySetting } from "../../runs/spec.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT } from "../../swe/options.js";
 import { positiveIntOption } from "../../util/options.js";
 
@@ -20,23 +20,18 @@ const FILE = z.string().min(1).nullable();
 const absolute = (text: string): string => path.resolve(text);
 
 /** Give the agent the instance's hints_text. */
-export const HINTS: FamilySetting<boolean> = {
-  namespace: "swe",
+export const HINTS = familySetting<boolean>("swe", {
   key: "hints",
   option: "hints",
   help: "SWE: give the agent the instance's hints_text (SWE-bench's default is no hints)",
   schema: z.boolean(),
   default: false,
   identity: true,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: SETTING_UP,
-};
+});
 
 /** An environment spec file over the built-in defaults (absolute; read where the run happens). */
-export const ENV_SPEC: FamilySetting<string | null> = {
-  namespace: "swe",
+export const ENV_SPEC = familySetting<string | null>("swe", {
   key: "env_spec",
   option: "env-spec",
   value: "<file>",
@@ -45,15 +40,11 @@ export const ENV_SPEC: FamilySetting<string | null> = {
   parse: absolute,
   default: null,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: ENVIRONMENT,
-};
+});
 
 /** How environments are built: from the spec, or by an LLM agent with `--model` (null: from the spec). */
-export const ENV_SETUP: FamilySetting<"default" | "llm" | null> = {
-  namespace: "swe",
+export const ENV_SETUP = familySetting<"default" | "llm" | null>("swe", {
   key: "env_setup",
   option: "env-setup",
   value: "<how>",
@@ -62,15 +53,11 @@ export const ENV_SETUP: FamilySetting<"default" | "llm" | null> = {
   choices: ["default", "llm"],
   default: null,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: SETTING_UP,
-};
+});
 
 /** The model that turns a free-text answer into a diff (null: none). */
-export const EXTRACT_WITH: FamilySetting<string | null> = {
-  namespace: "swe",
+export const EXTRACT_WITH = familySetting<string | null>("swe", {
   key: "extract_with",
   option: "extract-with",
   value: "<model>",
@@ -78,15 +65,11 @@ export const EXTRACT_WITH: FamilySetting<string | null> = {
   schema: z.string().min(1).nullable(),
   default: null,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: SETTING_UP,
-};
+});
 
 /** Seconds one test run of an evaluation may take. */
-export const TEST_TIMEOUT: FamilySetting<number> = {
-  namespace: "swe",
+export const TEST_TIMEOUT = familySetting<number>("swe", {
   key: "test_timeout_s",
   option: "test-timeout",
   value: "<seconds>",
@@ -95,15 +78,11 @@ export const TEST_TIMEOUT: FamilySetting<number> = {
   parse: (text, option) => positiveIntOption(option)(text),
   default: DEFAULT_TEST_TIMEOUT,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: ENVIRONMENT,
-};
+});
 
 /** Seconds building one environment may take. */
-export const SETUP_TIMEOUT: FamilySetting<number> = {
-  namespace: "swe",
+export const SETUP_TIMEOUT = familySetting<number>("swe", {
   key: "setup_timeout_s",
   option: "setup-timeout",
   value: "<seconds>",
@@ -112,15 +91,11 @@ export const SETUP_TIMEOUT: FamilySetting<number> = {
   parse: (text, option) => positiveIntOption(option)(text),
   default: DEFAULT_SETUP_TIMEOUT,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: ENVIRONMENT,
-};
+});
 
 /** A SWE-bench predictions file whose patches are evaluated instead of running an agent (absolute; null: none). */
-export const PREDICTIONS: FamilySetting<string | null> = {
-  namespace: "swe",
+export const PREDICTIONS = familySetting<string | null>("swe", {
   key: "predictions",
   option: "predictions",
   value: "<file>",
@@ -129,15 +104,11 @@ export const PREDICTIONS: FamilySetting<string | null> = {
   parse: absolute,
   default: null,
   identity: true,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: ["run"],
-};
+});
 
 /** Where the run's patches are written as a SWE-bench predictions file, once it is done (absolute; null: nowhere). */
-export const PREDICTIONS_OUT: FamilySetting<string | null> = {
-  namespace: "swe",
+export const PREDICTIONS_OUT = familySetting<string | null>("swe", {
   key: "predictions_out",
   option: "predictions-out",
   value: "<file>",
@@ -146,11 +117,8 @@ export const PREDICTIONS_OUT: FamilySetting<string | null> = {
   parse: absolute,
   default: null,
   identity: false,
-  request: "operator",
-  kind: "choice",
-  group: "swe",
   verbs: ["run"],
-};
+});
 
 /** The SWE family's settings, in the order the verbs list their options. */
 export const SWE_SETTINGS: readonly FamilySetting[] = [PREDICTIONS, PREDICTIONS_OUT, HINTS, ENV_SPEC, ENV_SETUP, EXTRACT_WITH, TEST_TIMEOUT, SETUP_TIMEOUT];
