@@ -7,29 +7,20 @@ import { sweScorer } from "../../src/scenarios/swe/scorer.js";
 import { evaluatePatch } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
 import { validateInstance } from "../../src/swe/validate.js";
-import { useCacheDir } from "../helpers/envs.js";
-import { useSandboxRoot } from "../helpers/scenarios.js";
-import { F2P, P2P, addedFiles, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { pythonTaskSetup, type PythonTaskSetup } from "../helpers/python-task.js";
+import { F2P, P2P, addedFiles, type PythonTask } from "../helpers/swe.js";
 
-let root: ReturnType<typeof useSandboxRoot>;
-let cache: ReturnType<typeof useCacheDir>;
+let setup: PythonTaskSetup;
 let task: PythonTask;
 let source: Repo;
 let opts: SweOptions;
 
 beforeAll(async () => {
-  root = useSandboxRoot();
-  cache = useCacheDir();
-  task = pythonTask();
-  source = await Repo.open(task.fixture.dir);
-  opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
+  setup = await pythonTaskSetup();
+  ({ task, source, opts } = setup);
 }, 60_000);
 
-afterAll(() => {
-  task?.fixture.remove();
-  root.cleanup();
-  cache.cleanup();
-});
+afterAll(() => setup?.remove());
 
 describe("what a SWE evaluation records", () => {
   it("the evaluated patch, the apply strategy, F2P/P2P with pass and fail (as report.json), the log tail and each phase's time", async () => {

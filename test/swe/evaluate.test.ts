@@ -5,30 +5,22 @@ import { Repo } from "../../src/git/repo.js";
 import { evaluatePatch } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
 import { validateInstance } from "../../src/swe/validate.js";
-import { useCacheDir } from "../helpers/envs.js";
 import { countGitProcesses } from "../helpers/git-count.js";
-import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE, F2P, P2P, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { pythonTaskSetup, type PythonTaskSetup } from "../helpers/python-task.js";
+import { CALC_BASE, F2P, P2P, calcPatch, type PythonTask } from "../helpers/swe.js";
 
-let root: ReturnType<typeof useSandboxRoot>;
-let cache: ReturnType<typeof useCacheDir>;
+let setup: PythonTaskSetup;
+let cache: PythonTaskSetup["cache"];
 let task: PythonTask;
 let source: Repo;
 let opts: SweOptions;
 
 beforeAll(async () => {
-  root = useSandboxRoot();
-  cache = useCacheDir();
-  task = pythonTask();
-  source = await Repo.open(task.fixture.dir);
-  opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
+  setup = await pythonTaskSetup();
+  ({ cache, task, source, opts } = setup);
 }, 60_000);
 
-afterAll(() => {
-  task?.fixture.remove();
-  root.cleanup();
-  cache.cleanup();
-});
+afterAll(() => setup?.remove());
 
 const fixed = CALC_BASE.replace("def sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b");
 

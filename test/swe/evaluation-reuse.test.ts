@@ -4,14 +4,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Repo } from "../../src/git/repo.js";
 import { chooseIsolation } from "../../src/sandbox/isolation.js";
-import { evaluatePatch, removeIdleEvaluationSandboxes } from "../../src/swe/evaluate.js";
+import { evaluatePatch } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
-import { useCacheDir } from "../helpers/envs.js";
-import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE, addedFiles, calcPatch, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { pythonTaskSetup, type PythonTaskSetup } from "../helpers/python-task.js";
+import { CALC_BASE, addedFiles, calcPatch, type PythonTask } from "../helpers/swe.js";
 
-let root: ReturnType<typeof useSandboxRoot>;
-let cache: ReturnType<typeof useCacheDir>;
+let setup: PythonTaskSetup;
+let root: PythonTaskSetup["root"];
 let task: PythonTask;
 let source: Repo;
 let opts: SweOptions;
@@ -19,20 +18,12 @@ let opts: SweOptions;
 let earlier: string;
 
 beforeAll(async () => {
-  root = useSandboxRoot();
-  cache = useCacheDir();
-  task = pythonTask({ "calc/helpers.py": "HELPER = 1\n" });
-  source = await Repo.open(task.fixture.dir);
+  setup = await pythonTaskSetup({ "calc/helpers.py": "HELPER = 1\n" });
+  ({ root, task, source, opts } = setup);
   earlier = task.fixture.git("rev-parse", `${task.base}~1`);
-  opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
 }, 60_000);
 
-afterAll(() => {
-  removeIdleEvaluationSandboxes();
-  task?.fixture.remove();
-  root.cleanup();
-  cache.cleanup();
-});
+afterAll(() => setup?.remove());
 
 /** Code the first agent's patch runs when its tests import calc: it leaves things behind in the work tree. */
 const PLANT = [

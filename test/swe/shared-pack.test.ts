@@ -6,33 +6,24 @@ import { Repo } from "../../src/git/repo.js";
 import { runPackCache } from "../../src/sandbox/packs.js";
 import { setupScenario } from "../../src/scenarios/index.js";
 import type { SweFinalState } from "../../src/scenarios/swe/state.js";
-import { evaluatePatch, removeIdleEvaluationSandboxes } from "../../src/swe/evaluate.js";
+import { evaluatePatch } from "../../src/swe/evaluate.js";
 import type { SweOptions } from "../../src/swe/options.js";
-import { useCacheDir } from "../helpers/envs.js";
 import { countGitProcesses } from "../helpers/git-count.js";
-import { useSandboxRoot } from "../helpers/scenarios.js";
-import { CALC_BASE, pythonTask, type PythonTask } from "../helpers/swe.js";
+import { pythonTaskSetup, type PythonTaskSetup } from "../helpers/python-task.js";
+import { CALC_BASE, type PythonTask } from "../helpers/swe.js";
 
-let root: ReturnType<typeof useSandboxRoot>;
-let cache: ReturnType<typeof useCacheDir>;
+let setup: PythonTaskSetup;
+let root: PythonTaskSetup["root"];
 let task: PythonTask;
 let source: Repo;
 let opts: SweOptions;
 
 beforeAll(async () => {
-  root = useSandboxRoot();
-  cache = useCacheDir();
-  task = pythonTask();
-  source = await Repo.open(task.fixture.dir);
-  opts = { cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 };
+  setup = await pythonTaskSetup();
+  ({ root, task, source, opts } = setup);
 }, 60_000);
 
-afterAll(() => {
-  removeIdleEvaluationSandboxes();
-  task?.fixture.remove();
-  root.cleanup();
-  cache.cleanup();
-});
+afterAll(() => setup?.remove());
 
 /** The files of the packs below `dir` (a pack cache's directory or an object store's `pack` directory), by name. */
 function packFiles(dir: string): Map<string, Buffer> {
