@@ -52,6 +52,11 @@ export abstract class LongLivedGit<W extends Waiting> {
   /** Takes what the process wrote: answers are taken off `queue` (resolved) as they are complete. */
   protected abstract onData(chunk: Buffer): void;
 
+  /** The process's id (undefined when it could not start). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Whether the process stopped on its own: every question to it fails from then on. */
   get failed(): boolean {
     return this.failure !== null;
