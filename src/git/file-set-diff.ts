@@ -99,6 +99,9 @@ interface Scratch {
   remove: () => void;
   /** Objects written so far: past STORE_OBJECTS the store is replaced by a fresh one. */
   written: number;
+  /** Diffs being read from it: a store replaced is removed when the last ends. */
+  users: number;
+  retired: boolean;
 }
 
 let scratch: Scratch | null = null;
@@ -111,11 +114,20 @@ const STORE_OBJECTS = 20_000;
  */
 const OPTIONS = ["-p", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"];
 
-function openScratch(): Scratch {
-  if (scratch && !scratch.reader.failed && scratch.written < STORE_OBJECTS) return scratch;
+/** Ends a replaced store's process and removes it once no diff reads from it. */
+function release(s: Scratch): void {
+  if (s.retired && s.users === 0) void s.reader.close().then(s.remove, s.remove);
+}
+
+/** The process's scratch store, made now if there is none (or the last one failed or is full), taken by one more user. */
+function takeScratch(): Scratch {
+  if (scratch && !scratch.reader.failed && scratch.written < STORE_OBJECTS) {
+    scratch.users++;
+    return scratch;
+  }
   if (scratch) {
-    const old = scratch;
-    void old.reader.close().then(old.remove, old.remove);
+    scratch.retired = true;
+    release(scratch);
   }
   const { dir, remove } = privateTempDir("gitgood-fileset-", scratchRoot());
   const gitDir = path.join(dir, "git");
@@ -124,7 +136,7 @@ function openScratch(): Scratch {
   // Bare: no work tree, so no attributes file but the user's own is read, as `--no-index` outside a repository does.
   writeFileSync(path.join(gitDir, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
   const env = { GIT_DIR: gitDir, GIT_CONFIG_GLOBAL: os.devNull };
-  scratch = { gitDir, reader: new DiffTreeReader(OPTIONS, gitDir, env), remove, written: 0 };
+  scratch = { gitDir, reader: new DiffTreeReader(OPTIONS, gitDir, env), remove, written: 0, users: 1, retired: false };
   return scratch;
 }
 
@@ -163,7 +175,7 @@ function sectionAsNoIndex(pair: Pair, section: string): string | null {
 
 /** `fileSetDiff` from the scratch store: one tree pair per path, in `--no-index`'s order; null when the store fails. */
 async function fromStore(pairs: readonly Pair[]): Promise<string | null> {
-  const s = openScratch();
+  const s = takeScratch();
   const asked: Promise<Buffer>[] = [];
   const heads: string[] = [];
   try {
@@ -186,6 +198,9 @@ async function fromStore(pairs: readonly Pair[]): Promise<string | null> {
   } catch {
     await Promise.allSettled(asked);
     return null;
+  } finally {
+    s.users--;
+    release(s);
   }
 }
 

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { fileSetDiff, type FileBytes } from "../../src/git/file-set-diff.js";
+import { scratchRoot } from "../../src/util/tempdirs.js";
 import { countGitProcesses } from "../helpers/git-count.js";
 
 /*
@@ -97,6 +98,28 @@ describe("fileSetDiff", () => {
     expect(processes).toBe(0);
     expect(result).toContain("deleted file mode");
   });
+
+  it("replaces a full store with a fresh one, and removes the old one with its process", async () => {
+    // This process's stores: the folders of the scratch root it marked as its own.
+    const stores = (): string[] =>
+      readdirSync(scratchRoot()).filter((n) => {
+        if (!n.startsWith("gitgood-fileset-")) return false;
+        const owner = path.join(scratchRoot(), n, ".gitgood-owner");
+        return existsSync(owner) && (JSON.parse(readFileSync(owner, "utf8")) as { pid: number }).pid === process.pid;
+      });
+    // 250 changed files 40 folders deep write over 20,000 objects (a blob and 41 trees a side, per file).
+    const deep = Array.from({ length: 40 }, (_, i) => `d${i}`).join("/");
+    const many = Array.from({ length: 250 }, (_, i) => i);
+    const before = many.map((i) => f(`${deep}/f${i}`, text(`${i}\n`)));
+    const after = many.map((i) => f(`${deep}/f${i}`, text(`${i}!\n`)));
+    expect(await fileSetDiff(before, after)).toBe(oracle(before, after));
+    const [full] = stores();
+    expect(stores()).toHaveLength(1);
+    const next = await countGitProcesses(() => fileSetDiff([f("x", text("1\n"))], [f("x", text("2\n"))]));
+    expect(next.result).toBe(oracle([f("x", text("1\n"))], [f("x", text("2\n"))]));
+    expect(next.commands).toEqual([expect.stringMatching(/^diff-tree --stdin/)]);
+    await vi.waitFor(() => expect(stores()).toEqual([expect.not.stringMatching(full as string)]), { timeout: 10_000 });
+  }, 120_000);
 
   it("gives the same bytes for many files at once as one by one", async () => {
     const many = Array.from({ length: 40 }, (_, i) => i);
