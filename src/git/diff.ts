@@ -1,5 +1,8 @@
+import { lstatSync } from "node:fs";
+import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { DiffTreeReader } from "./diff-reader.js";
+import { readIndexFile } from "./index-file.js";
 import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 import { at } from "../util/at.js";
@@ -39,12 +42,54 @@ const FULL_OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** Options of the `diff-tree --stdin` that reads commits' patches (`commitDiffs`). */
 const COMMIT_PATCH_OPTIONS: readonly string[] = ["--always", "-p", "--root", ...DIFF_OPTIONS];
 
+/** The attributes files a sandbox's long-lived diff-tree was started with (`attributesSeen`). */
+const startedWith = new WeakMap<DiffTreeReader, string>();
+/** The index file last looked at per handle, by its stat, with the attributes files it lists. */
+const indexSeen = new WeakMap<Repo, { stat: string; listed: string; files: string[] }>();
+/** Index files that could not be read so far: each makes a state no other equals. */
+let unread = 0;
+
+function statOf(file: string): string {
+  const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}` : "-";
+}
+
+/**
+ * What git reads a sandbox's attributes files from (`-diff` or `binary` change a patch), as gitgood sees
+ * it without a process: the work tree's top `.gitattributes`, `info/attributes`, and each attributes
+ * file the index lists, with its entry and the work tree's file there. Git reads them once per process and
+ * keeps them, so a long-lived diff-tree answers as a new one would only while this stays the same. The
+ * index is read again only when its file changed; one that cannot be read is never the same.
+ */
+function attributesSeen(repo: Repo): string {
+  const stat = statOf(path.join(repo.gitDir, "index"));
+  let seen = indexSeen.get(repo);
+  if (seen?.stat !== stat) {
+    const entries = readIndexFile(repo.gitDir);
+    const listing = (entries ?? []).filter((e) => e.path === ATTRIBUTES || e.path.endsWith(`/${ATTRIBUTES}`));
+    const listed = entries === null ? `unread ${++unread}` : listing.map((e) => `${e.path} ${e.oid} ${e.mode} ${e.stage}`).join("\n");
+    indexSeen.set(repo, (seen = { stat, listed, files: listing.map((e) => e.path) }));
+  }
+  const files = [ATTRIBUTES, ...seen.files].map((f) => statOf(path.join(repo.dir, f)));
+  return [statOf(path.join(repo.gitDir, "info", "attributes")), seen.listed, ...files].join("\n");
+}
+
+const ATTRIBUTES = ".gitattributes";
+
 /**
  * The handle's long-lived `diff-tree --stdin` (after `Repo.keepReader`, like its reader: a source's for its
- * run, a sandbox's for its life, closed with the handle), or null: without one, or once it has failed.
+ * run, a sandbox's for its life, closed with the handle), or null: without one, or once it has failed. A
+ * sandbox's is started again when its attributes files changed (`attributesSeen`); a source's keeps those of
+ * its first patch for the run (a user's checkout is not expected to change them while a run reads it).
  */
 function patchReader(repo: Repo): DiffTreeReader | null {
-  const reader = repo.helper("diff-tree", (cwd, env) => new DiffTreeReader(COMMIT_PATCH_OPTIONS, cwd, env));
+  const now = repo.ownGitDir ? attributesSeen(repo) : "";
+  const start = (cwd: string, env: Record<string, string>): DiffTreeReader => {
+    const reader = new DiffTreeReader(COMMIT_PATCH_OPTIONS, cwd, env);
+    startedWith.set(reader, now);
+    return reader;
+  };
+  const reader = repo.helper("diff-tree", start, (kept) => startedWith.get(kept) === now);
   return reader && !reader.failed ? reader : null;
 }
 

@@ -159,14 +159,19 @@ export class Repo {
 
   /**
    * The long-lived process `name` of this handle after `keepReader`: the one `start` made on an earlier
-   * call (even if it has failed since: the caller then does without), or one `start` makes now, in the
-   * repository's directory with its environment; null without `keepReader`. `close` ends it.
+   * call (even if it has failed since: the caller then does without) unless `still` says it no longer
+   * answers as a new one would (it is then closed), or one `start` makes now, in the repository's
+   * directory with its environment; null without `keepReader`. `close` ends it.
    */
-  helper<T extends LongLivedGit<Waiting>>(name: string, start: (cwd: string, env: Record<string, string>) => T): T | null {
+  helper<T extends LongLivedGit<Waiting>>(name: string, start: (cwd: string, env: Record<string, string>) => T, still?: (kept: T) => boolean): T | null {
     if (!this.readerWanted) return null;
-    let kept = this.helpers.get(name);
+    let kept = this.helpers.get(name) as T | undefined;
+    if (kept && still && !still(kept)) {
+      void kept.close();
+      kept = undefined;
+    }
     if (!kept) this.helpers.set(name, (kept = start(this.dir, { ...this.env })));
-    return kept as T;
+    return kept;
   }
 
   /** Ends the long-lived processes, if any; the handle runs a process per question again afterwards. */

@@ -1,7 +1,10 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitDiff, commitDiffs } from "../../src/git/diff.js";
 import { DiffTreeReader } from "../../src/git/diff-reader.js";
 import { Repo } from "../../src/git/repo.js";
+import { gitVersion } from "../../src/git/version.js";
 import { Fixture } from "../helpers/fixture.js";
 import { countGitProcesses } from "../helpers/git-count.js";
 
@@ -85,5 +88,42 @@ describe("a repository handle's long-lived diff-tree", () => {
     const after = await countGitProcesses(() => commitDiffs(kept, [commits[2] as string]));
     expect(after.result).toEqual([expected[2]]);
     expect(after.commands).toEqual([expect.stringMatching(/^diff-tree --stdin/)]);
+  });
+});
+
+describe("a sandbox's long-lived diff-tree and the attributes files", () => {
+  it("starts again when the work tree's or the index's attributes files change, as a process per question would read them", async () => {
+    const own = new Fixture();
+    try {
+      const line = [own.commit("One", { "dir/f.txt": "1\n" }), own.commit("Two", { "dir/f.txt": "2\n" }), own.commit("Three", { "dir/f.txt": "3\n" }), own.commit("Four", { "dir/f.txt": "4\n" })];
+      const env = { GIT_DIR: path.join(own.dir, ".git"), GIT_WORK_TREE: own.dir };
+      const sandboxLike = Repo.own(own.dir, path.join(own.dir, ".git"), env, await gitVersion()).keepReader();
+      try {
+        const asked = async (oid: string): Promise<{ patch: string; processes: number; expected: string }> => {
+          const { result, processes } = await countGitProcesses(() => commitDiff(sandboxLike, oid));
+          return { patch: result, processes, expected: await commitDiff(await Repo.open(own.dir), oid) };
+        };
+        expect((await asked(line[0] as string)).patch).toContain("+1");
+        // An attributes file written at the top of the work tree: the next patch reads it, from a new process.
+        writeFileSync(path.join(own.dir, ".gitattributes"), "*.txt binary\n");
+        const second = await asked(line[1] as string);
+        expect(second.patch).toBe(second.expected);
+        expect(second.patch).toContain("Binary files");
+        expect(second.processes).toBe(1);
+        // Nothing changed since: the same process answers.
+        const third = await asked(line[2] as string);
+        expect(third).toMatchObject({ patch: third.expected, processes: 0 });
+        // One in a folder, committed (the index lists it), taking the top one's effect back there.
+        own.commit("Attributes", { "dir/.gitattributes": "*.txt -binary diff\n" });
+        const fourth = await asked(line[3] as string);
+        expect(fourth.patch).toBe(fourth.expected);
+        expect(fourth.patch).toContain("+4");
+        expect(fourth.processes).toBe(1);
+      } finally {
+        await sandboxLike.close();
+      }
+    } finally {
+      own.remove();
+    }
   });
 });
