@@ -2,6 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { GitGoodError } from "../errors.js";
 import { gitEnv } from "./process.js";
 
+const STDERR_KEPT = 8192;
+
 /** A question waiting for its answer: what a failure of the process rejects. */
 export interface Waiting {
   reject: (err: Error) => void;
@@ -33,8 +35,11 @@ export abstract class LongLivedGit<W extends Waiting> {
       env: gitEnv({ GIT_NO_LAZY_FETCH: "1", ...env }),
       stdio: ["pipe", "pipe", "pipe"],
     });
+    // Its first error output, for the message when it stops (a long life of errors is not all kept).
     let stderr = "";
-    this.child.stderr.on("data", (b: Buffer) => (stderr += b.toString("utf8")));
+    this.child.stderr.on("data", (b: Buffer) => {
+      if (stderr.length < STDERR_KEPT) stderr += b.toString("utf8");
+    });
     this.child.stdout.on("data", (b: Buffer) => this.onData(b));
     this.child.stdin.on("error", () => undefined);
     this.child.on("error", (err: NodeJS.ErrnoException) =>
