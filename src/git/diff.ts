@@ -83,13 +83,14 @@ const ATTRIBUTES = ".gitattributes";
  * its first patch for the run (a user's checkout is not expected to change them while a run reads it).
  */
 function patchReader(repo: Repo): DiffTreeReader | null {
-  const now = repo.ownGitDir ? attributesSeen(repo) : "";
+  let seen: string | undefined;
+  const now = (): string => (seen ??= repo.ownGitDir ? attributesSeen(repo) : "");
   const start = (cwd: string, env: Record<string, string>): DiffTreeReader => {
     const reader = new DiffTreeReader(COMMIT_PATCH_OPTIONS, cwd, env);
-    startedWith.set(reader, now);
+    startedWith.set(reader, now());
     return reader;
   };
-  const reader = repo.helper("diff-tree", start, (kept) => startedWith.get(kept) === now);
+  const reader = repo.helper("diff-tree", start, (kept) => startedWith.get(kept) === now());
   return reader && !reader.failed ? reader : null;
 }
 
