@@ -121,6 +121,16 @@ function todos(chain: string[], messages: string): Record<string, string> {
   };
 }
 
+/** How each todo of `todos` ends: git's exit code, and whether a rebase is left in progress. */
+const STOPS: Record<string, [number, boolean]> = {
+  picks: [0, false],
+  folds: [0, false],
+  reorderConflict: [1, true],
+  dropAndReword: [1, true],
+  gitsOwnForms: [0, true],
+};
+const rebaseLeft = (side: Side): boolean => existsSync(path.join(side.own, "rebase-merge"));
+
 describe("the paused interactive rebase of a tool-only sandbox without git", () => {
   it("writes the rebase's state files, HEAD, ORIG_HEAD, reflog and index git writes, byte for byte, and starts no git", async () => {
     const { byGit, own, processes, listed } = await byGitAndOwn(source, base, tip);
@@ -148,6 +158,8 @@ describe("the paused interactive rebase of a tool-only sandbox without git", () 
         results.push({ code: r.code, stderr: r.stderr.split(path.dirname(path.dirname(side.own))).join("<sandbox>"), ...seen(side) });
       }
       expect(results[1], name).toEqual(results[0]);
+      // Each todo goes where it is meant to: through, or stopped on a conflict or at its break.
+      expect([results[0]?.code, rebaseLeft(byGit)], name).toEqual(STOPS[name]);
       const [afterGit, afterOwn] = [byGit, own].map((side) => ({ abort: tryGit(side, COMMITTER, "rebase", "--abort"), ...seen(side) }));
       expect(afterOwn, `${name}, then --abort`).toEqual(afterGit);
     }
@@ -155,8 +167,8 @@ describe("the paused interactive rebase of a tool-only sandbox without git", () 
     const { byGit, own } = await byGitAndOwn(source, base, tip);
     const shown = source.scratch("shown");
     const [gitSide, ownSide] = [byGit, own].map((side, i) => {
-      // The agent's editor: it keeps what it was shown and moves the last pick first.
-      const editor = `f() { cp "$1" "${shown}/${i}"; { sed -n 4p "${shown}/${i}"; sed -n 1,3p "${shown}/${i}"; } > "$1"; }; f`;
+      // The agent's editor: it keeps what it was shown and moves the second pick first.
+      const editor = `f() { cp "$1" "${shown}/${i}"; { sed -n 2p "${shown}/${i}"; sed -n 1p "${shown}/${i}"; sed -n 3,4p "${shown}/${i}"; } > "$1"; }; f`;
       const edit = tryGit(side, { ...COMMITTER, GIT_SEQUENCE_EDITOR: editor }, "rebase", "--edit-todo");
       return { edit, shown: readFileSync(path.join(shown, String(i)), "utf8"), ...seen(side), carryOn: tryGit(side, COMMITTER, "rebase", "--continue"), after: seen(side) };
     });
