@@ -21,10 +21,11 @@ import { buildRunFixture, tempDirs } from "../helpers/runs.js";
  * process fails here and must say why. What is left per attempt: the history walk the store needs (for a
  * merge with one base, one `rev-list --boundary` that also finds the base), one pack-objects per store (an
  * IR or ICC store's two packs are built as one: issue 37), the sandbox's reader, MCR's `merge-tree`, IR's
- * `rebase -i`, `rebase --continue` and the `notes copy` it starts, ICC's set-up diff and any hunks applied,
+ * `rebase --continue` and the `notes copy` it starts, ICC's set-up diff and any hunks applied,
  * one diff per file diff shown, one patch set per chain (a commit's patch is read once per sandbox), and
  * the recorded answer's diff. Written without git in a tool-only sandbox: its first checkout (ICC's with the
- * tip's files and index: src/git/own-checkout.ts), MCR's merge state around `merge-tree`'s result
+ * tip's files and index: src/git/own-checkout.ts), IR's paused `rebase -i` (its state files, detached
+ * HEAD and the base's index: src/git/own-rebase.ts), MCR's merge state around `merge-tree`'s result
  * (src/git/own-merge.ts), its unmerged entries (read from its index file), and the commits gitgood makes
  * there (MCR's merge, ICC's commits: src/git/own-commit.ts). An MCR attempt whose resolved files differ from
  * the recorded merge's tells which side each differing region took from the conflicted text the set-up's
@@ -33,7 +34,7 @@ import { buildRunFixture, tempDirs } from "../helpers/runs.js";
  */
 const LIMIT: Record<string, Record<string, number>> = {
   MCR: { oracle: 4, baseline: 5, union: 5, ours: 5, theirs: 5, llm: 8 },
-  IR: { oracle: 7, baseline: 8, "squash-fixups": 8, keep: 7, llm: 7 },
+  IR: { oracle: 6, baseline: 7, "squash-fixups": 7, keep: 6, llm: 6 },
   ICC: { oracle: 5, baseline: 5, "per-file": 5, "one-commit": 5, llm: 7 },
 };
 /** The run's own processes: the source's probe, its config read and its reader. */
