@@ -93,7 +93,9 @@ export function todoSubject(message: Buffer): string | null {
   const paragraph: string[] = [];
   for (; at < lines.length && lines[at] !== ""; at++) paragraph.push(lines[at] as string);
   const subject = paragraph.join(" ");
-  return /^[^\0-\x20\x7f][^\0-\x1f\x7f]*$/.test(subject) ? subject : null;
+  const control = (c: number): boolean => c < 0x20 || c === 0x7f;
+  const plain = subject !== "" && subject.charCodeAt(0) !== 0x20 && ![...subject].some((ch) => control(ch.charCodeAt(0)));
+  return plain ? subject : null;
 }
 
 /** A commit's header fields and message, or null when it is not a plain commit object. */
