@@ -49,6 +49,11 @@ source.commit("varied", {
   ".gitattributes": "* text=auto\n*.bat text eol=crlf\n",
   "run.bat": "@echo off\r\necho hi\r\n",
 });
+source.write({ "tool.sh": "#!/bin/sh\n" });
+symlinkSync("a.txt", path.join(source.dir, "link"));
+source.git("add", "-A");
+source.git("update-index", "--chmod=+x", "tool.sh");
+source.git("commit", "-q", "-m", "an executable and a link");
 const base = source.head();
 source.commit("Change a.txt's first line", { "a.txt": "ONE\ntwo\nthree\n" });
 commitVerbatim(source, "\n\nA subject   \nover two lines\t\n\nand a body\n", { "zz/file.txt": "zz2\n", "new/in/folder.txt": "new\n" });
