@@ -23,9 +23,9 @@ import type { Repo } from "./repo.js";
  * than 2.39 (its help text and files differ), a sandbox not exactly as the first checkout left it, a
  * setting or environment own-checkout.ts does not know, SHA-256, a commit of the chain that is a merge,
  * empty (git would handle it apart), grafted away by the shallow store or carrying an `encoding`, a
- * subject git's todo would not hold as it is (empty, starting with white space, control characters, not
- * UTF-8), an abbreviated id that is not unique at git's automatic length, a store whose object count git
- * would take from a multi-pack index, and a tree own-checkout.ts leaves to git.
+ * subject git's todo would not hold as it is (empty, a control character but the tab, not UTF-8), an
+ * abbreviated id that is not unique at git's automatic length, a store whose object count git would take
+ * from a multi-pack index, and a tree own-checkout.ts leaves to git.
  */
 
 const OID = /^[0-9a-f]{40}$/;
@@ -80,9 +80,11 @@ interface Listed {
 const GIT_SPACE = /[ \t\n\r]+$/;
 
 /**
- * What `%s` gives for a commit message (pretty.c's format_subject): blank lines at the start skipped,
- * then the lines of the first paragraph, trailing white space cut, joined by one space. Null when a todo
- * line would not hold it as it is (empty, white space first, a control character, not UTF-8).
+ * What git's todo holds after `pick ID ` for a commit message: what `%s` gives (pretty.c's
+ * format_subject: blank lines at the start skipped, then the lines of the first paragraph, trailing
+ * white space cut, joined by one space), the spaces and tabs at its start cut as the todo's parser cuts
+ * them. Null where a todo line would not hold it as it is (nothing left, a control character but the
+ * tab, not UTF-8).
  */
 export function todoSubject(message: Buffer): string | null {
   const text = message.toString("utf8");
@@ -92,10 +94,9 @@ export function todoSubject(message: Buffer): string | null {
   while (at < lines.length && lines[at] === "") at++;
   const paragraph: string[] = [];
   for (; at < lines.length && lines[at] !== ""; at++) paragraph.push(lines[at] as string);
-  const subject = paragraph.join(" ");
-  const control = (c: number): boolean => c < 0x20 || c === 0x7f;
-  const plain = subject !== "" && subject.charCodeAt(0) !== 0x20 && ![...subject].some((ch) => control(ch.charCodeAt(0)));
-  return plain ? subject : null;
+  const subject = paragraph.join(" ").replace(/^[ \t]+/, "");
+  const control = (c: number): boolean => (c < 0x20 && c !== 0x09) || c === 0x7f;
+  return subject !== "" && ![...subject].some((ch) => control(ch.charCodeAt(0))) ? subject : null;
 }
 
 /** A commit's header fields and message, or null when it is not a plain commit object. */

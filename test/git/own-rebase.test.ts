@@ -57,7 +57,7 @@ source.git("commit", "-q", "-m", "an executable and a link");
 const base = source.head();
 source.commit("Change a.txt's first line", { "a.txt": "ONE\ntwo\nthree\n" });
 commitVerbatim(source, "\n\nA subject   \nover two lines\t\n\nand a body\n", { "zz/file.txt": "zz2\n", "new/in/folder.txt": "new\n" });
-commitVerbatim(source, "Caf\u00e9: r\u00e9sum\u00e9 with  two spaces \u2014 and #hash", { "a.txt": "ONE\ntwo\nTHREE\n", "a/x.py": null });
+commitVerbatim(source, "\t Caf\u00e9: r\u00e9sum\u00e9 with  two spaces,\ta tab \u2014 and #hash", { "a.txt": "ONE\ntwo\nTHREE\n", "a/x.py": null });
 source.commit("fixup typo", { "a.txt": "ONE\nTWO\nTHREE\n", "run.bat": "@echo off\r\necho hello\r\n" });
 const tip = source.head();
 
@@ -270,9 +270,10 @@ describe("the paused interactive rebase of a tool-only sandbox without git", () 
     }
   });
 
-  it("reads a todo subject as git's %s does, and leaves to git one a todo would not hold as it is", () => {
+  it("reads a todo subject as git's %s and todo parser do, and leaves to git one a todo would not hold as it is", () => {
     expect(todoSubject(Buffer.from("\n \nFirst line  \r\nsecond\t\n\nbody\n"))).toBe("First line second");
-    for (const bad of ["", "\n\n", " leading space\n", "tab\tinside\n", "nul\0\n", "\x1b[31mred\n"]) expect(todoSubject(Buffer.from(bad)), JSON.stringify(bad)).toBeNull();
+    expect(todoSubject(Buffer.from(" \t leading blanks,\tand a tab\n"))).toBe("leading blanks,\tand a tab");
+    for (const bad of ["", "\n\n", " \t \n", "nul\0\n", "\x1b[31mred\n", "line\vtab\n"]) expect(todoSubject(Buffer.from(bad)), JSON.stringify(bad)).toBeNull();
     expect(todoSubject(Buffer.from([0xff, 0x41, 0x0a]))).toBeNull();
   });
 });
