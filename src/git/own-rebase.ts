@@ -7,6 +7,7 @@ import { replaceThroughLock } from "./lock-file.js";
 import { writesObjects } from "./object-write.js";
 import { absent, exactPatterns, isRealDir, knownSettings, readWholeTree, treeExtension, writeNewFile, writtenCheckout } from "./own-checkout.js";
 import type { Repo } from "./repo.js";
+import { attributesKeepBytes } from "./stored-bytes.js";
 
 /*
  * The paused interactive rebase of an IR set-up (`git rebase -i --no-autosquash --empty=keep
@@ -19,7 +20,8 @@ import type { Repo } from "./repo.js";
  * detached at the base, ORIG_HEAD at the tip, HEAD's reflog line `rebase (start): checkout BASE` (the
  * committer of the chain's tip and its date, which the set-up hands git in the environment), and the
  * index of the base's tree, every entry skip-worktree (no file of the work tree is read or written, so
- * attributes change nothing). This writes exactly those bytes. Anything else goes to git: another git
+ * a project's attributes change nothing; the git directory's own attributes file may only be the one
+ * stored-bytes.ts writes). This writes exactly those bytes. Anything else goes to git: another git
  * than 2.39 (its help text and files differ), a sandbox not exactly as the first checkout left it, a
  * setting or environment own-checkout.ts does not know, SHA-256, a commit of the chain that is a merge,
  * empty (git would handle it apart), grafted away by the shallow store or carrying an `encoding`, a
@@ -265,7 +267,7 @@ export async function pausedRebaseWithoutGit(repo: Repo, base: string, env: Reco
   const ref = headBranch(gitDir);
   if (!repo.ownGitDir || reader === null || checkout === undefined || ref === null || !OID.test(base) || base === checkout.commit) return null;
   if (repo.version.major !== 2 || repo.version.minor !== 39 || !writesObjects(gitDir)) return null;
-  if (OBJECT_ENV.some((name) => process.env[name] !== undefined) || knownSettings(gitDir) === null || exactPatterns(gitDir)?.size !== 0) return null;
+  if (OBJECT_ENV.some((name) => process.env[name] !== undefined) || knownSettings(gitDir) === null || exactPatterns(gitDir)?.size !== 0 || !attributesKeepBytes(gitDir)) return null;
   const who = committerIdent(env);
   if (who === null || !NOT_THERE.every((name) => absent(path.join(gitDir, name))) || !onlyRef(gitDir, ref)) return null;
   const tip = checkout.commit;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { autoAbbrev, pausedRebaseWithoutGit, todoSubject } from "../../src/git/own-rebase.js";
 import { continueRebase, pausedRebaseByGit, startPausedRebase } from "../../src/git/rebase.js";
+import { keepStoredBytes } from "../../src/git/stored-bytes.js";
 import { checkOutOnly } from "../../src/git/sparse.js";
 import { checkoutBranch } from "../../src/git/worktree.js";
 import { Fixture, fixtureEnv } from "../helpers/fixture.js";
@@ -102,10 +103,16 @@ function seen(side: Side): Record<string, unknown> {
   };
 }
 
-/** Two sandboxes at the chain's tip: the paused rebase started by git in one, through `startPausedRebase` in the other. */
-async function byGitAndOwn(from: Fixture, chainBase: string, chainTip: string): Promise<{ byGit: Side; own: Side; processes: number; listed: string[] }> {
+/**
+ * Two sandboxes at the chain's tip: the paused rebase started by git in one, through `startPausedRebase`
+ * in the other. Both keep files as stored (the attributes file of a Git-work sandbox) unless `plain`.
+ */
+async function byGitAndOwn(from: Fixture, chainBase: string, chainTip: string, plain = false): Promise<{ byGit: Side; own: Side; processes: number; listed: string[] }> {
   const [byGit, own] = [await sandboxes.make(from, BRANCH), await sandboxes.make(from, BRANCH)];
-  for (const side of [byGit, own]) await checkoutBranch(side.repo, BRANCH, chainTip);
+  for (const side of [byGit, own]) {
+    if (!plain) keepStoredBytes(side.own);
+    await checkoutBranch(side.repo, BRANCH, chainTip);
+  }
   const byGitListed = await pausedRebaseByGit(byGit.repo, chainBase, COMMITTER);
   const { processes, result: listed } = await countGitProcesses(() => startPausedRebase(own.repo, chainBase, COMMITTER));
   expect(listed).toEqual(byGitListed);
@@ -147,6 +154,10 @@ describe("the paused interactive rebase of a tool-only sandbox without git", () 
     expect(readFileSync(path.join(own.own, "logs", "HEAD"), "utf8")).toContain(`${tip} ${base} Tip Committer <tip@example.com> 1704100000 +0130\trebase (start): checkout ${base}\n`);
     expect(Object.keys(ownSeen.files as object).filter((f) => f.startsWith("rebase-merge/"))).toHaveLength(11);
     expect(() => git(own, "fsck", "--strict", "--no-dangling")).not.toThrow();
+    // Without the attributes file (a sandbox that converts as the project asks), the same.
+    const plain = await byGitAndOwn(source, base, tip, true);
+    expect(plain.processes).toBe(0);
+    expect(seen(plain.own)).toEqual(seen(plain.byGit));
   });
 
   it("git carries on from it as from its own: any todo, a conflict, a stop, the abort, the agent's own --edit-todo", async () => {
@@ -226,8 +237,13 @@ describe("the paused interactive rebase of a tool-only sandbox without git", () 
     expect(encoded.processes).toBe(1);
     expect(seen(encoded.own)).toEqual(seen(encoded.byGit));
 
-    // Patterns (a sandbox whose conflicts were checked out), or an ORIG_HEAD: not the first checkout's sandbox.
-    for (const change of [(side: Side) => checkOutOnly(side.own, ["a.txt"]), (side: Side) => writeFileSync(path.join(side.own, "ORIG_HEAD"), `${tip}\n`)]) {
+    // Patterns (a sandbox whose conflicts were checked out), an ORIG_HEAD, attributes of the git directory's own that convert.
+    const changes = [
+      (side: Side) => checkOutOnly(side.own, ["a.txt"]),
+      (side: Side) => writeFileSync(path.join(side.own, "ORIG_HEAD"), `${tip}\n`),
+      (side: Side) => writeFileSync(path.join(side.own, "info", "attributes"), "*.txt text\n"),
+    ];
+    for (const change of changes) {
       const side = await sandboxes.make(source, BRANCH);
       await checkoutBranch(side.repo, BRANCH, tip);
       change(side);
