@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { headBranch, identLine } from "./commit-write.js";
@@ -16,18 +16,18 @@ import { attributesKeepBytes } from "./stored-bytes.js";
  * written. Git 2.39 then leaves: `rebase-merge/` with the todo (the picks with full ids, the `break`
  * taken off), `done` (`break`), `msgnum` 1, `end` (the picks and the break), `head-name`, `onto`,
  * `orig-head`, the empty `interactive`, `keep_redundant_commits` and `no-reschedule-failed-exec`, and
- * the todo as first written (`git-rebase-todo.backup`: abbreviated ids, git's help comment); HEAD
- * detached at the base, ORIG_HEAD at the tip, HEAD's reflog line `rebase (start): checkout BASE` (the
- * committer of the chain's tip and its date, which the set-up hands git in the environment), and the
- * index of the base's tree, every entry skip-worktree (no file of the work tree is read or written, so
- * a project's attributes change nothing; the git directory's own attributes file may only be the one
- * stored-bytes.ts writes). This writes exactly those bytes. Anything else goes to git: another git
- * than 2.39 (its help text and files differ), a sandbox not exactly as the first checkout left it, a
- * setting or environment own-checkout.ts does not know, SHA-256, a commit of the chain that is a merge,
- * empty (git would handle it apart), grafted away by the shallow store or carrying an `encoding`, a
- * subject git's todo would not hold as it is (empty, a control character but the tab, not UTF-8), an
- * abbreviated id that is not unique at git's automatic length, a store whose object count git would take
- * from a multi-pack index, and a tree own-checkout.ts leaves to git.
+ * the todo as first written (`git-rebase-todo.backup`: git adds a comment of its own there, which is
+ * not written here: git reads only the commands of that file, to find commits dropped from the todo);
+ * HEAD detached at the base, ORIG_HEAD at the tip, HEAD's reflog line `rebase (start): checkout BASE`
+ * (the committer of the chain's tip and its date, which the set-up hands git in the environment), and
+ * the index of the base's tree, every entry skip-worktree (no file of the work tree is read or written,
+ * so a project's attributes change nothing; the git directory's own attributes file may only be the one
+ * stored-bytes.ts writes). Every other byte is git's. Anything else goes to git: another git than 2.39
+ * (whose state files could differ), a sandbox not exactly as the first checkout left it, a setting or
+ * environment own-checkout.ts does not know, SHA-256, a commit of the chain that is a merge, empty (git
+ * would handle it apart), grafted away by the shallow store or carrying an `encoding`, a subject git's
+ * todo would not hold as it is (empty, a control character but the tab, not UTF-8), and a tree
+ * own-checkout.ts leaves to git.
  */
 
 const OID = /^[0-9a-f]{40}$/;
@@ -39,38 +39,6 @@ const COMMITTER_ENV = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITT
 const OBJECT_ENV = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_REPLACE_REF_BASE", "GIT_NO_REPLACE_OBJECTS", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"];
 /** Files of the git directory that tell of an operation in progress or change how history is read: with any of them git decides. */
 const NOT_THERE = ["rebase-merge", "rebase-apply", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE", "sequencer", "packed-refs", "info/grafts", "index.lock", "HEAD.lock"];
-
-/** git 2.39's help comment under the commands of a todo it writes for `rebase -i` (rebase-interactive.c's append_todo_help). */
-const TODO_HELP = `#
-# Commands:
-# p, pick <commit> = use commit
-# r, reword <commit> = use commit, but edit the commit message
-# e, edit <commit> = use commit, but stop for amending
-# s, squash <commit> = use commit, but meld into previous commit
-# f, fixup [-C | -c] <commit> = like "squash" but keep only the previous
-#                    commit's log message, unless -C is used, in which case
-#                    keep only this commit's message; -c is same as -C but
-#                    opens the editor
-# x, exec <command> = run command (the rest of the line) using shell
-# b, break = stop here (continue rebase later with 'git rebase --continue')
-# d, drop <commit> = remove commit
-# l, label <label> = label current HEAD with a name
-# t, reset <label> = reset HEAD to a label
-# m, merge [-C <commit> | -c <commit>] <label> [# <oneline>]
-#         create a merge commit using the original merge commit's
-#         message (or the oneline, if no original merge commit was
-#         specified); use -c <commit> to reword the commit message
-# u, update-ref <ref> = track a placeholder for the <ref> to be updated
-#                       to this position in the new commits. The <ref> is
-#                       updated at the end of the rebase
-#
-# These lines can be re-ordered; they are executed from top to bottom.
-#
-# If you remove a line here THAT COMMIT WILL BE LOST.
-#
-# However, if you remove everything, the rebase will be aborted.
-#
-`;
 
 /** A commit of the chain as the todo lists it. */
 interface Listed {
@@ -124,66 +92,6 @@ function shallowCommits(gitDir: string): Set<string> | null {
   } catch {
     return null;
   }
-}
-
-/** The object count in a pack's index file (versions 1 and 2), or null. */
-function idxCount(file: string): number | null {
-  const head = Buffer.alloc(1032);
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return null;
-  }
-  try {
-    if (readSync(fd, head, 0, head.length, 0) !== head.length) return null;
-  } finally {
-    closeSync(fd);
-  }
-  if (head.readUInt32BE(0) === 0xff744f63) return head.readUInt32BE(4) === 2 ? head.readUInt32BE(8 + 255 * 4) : null;
-  return head.readUInt32BE(255 * 4);
-}
-
-/**
- * The number of packed objects git counts to choose the length of its abbreviated ids (packfile.c's
- * repo_approximate_object_count: every pack of the store and of its alternates, loose objects not
- * counted); null where git would count otherwise (a multi-pack index, a pack named otherwise, an
- * alternate git would read in a way this does not).
- */
-export function packedObjectCount(objectsDir: string, depth = 0): number | null {
-  if (depth > 5 || !isRealDir(objectsDir)) return null;
-  const packDir = path.join(objectsDir, "pack");
-  let count = 0;
-  try {
-    if (!absent(path.join(packDir, "multi-pack-index")) || !absent(path.join(objectsDir, "info", "multi-pack-index"))) return null;
-    const names = absent(packDir) ? [] : readdirSync(packDir);
-    for (const name of names) {
-      if (!name.endsWith(".idx")) continue;
-      if (!/^pack-[0-9a-f]{40}\.idx$/.test(name)) return null;
-      if (absent(path.join(packDir, `${name.slice(0, -4)}.pack`))) continue;
-      const n = idxCount(path.join(packDir, name));
-      if (n === null) return null;
-      count += n;
-    }
-    const alternates = path.join(objectsDir, "info", "alternates");
-    if (absent(alternates)) return count;
-    for (const line of readFileSync(alternates, "utf8").split("\n")) {
-      if (line === "" || line.startsWith("#")) continue;
-      if (line.startsWith('"') || line !== line.trim()) return null;
-      const more = packedObjectCount(path.resolve(objectsDir, line), depth + 1);
-      if (more === null) return null;
-      count += more;
-    }
-  } catch {
-    return null;
-  }
-  return count;
-}
-
-/** The length git 2.39 abbreviates ids to for a store of `count` packed objects (object-name.c's find_unique_abbrev_r), at least 7. */
-export function autoAbbrev(count: number): number {
-  const msb = count === 0 ? 0 : 31 - Math.clz32(count);
-  return Math.max(7, Math.floor((msb + 2) / 2));
 }
 
 /** The reflog identity (`name <email> seconds zone`) of the committer the set-up hands git, or null when git would take it otherwise. */
@@ -280,20 +188,12 @@ export async function pausedRebaseWithoutGit(repo: Repo, base: string, env: Reco
     return null;
   }
   const chain = await chainToList(repo, base, tip);
-  const count = packedObjectCount(path.join(gitDir, "objects"));
-  if (chain === null || chain.listed.length === 0 || count === null) return null;
+  if (chain === null || chain.listed.length === 0) return null;
   const whole = await readWholeTree(repo, chain.baseTree);
   if (whole === null) return null;
-  // Git abbreviates each id to its automatic length, longer where another object shares that prefix: then git decides.
-  const length = autoAbbrev(count);
-  const abbreviated = [base, ...chain.listed.map((c) => c.oid)];
-  const found = await Promise.all(abbreviated.map((oid) => reader.info(oid.slice(0, length))));
-  if (found.some((info, i) => info?.oid !== abbreviated[i])) return null;
-  const short = (oid: string): string => oid.slice(0, length);
 
-  const picks = (id: (oid: string) => string): string => chain.listed.map((c) => `pick ${id(c.oid)} ${c.subject}\n`).join("");
+  const picks = chain.listed.map((c) => `pick ${c.oid} ${c.subject}\n`).join("");
   const n = chain.listed.length;
-  const backup = `${picks((oid) => oid)}\n# Rebase ${short(base)}..${short(tip)} onto ${short(base)} (${n} ${n === 1 ? "command" : "commands"})\n${TODO_HELP}`;
   const files: [string, string][] = [
     ["head-name", `${ref}\n`],
     ["onto", `${base}\n`],
@@ -301,8 +201,8 @@ export async function pausedRebaseWithoutGit(repo: Repo, base: string, env: Reco
     ["interactive", ""],
     ["keep_redundant_commits", ""],
     ["no-reschedule-failed-exec", ""],
-    ["git-rebase-todo.backup", backup],
-    ["git-rebase-todo", picks((oid) => oid)],
+    ["git-rebase-todo.backup", picks],
+    ["git-rebase-todo", picks],
     ["done", "break\n"],
     ["msgnum", "1\n"],
     ["end", `${n + 1}\n`],
