@@ -1,15 +1,10 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
-import type { Sample } from "../../src/dataset/sample.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket } from "../../src/runs/ticket.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 import { oracleTicket } from "../helpers/runs.js";
 
 /*
@@ -19,26 +14,12 @@ import { oracleTicket } from "../helpers/runs.js";
  * spec is refused; a run.json written before they moved resumes with the same flags.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-let sample: Sample;
-
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-  const [only] = (await readDataset([samplesFile])).samples;
-  if (!only) throw new Error("the fixture has no sample");
-  sample = only;
-});
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--out", out, ...extra], { env });
+const merge = useOneMerge([]);
+const { run, silent } = merge;
 
 type RunJson = { identity: { agent: string; spec?: Record<string, unknown> }; spec?: Record<string, unknown> };
 
-const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+const readRunJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 /** The keys of the agent's settings in the spec. */
 const AGENT_KEYS = ["command", "url", "agent_version", "tools"];
@@ -71,7 +52,7 @@ describe("the agent's settings as run settings", () => {
   });
 
   it("record the command in the identity whole: a resume with another command is refused even where the agent's name is the same", async () => {
-    const out = path.join(fx.scratch("runs"), "command");
+    const out = path.join(merge.fx.scratch("runs"), "command");
     const args = ["--agent", "command", "--command", longCommand("a"), "--isolation", "none"];
     const first = await run(out, args);
     expect(first.code, first.stderr).toBe(0);
@@ -88,7 +69,7 @@ describe("the agent's settings as run settings", () => {
   });
 
   it("record the tools in the identity when not both, the version and URL in the spec alone", async () => {
-    const out = path.join(fx.scratch("runs"), "tools");
+    const out = path.join(merge.fx.scratch("runs"), "tools");
     const args = ["--agent", "oracle", "--tools", "mcp", "--agent-version", "1.2.3", "--url", "http://127.0.0.1:9/"];
     expect((await run(out, args)).code).toBe(0);
     const json = readRunJson(out);
@@ -97,14 +78,14 @@ describe("the agent's settings as run settings", () => {
     const both = await run(out, ["--agent", "oracle"]);
     expect(both.code).not.toBe(0);
     expect(both.stderr).toMatch(/\(spec\.tools: "mcp" -> none\)/);
-    const bad = await run(path.join(fx.scratch("runs"), "bad-tools"), ["--agent", "oracle", "--tools", "all"]);
+    const bad = await run(path.join(merge.fx.scratch("runs"), "bad-tools"), ["--agent", "oracle", "--tools", "all"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toMatch(/--tools/);
   });
 
   it("a run.json of the previous layout resumes with the same flags and is refused with others", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
+    const out = path.join(merge.fx.scratch("runs"), "previous");
     const args = ["--agent", "command", "--command", longCommand("a"), "--tools", "shell", "--isolation", "none"];
     expect((await run(out, args)).code).toBe(0);
     writePreviousLayout(out);
@@ -126,9 +107,9 @@ describe("the agent's settings as run settings", () => {
   });
 
   it("travel in a queue ticket's spec; a ticket of an older producer carrying them in its agent spec is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--agent", "oracle", "--tools", "shell", "--agent-version", "1.2.3"])).code).toBe(0);
-    const ticket = oracleTicket(out, sample);
+    const ticket = oracleTicket(out, merge.sample);
     expect(ticket.spec).toMatchObject({ tools: "shell", agent_version: "1.2.3", command: null, url: null });
     expect(ticket.agent).toEqual({ name: "oracle", model: null, options: {} });
     const older: Record<string, Record<string, unknown>> = {
