@@ -125,7 +125,7 @@ describe("a run setting declared once", () => {
   });
 
   it("refuses a switch whose default is not true or false, and a repeatable option whose value is not a list", () => {
-    const base = { help: "h", identity: false, request: "operator", kind: "choice", group: "g" } as const;
+    const base = { help: "h", identity: false, kind: "choice", group: "g" } as const;
     expect(() => defineRunSetting<number>({ ...base, key: "fake_switch", option: "fake-switch", schema: z.number(), default: 3 })).toThrow(/is a switch: its default must be true or false/);
     expect(() => defineRunSetting<number>({ ...base, key: "fake_repeat", option: "fake-repeat", value: "<n>", schema: z.number(), default: 5, repeatable: true })).toThrow(/is repeatable: its value must be a list/);
   });
