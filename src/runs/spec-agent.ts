@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { GitGoodError } from "../errors.js";
+import { agentTakes, type AgentSetting } from "../agents/index.js";
 import { TOOLS_MODES, type ToolsMode } from "../agents/presets/agent.js";
-import { defineRunSetting, specValue, type RunSpec } from "./spec-registry.js";
+import { defineRunSetting, specValue, type RunSetting, type RunSpec } from "./spec-registry.js";
 
 /* The agent's own settings: the command and mcp-command agents' program, a preset's version and tools, the a2a agent's URL. */
 
@@ -88,4 +89,23 @@ export function agentSettings(spec: RunSpec | undefined): { command?: string; ur
     ...(version !== null ? { agentVersion: version } : {}),
     tools: specValue(spec, TOOLS),
   };
+}
+
+/** The agent's settings, each by the name of the option `createAgent` gives it as. */
+const AGENT_SETTING_OF: Readonly<Record<AgentSetting, RunSetting>> = { command: COMMAND, url: A2A_URL, agentVersion: AGENT_VERSION, tools: TOOLS };
+
+/** The agent settings the agent of this name (`--agent`'s) does not take (`agentTakes`, as its definition says). */
+export function ignoredAgentSettings(agent: string): RunSetting[] {
+  return Object.entries(AGENT_SETTING_OF)
+    .filter(([option]) => !agentTakes(agent, option as AgentSetting))
+    .map(([, setting]) => setting);
+}
+
+/**
+ * The spec of a run of the agent of this name: each agent setting it does not take at its default, so that
+ * run.json says what the agent was given and its identity holds only that (`--agent llm --command X` is a run of
+ * the llm agent: a resume with another command, or none, goes on).
+ */
+export function agentRunSpec(spec: RunSpec, agent: string): RunSpec {
+  return { ...spec, ...Object.fromEntries(ignoredAgentSettings(agent).map((s) => [s.key, s.default])) };
 }
