@@ -163,6 +163,7 @@ function takenOptions(name: string, opts: AgentOptions): AgentOptions {
   return Object.fromEntries(Object.entries(opts).filter(([option]) => !isAgentSetting(option) || agentTakes(name, option)));
 }
 
+/** Whether an option `createAgent` gives is one of the agent settings. */
 function isAgentSetting(option: string): option is AgentSetting {
   return (AGENT_SETTINGS as readonly string[]).includes(option);
 }
