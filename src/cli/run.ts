@@ -27,7 +27,6 @@ import { repeatable } from "../util/options.js";
 import { matrixCells } from "../runs/matrix.js";
 import type { ResultRecord } from "../runs/record.js";
 import { resolvedConfig, withConfig } from "./config.js";
-import { runMatrixFromFlags } from "./run-matrix.js";
 import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import type { CliIO } from "./io.js";
@@ -43,6 +42,8 @@ async function run(files: string[], flags: RunFlags, io: CliIO, config: Resolved
     return;
   }
   const out = flags.out ?? defaultRunDir([...files, ...(flags.dataset ?? [])], "matrix");
+  // A matrix's comparison (the report's formats, HTML among them) is loaded by matrix runs alone.
+  const { runMatrixFromFlags } = await import("./run-matrix.js");
   await runMatrixFromFlags(cells, flags, out, io, (cellFlags) => runOne(files, cellFlags, io, config, false));
 }
 
