@@ -9,10 +9,10 @@ import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
-import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
+import { chooseIsolation, isolationNote, probeIsolation, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, agentPrices, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, agentPrices, IDS, ISOLATION, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { RunFlags } from "./flags.js";
@@ -100,6 +100,18 @@ function specOfFlags(flags: RunFlags): RunSpec {
 /** The judges the flags name (the spec's `judges`, `--judge`), asked with `models`. */
 export function judgesOf(flags: RunFlags, models: ModelOptions): ModelClient[] {
   return judgesFromSpec(specValue(specOfFlags(flags), JUDGES), models);
+}
+
+/** Starts the probe of the isolation the flags ask for (bubblewrap's), which `isolationFrom` then needs not wait for. */
+export function probeIsolationOf(flags: RunFlags): Promise<void> {
+  let mode: string;
+  try {
+    mode = specValue(specOfFlags(flags), ISOLATION);
+  } catch {
+    // A wrong option is reported where the run reads its spec, in its turn.
+    return Promise.resolve();
+  }
+  return probeIsolation(mode);
 }
 
 /** The isolation the flags ask for (the spec's), as this host gives it; says once on `stderr` when agent programs run without. */
