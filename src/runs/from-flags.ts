@@ -227,18 +227,24 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
   if (budgetOf(spec)) checkBudget(options, run.executor !== undefined);
   // A new run directory is made only once the repositories and models passed their checks.
   const checked = !run.executor && !existsSync(run.dir);
-  if (checked) await checkFreshRun(options);
-  const unlock = lockRunDir(run.dir);
+  // The repositories the checks opened are the run's: it reads through them, and closes them.
+  const sources = checked ? await checkFreshRun(options) : null;
   try {
-    const store = RunStore.open(run.dir, flagRunConfig(run, flags));
-    run.stderr?.write(`run directory: ${run.dir}\n`);
-    return await runBenchmark({
-      ...options,
-      store,
-      checked,
-      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir) }) } : {}),
-    });
+    const unlock = lockRunDir(run.dir);
+    try {
+      const store = RunStore.open(run.dir, flagRunConfig(run, flags));
+      run.stderr?.write(`run directory: ${run.dir}\n`);
+      return await runBenchmark({
+        ...options,
+        store,
+        checked,
+        ...(sources ? { sources } : {}),
+        ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir) }) } : {}),
+      });
+    } finally {
+      unlock();
+    }
   } finally {
-    unlock();
+    await sources?.close();
   }
 }

@@ -138,7 +138,7 @@ describe("a run setting declared once", () => {
 
   it("is read with the settings declared at the time: a family's, declared after a spec was read, and refused again once undeclared", () => {
     expect(() => parseRunSpec({ lately: { depth: 2 } }, "run.json spec", "BAD_CONFIG")).toThrow(/run\.json spec/);
-    const depth = familySetting<number>("lately", { key: "depth", option: "lately-depth", value: "<n>", help: "a family declared late", schema: z.number().int(), parse: Number, default: 1, verbs: ["run"] });
+    const depth = familySetting<number>("lately", { key: "depth", option: "lately-depth", value: "<n>", help: "a family declared late", schema: z.number().int(), parse: Number, default: 1, identity: true, verbs: ["run"] });
     declareFamilySettings("lately", [depth]);
     try {
       expect(parseRunSpec({ lately: { depth: 2 } }, "run.json spec", "BAD_CONFIG").lately).toEqual({ depth: 2 });
