@@ -18,7 +18,6 @@ import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress, type QueueAddress } from "../queue/url.js";
 import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
-import { removingInBackground } from "../util/cleanup.js";
 import type { ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
 import { addFamilyOptions } from "./family-options.js";
@@ -117,7 +116,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       unsay = sayOnStop(io, (signal) => producerStopped(signal, address, dir, executor?.left() ?? null));
     }
     const summary = await runFromFlags(flagRun, flags);
-    await removingInBackground(() => Promise.resolve(finishFamilies(spec, summary.records, io)));
+    finishFamilies(spec, summary.records, io);
     if (summary.unsupported > 0) {
       io.stderr.write(`${summary.unsupported} scenario(s) skipped: agent ${agent.name} does not work them\n`);
     }

@@ -157,11 +157,7 @@ export interface FamilyCli {
   scenarioSettings?(spec: RunSpec, verb: FamilyVerb, ctx: SettingsContext): Record<string, unknown>;
   /** `run` only: narrows the samples or picks the agent before anything runs (a bad combination throws BAD_OPTION). */
   prepare?(spec: RunSpec, samples: Sample[], agent: string, io: RunIO): RunPreparation;
-  /**
-   * `run` only: after the run, writes what the settings ask for (`--predictions-out`) and lets go of what the
-   * family kept for the run's attempts (SWE's idle evaluation sandboxes); a removal it asks for goes on in the
-   * background until the run's end.
-   */
+  /** `run` only: after the run, writes what the settings ask for (`--predictions-out`). */
   finish?(spec: RunSpec, records: readonly ResultRecord[], io: RunIO): void;
 }
 

@@ -7,7 +7,6 @@ import { writeOwnGitDir } from "./own-git-dir.js";
 import { GitGoodError } from "../errors.js";
 import { nestedRepositories } from "./nested-repos.js";
 import { runGit } from "./process.js";
-import { removeSoon } from "../util/cleanup.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 
 /** The `git apply` variants SWE-style evaluation tries, in order, before `patch -p1 --fuzz=3`. */
@@ -202,7 +201,6 @@ export async function worktreePatch(workDir: string, objectsDir: string, base: s
     );
     return diff.stdout.toString("latin1");
   } finally {
-    // A dozen folders and files: with the run's removals in the background, the next git process need not wait for them.
-    removeSoon(scratch);
+    rmSync(scratch, { recursive: true, force: true });
   }
 }

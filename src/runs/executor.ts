@@ -194,14 +194,11 @@ function stepObserver(steps: StepLog): (entry: TrajectoryEntry) => void {
  */
 export async function withRunPacks<T>(work: (packs: PackCache) => Promise<T>): Promise<T> {
   const packs = runPackCache();
-  // The packs go with the run's other removals, off the event loop, before it returns.
-  return await removingInBackground(async () => {
-    try {
-      return await work(packs.cache);
-    } finally {
-      packs.remove();
-    }
-  });
+  try {
+    return await removingInBackground(() => work(packs.cache));
+  } finally {
+    packs.remove();
+  }
 }
 
 /** Git threads a pool of `concurrency` attempts starts its git processes from: one per attempt, at most this many. */

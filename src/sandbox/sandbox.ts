@@ -8,7 +8,7 @@ import { readIndexFile } from "../git/index-file.js";
 import { installStore, type PackCache } from "../git/packs.js";
 import { initOwnSandboxRepo, openOwnSandboxRepo, type WorkTreeMode } from "../git/shared-clone.js";
 import type { StorePlan } from "../git/store.js";
-import { removeAtExit, removeSoon } from "../util/cleanup.js";
+import { removeAtExit } from "../util/cleanup.js";
 import { removeUntracked } from "./clean-tree.js";
 import { execDir, execIn, type ExecOptions, type ExecResult } from "./exec.js";
 import { publishGitView } from "./git-view.js";
@@ -280,8 +280,7 @@ export class Sandbox {
       await checkoutDetached(this.repo, rev);
     } finally {
       rmSync(alternates, { force: true });
-      // Outside the work tree: with the run's removals in the background, the evaluation need not wait for it.
-      removeSoon(retired);
+      rmSync(retired, { recursive: true, force: true });
       for (const name of ["logs", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "packed-refs"]) rmSync(path.join(own, name), { recursive: true, force: true });
       // The reader may have opened the retired packs: a new one sees the new store alone.
       await this.repo.close();

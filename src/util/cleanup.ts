@@ -96,11 +96,3 @@ export function removeAtExit(path: string, opts: { last?: string } = {}): () => 
     else rmSync(path, { recursive: true, force: true });
   };
 }
-
-/**
- * Removes `path` now, as `removeAtExit`'s remover does: inside `removingInBackground` it is renamed away at
- * once and its contents deleted on libuv's thread pool while the caller goes on; elsewhere in place.
- */
-export function removeSoon(path: string): void {
-  removeAtExit(path)();
-}

@@ -4,7 +4,6 @@ import { lookupModel } from "../../model/lookup.js";
 import type { ResultRecord } from "../../runs/record.js";
 import { SWE } from "../../scenarios/swe/index.js";
 import { specValue, type RunSpec } from "../../runs/spec.js";
-import { removeIdleEvaluationSandboxes } from "../../swe/evaluate.js";
 import type { SweOptions } from "../../swe/options.js";
 import { predictionsJsonl, readPredictions, type Prediction } from "../../swe/predictions.js";
 import { writeOutputFile } from "../../util/output.js";
@@ -70,8 +69,6 @@ export const SWE_CLI: FamilyCli = {
     return { samples: predicted, agent: "predictions", agentOptions: { predictions: [...predictions.values()] } };
   },
   finish(spec, records, io) {
-    // The run's evaluations are over: the sandboxes kept for the next one go now, not at the process's exit.
-    removeIdleEvaluationSandboxes();
     const file = specValue(spec, PREDICTIONS_OUT);
     if (file === null) return;
     const n = writePredictionsOut(file, records);
