@@ -93,7 +93,8 @@ async function collect(out, pairs) {
       for (let i = 0; i < group.length; i++) {
         const agent = run.agents[i];
         const store = RunStore.open(dir, runConfig({ samples: [file], agent: run.name }, (p) => p));
-        await runBenchmark({ samples: [group[i]], scenarios: [run.scenario], where: { repo }, agent, store, jobs: 1, timeoutSeconds: 120, maxTurns: run.maxTurns ?? 10, judges: run.scenario === "MCR" ? [] : [judge()] });
+        const spec = { timeout_s: 120, max_turns: run.maxTurns ?? 10, scenarios: [run.scenario] };
+        await runBenchmark({ samples: [group[i]], spec, where: { repo }, agent, store, jobs: 1, judges: run.scenario === "MCR" ? [] : [judge()] });
       }
       attempts.push({ dir, repo, run: run.name });
       process.stderr.write(`ran ${run.name} on ${group.length} sample(s) of ${file}\n`);

@@ -129,9 +129,10 @@ const CSV = {
     ["sample_id,agent,verdict", ...run.records.filter((r) => r.scenario === TOYSUM.name).map((r) => `${r.sample_id},${r.agent},${r.verdict}`)].join("\n") + "\n",
 };
 
-/** `--agent toy-adder`: adds the numbers through the tool. */
+/** `--agent toy-adder`: adds the numbers through the tool; it takes none of the agent settings (`--command`, `--tools`, …). */
 const ADDER = {
   name: "toy-adder",
+  settings: [],
   create: () => ({
     name: "toy-adder",
     workTree: "tools",

@@ -11,11 +11,12 @@ import { Repo } from "../git/repo.js";
 import { lookupModel } from "../model/lookup.js";
 import type { ResultRecord } from "../runs/record.js";
 import { chooseIsolation, DEFAULT_ISOLATION, type Isolation } from "../sandbox/isolation.js";
-import { IDS, JUDGES, MAX_TURNS, TIMEOUT, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
+import { IDS, JUDGES, MAX_TURNS, TIMEOUT, familyFragments, isolationLimits, narrowedSpec, specFromOptions, type RunSpec } from "../runs/spec.js";
 import { runConfig } from "../runs/config.js";
 import { runBenchmark } from "../runs/runner.js";
 import { RunStore } from "../runs/store.js";
 import { scenariosFor } from "../scenarios/registry.js";
+import { familyScenarioSettings } from "../families/options.js";
 import { families, familyOfScenario } from "../families/registry.js";
 import { escapeControls } from "../util/escape.js";
 import { mapPool } from "../util/pool.js";
@@ -136,8 +137,16 @@ export class GreenExecutor implements AgentExecutor {
     const operator = this.opts.spec ?? specFromOptions({});
     const narrowed = narrowedSpec(operator, a.requested);
     const isolation = this.isolationFor(narrowed, operator);
-    // The participant answers each instance in one turn, within the request's time (or the default), judged by the request's judges.
-    const spec: RunSpec = { ...narrowed, [TIMEOUT.key]: timeout, [MAX_TURNS.key]: 1, [IDS.key]: samples.map((s) => s.id), [JUDGES.key]: [...a.judges] };
+    // The participant answers each instance in one turn, within the request's time (or the default), judged by the request's judges;
+    // the families' settings are those the assessment's config asks for (the SWE hints), the others at their defaults.
+    const spec: RunSpec = {
+      ...narrowed,
+      [TIMEOUT.key]: timeout,
+      [MAX_TURNS.key]: 1,
+      [IDS.key]: samples.map((s) => s.id),
+      [JUDGES.key]: [...a.judges],
+      ...assessedFragments(a.config),
+    };
     const runDir = path.join(this.opts.outDir, ctx.taskId);
     const store = RunStore.open(
       runDir,
@@ -158,9 +167,8 @@ export class GreenExecutor implements AgentExecutor {
     events.status(TaskState.TASK_STATE_WORKING, `assessing ${a.role} (${a.url}) on ${total} instance(s) of ${samples.length} sample(s); run directory ${runDir}`);
     this.opts.log(`task ${ctx.taskId}: ${total} instance(s) for ${a.url}, run directory ${runDir}`);
     const finished: ResultRecord[] = [];
-    // What the families' scenarios take from the assessment's config (the SWE hints).
-    const settings: Record<string, unknown> = {};
-    for (const f of families()) Object.assign(settings, f.a2aSettings?.(a.config));
+    // The families' scenario settings, made from the spec as a run's are (the isolation of their programs: the sandbox's default).
+    const settings = familyScenarioSettings(spec, "run", { isolation: undefined, model: undefined, envs: null });
     const perSample = async (sample: Sample): Promise<void> => {
       if (cancelled.aborted) return;
       await runBenchmark({
@@ -211,4 +219,16 @@ export class GreenExecutor implements AgentExecutor {
     this.opts.log(`task ${taskId}: cancelled`);
     this.running.get(taskId)?.abort();
   }
+}
+
+/**
+ * The families' fragments of an assessment's spec: each family's settings at their defaults, with those the
+ * assessment's config asks for (`a2aSettings`: the SWE hints) over them.
+ */
+function assessedFragments(config: Readonly<Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  const fragments = familyFragments({});
+  for (const family of families()) {
+    for (const [key, asked] of Object.entries(family.a2aSettings?.(config) ?? {})) fragments[key] = { ...fragments[key], ...asked };
+  }
+  return fragments;
 }

@@ -31,9 +31,21 @@ export interface AgentOptions {
   [option: string]: unknown;
 }
 
+/**
+ * The agent's own settings of a run (`--command`, `--url`, `--agent-version`, `--tools`), by the names of the
+ * options `createAgent` gives them as.
+ */
+export const AGENT_SETTINGS = ["command", "url", "agentVersion", "tools"] as const;
+export type AgentSetting = (typeof AGENT_SETTINGS)[number];
+
 /** One way to make an agent by name (`--agent NAME`). */
 export interface AgentKind {
   readonly name: string;
+  /**
+   * The agent settings it takes; `create` gets no other, and a run of it neither records nor compares the
+   * others (`--agent llm --command …` is a run of the llm agent whatever the command). Absent: every one.
+   */
+  readonly settings?: readonly AgentSetting[];
   /** The agent talks to the model of `--model` (run.json records the model, the response cache serves it). */
   readonly usesModel?: boolean;
   /** It reaches that model through the run's recording proxy, not through a client of gitgood's (the CLI-agent presets). */
@@ -56,9 +68,10 @@ function proxyOf(opts: AgentOptions): RunProxy | null {
 
 /** The agents every family can run, then (registered by the families) the families' own. */
 const KINDS: AgentKind[] = [
-  { name: "llm", usesModel: true, create: (opts) => new LlmAgent(modelClientFor("llm", opts), { temperature: opts.temperature }) },
+  { name: "llm", usesModel: true, settings: [], create: (opts) => new LlmAgent(modelClientFor("llm", opts), { temperature: opts.temperature }) },
   {
     name: "command",
+    settings: ["command"],
     create(opts) {
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the command agent needs --command "PROGRAM ARGS"');
       return new CommandAgent(opts.command, proxyOf(opts));
@@ -66,6 +79,7 @@ const KINDS: AgentKind[] = [
   },
   {
     name: "mcp-command",
+    settings: ["command"],
     create(opts) {
       if (!opts.command) throw new GitGoodError("BAD_OPTION", 'the mcp-command agent needs --command "PROGRAM ARGS"');
       return new McpCommandAgent(opts.command, proxyOf(opts));
@@ -73,16 +87,23 @@ const KINDS: AgentKind[] = [
   },
   {
     name: "a2a",
+    settings: ["url"],
     create(opts) {
       if (!opts.url) throw new GitGoodError("BAD_OPTION", "the a2a agent needs --url URL (the A2A agent's base URL)");
       return new A2aAgent({ url: opts.url, toolHost: opts.toolHost ?? null });
     },
   },
   ...PRESETS.map(
-    (preset): AgentKind => ({ name: preset.name, usesModel: true, proxied: true, create: (opts) => presetAgent(preset, { ...opts, proxy: proxyOf(opts) }) }),
+    (preset): AgentKind => ({
+      name: preset.name,
+      usesModel: true,
+      proxied: true,
+      settings: ["agentVersion", "tools"],
+      create: (opts) => presetAgent(preset, { ...opts, proxy: proxyOf(opts) }),
+    }),
   ),
-  { name: "oracle", create: () => new OracleAgent() },
-  { name: "baseline", create: () => new BaselineAgent() },
+  { name: "oracle", settings: [], create: () => new OracleAgent() },
+  { name: "baseline", settings: [], create: () => new BaselineAgent() },
 ];
 
 /** Adds an agent kind (a family's agents); its name must be new. */
@@ -113,6 +134,16 @@ export function agentProxied(name: string): boolean {
   return kindNamed(name)?.proxied === true;
 }
 
+/**
+ * Whether the agent of this name takes the agent setting: as its kind declares (every one when it declares
+ * none); a scenario's baseline takes none; a name no agent has, every one (a run of it is refused anyway).
+ */
+export function agentTakes(name: string, setting: AgentSetting): boolean {
+  const kind = kindNamed(name);
+  if (kind) return kind.settings === undefined || kind.settings.includes(setting);
+  return !baselineStrategies().has(name);
+}
+
 /** Every agent name `createAgent` knows: the registered kinds, then each scenario's baselines. */
 export function agentNames(): string[] {
   return [...KINDS.map((k) => k.name), ...baselineStrategies().keys()];
@@ -121,8 +152,18 @@ export function agentNames(): string[] {
 /** Makes an agent by name, with a one-line error for a wrong name or a missing option. */
 export function createAgent(name: string, opts: AgentOptions = {}): Agent {
   const kind = kindNamed(name);
-  if (kind) return kind.create(opts);
+  if (kind) return kind.create(takenOptions(name, opts));
   const entries = baselineStrategies().get(name);
   if (entries) return new StrategyAgent(name, entries);
   throw new GitGoodError("BAD_OPTION", `unknown agent '${name}'; agents: ${agentNames().join(", ")}`);
+}
+
+/** The options without the agent settings the agent of this name does not take (`agentTakes`). */
+function takenOptions(name: string, opts: AgentOptions): AgentOptions {
+  return Object.fromEntries(Object.entries(opts).filter(([option]) => !isAgentSetting(option) || agentTakes(name, option)));
+}
+
+/** Whether an option `createAgent` gives is one of the agent settings. */
+function isAgentSetting(option: string): option is AgentSetting {
+  return (AGENT_SETTINGS as readonly string[]).includes(option);
 }

@@ -175,6 +175,7 @@ export function benchCommand(io: CliIO): Command {
     // (another --languages, a changed repository) get a directory of their own beside it, never a share of it.
     const firstDir = path.join(out, "run");
     const build = (dir: string, samplesFile: string): FlagRun => ({
+      agentName,
       dir,
       samples,
       files: [samplesFile],

@@ -90,6 +90,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     // of what a plain run's start-up would otherwise read.
     if (flags.agent === "a2a") tools = await (await import("../mcp/tool-host.js")).listenToolHost("127.0.0.1", 0);
     const flagRun: FlagRun = {
+      agentName: prepared.agent,
       dir,
       samples,
       files: all,

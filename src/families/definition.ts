@@ -197,10 +197,11 @@ export interface FamilyDefinition {
    */
   a2aResult?(records: readonly ResultRecord[], agent: string, role: string): { lines: string[]; data: Record<string, unknown> };
   /**
-   * The settings an A2A assessment gives the family's scenarios, from the assessment's `config` (SWE:
-   * the hints, which the AgentBeats green sends), keyed as `run`'s scenario settings are.
+   * The family's settings an A2A assessment's `config` asks for (SWE: the hints, which the AgentBeats green
+   * sends), as its fragment of the spec is keyed (`{ swe: { hints: true } }`): the assessment's run.json records
+   * them, and its scenario settings are made from them (`cli.scenarioSettings`) as a run's are.
    */
-  a2aSettings?(config: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  a2aSettings?(config: Readonly<Record<string, unknown>>): Record<string, Record<string, unknown>>;
   /** The word the green agent's progress line gives a finished attempt (SWE: its test status); default the verdict. */
   a2aStatus?(record: ResultRecord): string | undefined;
   /** A task the A2A participant takes in a message of the family's own shape (SWE-bench's REPO_DIR convention). */

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { GitGoodError } from "../errors.js";
-import { gitEnv } from "./process.js";
+import { LongLivedGit, type Waiting } from "./long-lived.js";
 import { at } from "../util/at.js";
 
 /** An object read from the repository: its id, type and content. */
@@ -22,13 +21,12 @@ interface Answer extends ObjectInfo {
   content: Buffer | null;
 }
 
-interface Pending {
+interface Pending extends Waiting {
   /** The name as written to git: a `missing` answer repeats it. */
   name: Buffer;
   /** Whether the answer carries the object's bytes (`contents`) or only its header (`info`). */
   contents: boolean;
   resolve: (answer: Answer | null) => void;
-  reject: (err: Error) => void;
 }
 
 const MISSING = [Buffer.from(" missing\n"), Buffer.from(" ambiguous\n")];
@@ -64,37 +62,14 @@ function missingAnswer(buf: Buffer, name: Buffer): number | "partial" {
  * are seen. While no request is waiting the process does not keep Node running (a handle nobody closes
  * does not hang the process at exit); `close` ends it.
  */
-export class CatFile {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly queue: Pending[] = [];
+export class CatFile extends LongLivedGit<Pending> {
   private buf: Buffer = Buffer.alloc(0);
   private chunks: Buffer[] = [];
   private buffered = 0;
   private needed = 0;
-  private failure: Error | null = null;
-  private closed = false;
-  private held = true;
 
   constructor(cwd: string, env: Record<string, string | undefined> = {}) {
-    this.child = spawn("git", ["cat-file", "--batch-command", "-z"], {
-      cwd,
-      env: gitEnv({ GIT_NO_LAZY_FETCH: "1", ...env }),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stderr = "";
-    this.child.stderr.on("data", (b: Buffer) => (stderr += b.toString("utf8")));
-    this.child.stdout.on("data", (b: Buffer) => this.onData(b));
-    this.child.stdin.on("error", () => undefined);
-    this.child.on("error", (err: NodeJS.ErrnoException) =>
-      this.fail(err.code === "ENOENT" ? new GitGoodError("GIT_NOT_FOUND", "git was not found on PATH") : err),
-    );
-    this.child.on("close", (code) => {
-      if (!this.closed || this.queue.length > 0) {
-        const line = stderr.split("\n").find((l) => l.trim()) ?? `exit code ${code}`;
-        this.fail(new GitGoodError("GIT_FAILED", `git cat-file stopped: ${line.trim()}`, { exitCode: code }));
-      }
-    });
-    this.hold(false);
+    super(["cat-file", "--batch-command", "-z"], cwd, env);
   }
 
   /** Reads one object by any name git understands (`oid`, `tree:path`, `HEAD:file`, `rev^{tree}`). */
@@ -110,46 +85,17 @@ export class CatFile {
   }
 
   private ask(given: string | Buffer, contents: boolean): Promise<Answer | null> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.closed) return Promise.reject(new GitGoodError("INTERNAL", "cat-file reader is closed"));
+    const unusable = this.unusable();
+    if (unusable) return Promise.reject(unusable);
     const name = typeof given === "string" ? Buffer.from(given, "utf8") : given;
     // A NUL ends a request, and an empty name asks for nothing.
     if (name.length === 0 || name.includes(0)) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      this.queue.push({ name, contents, resolve, reject });
-      this.hold(true);
-      this.child.stdin.write(Buffer.concat([Buffer.from(contents ? "contents " : "info "), name, Buffer.alloc(1)]));
+      this.enqueue({ name, contents, resolve, reject }, Buffer.concat([Buffer.from(contents ? "contents " : "info "), name, Buffer.alloc(1)]));
     });
   }
 
-  /** Keeps Node running while an answer is awaited, and only then. */
-  private hold(on: boolean): void {
-    if (on === this.held) return;
-    this.held = on;
-    const handles = [this.child, this.child.stdout, this.child.stderr, this.child.stdin] as unknown as { ref(): void; unref(): void }[];
-    for (const h of handles) (on ? h.ref : h.unref).call(h);
-  }
-
-  /** Closes stdin and waits for git to exit. Outstanding requests are still answered. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.child.exitCode !== null || this.failure) return;
-    this.hold(true);
-    await new Promise<void>((resolve) => {
-      this.child.once("close", () => resolve());
-      this.child.stdin.end();
-    });
-  }
-
-  private fail(err: Error): void {
-    if (this.failure) return;
-    this.failure = err;
-    for (const p of this.queue.splice(0)) p.reject(err);
-    this.hold(false);
-  }
-
-  private onData(chunk: Buffer): void {
+  protected onData(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     // Join chunks only once a whole answer can be there, so large blobs are copied once.
@@ -198,6 +144,6 @@ export class CatFile {
     if (this.buf.length > 0) this.chunks.push(this.buf);
     this.buffered = this.buf.length;
     this.buf = Buffer.alloc(0);
-    if (this.queue.length === 0) this.hold(false);
+    this.settled();
   }
 }

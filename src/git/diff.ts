@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { DiffTreeReader } from "./diff-reader.js";
+import { readIndexFile } from "./index-file.js";
 import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
-import { runGit } from "./process.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 import { at } from "../util/at.js";
 
@@ -39,36 +39,113 @@ function rememberPatch(repo: Repo, oid: string, patch: string): void {
 
 const FULL_OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
+/** Options of the `diff-tree --stdin` that reads commits' patches (`commitDiffs`). */
+const COMMIT_PATCH_OPTIONS: readonly string[] = ["--always", "-p", "--root", ...DIFF_OPTIONS];
+
+/** The attributes files a sandbox's long-lived diff-tree was started with (`attributesSeen`). */
+const startedWith = new WeakMap<DiffTreeReader, string>();
+/** The index file last looked at per handle, by its stat, with the attributes files it lists. */
+const indexSeen = new WeakMap<Repo, { stat: string; listed: string; files: string[] }>();
+/** Index files that could not be read so far: each makes a state no other equals. */
+let unread = 0;
+
+function statOf(file: string): string {
+  const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}` : "-";
+}
+
+/**
+ * What git reads a sandbox's attributes files from (`-diff` or `binary` change a patch), as gitgood sees
+ * it without a process: the work tree's top `.gitattributes`, `info/attributes`, and each attributes
+ * file the index lists, with its entry and the work tree's file there. Git reads them once per process and
+ * keeps them, so a long-lived diff-tree answers as a new one would only while this stays the same. The
+ * index is read again only when its file changed; one that cannot be read is never the same.
+ */
+function attributesSeen(repo: Repo): string {
+  const stat = statOf(path.join(repo.gitDir, "index"));
+  let seen = indexSeen.get(repo);
+  if (seen?.stat !== stat) {
+    const entries = readIndexFile(repo.gitDir);
+    const listing = (entries ?? []).filter((e) => e.path === ATTRIBUTES || e.path.endsWith(`/${ATTRIBUTES}`));
+    const listed = entries === null ? `unread ${++unread}` : listing.map((e) => `${e.path} ${e.oid} ${e.mode} ${e.stage}`).join("\n");
+    indexSeen.set(repo, (seen = { stat, listed, files: listing.map((e) => e.path) }));
+  }
+  const files = [ATTRIBUTES, ...seen.files].map((f) => statOf(path.join(repo.dir, f)));
+  return [statOf(path.join(repo.gitDir, "info", "attributes")), seen.listed, ...files].join("\n");
+}
+
+const ATTRIBUTES = ".gitattributes";
+
+/**
+ * The handle's long-lived `diff-tree --stdin` (after `Repo.keepReader`, like its reader: a source's for its
+ * run, a sandbox's for its life, closed with the handle), or null: without one, or once it has failed. A
+ * sandbox's is started again when its attributes files changed (`attributesSeen`); a source's keeps those of
+ * its first patch for the run (a user's checkout is not expected to change them while a run reads it).
+ */
+function patchReader(repo: Repo): DiffTreeReader | null {
+  let seen: string | undefined;
+  const now = (): string => (seen ??= repo.ownGitDir ? attributesSeen(repo) : "");
+  const start = (cwd: string, env: Record<string, string>): DiffTreeReader => {
+    const reader = new DiffTreeReader(COMMIT_PATCH_OPTIONS, cwd, env);
+    startedWith.set(reader, now());
+    return reader;
+  };
+  const reader = repo.helper("diff-tree", start, (kept) => startedWith.get(kept) === now());
+  return reader && !reader.failed ? reader : null;
+}
+
 /** The patch a commit introduces, against its first parent. */
 export async function commitDiff(repo: Repo, oid: string): Promise<string> {
   const known = patchMemo.get(repo)?.byOid.get(oid);
   if (known !== undefined) return known;
+  if (FULL_OID.test(oid)) return at(await commitDiffs(repo, [oid]), 0);
+  return oneCommitDiff(repo, oid);
+}
+
+/** `commitDiff` with a process of its own. */
+async function oneCommitDiff(repo: Repo, oid: string): Promise<string> {
   const patch = await repo.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
   if (FULL_OID.test(oid)) rememberPatch(repo, oid, patch);
   return patch;
 }
 
+/** What `diff-tree --stdin` prints for the commits `oids`: from the handle's long-lived one, else from one of their own. */
+async function stdinDiffs(repo: Repo, oids: readonly string[]): Promise<string> {
+  const reader = patchReader(repo);
+  if (reader) {
+    try {
+      return (await reader.ask(oids)).toString("utf8");
+    } catch {
+      // It stopped (the error is the one-shot's to tell, if git fails again).
+    }
+  }
+  return repo.text(["diff-tree", "--stdin", ...COMMIT_PATCH_OPTIONS], { input: oids.map((o) => `${o}\n`).join("") });
+}
+
 /**
  * The patches of several commits (full object ids), each as `commitDiff` makes it, with one `git diff-tree
- * --stdin`. With `--always` each commit's patch follows a line holding its id; no patch line is a bare
- * object id (each starts with a space, a sign, `@`, `\\` or a header word), so the ids cut the output.
+ * --stdin` (the handle's long-lived one when it keeps one). With `--always` each commit's patch follows a
+ * line holding its id; no patch line is a bare object id (each starts with a space, a sign, `@`, `\\` or a
+ * header word), so the ids cut the output. A commit git cannot show is asked again alone, which fails
+ * with git's own error.
  */
 export async function commitDiffs(repo: Repo, oids: readonly string[]): Promise<string[]> {
   const memo = patchMemo.get(repo)?.byOid;
   const unique = [...new Set(oids)].filter((o) => !memo?.has(o));
   if (unique.length === 0) return oids.map((o) => memo?.get(o) as string);
-  if (!unique.every((o) => FULL_OID.test(o))) return Promise.all(oids.map((o) => commitDiff(repo, o)));
-  const out = await repo.text(["diff-tree", "--stdin", "--always", "-p", "--root", ...DIFF_OPTIONS], { input: unique.map((o) => `${o}\n`).join("") });
+  const eachAlone = (): Promise<string[]> => Promise.all(oids.map((o) => memo?.get(o) ?? oneCommitDiff(repo, o)));
+  if (!unique.every((o) => FULL_OID.test(o))) return eachAlone();
+  const out = await stdinDiffs(repo, unique);
   const byOid = new Map<string, string>();
   let offset = 0;
   for (let i = 0; i < unique.length; i++) {
     const oid = at(unique, i);
     const head = `${oid}\n`;
-    if (!out.startsWith(head, offset)) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+    if (!out.startsWith(head, offset)) return eachAlone();
     const start = offset + head.length;
     const next = unique[i + 1];
     const end = next === undefined ? out.length : out.indexOf(`\n${next}\n`, start - 1) + 1;
-    if (end <= 0) return Promise.all(oids.map((o) => commitDiff(repo, o)));
+    if (end <= 0) return eachAlone();
     byOid.set(oid, out.slice(start, end));
     offset = end;
   }
@@ -164,43 +241,4 @@ export async function plainDiff(repo: Repo, from: string, opts: { to?: string; p
   const to = opts.to === undefined ? [] : [opts.to];
   const paths = opts.paths === undefined ? [] : ["--", ...opts.paths];
   return repo.text(["diff", "--no-color", "--no-ext-diff", from, ...to, ...paths], { env: LITERAL_PATHS });
-}
-
-/** A file's bytes under a path relative to a project root, or null when the file does not exist. */
-export interface FileBytes {
-  path: string;
-  bytes: Buffer | null;
-  /** Git's mode 100755: the diff shows a mode change against a file without it. */
-  executable?: boolean;
-}
-
-function writeSide(root: string, files: readonly FileBytes[]): void {
-  mkdirSync(root, { recursive: true });
-  for (const f of files) {
-    const full = path.resolve(root, f.path);
-    if (f.bytes === null || !full.startsWith(root + path.sep)) continue;
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, f.bytes, { mode: f.executable === true ? 0o755 : 0o644 });
-  }
-}
-
-/**
- * A plain diff for people between two sets of files that live in no common repository (a recorded
- * answer and an agent's result), shown as `a/<path>` and `b/<path>` like a diff of two revisions.
- * The files are written to a temporary directory that is removed afterwards.
- */
-export async function fileSetDiff(before: readonly FileBytes[], after: readonly FileBytes[]): Promise<string> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gitgood-diff-"));
-  try {
-    writeSide(path.join(dir, "a"), before);
-    writeSide(path.join(dir, "b"), after);
-    const r = await runGit(["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-prefix", "a", "b"], {
-      cwd: dir,
-      env: { GIT_CONFIG_GLOBAL: os.devNull },
-      okCodes: [0, 1],
-    });
-    return r.stdout.toString("utf8");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

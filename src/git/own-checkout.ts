@@ -148,7 +148,7 @@ const PATTERN_SPECIAL = new Set(["\\", "*", "?", "[", "]", "!", "#", " "]);
  * `checkOutOnly` writes (`/` and one path exactly, special characters escaped): none for an empty file,
  * null for any other pattern or file.
  */
-function exactPatterns(gitDir: string): Set<string> | null {
+export function exactPatterns(gitDir: string): Set<string> | null {
   const file = path.join(gitDir, "info", "sparse-checkout");
   let text: string;
   try {

@@ -6,6 +6,7 @@ import { readIndexContent, type IndexRecord } from "./index-file.js";
 import { writeIndexFile } from "./index-write.js";
 import { writeLooseObject, writesObjects } from "./object-write.js";
 import type { Repo } from "./repo.js";
+import { attributesKeepBytes } from "./stored-bytes.js";
 import { writeTreeOfEntries } from "./tree-write.js";
 
 /*
@@ -31,9 +32,9 @@ function writable(repo: Repo): boolean {
 /** Settings under which `update-index` takes a file otherwise than by its bytes and its executable bit (fail-safe: any section counts). */
 const CHECKIN_SETTING = /^(?:filemode=false|symlinks=false|autocrlf=(?!false$)|attributesfile=|ignorestat=)/;
 
-/** Whether `update-index` stores a file of `gitDir`'s work tree as its plain bytes (no attributes file of the git directory, no setting that converts). */
+/** Whether `update-index` stores a file of `gitDir`'s work tree as its plain bytes (no attributes file of the git directory but gitgood's own that converts nothing, no setting that converts). */
 function plainCheckin(gitDir: string): boolean {
-  if (existsSync(path.join(gitDir, "info", "attributes"))) return false;
+  if (!attributesKeepBytes(gitDir)) return false;
   let config: string;
   try {
     config = readFileSync(path.join(gitDir, "config"), "utf8");

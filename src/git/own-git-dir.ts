@@ -38,7 +38,7 @@ const PACK_FILE = /^pack-[0-9a-f]{40,64}\.(?:pack|idx|rev)$/;
 
 /** What a copy of a git directory needs, as slash-separated paths inside it. */
 interface GitDirCopyPlan {
-  /** Files written once and never changed (objects, packs, the config): copied when the copy lacks them. */
+  /** Files written once and never changed (objects, packs, the config, the attributes file): copied when the copy lacks them. */
   once: string[];
   /** Files that change as the repository moves (refs, HEAD, the index, operation state): copied every time. */
   always: string[];
@@ -72,6 +72,7 @@ function filesBelow(root: string, rel: string, into: string[]): void {
 /** What copying gitgood's git directory `gitDir` (its own, never one an agent can write) to another place takes. */
 export function gitDirCopyPlan(gitDir: string): GitDirCopyPlan {
   const once = ["config"];
+  if (isFile(path.join(gitDir, "info", "attributes"))) once.push("info/attributes");
   const always: string[] = [];
   const absent: string[] = [];
   const objects = path.join(gitDir, "objects");

@@ -7,6 +7,7 @@ import { indexFileBytes, indexOrder, writeIndexFile } from "./index-write.js";
 import { writesObjects } from "./object-write.js";
 import { absent, isRealDir, knownSettings, makeRealFolders, readWholeTree, treeExtension, unwrittenStat, writeNewFile, writtenCheckout, type CachedTree } from "./own-checkout.js";
 import { MERGE_CONFIG, type Repo } from "./repo.js";
+import { attributesKeepBytes } from "./stored-bytes.js";
 
 /*
  * `git merge --no-ff --no-commit -q COMMIT` on a tool-only sandbox just checked out (own-checkout.ts),
@@ -110,7 +111,7 @@ async function freshCheckout(repo: Repo): Promise<string | null> {
 function quiet(repo: Repo, branch: string | null): branch is string {
   const gitDir = repo.gitDir;
   if (!repo.ownGitDir || repo.reader === null || !writesObjects(gitDir) || branch === null || knownSettings(gitDir) === null) return false;
-  if (SUPPRESSED_DEST.has(branch.slice("refs/heads/".length)) || !absent(path.join(gitDir, "info", "attributes"))) return false;
+  if (SUPPRESSED_DEST.has(branch.slice("refs/heads/".length)) || !attributesKeepBytes(gitDir)) return false;
   if (STATE.some((name) => !absent(path.join(gitDir, name)))) return false;
   if (!isRealDir(repo.dir) || readdirSync(repo.dir).length > 0) return false;
   try {

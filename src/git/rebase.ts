@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { pausedRebaseWithoutGit } from "./own-rebase.js";
 import type { Repo } from "./repo.js";
 
 /**
@@ -18,8 +19,17 @@ export function rebaseInProgress(repo: Repo): boolean {
   return existsSync(rebaseDir(repo));
 }
 
-/** Starts `git rebase -i <base>` and leaves it paused before the first step. Returns the commits git listed. */
+/**
+ * Starts `git rebase -i <base>` and leaves it paused before the first step. Returns the commits the todo
+ * lists. Right after the first checkout of a tool-only sandbox, the paused rebase is written without git
+ * where that gives what git gives (own-rebase.ts).
+ */
 export async function startPausedRebase(repo: Repo, base: string, env: Record<string, string>): Promise<string[]> {
+  return (await pausedRebaseWithoutGit(repo, base, env)) ?? pausedRebaseByGit(repo, base, env);
+}
+
+/** `startPausedRebase` by git itself: `git rebase -i <base>` with the pausing sequence editor. */
+export async function pausedRebaseByGit(repo: Repo, base: string, env: Record<string, string>): Promise<string[]> {
   const r = await repo.run(
     ["rebase", "-i", "--no-autosquash", "--empty=keep", "--no-update-refs", base],
     { env: { ...env, GIT_SEQUENCE_EDITOR: PAUSE_EDITOR }, okCodes: [0, 1] },

@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { CatFile } from "./catfile.js";
+import type { LongLivedGit, Waiting } from "./long-lived.js";
 import { runGit, streamGit, type RunResult, type SpawnOptions } from "./process.js";
 import { gitVersion, type GitVersion } from "./version.js";
 
@@ -28,7 +29,7 @@ export interface RunOptions {
  * src/git), with the repository's directory as working directory and a deterministic environment.
  */
 export class Repo {
-  private objectReader: CatFile | null = null;
+  private readonly helpers = new Map<string, LongLivedGit<Waiting>>();
   private readerWanted = false;
 
   private constructor(
@@ -140,10 +141,11 @@ export class Repo {
   }
 
   /**
-   * Keeps one `git cat-file --batch-command` process for this handle from now on: object, commit, tree
-   * and ref questions (clone.ts, commits.ts, trees.ts, refs.ts) are then answered by it instead of a
-   * process each. The process starts with the first question. Whoever calls this closes the handle
-   * (`close`) when done with it.
+   * Keeps long-lived git processes for this handle from now on: one `git cat-file --batch-command`
+   * (`reader`), whose answers to object, commit, tree and ref questions (clone.ts, commits.ts, trees.ts,
+   * refs.ts) replace a process each, and those asked for by name with `helper` (diff.ts's `diff-tree
+   * --stdin`). Each starts with its first question. Whoever calls this closes the handle (`close`) when
+   * done with it.
    */
   keepReader(): this {
     this.readerWanted = true;
@@ -152,17 +154,32 @@ export class Repo {
 
   /** The long-lived reader after `keepReader` (started now if need be), or null. */
   get reader(): CatFile | null {
-    if (!this.readerWanted) return null;
-    this.objectReader ??= new CatFile(this.dir, { ...this.env });
-    return this.objectReader;
+    return this.helper("cat-file", (cwd, env) => new CatFile(cwd, env));
   }
 
-  /** Ends the long-lived reader, if any; the handle runs a process per question again afterwards. */
+  /**
+   * The long-lived process `name` of this handle after `keepReader`: the one `start` made on an earlier
+   * call (even if it has failed since: the caller then does without) unless `still` says it no longer
+   * answers as a new one would (it is then closed), or one `start` makes now, in the repository's
+   * directory with its environment; null without `keepReader`. `close` ends it.
+   */
+  helper<T extends LongLivedGit<Waiting>>(name: string, start: (cwd: string, env: Record<string, string>) => T, still?: (kept: T) => boolean): T | null {
+    if (!this.readerWanted) return null;
+    let kept = this.helpers.get(name) as T | undefined;
+    if (kept && still && !still(kept)) {
+      void kept.close();
+      kept = undefined;
+    }
+    if (!kept) this.helpers.set(name, (kept = start(this.dir, { ...this.env })));
+    return kept;
+  }
+
+  /** Ends the long-lived processes, if any; the handle runs a process per question again afterwards. */
   async close(): Promise<void> {
-    const r = this.objectReader;
+    const kept = [...this.helpers.values()];
     this.readerWanted = false;
-    this.objectReader = null;
-    await r?.close();
+    this.helpers.clear();
+    await Promise.all(kept.map((h) => h.close()));
   }
 
   /** Runs git and returns stdout as a Buffer. */

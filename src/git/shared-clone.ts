@@ -5,6 +5,7 @@ import { runGit } from "./process.js";
 import { openOwnRepo, writeOwnGitDir } from "./own-git-dir.js";
 import { Repo } from "./repo.js";
 import { checkOutOnly } from "./sparse.js";
+import { keepStoredBytes } from "./stored-bytes.js";
 
 /**
  * Environment for git processes inside a sandbox: the user's global config (aliases, autocrlf,
@@ -72,12 +73,14 @@ export function openSandboxRepo(dir: string): Promise<Repo> {
  * Makes `gitDir` gitgood's own git directory for the sandbox work tree `workDir` (made when missing):
  * no objects yet (the caller installs an answer-free store), HEAD on `branch`, the sandbox settings, and
  * with a `tools` work tree the same sparse checkout as `initSandboxRepo`. No git process runs, and
- * nothing is written into the work tree: the `.git` the agent sees there is a copy made later.
+ * nothing is written into the work tree: the `.git` the agent sees there is a copy made later. With
+ * `storedBytes`, git converts no file of the work tree (src/git/stored-bytes.ts).
  */
-export function initOwnSandboxRepo(workDir: string, gitDir: string, branch: string, workTree: WorkTreeMode): void {
+export function initOwnSandboxRepo(workDir: string, gitDir: string, branch: string, workTree: WorkTreeMode, storedBytes = false): void {
   mkdirSync(workDir, { recursive: true });
   const sparse: ReadonlyArray<readonly [string, string, string]> = workTree === "tools" ? [["core", "sparseCheckout", "true"]] : [];
   writeOwnGitDir(gitDir, branch, configText([...SANDBOX_CONFIG, ...sparse]));
+  if (storedBytes) keepStoredBytes(gitDir);
   if (workTree === "tools") checkOutOnly(gitDir, []);
 }
 

@@ -4,7 +4,7 @@ import type { RepoLocator } from "../dataset/clones.js";
 import type { EnvSpecFile } from "../testenv/types.js";
 import { imageOf, modeIsolates, type Isolation, type IsolationLimits } from "../sandbox/isolation.js";
 import { RESULTS_SCHEMA_VERSION } from "./record.js";
-import { JUDGES, familyKeys, specIdentity, specValue, type RunSpec } from "./spec.js";
+import { JUDGES, agentRunSpec, familyKeys, ignoredAgentSettings, specIdentity, specValue, type RunSpec } from "./spec.js";
 
 const pkg = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -109,6 +109,28 @@ function upgradedAgentSettings(raw: unknown): unknown {
   const fields = specIdentity({ ...moved, ...objectOr(identity.spec) });
   const upgraded = Object.keys(fields).length > 0 ? { identity: { ...identity, spec: fields } } : {};
   return { ...config, ...upgraded, spec: { ...moved, ...objectOr(config.spec) } };
+}
+
+/**
+ * A run.json as runs made before an agent's definition said which agent settings it takes wrote it, in today's
+ * form: the agent settings its agent (its latest session's `--agent`, `config.options.agent`) does not take are at
+ * their defaults in its spec and not in its identity, so that a resume with another value of one goes on. A
+ * session of several agents (`--agent a,b`) or of an agent no longer known names none, and is left as it is.
+ */
+function withoutIgnoredAgentSettings(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const config = raw as Record<string, unknown>;
+  const name = objectOr(objectOr(config.config).options).agent;
+  if (typeof name !== "string") return raw;
+  const ignored = new Set(ignoredAgentSettings(name).map((s) => s.key));
+  const identity = objectOr(config.identity);
+  const { spec: identitySpec, ...others } = identity;
+  const kept = Object.fromEntries(Object.entries(objectOr(identitySpec)).filter(([k]) => !ignored.has(k)));
+  return {
+    ...config,
+    ...(identity === config.identity ? { identity: { ...others, ...(Object.keys(kept).length > 0 ? { spec: kept } : {}) } } : {}),
+    ...(objectOr(config.spec) === config.spec ? { spec: agentRunSpec(objectOr(config.spec), name) } : {}),
+  };
 }
 
 /**
@@ -229,7 +251,7 @@ const RunConfigFields = z.object({
   spec: z.record(z.string(), z.unknown()).optional(),
 });
 /** The schema of a run directory's `config.json`: how the run was asked for and what it resolved to (a run.json of an earlier format read as today's). */
-export const RunConfigSchema = z.preprocess((raw) => upgradedAgentSettings(upgradedConfig(raw)), RunConfigFields);
+export const RunConfigSchema = z.preprocess((raw) => withoutIgnoredAgentSettings(upgradedAgentSettings(upgradedConfig(raw))), RunConfigFields);
 /** The schemas of run.json's parts, for the records that carry them elsewhere (a queue ticket). */
 export const RunConfigParts = RunConfigFields.shape;
 /** A run directory's `config.json`. */

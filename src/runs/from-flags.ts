@@ -12,7 +12,7 @@ import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, probeIsolation, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, agentPrices, IDS, ISOLATION, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, agentPrices, agentRunSpec, IDS, ISOLATION, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { RunFlags } from "./flags.js";
@@ -163,6 +163,11 @@ export async function printPlan(
 
 /** A run the flags describe, built and ready to start. */
 export interface FlagRun extends FlagAgent {
+  /**
+   * The name the agent was made by (`--agent`'s, or the agent a family picked: `predictions`): the run's spec
+   * holds only the agent settings that agent takes (`agentRunSpec`).
+   */
+  agentName: string;
   /** The run directory. */
   dir: string;
   samples: readonly Sample[];
@@ -195,16 +200,21 @@ export function flagRunConfig(run: FlagRun, flags: RunFlags): Omit<RunConfig, "c
     where: run.where,
     isolation: run.isolation,
     config: run.config,
-    spec: specOfFlags(flags),
+    spec: runSpecOf(run, flags),
   };
   return runConfig(input, (p) => path.resolve(p));
+}
+
+/** The spec of the run the flags describe: theirs, without the agent settings its agent does not take. */
+function runSpecOf(run: FlagRun, flags: RunFlags): RunSpec {
+  return agentRunSpec(specOfFlags(flags), run.agentName);
 }
 
 /** Runs a benchmark as the flags ask, holding the run directory's lock: opens (or resumes) the run and runs every attempt. */
 export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSummary> {
   // A queue's workers ready the agent where it runs; here it is readied before the run directory is made.
   if (!run.executor) await run.agent.prepare?.();
-  const spec = specOfFlags(flags);
+  const spec = runSpecOf(run, flags);
   // The families' settings (made from the spec's fragments); each attempt's gets the spec's own too (the MCR tools).
   const settings = scenarioSettings(spec, run.settings ?? {});
   const prices = agentPrices(spec, run.model, run.config.prices);

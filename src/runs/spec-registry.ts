@@ -106,11 +106,24 @@ const KEY = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const OPTION = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 /**
- * Declares a run setting (gitgood's own in spec.ts; a plug-in or a test may add its own before the
- * CLI or a server is built). A key or option used twice, or a default its schema refuses, is a
- * programming error and throws.
+ * A run setting as `defineRunSetting` takes it: a limit says what a request may ask of it; a choice of the
+ * run says nothing, since only the operator makes a choice (`request` is filled in).
  */
-export function defineRunSetting<T>(setting: RunSetting<T>): RunSetting<T> {
+export type RunSettingFields<T> =
+  | (Omit<RunSetting<T>, "kind" | "request"> & { readonly kind: "limit"; readonly request: RequestRule })
+  | (Omit<RunSetting<T>, "kind" | "request"> & { readonly kind: "choice"; readonly request?: never });
+
+/**
+ * Declares a run setting (gitgood's own in the spec-*.ts files that spec.ts gathers; a plug-in or a test may
+ * add its own before the CLI or a server is built). A key or option used twice, or a default its schema
+ * refuses, is a programming error and throws.
+ */
+export function defineRunSetting<T>(fields: RunSettingFields<T>): RunSetting<T> {
+  // The declaration's own properties as they are (a help read when shown stays a getter), with its request rule.
+  const setting = Object.defineProperties({}, {
+    ...Object.getOwnPropertyDescriptors(fields),
+    request: { value: fields.request ?? "operator", enumerable: true },
+  }) as RunSetting<T>;
   checkSetting(setting, declared);
   if (fragments.has(setting.key)) throw new Error(`run setting '${setting.key}' is a family's key in the spec`);
   declared.set(setting.key, setting);
@@ -212,7 +225,7 @@ function buildRunSpecSchema() {
   return settingsSchema(runSettings()).extend(Object.fromEntries(families));
 }
 
-/** The schema of a spec of the settings declared now (built again after a declaration changes them). */
+/** The schema a spec is parsed with: of the settings declared now (built again after a declaration changes them). */
 function runSpecSchema() {
   schema ??= buildRunSpecSchema();
   return schema;
@@ -220,7 +233,8 @@ function runSpecSchema() {
 
 /** The spec's JSON Schema (as a file or a request gives it: every key optional, with its default), published in docs/. */
 export function runSpecJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(runSpecSchema(), { target: "draft-2020-12", io: "input" });
+  // Built anew: a setting's help may be read when shown (a plug-in's backends, the families' scenarios), and the kept schema is for parsing.
+  return z.toJSONSchema(buildRunSpecSchema(), { target: "draft-2020-12", io: "input" });
 }
 
 /**

@@ -40,6 +40,13 @@ export interface SandboxOptions {
    * about to run in it (`exec`), not after set-up and every tool call: nothing but gitgood reads it until then.
    */
   workTree?: WorkTreeMode;
+  /**
+   * The work tree holds the files exactly as the repository stores them, and git reads them back so:
+   * none of the project's attributes converts line endings or anything else (src/git/stored-bytes.ts).
+   * For the Git-work scenarios, whose answers are commits and trees; a scenario whose tests run on the
+   * project's files as its own checkout writes them leaves it off.
+   */
+  storedBytes?: boolean;
 }
 
 const WORK = "work";
@@ -110,7 +117,7 @@ export class Sandbox {
       const branch = opts.branch ?? "gitgood";
       const workTree = opts.workTree ?? "full";
       const own = path.join(dir, PRIVATE, OWN_GIT);
-      initOwnSandboxRepo(work, own, branch, workTree);
+      initOwnSandboxRepo(work, own, branch, workTree, opts.storedBytes === true);
       await installStore(source, opts.store, own, opts.packs ?? null);
       const onDemand = workTree === "tools" && opts.keep !== true;
       return new Sandbox(dir, (await openOwnSandboxRepo(work, own)).keepReader(), removeNow, own, onDemand);

@@ -6,6 +6,7 @@ import { ParticipantExecutor } from "../../src/a2a/participant.js";
 import { agentCard, serveA2a } from "../../src/a2a/server.js";
 import { askAgent, connectAgent } from "../../src/agents/a2a-client.js";
 import { ScriptedModelClient, type ScriptStep } from "../../src/model/scripted.js";
+import { RunStore } from "../../src/runs/store.js";
 import type { ModelRequest } from "../../src/model/types.js";
 import { agentBeatsRequest, finalState, resultOf, serveInProcess, startPurple, statusTexts, type Purple, type PurpleScript } from "../helpers/a2a.js";
 import { useCacheDir } from "../helpers/envs.js";
@@ -46,8 +47,8 @@ afterAll(async () => {
   cache.cleanup();
 });
 
-function request(url: string): string {
-  return JSON.stringify({ participants: { agent: url }, config: { dataset: samples, repo: task.fixture.dir, scenarios: ["swe"] } });
+function request(url: string, config: Record<string, unknown> = {}): string {
+  return JSON.stringify({ participants: { agent: url }, config: { dataset: samples, repo: task.fixture.dir, scenarios: ["swe"], ...config } });
 }
 
 describe("gitgood a2a serve on SWE-style tasks", () => {
@@ -85,6 +86,19 @@ describe("gitgood a2a serve on SWE-style tasks", () => {
     expect(result?.data).toMatchObject({ total_instances: 1, resolved_pct: 0, no_op_pct: 1 });
     const file = path.join(result?.data.run_dir as string, "results.jsonl");
     expect(readFileSync(file, "utf8")).toContain('"status":"no_op"');
+  }, 240_000);
+
+  it("records the hints it gave in run.json's spec (and identity), as run --hints does; a request's hints: false gives none", async () => {
+    const p = await startPurple(async ({ events }) => events.end(TaskState.TASK_STATE_COMPLETED, ""));
+    purples.push(p);
+    const hinted = RunStore.readConfig(resultOf(await agentBeatsRequest(green, request(p.url)))?.data.run_dir as string);
+    expect(p.received[0]).toMatch(/\n\nHints:\nLook at calc\/__init__\.py\.$/);
+    expect(hinted.spec).toMatchObject({ swe: { hints: true, env_spec: null, test_timeout_s: 900 } });
+    expect(hinted.identity.spec).toMatchObject({ swe: { hints: true } });
+    const plain = RunStore.readConfig(resultOf(await agentBeatsRequest(green, request(p.url, { hints: false })))?.data.run_dir as string);
+    expect(p.received[1]).not.toMatch(/Hints:/);
+    expect(plain.spec).toMatchObject({ swe: { hints: false } });
+    expect(plain.identity.spec ?? {}).not.toHaveProperty("swe");
   }, 240_000);
 
   it("a participant whose task fails counts as error", async () => {

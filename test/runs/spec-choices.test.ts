@@ -1,15 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseAssessment } from "../../src/a2a/assessment.js";
 import { buildProgram } from "../../src/cli/main.js";
 import { beyondSpec, defineRunSetting, narrowedSpec, specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 
 /*
  * The run's choices declared as run settings (`--repeats`, `--memory`): options of run and bench only,
@@ -18,18 +15,8 @@ import { oneMergeFixture } from "../helpers/one-merge.js";
  * (identity.memory, identity.repeats) still resumes.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-});
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+const merge = useOneMerge();
+const { run, silent } = merge;
 
 type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec?: Record<string, unknown> };
 
@@ -66,21 +53,21 @@ describe("the run's choices as run settings", () => {
   });
 
   it("are recorded in run.json's spec, in identity.spec when not at their defaults", async () => {
-    const plain = path.join(fx.scratch("runs"), "plain");
+    const plain = path.join(merge.fx.scratch("runs"), "plain");
     expect((await run(plain, [])).code).toBe(0);
     const p = JSON.parse(readFileSync(path.join(plain, "run.json"), "utf8")) as RunJson;
     expect(p.spec).toMatchObject({ repeats: 1, memory: false });
     expect(p.identity.spec).toBeUndefined();
     expect(p.identity).not.toHaveProperty("repeats");
     expect(p.identity).not.toHaveProperty("memory");
-    const twice = path.join(fx.scratch("runs"), "twice");
+    const twice = path.join(merge.fx.scratch("runs"), "twice");
     const r = await run(twice, ["--repeats", "2"]);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(readFileSync(path.join(twice, "run.json"), "utf8")) as RunJson).identity.spec).toEqual({ repeats: 2 });
   });
 
   it("a run.json of the previous format resumes with the same choices and is refused with others", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
+    const out = path.join(merge.fx.scratch("runs"), "previous");
     expect((await run(out, ["--repeats", "3"])).code).toBe(0);
     toPreviousFormat(out);
     expect(RunStore.readConfig(out).identity.spec).toEqual({ repeats: 3 });
@@ -97,7 +84,7 @@ describe("the run's choices as run settings", () => {
   });
 
   it("a previous run.json with the memory variant on reads as identity.spec.memory", async () => {
-    const out = path.join(fx.scratch("runs"), "previous-memory");
+    const out = path.join(merge.fx.scratch("runs"), "previous-memory");
     expect((await run(out, ["--memory"])).code).toBe(0);
     toPreviousFormat(out);
     expect((JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as RunJson).identity.memory).toBe(true);
@@ -115,6 +102,7 @@ describe("the run's choices as run settings", () => {
 
   it("a choice a request could make is a programming error", () => {
     expect(() =>
+      // @ts-expect-error: a choice's declaration has no request rule; a plug-in written in JavaScript may still give one.
       defineRunSetting<number>({ key: "chosen_limit", option: "chosen-limit", value: "<n>", help: "h", schema: z.number(), default: 1, identity: false, request: "at-most", kind: "choice", group: "test" }),
     ).toThrow(/choice/);
   });

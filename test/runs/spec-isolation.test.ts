@@ -1,17 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
-import type { Sample } from "../../src/dataset/sample.js";
 import { checkPolicy, defaultPolicy } from "../../src/queue/policy.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket } from "../../src/runs/ticket.js";
 import { DEFAULT_ISOLATION } from "../../src/sandbox/isolation.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 import { oracleTicket } from "../helpers/runs.js";
 
 /*
@@ -21,30 +16,18 @@ import { oracleTicket } from "../helpers/runs.js";
  * worker's policy reads them. A run.json written before they moved (the record alone) reads as asked.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-let sample: Sample;
+const merge = useOneMerge();
+const { run, silent } = merge;
 let tools: string;
 
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-  const [only] = (await readDataset([samplesFile])).samples;
-  if (!only) throw new Error("the fixture has no sample");
-  sample = only;
-  tools = fx.scratch("tools");
+beforeAll(() => {
+  tools = merge.fx.scratch("tools");
   mkdirSync(path.join(tools, "bin"), { recursive: true });
 });
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[], cwd?: string) =>
-  gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env, ...(cwd ? { cwd } : {}) });
 
 type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec?: Record<string, unknown>; isolation?: Record<string, unknown> };
 
-const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+const readRunJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 const ISOLATION_KEYS = ["isolation", "network", "docker_image", "allow_read", "pass_env"];
 
@@ -58,7 +41,7 @@ describe("the isolation asked for as run settings", () => {
   });
 
   it("are recorded in run.json's spec (paths made absolute), beside the record of what the host gave, and not in its identity", async () => {
-    const out = path.join(fx.scratch("runs"), "asked");
+    const out = path.join(merge.fx.scratch("runs"), "asked");
     const first = await run(out, ["--allow-read", "tools", "--allow-read", path.join(tools, "bin"), "--pass-env", "TOOL_HOME", "--pass-env", "TOOL_PATH"], path.dirname(tools));
     expect(first.code, first.stderr).toBe(0);
     const json = readRunJson(out);
@@ -73,19 +56,19 @@ describe("the isolation asked for as run settings", () => {
   });
 
   it("are read from the configuration file, a list of paths as the option repeated; an unknown backend is one line", async () => {
-    const out = path.join(fx.scratch("runs"), "configured");
-    const config = path.join(fx.scratch("config"), "gitgood.config.yaml");
+    const out = path.join(merge.fx.scratch("runs"), "configured");
+    const config = path.join(merge.fx.scratch("config"), "gitgood.config.yaml");
     writeFileSync(config, `allow-read: [${tools}, ${path.join(tools, "bin")}]\nrun:\n  pass-env: TOOL_HOME\n`);
     const r = await run(out, ["--config", config]);
     expect(r.code, r.stderr).toBe(0);
     expect(readRunJson(out).spec).toMatchObject({ allow_read: [tools, path.join(tools, "bin")], pass_env: ["TOOL_HOME"] });
-    const bad = await run(path.join(fx.scratch("runs"), "bad"), ["--isolation", "chroot"]);
+    const bad = await run(path.join(merge.fx.scratch("runs"), "bad"), ["--isolation", "chroot"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^gitgood: --isolation takes .*namespace.*, not 'chroot'\n$/);
   });
 
   it("a run.json of the previous layout (the isolation record alone) reads as asked and resumes with the same flags", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
+    const out = path.join(merge.fx.scratch("runs"), "previous");
     const args = ["--allow-read", tools, "--pass-env", "TOOL_HOME"];
     expect((await run(out, args)).code).toBe(0);
     const json = readRunJson(out);
@@ -98,9 +81,9 @@ describe("the isolation asked for as run settings", () => {
   });
 
   it("travel in a queue ticket's spec, where a worker's policy reads them; a ticket of an older producer with an isolation record beside its spec is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--pass-env", "OPENAI_API_KEY", "--allow-read", tools])).code).toBe(0);
-    const ticket = oracleTicket(out, sample);
+    const ticket = oracleTicket(out, merge.sample);
     expect(ticket.spec).toMatchObject({ isolation: DEFAULT_ISOLATION, pass_env: ["OPENAI_API_KEY"], allow_read: [tools] });
     expect(ticket).not.toHaveProperty("isolation");
     expect(() => checkPolicy(ticket, defaultPolicy())).toThrow(/^the job asks for reading .*tools, which this worker does not give \(--allow-read\)$/);

@@ -1,17 +1,12 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
-import type { Sample } from "../../src/dataset/sample.js";
 import { runJudges } from "../../src/runs/config.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, type JobTicket } from "../../src/runs/ticket.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
 import { completion, fakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 import { oracleTicket } from "../helpers/runs.js";
 
 /*
@@ -21,33 +16,20 @@ import { oracleTicket } from "../helpers/runs.js";
  * they moved into the spec (a top-level `judges`) is read with the same judges.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-let sample: Sample;
+const merge = useOneMerge();
+const { run, silent } = merge;
 let endpoint: FakeOpenAI;
 
 beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-  const [only] = (await readDataset([samplesFile])).samples;
-  if (!only) throw new Error("the fixture has no sample");
-  sample = only;
   // The judges are checked before a run by one request each: a local endpoint answers them (the merge's MCR asks no judge).
   endpoint = await fakeOpenAI([{ body: completion({ content: "OK" }) }]);
-  env = { ...env, OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: "test-key", GITGOOD_CACHE_DIR: fx.scratch("cache") };
+  Object.assign(merge.env, { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: "test-key", GITGOOD_CACHE_DIR: merge.fx.scratch("cache") });
 });
-afterAll(async () => {
-  await endpoint.close();
-  fx.remove();
-});
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+afterAll(() => endpoint.close());
 
 type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec?: Record<string, unknown>; judges?: unknown };
 
-const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+const readRunJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 /** Rewrites a run's run.json as gitgood wrote it before the judges were a run setting: a top-level `judges`, none in `spec`. */
 function toPreviousLayout(dir: string): void {
@@ -57,7 +39,7 @@ function toPreviousLayout(dir: string): void {
 }
 
 /** The ticket of the run's one job, as a worker parses it. */
-const ticketOf = (dir: string): JobTicket => oracleTicket(dir, sample);
+const ticketOf = (dir: string): JobTicket => oracleTicket(dir, merge.sample);
 
 describe("the judges as a run setting", () => {
   it("are an option of run, bench, mcp and serve made from their declaration", async () => {
@@ -68,7 +50,7 @@ describe("the judges as a run setting", () => {
   });
 
   it("are recorded in run.json's spec only, and other judges resume the same run", async () => {
-    const out = path.join(fx.scratch("runs"), "judged");
+    const out = path.join(merge.fx.scratch("runs"), "judged");
     const first = await run(out, ["--judge", "judge-a,judge-b"]);
     expect(first.code, first.stderr).toBe(0);
     const json = readRunJson(out);
@@ -84,7 +66,7 @@ describe("the judges as a run setting", () => {
   });
 
   it("travel in a queue ticket's spec, and a ticket whose judges are not model names is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--judge", "judge-a"])).code).toBe(0);
     const ticket = ticketOf(out);
     expect(ticket.spec).toMatchObject({ judges: ["judge-a"] });
@@ -98,7 +80,7 @@ describe("the judges as a run setting", () => {
   });
 
   it("a run.json of the previous layout (top-level judges) is read with the same judges, in run.json and in its tickets", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
+    const out = path.join(merge.fx.scratch("runs"), "previous");
     expect((await run(out, ["--judge", "judge-a,judge-b"])).code).toBe(0);
     toPreviousLayout(out);
     expect(readRunJson(out)).toMatchObject({ judges: ["judge-a", "judge-b"] });

@@ -1,18 +1,13 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
-import type { Sample } from "../../src/dataset/sample.js";
 import { RunStore } from "../../src/runs/store.js";
 import { createAgent } from "../../src/agents/index.js";
 import { planJobs } from "../../src/runs/plan.js";
 import { ticketScenarioSettings } from "../../src/families/options.js";
 import { parseTicket, runTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 import { oracleTicket } from "../helpers/runs.js";
 
 /*
@@ -23,31 +18,22 @@ import { oracleTicket } from "../helpers/runs.js";
  * The agent's prices (`--price-in`, `--price-out`) likewise, not in the identity.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-let sample: Sample;
+const merge = useOneMerge([]);
+const { silent } = merge;
 let script: string;
 
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-  const [only] = (await readDataset([samplesFile])).samples;
-  if (!only) throw new Error("the fixture has no sample");
-  sample = only;
+beforeAll(() => {
   // A scripted model answers the llm agent: no endpoint, the same answers every session.
-  script = path.join(fx.scratch("data"), "talker.json");
+  script = path.join(merge.fx.scratch("data"), "talker.json");
   writeFileSync(script, JSON.stringify(["I looked.", "Done."]));
 });
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
 
 const llm = (out: string, extra: string[]) =>
-  gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "llm", "--model", `scripted/${script}`, "--scenario", "mcr", "--max-turns", "2", "--out", out, ...extra], { env });
+  merge.run(out, ["--agent", "llm", "--model", `scripted/${script}`, "--scenario", "mcr", "--max-turns", "2", ...extra]);
 
 type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown>; model?: Record<string, unknown> | null }; spec?: Record<string, unknown>; models?: unknown };
 
-const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+const readRunJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 const MODEL_KEYS = ["temperature", "max_tokens", "seed", "max_connections", "cache"];
 
@@ -88,7 +74,7 @@ describe("how models are asked as run settings", () => {
   });
 
   it("are recorded in run.json's spec, the sampling parameters in identity.spec: the same flags resume, another temperature is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "asked");
+    const out = path.join(merge.fx.scratch("runs"), "asked");
     const params = ["--temperature", "0.5", "--max-tokens", "64", "--seed", "4"];
     const first = await llm(out, [...params, "--max-connections", "2", "--no-cache"]);
     expect(first.code, first.stderr).toBe(0);
@@ -112,8 +98,8 @@ describe("how models are asked as run settings", () => {
   });
 
   it("are read from the configuration file by their options' names", async () => {
-    const out = path.join(fx.scratch("runs"), "configured");
-    const config = path.join(fx.scratch("config"), "gitgood.config.yaml");
+    const out = path.join(merge.fx.scratch("runs"), "configured");
+    const config = path.join(merge.fx.scratch("config"), "gitgood.config.yaml");
     writeFileSync(config, "temperature: 0.25\nno-cache: true\nrun:\n  max-connections: 3\n");
     const r = await llm(out, ["--config", config]);
     expect(r.code, r.stderr).toBe(0);
@@ -121,7 +107,7 @@ describe("how models are asked as run settings", () => {
   });
 
   it("a run.json of the previous layout (identity.model's parameters, a top-level models) resumes with the same flags and is refused with others", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
+    const out = path.join(merge.fx.scratch("runs"), "previous");
     const params = ["--temperature", "0.5", "--seed", "4"];
     expect((await llm(out, [...params, "--max-connections", "2"])).code).toBe(0);
     toPreviousLayout(out);
@@ -151,8 +137,8 @@ describe("how models are asked as run settings", () => {
   });
 
   it("a previous run.json of an agent without a model resumes with the flags of its latest session", async () => {
-    const out = path.join(fx.scratch("runs"), "previous-oracle");
-    const run = (extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+    const out = path.join(merge.fx.scratch("runs"), "previous-oracle");
+    const run = (extra: string[]) => merge.run(out, ["--agent", "oracle", ...extra]);
     expect((await run(["--seed", "7"])).code).toBe(0);
     toPreviousLayout(out);
     expect(readRunJson(out).identity).not.toHaveProperty("spec");
@@ -162,9 +148,9 @@ describe("how models are asked as run settings", () => {
   });
 
   it("travel in a queue ticket's spec, and a ticket of an older producer with models beside its spec is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
-    expect((await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--temperature", "0.3", "--no-cache"], { env })).code).toBe(0);
-    const ticket = oracleTicket(out, sample);
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
+    expect((await merge.run(out, ["--agent", "oracle", "--temperature", "0.3", "--no-cache"])).code).toBe(0);
+    const ticket = oracleTicket(out, merge.sample);
     expect(ticket.spec).toMatchObject({ temperature: 0.3, cache: false, max_connections: null });
     expect(ticket).not.toHaveProperty("models");
     expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, temperature: "warm" } })).toThrow(/spec\.temperature/);
@@ -175,7 +161,7 @@ describe("how models are asked as run settings", () => {
 
 describe("the agent's prices as run settings", () => {
   it("are recorded in run.json's spec, not its identity, and price the agent's tokens where a queue's worker runs its ticket as here", async () => {
-    const out = path.join(fx.scratch("runs"), "priced");
+    const out = path.join(merge.fx.scratch("runs"), "priced");
     const first = await llm(out, ["--price-in", "3000", "--price-out", "15000"]);
     expect(first.code, first.stderr).toBe(0);
     const config = RunStore.readConfig(out);
@@ -187,19 +173,19 @@ describe("the agent's prices as run settings", () => {
     // The run's ticket, as `gitgood run --queue` makes it: the prices travel in its spec, none beside it.
     const model = `scripted/${script}`;
     const base = ticketBase(config, { agent: { name: "llm", model, options: {} }, modelPrices: {}, agentModel: model });
-    const [job] = planJobs([sample], createAgent("oracle"), { scenarios: ["MCR"] }).jobs;
+    const [job] = planJobs([merge.sample], createAgent("oracle"), { scenarios: ["MCR"] }).jobs;
     if (!job) throw new Error("no MCR job planned");
     const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
     expect(ticket).not.toHaveProperty("prices");
     expect(ticket.model_prices).toEqual({});
-    const settled = await runTicket(ticket, { where: { repo: fx.dir }, settings: ticketScenarioSettings });
+    const settled = await runTicket(ticket, { where: { repo: merge.fx.dir }, settings: ticketScenarioSettings });
     expect(settled.record.cost_usd).toBe(local?.cost_usd);
 
     // The configuration's prices of the model are the worker's too when the spec gives none.
     const { price_in: _in, price_out: _out, ...unpriced } = ticket.spec ?? {};
-    const fromConfig = await runTicket({ ...ticket, spec: unpriced, model_prices: { [model]: { input: 3000, output: 15000 } } }, { where: { repo: fx.dir }, settings: ticketScenarioSettings });
+    const fromConfig = await runTicket({ ...ticket, spec: unpriced, model_prices: { [model]: { input: 3000, output: 15000 } } }, { where: { repo: merge.fx.dir }, settings: ticketScenarioSettings });
     expect(fromConfig.record.cost_usd).toBe(local?.cost_usd);
-    expect((await runTicket({ ...ticket, spec: unpriced }, { where: { repo: fx.dir }, settings: ticketScenarioSettings })).record.cost_usd).toBeNull();
+    expect((await runTicket({ ...ticket, spec: unpriced }, { where: { repo: merge.fx.dir }, settings: ticketScenarioSettings })).record.cost_usd).toBeNull();
 
     // Other prices are the same run: they change what it costs, not what is evaluated.
     const repriced = await llm(out, ["--price-in", "1", "--price-out", "2"]);
@@ -208,9 +194,9 @@ describe("the agent's prices as run settings", () => {
   });
 
   it("a ticket of an older producer with prices beside its spec is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "ticket-priced");
-    expect((await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--price-in", "1", "--price-out", "2"], { env })).code).toBe(0);
-    const ticket = oracleTicket(out, sample);
+    const out = path.join(merge.fx.scratch("runs"), "ticket-priced");
+    expect((await merge.run(out, ["--agent", "oracle", "--price-in", "1", "--price-out", "2"])).code).toBe(0);
+    const ticket = oracleTicket(out, merge.sample);
     expect(ticket.spec).toMatchObject({ price_in: 1, price_out: 2 });
     const old = { prices: { agent: { input: 1, output: 2 }, models: {} } };
     expect(() => parseTicket({ ...ticket, ...old })).toThrow(/^not a job ticket of this gitgood: prices travel in its spec now/);

@@ -1,15 +1,9 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
-import type { Sample } from "../../src/dataset/sample.js";
 import { RECORD_MODEL_IO, specValue } from "../../src/runs/spec.js";
 import { parseTicket } from "../../src/runs/ticket.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 import { oracleTicket } from "../helpers/runs.js";
 
 /*
@@ -18,26 +12,12 @@ import { oracleTicket } from "../helpers/runs.js";
  * by a queue ticket's spec; a ticket of an older producer that carries it beside its spec is refused.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-let sample: Sample;
-
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-  const [only] = (await readDataset([samplesFile])).samples;
-  if (!only) throw new Error("the fixture has no sample");
-  sample = only;
-});
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+const merge = useOneMerge();
+const { run, silent } = merge;
 
 type RunJson = { identity: { spec?: Record<string, unknown> }; spec?: Record<string, unknown> };
 
-const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+const readRunJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 describe("--record-model-io as a run setting", () => {
   it("is an option of run and bench with its choices and default", async () => {
@@ -49,7 +29,7 @@ describe("--record-model-io as a run setting", () => {
   });
 
   it("is recorded in run.json's spec, not its identity, and travels in a queue ticket's spec", async () => {
-    const out = path.join(fx.scratch("runs"), "full");
+    const out = path.join(merge.fx.scratch("runs"), "full");
     const first = await run(out, ["--record-model-io", "full"]);
     expect(first.code, first.stderr).toBe(0);
     const json = readRunJson(out);
@@ -61,26 +41,26 @@ describe("--record-model-io as a run setting", () => {
     expect(again.stderr).toMatch(/already done/);
     expect(readRunJson(out).spec).toMatchObject({ record_model_io: "digest" });
 
-    const ticket = oracleTicket(path.join(fx.scratch("runs"), "full"), sample);
+    const ticket = oracleTicket(path.join(merge.fx.scratch("runs"), "full"), merge.sample);
     expect(specValue(ticket.spec, RECORD_MODEL_IO)).toBe("digest");
-    const asked = path.join(fx.scratch("runs"), "asked-full");
+    const asked = path.join(merge.fx.scratch("runs"), "asked-full");
     expect((await run(asked, ["--record-model-io", "full"])).code).toBe(0);
-    const full = oracleTicket(asked, sample);
+    const full = oracleTicket(asked, merge.sample);
     expect(full.spec).toMatchObject({ record_model_io: "full" });
     expect(full).not.toHaveProperty("record_model_io");
   });
 
   it("refuses a mode it does not know in one line", async () => {
-    const bad = await run(path.join(fx.scratch("runs"), "bad"), ["--record-model-io", "everything"]);
+    const bad = await run(path.join(merge.fx.scratch("runs"), "bad"), ["--record-model-io", "everything"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toMatch(/--record-model-io.*everything/);
   });
 
   it("refuses a ticket of an older producer that carries it beside its spec", async () => {
-    const out = path.join(fx.scratch("runs"), "older");
+    const out = path.join(merge.fx.scratch("runs"), "older");
     expect((await run(out, [])).code).toBe(0);
-    const ticket = oracleTicket(out, sample);
+    const ticket = oracleTicket(out, merge.sample);
     // Read beside the spec no more, it would be dropped and the job recorded otherwise than the run asked: refused instead.
     expect(() => parseTicket({ ...ticket, record_model_io: "full" })).toThrow(
       /^not a job ticket of this gitgood: record_model_io travel in its spec now; run the producer and the workers at the same version$/,

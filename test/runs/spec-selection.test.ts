@@ -1,17 +1,12 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
-import type { Sample } from "../../src/dataset/sample.js";
 import { DEFAULT_HISTORY } from "../../src/git/store.js";
 import { specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket } from "../../src/runs/ticket.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 import { oracleTicket } from "../helpers/runs.js";
 
 /*
@@ -22,26 +17,12 @@ import { oracleTicket } from "../helpers/runs.js";
  * into the spec (each a field of the identity of its own) still resumes with the same flags.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-let sample: Sample;
-
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-  const [only] = (await readDataset([samplesFile])).samples;
-  if (!only) throw new Error("the fixture has no sample");
-  sample = only;
-});
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+const merge = useOneMerge();
+const { run, silent } = merge;
 
 type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; spec?: Record<string, unknown> };
 
-const readRunJson = (dir: string) => JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
+const readRunJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 /** The identity fields the settings of this file had before they moved into the spec. */
 const MOVED = ["history", "ids", "limit", "scenarios", "difficulties", "languages", "sample", "mcr_tools"] as const;
@@ -89,23 +70,23 @@ describe("history, the MCR tools and the selection as run settings", () => {
   });
 
   it("are recorded in run.json's spec, in identity.spec when given, and no longer as identity fields of their own", async () => {
-    const plain = path.join(fx.scratch("runs"), "plain");
+    const plain = path.join(merge.fx.scratch("runs"), "plain");
     expect((await run(plain, [])).code).toBe(0);
     const p = readRunJson(plain);
     expect(p.spec).toMatchObject({ history: DEFAULT_HISTORY, mcr_tools: "paper", ids: null, scenarios: null, difficulties: null, languages: null, sample: null, limit: null });
     expect(p.identity.spec).toBeUndefined();
     for (const field of MOVED) expect(p.identity).not.toHaveProperty(field);
 
-    const chosen = path.join(fx.scratch("runs"), "chosen");
-    const args = ["--history", "full", "--mcr-tools", "extended", "--ids", sample.id, "--scenario", "mcr", "--difficulty", sample.difficulty];
+    const chosen = path.join(merge.fx.scratch("runs"), "chosen");
+    const args = ["--history", "full", "--mcr-tools", "extended", "--ids", merge.sample.id, "--scenario", "mcr", "--difficulty", merge.sample.difficulty];
     const r = await run(chosen, [...args, "--language", "Python,PYTHON", "--sample", "1", "--seed", "3", "--limit", "5"]);
     expect(r.code, r.stderr).toBe(0);
     expect(readRunJson(chosen).identity.spec).toEqual({
       history: "full",
       mcr_tools: "extended",
-      ids: [sample.id],
+      ids: [merge.sample.id],
       scenarios: ["MCR"],
-      difficulties: [sample.difficulty],
+      difficulties: [merge.sample.difficulty],
       languages: ["python"],
       sample: { size: 1, seed: 3 },
       limit: 5,
@@ -115,30 +96,30 @@ describe("history, the MCR tools and the selection as run settings", () => {
   });
 
   it("are read from the configuration file by their options' names", async () => {
-    const out = path.join(fx.scratch("runs"), "configured");
-    const config = path.join(fx.scratch("config"), "gitgood.config.yaml");
+    const out = path.join(merge.fx.scratch("runs"), "configured");
+    const config = path.join(merge.fx.scratch("config"), "gitgood.config.yaml");
     writeFileSync(config, "history: 3\nmcr-tools: extended\nscenario: [mcr]\nlanguage: python\n");
     const r = await run(out, ["--config", config]);
     expect(r.code, r.stderr).toBe(0);
     expect(readRunJson(out).identity.spec).toEqual({ history: 3, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"] });
-    const bad = path.join(fx.scratch("config-bad"), "gitgood.config.yaml");
+    const bad = path.join(merge.fx.scratch("config-bad"), "gitgood.config.yaml");
     writeFileSync(bad, "mcr-tools: all\n");
-    const refused = await run(path.join(fx.scratch("runs"), "configured-bad"), ["--config", bad]);
+    const refused = await run(path.join(merge.fx.scratch("runs"), "configured-bad"), ["--config", bad]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toContain("--mcr-tools takes paper or extended, not 'all'");
   });
 
   it("a run.json of the previous layout resumes with the same flags and is refused with others", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
-    const filters = ["--scenario", "mcr", "--language", "python", "--sample", "1", "--seed", "2", "--ids", sample.id];
+    const out = path.join(merge.fx.scratch("runs"), "previous");
+    const filters = ["--scenario", "mcr", "--language", "python", "--sample", "1", "--seed", "2", "--ids", merge.sample.id];
     const args = ["--history", "1", "--mcr-tools", "extended", ...filters];
     expect((await run(out, args)).code).toBe(0);
     toPreviousLayout(out);
     const previous = readRunJson(out).identity;
-    expect(previous).toMatchObject({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [sample.id], limit: null });
+    expect(previous).toMatchObject({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [merge.sample.id], limit: null });
     expect(previous.spec).toBeUndefined();
-    expect(RunStore.readConfig(out).identity.spec).toEqual({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [sample.id], seed: 2 });
+    expect(RunStore.readConfig(out).identity.spec).toEqual({ history: 1, mcr_tools: "extended", scenarios: ["MCR"], languages: ["python"], sample: { size: 1, seed: 2 }, ids: [merge.sample.id], seed: 2 });
     const again = await run(out, args);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/already done/);
@@ -153,7 +134,7 @@ describe("history, the MCR tools and the selection as run settings", () => {
   });
 
   it("a previous run.json at the defaults (history 50, no filter) resumes with no flags and is refused with a filter", async () => {
-    const out = path.join(fx.scratch("runs"), "previous-plain");
+    const out = path.join(merge.fx.scratch("runs"), "previous-plain");
     expect((await run(out, [])).code).toBe(0);
     toPreviousLayout(out);
     expect(readRunJson(out).identity).toMatchObject({ history: DEFAULT_HISTORY, ids: null, limit: null });
@@ -166,9 +147,9 @@ describe("history, the MCR tools and the selection as run settings", () => {
   });
 
   it("travel in a queue ticket's spec, from which the attempt takes its history and MCR tools", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--history", "2", "--mcr-tools", "extended"])).code).toBe(0);
-    const ticket = oracleTicket(out, sample);
+    const ticket = oracleTicket(out, merge.sample);
     expect(ticket.spec).toMatchObject({ history: 2, mcr_tools: "extended" });
     expect(ticket).not.toHaveProperty("history");
     expect(() => parseTicket({ ...ticket, spec: { ...ticket.spec, history: "deep" } })).toThrow(/spec\.history/);

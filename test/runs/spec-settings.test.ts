@@ -1,18 +1,14 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseAssessment } from "../../src/a2a/assessment.js";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
 import { createAgent } from "../../src/agents/index.js";
 import { planJobs } from "../../src/runs/plan.js";
 import { beyondSpec, narrowedSpec, parseRunSpec, specFromOptions } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 
 /*
  * Settings of a run that moved into the spec after the first ones. The attempt's time and turn limits
@@ -23,24 +19,12 @@ import { oneMergeFixture } from "../helpers/one-merge.js";
  * shard) still resumes as it did.
  */
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-});
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
-
-const run = (out: string, extra: string[]) => gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, ...extra], { env });
+const merge = useOneMerge();
+const { run, silent } = merge;
 
 type RunJson = { identity: Record<string, unknown> & { spec?: Record<string, unknown> }; limits: Record<string, unknown>; spec?: Record<string, unknown> };
 
-function runJson(dir: string): RunJson {
-  return JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as RunJson;
-}
+const runJson = (dir: string) => merge.readRunJson<RunJson>(dir);
 
 /** Rewrites a run's run.json as gitgood wrote it before the attempt's time and turn limits were run settings. */
 function toPreviousFormat(dir: string): void {
@@ -74,14 +58,14 @@ describe("the attempt's time and turn limits as run settings", () => {
   });
 
   it("are recorded in run.json's spec, the turn budget in identity.spec when not 40, and nowhere else", async () => {
-    const plain = path.join(fx.scratch("runs"), "plain");
+    const plain = path.join(merge.fx.scratch("runs"), "plain");
     expect((await run(plain, [])).code).toBe(0);
     const p = runJson(plain);
     expect(p.spec).toMatchObject({ timeout_s: 900, max_turns: 40 });
     expect(p.identity).not.toHaveProperty("spec");
     expect(p.identity).not.toHaveProperty("max_turns");
     expect(p.limits).toEqual({ jobs: 2 });
-    const tight = path.join(fx.scratch("runs"), "tight");
+    const tight = path.join(merge.fx.scratch("runs"), "tight");
     const r = await run(tight, ["--timeout", "120", "--max-turns", "7"]);
     expect(r.code, r.stderr).toBe(0);
     const t = runJson(tight);
@@ -90,7 +74,7 @@ describe("the attempt's time and turn limits as run settings", () => {
   });
 
   it("a run.json of the previous format resumes with the same turn budget, is refused with another, and keeps its timeout", async () => {
-    const out = path.join(fx.scratch("runs"), "previous");
+    const out = path.join(merge.fx.scratch("runs"), "previous");
     expect((await run(out, ["--timeout", "120", "--max-turns", "7"])).code).toBe(0);
     toPreviousFormat(out);
     expect(runJson(out).identity.max_turns).toBe(7);
@@ -109,7 +93,7 @@ describe("the attempt's time and turn limits as run settings", () => {
   });
 
   it("a previous run.json at the default budget, or made without turns (null), resumes with no spec in its identity", async () => {
-    const out = path.join(fx.scratch("runs"), "previous-default");
+    const out = path.join(merge.fx.scratch("runs"), "previous-default");
     expect((await run(out, [])).code).toBe(0);
     toPreviousFormat(out);
     expect(runJson(out).identity.max_turns).toBe(40);
@@ -123,10 +107,10 @@ describe("the attempt's time and turn limits as run settings", () => {
   });
 
   it("travel in a queue ticket's spec, the ticket's to choose, and an A2A request cannot make them", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
     expect((await run(out, ["--timeout", "60", "--max-turns", "5"])).code).toBe(0);
     const base = ticketBase(RunStore.readConfig(out), { agent: { name: "oracle", model: null, options: {} }, modelPrices: {}, agentModel: null });
-    const [job] = planJobs((await readDataset([samplesFile])).samples, createAgent("oracle")).jobs;
+    const [job] = planJobs([merge.sample], createAgent("oracle")).jobs;
     if (!job) throw new Error("no job planned");
     const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
     expect(ticket.spec).toMatchObject({ timeout_s: 60, max_turns: 5 });
@@ -141,10 +125,10 @@ describe("the attempt's time and turn limits as run settings", () => {
 
 describe("the shard as a run setting", () => {
   it("is recorded in run.json's spec (null: every job), never in the identity, and a shard of a run resumes as the run", async () => {
-    const whole = path.join(fx.scratch("runs"), "whole");
+    const whole = path.join(merge.fx.scratch("runs"), "whole");
     expect((await run(whole, [])).code).toBe(0);
     expect(runJson(whole).spec).toMatchObject({ shard: null });
-    const part = path.join(fx.scratch("runs"), "part");
+    const part = path.join(merge.fx.scratch("runs"), "part");
     const r = await run(part, ["--shard", "1/2"]);
     expect(r.code, r.stderr).toBe(0);
     const p = runJson(part);
@@ -158,7 +142,7 @@ describe("the shard as a run setting", () => {
   });
 
   it("a run.json of the previous format (a top-level shard) reads as the spec's shard", async () => {
-    const out = path.join(fx.scratch("runs"), "previous-shard");
+    const out = path.join(merge.fx.scratch("runs"), "previous-shard");
     expect((await run(out, ["--shard", "1/2"])).code).toBe(0);
     const { spec = {}, ...json } = runJson(out);
     const { shard, ...rest } = spec;

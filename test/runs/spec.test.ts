@@ -1,19 +1,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseAssessment } from "../../src/a2a/assessment.js";
 import { buildProgram } from "../../src/cli/main.js";
-import { readDataset } from "../../src/dataset/importer.js";
 import { planJobs } from "../../src/runs/plan.js";
 import { beyondSpec, declareFamilySettings, defineRunSetting, familySetting, narrowedSpec, parseRunSpec, runSpecJsonSchema, specFromOptions, undeclareFamilySettings } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
 import { createAgent } from "../../src/agents/index.js";
-import { captureSink, gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { oneMergeFixture } from "../helpers/one-merge.js";
+import { useOneMerge } from "../helpers/one-merge.js";
 
 /*
  * A run setting is declared in one place and reaches every surface of a run. This file is that one
@@ -38,16 +34,8 @@ const FAKE_LIMIT = defineRunSetting<number>({
   group: "test",
 });
 
-let fx: Fixture;
-let samplesFile: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ({ fx, samplesFile, env } = await oneMergeFixture());
-});
-afterAll(() => fx.remove());
-
-const silent = { stdout: captureSink(), stderr: captureSink(), stdin: Readable.from([]) };
+const merge = useOneMerge();
+const { silent } = merge;
 
 describe("a run setting declared once", () => {
   it("is an option of run, bench and a2a serve, with its help and default", async () => {
@@ -60,10 +48,10 @@ describe("a run setting declared once", () => {
   });
 
   it("is read from the configuration file into run.json's spec and identity, and a resume with another value is refused", async () => {
-    const out = path.join(fx.scratch("runs"), "configured");
-    const config = path.join(fx.scratch("config"), "gitgood.config.yaml");
+    const out = path.join(merge.fx.scratch("runs"), "configured");
+    const config = path.join(merge.fx.scratch("config"), "gitgood.config.yaml");
     writeFileSync(config, "fake-limit: 7\n");
-    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--config", config], { env });
+    const r = await merge.run(out, ["--config", config]);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     const run = JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { spec: Record<string, unknown>; identity: { spec?: Record<string, unknown> } };
@@ -71,26 +59,26 @@ describe("a run setting declared once", () => {
     expect(run.spec.fake_limit).toBe(7);
     expect(run.spec.max_processes).toBe(512);
     expect(run.identity.spec).toEqual({ fake_limit: 7 });
-    const again = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--fake-limit", "8"], { env });
+    const again = await merge.run(out, ["--fake-limit", "8"]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/fake_limit: 7 -> 8/);
   });
 
   it("refuses a bad value from the command line or the file in one line", async () => {
-    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", path.join(fx.scratch("runs"), "bad"), "--fake-limit", "0"], { env });
+    const r = await merge.run(path.join(merge.fx.scratch("runs"), "bad"), ["--fake-limit", "0"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("--fake-limit takes a whole number of at least 1, not '0'");
-    const config = path.join(fx.scratch("config-bad"), "gitgood.config.yaml");
+    const config = path.join(merge.fx.scratch("config-bad"), "gitgood.config.yaml");
     writeFileSync(config, "fake-limit: many\n");
-    const f = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", path.join(fx.scratch("runs"), "bad2"), "--config", config], { env });
+    const f = await merge.run(path.join(merge.fx.scratch("runs"), "bad2"), ["--config", config]);
     expect(f.code).not.toBe(0);
     expect(f.stderr).toMatch(/fake-limit.*not 'many'/);
   });
 
   it("travels in a queue ticket, and a worker refuses a ticket whose spec it cannot honour", async () => {
-    const out = path.join(fx.scratch("runs"), "ticketed");
-    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "oracle", "--out", out, "--fake-limit", "9"], { env });
+    const out = path.join(merge.fx.scratch("runs"), "ticketed");
+    const r = await merge.run(out, ["--fake-limit", "9"]);
     expect(r.code).toBe(0);
     const config = RunStore.readConfig(out);
     const base = ticketBase(config, {
@@ -98,7 +86,7 @@ describe("a run setting declared once", () => {
       modelPrices: {},
       agentModel: null,
     });
-    const [job] = planJobs((await readDataset([samplesFile])).samples, createAgent("oracle")).jobs;
+    const [job] = planJobs([merge.sample], createAgent("oracle")).jobs;
     if (!job) throw new Error("no job planned");
     const ticket = parseTicket(JSON.parse(JSON.stringify(ticketFor(base, job))));
     expect(ticket.spec?.fake_limit).toBe(9);
@@ -149,7 +137,7 @@ describe("a run setting declared once", () => {
   });
 
   it("refuses a switch whose default is not true or false, and a repeatable option whose value is not a list", () => {
-    const base = { help: "h", identity: false, request: "operator", kind: "choice", group: "g" } as const;
+    const base = { help: "h", identity: false, kind: "choice", group: "g" } as const;
     expect(() => defineRunSetting<number>({ ...base, key: "fake_switch", option: "fake-switch", schema: z.number(), default: 3 })).toThrow(/is a switch: its default must be true or false/);
     expect(() => defineRunSetting<number>({ ...base, key: "fake_repeat", option: "fake-repeat", value: "<n>", schema: z.number(), default: 5, repeatable: true })).toThrow(/is repeatable: its value must be a list/);
   });

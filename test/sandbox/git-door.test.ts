@@ -8,6 +8,7 @@ import { Repo } from "../../src/git/repo.js";
 import { bwrapUnavailable, chooseIsolation, type IsolationMode } from "../../src/sandbox/isolation.js";
 import { setupScenario } from "../../src/scenarios/index.js";
 import type { LiveScenario } from "../../src/scenarios/types.js";
+import { scratchRoot } from "../../src/util/tempdirs.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { buildChainFixture, buildMergeFixture, useSandboxRoot } from "../helpers/scenarios.js";
 
@@ -203,9 +204,13 @@ async function attempt(family: Family, isolation: IsolationMode, attack: Attack)
     for (const text of [...outputs, JSON.stringify(final), truth]) expect(text).not.toContain(SECRET);
     const used = gitDirsUsed(trace);
     expect(used.length).toBeGreaterThan(0);
-    // gitgood's own git directory, or the source repository (read for the recorded commits): never the sandbox's work tree or outside.
+    // gitgood's own git directory, the source repository (read for the recorded commits), or the scratch
+    // store of gitgood's own that the recorded merge's diff is read from: never the sandbox's work tree or outside.
     const source = path.join(fx.fx.dir, ".git");
-    for (const dir of new Set(used)) expect([live.sandbox.ownGitDir, source], `a git process used ${dir}`).toContain(dir);
+    const scratchStore = new RegExp(`^${scratchRoot().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/gitgood-fileset-[A-Za-z0-9]{6}/git$`);
+    for (const dir of new Set(used)) {
+      if (!scratchStore.test(dir)) expect([live.sandbox.ownGitDir, source], `a git process used ${dir}`).toContain(dir);
+    }
   } finally {
     live.close();
     rmSync(out, { recursive: true, force: true });

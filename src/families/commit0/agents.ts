@@ -180,6 +180,7 @@ export class Commit0Agent implements Agent {
 export const COMMIT0_AGENT_KINDS: readonly AgentKind[] = (["debug", "oneshot"] as const).map((mode) => ({
   name: `commit0-${mode}`,
   usesModel: true,
+  settings: [],
   create: (opts: AgentOptions) =>
     new Commit0Agent(mode, modelClientFor(`commit0-${mode}`, opts), {
       attempts: typeof opts.attempts === "number" ? opts.attempts : undefined,

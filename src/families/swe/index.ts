@@ -10,6 +10,7 @@ import { SWE_PARTICIPANT_TASK } from "./a2a-task.js";
 import { SWE_HARBOR_TASK } from "./harbor-task.js";
 import { SWE_RELEASE } from "./release.js";
 import { SWE_IMPORTER } from "../../swe/dataset.js";
+import { HINTS } from "./settings.js";
 
 const pct = (f: number | null): string => (f === null ? "-" : `${(f * 100).toFixed(1)}%`);
 
@@ -28,7 +29,7 @@ export const SWE_FAMILY = defineFamily({
   harborTasks: [SWE_HARBOR_TASK],
   release: SWE_RELEASE,
   // The AgentBeats green sends the hints; an assessment's `hints: false` leaves them out.
-  a2aSettings: (config) => ({ swe: { hints: config.hints ?? true } }),
+  a2aSettings: (config) => ({ [HINTS.namespace]: { [HINTS.key]: config.hints ?? true } }),
   // The progress line shows the instance's test status (resolved, no_op, …) rather than the verdict.
   a2aStatus(record) {
     const tests = record.scores.swe as { status?: unknown } | undefined;

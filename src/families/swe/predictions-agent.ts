@@ -45,6 +45,7 @@ class PredictionsAgent implements Agent {
  */
 export const PREDICTIONS_AGENT_KIND: AgentKind = {
   name: "predictions",
+  settings: [],
   create(opts) {
     if (opts.predictions === undefined) throw new GitGoodError("BAD_OPTION", "the predictions agent needs --predictions FILE");
     return new PredictionsAgent(predictionsFrom(opts.predictions, "the predictions agent's predictions"));

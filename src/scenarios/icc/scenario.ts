@@ -8,7 +8,7 @@ import { treeOf } from "../../git/trees.js";
 import { applyToIndex, checkoutBranchAndTree, commitStaged, readTreeIntoIndex, resetIndex, useIndexFile } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
-import { ScenarioBase, inNewSandbox } from "../shared/base.js";
+import { ScenarioBase, gitWorkSandbox, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { privateText } from "../shared/files.js";
 import type { HistoryFinalState } from "../shared/schemas.js";
@@ -43,7 +43,7 @@ export class IccScenario extends ScenarioBase<IccData> implements IccHost {
   ): Promise<IccScenario> {
     const chain = await loadChain(source, sample);
     const store = await treeStore(source, chain.base, await treeOf(source, chain.base), chain.tipTree, opts.history ?? DEFAULT_HISTORY);
-    const where = { label: sample.id, branch: ICC_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
+    const where = gitWorkSandbox(sample.id, ICC_BRANCH, store, opts);
     return inNewSandbox(source, where, async (sandbox) => {
       // What is left to commit at the start (HEAD at the base): the chain's whole change, also what a tool-only work tree holds.
       const change = await patchWithEntries(sandbox.repo, chain.base, chain.tipTree);

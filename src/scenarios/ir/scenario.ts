@@ -8,7 +8,7 @@ import { DEFAULT_HISTORY, chainStore } from "../../git/store.js";
 import { addPaths, checkoutBranch } from "../../git/worktree.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
-import { ScenarioBase, inNewSandbox } from "../shared/base.js";
+import { ScenarioBase, gitWorkSandbox, inNewSandbox } from "../shared/base.js";
 import { chainFinalState, loadChain, type Chain } from "../shared/chain.js";
 import { VIEW_CURRENT, nextConflictLine } from "../shared/conflict-tools.js";
 import { conflictPaths, readConflictIndex, scanConflicts, unresolvedCount, type ConflictState } from "../shared/conflicts.js";
@@ -37,7 +37,7 @@ export class IrScenario extends ScenarioBase<IrData> implements IrHost {
   static async setup(sample: ChainSample, source: Repo, opts: ScenarioSetupOptions, definition: AnyScenarioDefinition): Promise<IrScenario> {
     const chain = await loadChain(source, sample);
     const store = await chainStore(source, chain.base, chain.tip.oid, opts.history ?? DEFAULT_HISTORY);
-    const where = { label: sample.id, branch: IR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
+    const where = gitWorkSandbox(sample.id, IR_BRANCH, store, opts);
     return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, IR_BRANCH, chain.tip.oid);
       const listed = await startPausedRebase(sandbox.repo, chain.base, chain.committerEnv);

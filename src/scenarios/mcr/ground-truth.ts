@@ -1,5 +1,5 @@
 import type { MergeSample } from "../../dataset/sample.js";
-import { fileSetDiff, type FileBytes } from "../../git/diff.js";
+import { fileSetDiff, type FileBytes } from "../../git/file-set-diff.js";
 import { parsePath } from "../../git/paths.js";
 import type { Repo } from "../../git/repo.js";
 import { differingFiles, readBlob, stagedEntries, treeEntries, treeOf, type TreeEntry } from "../../git/trees.js";

@@ -12,7 +12,7 @@ import { checkRelativePath, entryKind, makeProjectParents, writeProjectFile } fr
 import { Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { AnyScenarioDefinition, ScenarioSetupOptions } from "../definition.js";
-import { ScenarioBase, inNewSandbox } from "../shared/base.js";
+import { ScenarioBase, gitWorkSandbox, inNewSandbox } from "../shared/base.js";
 import { nextConflictLine } from "../shared/conflict-tools.js";
 import {
   LINK_MODE,
@@ -59,7 +59,7 @@ export class McrScenario extends ScenarioBase<McrData> implements McrHost {
     const resolving = resolvabilityOf(source, sample);
     resolving.catch(() => undefined);
     const store = await mergeStore(source, parents[0], parents[1], opts.history ?? DEFAULT_HISTORY);
-    const where = { label: sample.id, branch: MCR_BRANCH, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree };
+    const where = gitWorkSandbox(sample.id, MCR_BRANCH, store, opts);
     return inNewSandbox(source, where, async (sandbox) => {
       await checkoutBranch(sandbox.repo, MCR_BRANCH, parents[0]);
       const clean = await mergeNoCommit(sandbox.repo, parents[1]);

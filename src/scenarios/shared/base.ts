@@ -4,10 +4,11 @@ import { GitGoodError } from "../../errors.js";
 import { SampleSchema, type Sample } from "../../dataset/sample.js";
 import { acquireLock } from "../../sandbox/call-lock.js";
 import { Repo } from "../../git/repo.js";
+import type { StorePlan } from "../../git/store.js";
 import { Sandbox, type SandboxOptions } from "../../sandbox/sandbox.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { FunctionTool } from "../../tools/schema.js";
-import type { AnyScenarioDefinition, SavedScenario } from "../definition.js";
+import type { AnyScenarioDefinition, SavedScenario, ScenarioSetupOptions } from "../definition.js";
 import type { InitialContext, LiveScenario, ScenarioToolResult } from "../types.js";
 
 const STATE_FILE = "state.json";
@@ -41,6 +42,16 @@ export function readSaved(sandbox: Sandbox): SavedScenario {
   const parsed = SavedScenarioSchema.safeParse(raw);
   if (!parsed.success) throw new GitGoodError("BAD_STATE", `the scenario state in ${sandbox.dir} is damaged`);
   return parsed.data;
+}
+
+/**
+ * Where a Git-work scenario (one whose answer is commits and trees: MCR, IR, ICC) is set up: a sandbox
+ * named for the sample, on the scenario's branch, with the run's store, packs and work-tree mode, whose
+ * files are kept exactly as the repository stores them (`storedBytes`: a project's attributes convert
+ * nothing, so the starting point is clean and an agent's commits hold what it wrote).
+ */
+export function gitWorkSandbox(sampleId: string, branch: string, store: StorePlan, opts: ScenarioSetupOptions): SandboxOptions {
+  return { label: sampleId, branch, keep: opts.keep, root: opts.root, store, packs: opts.packs, workTree: opts.workTree, storedBytes: true };
 }
 
 /**
