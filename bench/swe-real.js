@@ -125,11 +125,15 @@ try {
   const phases = { setup_s: [], agent_s: [], environment_s: [], apply_s: [], tests_s: [] };
   const loads = [];
   for (let r = 0; r < RUNS; r++) {
+    // With another build, the two take turns at the place right after the floor (whose pytest runs leave the
+    // environment's files warmest): run, floor, other in even rounds; other, run, floor in odd ones.
+    const otherFirst = OTHER !== null && r % 2 === 1;
+    if (otherFirst) other.push((await gitgoodRun(`other-${r}`, OTHER)).ms);
     const run = await gitgoodRun(`warm-${r}`);
     runs.push(run.ms);
     for (const k of Object.keys(phases)) phases[k].push(run.records.reduce((a, rec) => a + (rec.scores?.swe?.timings?.[k] ?? rec.timings?.[k] ?? 0), 0));
     floorMs.push(floor());
-    if (OTHER) other.push((await gitgoodRun(`other-${r}`, OTHER)).ms);
+    if (OTHER && !otherFirst) other.push((await gitgoodRun(`other-${r}`, OTHER)).ms);
     loads.push(os.loadavg()[0]);
   }
   const ceiling = await spawnScaling({ starts: 60, cpuUnits: 30, rounds: 1 });
@@ -154,7 +158,7 @@ try {
     pairs: RUNS,
     loads,
     cores: os.cpus().length,
-    all: { runs, floorMs, phases },
+    all: { runs, floorMs, phases, ...(OTHER ? { other } : {}) },
   };
   mkdirSync(path.dirname(REAL_LAST), { recursive: true, mode: 0o700 });
   writeFileSync(REAL_LAST, JSON.stringify(last));

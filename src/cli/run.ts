@@ -9,7 +9,7 @@ import type { ResolvedConfig } from "../runs/config.js";
 import { addRunOptions } from "./run-options.js";
 import { type RunFlags } from "../runs/flags.js";
 import { addSpecOptions } from "./spec-options.js";
-import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, judgesOf, loadSelected, modelOptions, printPlan, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
+import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, judgesOf, loadSelected, modelOptions, printPlan, probeIsolationOf, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { agentFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
 import type { QueueExecutor } from "../queue/executor.js";
 import { queueIdentity } from "../queue/jobs.js";
@@ -27,7 +27,6 @@ import { repeatable } from "../util/options.js";
 import { matrixCells } from "../runs/matrix.js";
 import type { ResultRecord } from "../runs/record.js";
 import { resolvedConfig, withConfig } from "./config.js";
-import { runMatrixFromFlags } from "./run-matrix.js";
 import { checkOutcome } from "./outcome.js";
 import { progressPrinter } from "./progress.js";
 import type { CliIO } from "./io.js";
@@ -43,6 +42,8 @@ async function run(files: string[], flags: RunFlags, io: CliIO, config: Resolved
     return;
   }
   const out = flags.out ?? defaultRunDir([...files, ...(flags.dataset ?? [])], "matrix");
+  // A matrix's comparison (the report's formats, HTML among them) is loaded by matrix runs alone.
+  const { runMatrixFromFlags } = await import("./run-matrix.js");
   await runMatrixFromFlags(cells, flags, out, io, (cellFlags) => runOne(files, cellFlags, io, config, false));
 }
 
@@ -56,6 +57,8 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     throw new GitGoodError("BAD_OPTION", "give exactly one of --repo PATH (one repository) or --repos DIR (clones at DIR/owner/repo)");
   }
   const where: RepoLocator = flags.repo ? { repo: flags.repo } : { repos: flags.repos as string };
+  // Bubblewrap's probe (a jail running `true`) runs while the repository is opened and the samples read.
+  const probed = flags.dryRun ? Promise.resolve() : probeIsolationOf(flags);
   // A dry run reports a missing repository in its plan instead of stopping; with --queue the workers' clones count.
   if (!flags.dryRun && !queueFlags.queue) await checkLocator(where);
   const all = [...files, ...(flags.dataset ?? [])];
@@ -78,6 +81,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     return [];
   }
   const judges = judgesOf(flags, models);
+  await probed;
   const isolation = isolationFrom(flags, io.stderr);
   let queue: RunQueue | null = null;
   let unsay = (): void => undefined;

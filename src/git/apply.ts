@@ -51,6 +51,14 @@ function entriesAt(index: readonly IndexEntry[], paths: readonly string[]): Inde
   return index.filter((e) => paths.some((p) => e.path === p || e.path.startsWith(`${p}/`)));
 }
 
+/** The mode of a submodule's entry (a commit of another repository), as an index entry spells it. */
+const GITLINK = "160000";
+
+/** Whether two paths are the same, or one is a folder above the other. */
+function related(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
 /** Whether two lists of index entries are the same entries (path, stage, mode, object). */
 function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolean {
   const line = (e: IndexEntry): string => `${e.stage} ${e.mode} ${e.oid} ${e.path}`;
@@ -66,16 +74,22 @@ function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolea
  * again needs neither). A caller that has `head`, the entries of the index a fresh checkout of HEAD
  * wrote, saves the `reset` where the index still holds exactly those entries among `paths` (a plain `git
  * apply` changes the work tree alone), and saves everything where no path is in HEAD, the index or the
- * work tree.
+ * work tree. With those entries, `changed`, the paths where the work tree differs from HEAD as git
+ * reported them after the last change to it (`changedPaths`, or a patch of the work tree), saves the
+ * `checkout` too where none of them is a file HEAD holds among `paths`, a folder above one or a path below
+ * one: git compares every tracked file's content and mode, and reports a file behind a folder made a link
+ * as deleted, so those files are as HEAD has them already. A submodule among them is checked out as ever.
  */
-export async function resetPaths(repo: Repo, paths: readonly string[], head?: readonly IndexEntry[]): Promise<void> {
+export async function resetPaths(repo: Repo, paths: readonly string[], head?: readonly IndexEntry[], changed?: readonly string[]): Promise<void> {
   if (paths.length === 0) return;
   const now = head ? readIndexFile(repo.gitDir) : null;
   const kept = head && now !== null ? entriesAt(head, paths) : null;
   let inHead: Set<string>;
+  let untouched = false;
   if (kept && now !== null && sameEntries(entriesAt(now, paths), kept)) {
     inHead = new Set(kept.map((e) => e.path));
     if (inHead.size === 0 && !paths.some((p) => present(repo.dir, p))) return;
+    untouched = changed !== undefined && kept.every((e) => e.mode !== GITLINK && !changed.some((c) => related(c, e.path)));
   } else {
     await repo.run(["reset", "-q", "HEAD", "--", ...paths], { env: LITERAL_PATHS, okCodes: [0, 1] });
     const index = readIndexFile(repo.gitDir);
@@ -88,7 +102,7 @@ export async function resetPaths(repo: Repo, paths: readonly string[], head?: re
   }
   const tracked = paths.filter((p) => inHead.has(p));
   const others = paths.filter((p) => !inHead.has(p) && present(repo.dir, p));
-  if (tracked.length > 0) await repo.run(["checkout", "-q", "-f", "HEAD", "--", ...tracked], { env: LITERAL_PATHS });
+  if (tracked.length > 0 && !untouched) await repo.run(["checkout", "-q", "-f", "HEAD", "--", ...tracked], { env: LITERAL_PATHS });
   if (others.length > 0) await repo.run(["clean", "-q", "-f", "-x", "--", ...others], { env: LITERAL_PATHS });
 }
 

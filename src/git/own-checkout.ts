@@ -360,13 +360,15 @@ interface TreeAfter {
 export async function checkoutWithoutGit(repo: Repo, branch: string, commit: string, then?: TreeAfter): Promise<boolean> {
   const gitDir = repo.gitDir;
   const ref = `refs/heads/${branch}`;
-  const reader = repo.reader;
-  if (!repo.ownGitDir || reader === null || !writesObjects(gitDir) || !OID.test(commit) || headBranch(gitDir) !== ref) return false;
+  if (!repo.ownGitDir || !writesObjects(gitDir) || !OID.test(commit) || headBranch(gitDir) !== ref) return false;
   if (!fresh(gitDir, repo.dir, ref) || (then !== undefined && (!OID.test(then.tree) || !absent(then.treeIndex)))) return false;
   const patterns = exactPatterns(gitDir);
   const settings = knownSettings(gitDir);
   const who = settings === null ? null : reflogIdentity(settings);
   if (who === null || patterns === null) return false;
+  // Asked last: the reader is a process, started for a checkout gitgood writes and not for one it leaves to git (a full work tree).
+  const reader = repo.reader;
+  if (reader === null) return false;
   const object = await reader.read(commit);
   const tree = object?.type === "commit" ? /^tree ([0-9a-f]{40})\n/.exec(object.content.toString("latin1"))?.[1] : undefined;
   if (object?.oid !== commit || tree === undefined) return false;

@@ -7,8 +7,7 @@ import type { RepoPool } from "../git/repo-pool.js";
 import { useGitThreads } from "../git/threads.js";
 import { Repo } from "../git/repo.js";
 import { HISTORY, specValue, type RunSpec } from "./spec.js";
-import { StepLog } from "../memory/steps.js";
-import { MEMORY_TOOLS, scratchMemory } from "../memory/tools.js";
+import type { StepLog } from "../memory/steps.js";
 import type { LiveScenario } from "../scenarios/types.js";
 import { runPackCache } from "../sandbox/packs.js";
 import { limitExceeded, type Isolation } from "../sandbox/isolation.js";
@@ -126,6 +125,8 @@ async function attempt(job: Job, ctx: JobContext, packs: PackCache): Promise<Set
     let extra: ToolProvider | null = null;
     if (job.memory) {
       const goal = `${attempt.context.text.split("\n")[0] ?? "Solve the scenario"} Finish the task with the scenario's tools.`;
+      // The memory tools are loaded by the attempts that offer them alone: about twenty modules a run's start would read.
+      const [{ StepLog }, { MEMORY_TOOLS, scratchMemory }] = await Promise.all([import("../memory/steps.js"), import("../memory/tools.js")]);
       const ws = await scratchMemory(live.sandbox.privatePath("memory"), goal);
       const log = new StepLog(ws);
       const tools = toolProvider(MEMORY_TOOLS, ws);

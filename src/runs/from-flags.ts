@@ -9,10 +9,10 @@ import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
 import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
-import { chooseIsolation, isolationNote, type Isolation } from "../sandbox/isolation.js";
+import { chooseIsolation, isolationNote, probeIsolation, type Isolation } from "../sandbox/isolation.js";
 import { escapeControls } from "../util/escape.js";
 import { budgetOf } from "./budget.js";
-import { DIFFICULTY, agentPrices, agentRunSpec, IDS, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
+import { DIFFICULTY, agentPrices, agentRunSpec, IDS, ISOLATION, JUDGES, LANGUAGES, LIMIT, MAX_TURNS, MEMORY, MODEL_SETTINGS, REPEATS, SAMPLE, SCENARIOS, SHARD, TIMEOUT, isolationRequest, scenarioSettings, settingsFromOptions, specFromOptions, specValue, type RunSpec } from "./spec.js";
 import { runConfig, type ModelInfo, type ResolvedConfig, type RunConfig, type RunConfigInput } from "./config.js";
 import type { Executor } from "./executor.js";
 import type { RunFlags } from "./flags.js";
@@ -100,6 +100,18 @@ function specOfFlags(flags: RunFlags): RunSpec {
 /** The judges the flags name (the spec's `judges`, `--judge`), asked with `models`. */
 export function judgesOf(flags: RunFlags, models: ModelOptions): ModelClient[] {
   return judgesFromSpec(specValue(specOfFlags(flags), JUDGES), models);
+}
+
+/** Starts the probe of the isolation the flags ask for (bubblewrap's), which `isolationFrom` then needs not wait for. */
+export function probeIsolationOf(flags: RunFlags): Promise<void> {
+  let mode: string;
+  try {
+    mode = specValue(specOfFlags(flags), ISOLATION);
+  } catch {
+    // A wrong option is reported where the run reads its spec, in its turn.
+    return Promise.resolve();
+  }
+  return probeIsolation(mode);
 }
 
 /** The isolation the flags ask for (the spec's), as this host gives it; says once on `stderr` when agent programs run without. */
@@ -225,18 +237,24 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
   if (budgetOf(spec)) checkBudget(options, run.executor !== undefined);
   // A new run directory is made only once the repositories and models passed their checks.
   const checked = !run.executor && !existsSync(run.dir);
-  if (checked) await checkFreshRun(options);
-  const unlock = lockRunDir(run.dir);
+  // The repositories the checks opened are the run's: it reads through them, and closes them.
+  const sources = checked ? await checkFreshRun(options) : null;
   try {
-    const store = RunStore.open(run.dir, flagRunConfig(run, flags));
-    run.stderr?.write(`run directory: ${run.dir}\n`);
-    return await runBenchmark({
-      ...options,
-      store,
-      checked,
-      ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir) }) } : {}),
-    });
+    const unlock = lockRunDir(run.dir);
+    try {
+      const store = RunStore.open(run.dir, flagRunConfig(run, flags));
+      run.stderr?.write(`run directory: ${run.dir}\n`);
+      return await runBenchmark({
+        ...options,
+        store,
+        checked,
+        ...(sources ? { sources } : {}),
+        ...(run.executor ? { executor: run.executor({ config: RunStore.readConfig(run.dir) }) } : {}),
+      });
+    } finally {
+      unlock();
+    }
   } finally {
-    unlock();
+    await sources?.close();
   }
 }

@@ -64,6 +64,8 @@ export interface RunOptions {
   models?: readonly ModelClient[];
   /** The caller ran `checkFreshRun` before it made the run directory: the checks are not made again. */
   checked?: boolean;
+  /** The source repositories `checkFreshRun` opened: the run reads through them instead of opening them again, and closes them. */
+  sources?: RepoPool;
   /** Run again the attempts recorded with a system error (status `error`); their records and trajectories are replaced. */
   retryErrors?: boolean;
   /**
@@ -113,17 +115,20 @@ async function checkJobs(jobs: readonly Job[], opts: Omit<RunOptions, "store">, 
 /**
  * Makes the checks `runBenchmark` makes, for a run whose directory does not exist yet (every planned
  * job is to run): called before the directory is made, a failed check leaves nothing behind. The run
- * is then started with `checked: true`.
+ * is then started with `checked: true` and, as its `sources`, the repositories opened for the checks
+ * (null when no job is planned); the caller closes them if it does not start the run.
  */
-export async function checkFreshRun(opts: Omit<RunOptions, "store">): Promise<void> {
+export async function checkFreshRun(opts: Omit<RunOptions, "store">): Promise<RepoPool | null> {
   const { jobs } = runJobs(opts);
-  if (jobs.length === 0) return;
+  if (jobs.length === 0) return null;
   const sources = new RepoPool();
   try {
     await checkJobs(jobs, opts, sources);
-  } finally {
+  } catch (err) {
     await sources.close();
+    throw err;
   }
+  return sources;
 }
 
 /** The agent's prices: its model's in `modelPrices`, else `prices`. */
@@ -173,8 +178,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunSummary> {
     const r = opts.store.get(j.key);
     return !r || (opts.retryErrors === true && r.status === "error");
   });
-  // Each source repository is opened once for the run, with one long-lived reader (closed at the end).
-  const sources = new RepoPool();
+  // Each source repository is opened once for the run (or for its checks before), with one long-lived reader (closed at the end).
+  const sources = opts.sources ?? new RepoPool();
   try {
     if (!opts.executor && opts.checked !== true && todo.length > 0) await checkJobs(todo, opts, sources);
     const rerun = new Set(todo.map((j) => j.key));

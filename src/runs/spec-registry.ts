@@ -99,6 +99,8 @@ export type RunSpec = Readonly<Record<string, unknown>>;
 const declared = new Map<string, RunSetting>();
 /** The families' settings, by family key then setting key. */
 const fragments = new Map<string, Map<string, FamilySetting>>();
+/** The spec's schema as last built from `declared` and `fragments` (null: to build again): a run reads its spec several times, and a schema is slow to build and first use. */
+let schema: ReturnType<typeof buildRunSpecSchema> | null = null;
 
 const KEY = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const OPTION = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -125,6 +127,7 @@ export function defineRunSetting<T>(fields: RunSettingFields<T>): RunSetting<T> 
   checkSetting(setting, declared);
   if (fragments.has(setting.key)) throw new Error(`run setting '${setting.key}' is a family's key in the spec`);
   declared.set(setting.key, setting);
+  schema = null;
   return setting;
 }
 
@@ -146,11 +149,13 @@ export function declareFamilySettings(namespace: string, settings: readonly Fami
     own.set(s.key, s);
   }
   fragments.set(namespace, own);
+  schema = null;
 }
 
 /** Removes the settings of a family declared with `declareFamilySettings` (its plug-in is unregistered). */
 export function undeclareFamilySettings(namespace: string): void {
   fragments.delete(namespace);
+  schema = null;
 }
 
 /** Checks a setting's declaration against the settings of its scope (`scope`) and every option declared. */
@@ -215,14 +220,21 @@ function settingsSchema(settings: readonly RunSetting[]) {
  * under its key, optional (absent: the spec of a verb that takes none of the family's settings), its
  * own keys as the top level's.
  */
-function runSpecSchema() {
+function buildRunSpecSchema() {
   const families = [...fragments.entries()].map(([ns, f]) => [ns, settingsSchema([...f.values()]).optional().describe(`the ${ns} family's settings`)] as const);
   return settingsSchema(runSettings()).extend(Object.fromEntries(families));
 }
 
+/** The schema a spec is parsed with: of the settings declared now (built again after a declaration changes them). */
+function runSpecSchema() {
+  schema ??= buildRunSpecSchema();
+  return schema;
+}
+
 /** The spec's JSON Schema (as a file or a request gives it: every key optional, with its default), published in docs/. */
 export function runSpecJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(runSpecSchema(), { target: "draft-2020-12", io: "input" });
+  // Built anew: a setting's help may be read when shown (a plug-in's backends, the families' scenarios), and the kept schema is for parsing.
+  return z.toJSONSchema(buildRunSpecSchema(), { target: "draft-2020-12", io: "input" });
 }
 
 /**

@@ -107,6 +107,15 @@ function limitsFor(backend: IsolationBackend, request: IsolationRequest): Isolat
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
+ * Starts the probe of the backend named `mode` (where it has one) without waiting: a caller that will
+ * `chooseIsolation` later overlaps the probe with its other work. Never rejects; a name no backend has is
+ * left to `chooseIsolation` to refuse.
+ */
+export function probeIsolation(mode: string): Promise<void> {
+  return BACKENDS.find((b) => b.name === mode)?.probe?.() ?? Promise.resolve();
+}
+
+/**
  * The isolation for a request, which must be able to run on this host: when it cannot (bubblewrap
  * present but unable to make namespaces, no Docker daemon) it is refused in one line that says why and
  * how to choose another — it never quietly becomes `none`. Paths in `allowRead` must exist.

@@ -443,7 +443,7 @@ export async function evaluatePatch(
     result.tampered = change.tampered;
     result.patch = patchText(Buffer.from(change.evaluated, "latin1"));
     result.patch_applied = change.applied !== null && change.changed;
-    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), baseIndex ?? undefined);
+    await resetPaths(sandbox.repo, diffPaths(sc.test_patch), baseIndex ?? undefined, change.paths ?? undefined);
     if (sc.test_patch.trim() !== "") {
       const t = await applyPatch(sandbox.repo, sc.test_patch, "git apply");
       if (!t.applied) throw new GitGoodError("PATCH_FAILED", `the test_patch of ${sample.id} does not apply: ${t.message}`, { sample: sample.id });

@@ -84,6 +84,11 @@ export interface AppliedChange<S> {
   evaluated: string;
   /** Whether the work tree differs from `rev` after the drop (false: the change changed nothing). */
   changed: boolean;
+  /**
+   * The paths where the work tree differs from `rev`, from the last look at it (taken after the evaluation's
+   * files were put back, and nothing changed the tree since); null where nothing was applied and no look was taken.
+   */
+  paths: string[] | null;
   /** Where the evaluated change reaches for the test run that judges it (src/testenv/harness-reach.ts): its outcomes are then void. */
   reach: string[];
 }
@@ -124,7 +129,7 @@ export async function applyAgentChange<S>(
 ): Promise<AppliedChange<S>> {
   const split = splitPatch(patch.toString("latin1"), (f) => !infra.owns(f));
   const tampered = new Set(split.dropped);
-  if (split.kept.trim() === "") return { applied: null, tampered: [...tampered].sort(), evaluated: split.kept, changed: false, reach: [] };
+  if (split.kept.trim() === "") return { applied: null, tampered: [...tampered].sort(), evaluated: split.kept, changed: false, paths: null, reach: [] };
   const kept = Buffer.from(split.kept, "latin1");
   const changed = changeProbe(sandbox, rev);
   const applied = await apply(kept);
@@ -135,5 +140,5 @@ export async function applyAgentChange<S>(
     await resetPaths(sandbox.repo, strayed);
     paths = await changed();
   }
-  return { applied, tampered: [...tampered].sort(), evaluated: split.kept, changed: paths.length > 0, reach: harnessReach(split.kept) };
+  return { applied, tampered: [...tampered].sort(), evaluated: split.kept, changed: paths.length > 0, paths, reach: harnessReach(split.kept) };
 }

@@ -16,12 +16,27 @@ export async function resolve(spec, ctx, next) {
   return r;
 }`;
 
-/** The npm packages importing `gitgood run`'s module loads (what every run pays for before its first git process). */
-function packagesLoadedBy(module: string): Set<string> {
-  const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`)}`;
+/** A module resolve hook that prints each module of gitgood's own that gets loaded, by its path under dist/. */
+const OWN_HOOK = `
+import { writeSync } from "node:fs";
+export async function resolve(spec, ctx, next) {
+  const r = await next(spec, ctx);
+  const m = /\\/dist\\/(.+)$/.exec(r.url);
+  if (m && !r.url.includes("node_modules")) writeSync(2, "module " + m[1] + "\\n");
+  return r;
+}`;
+
+/** The lines `hook` prints (after `prefix`) while a process imports `module`. */
+function loadedBy(module: string, hook: string, prefix: string): Set<string> {
+  const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`)}`;
   const r = spawnSync(process.execPath, ["--import", register, "--input-type=module", "-e", `await import(${JSON.stringify(module)});`], { encoding: "utf8" });
   expect(r.status, r.stderr).toBe(0);
-  return new Set(r.stderr.split("\n").flatMap((l) => (l.startsWith("package ") ? [l.slice("package ".length)] : [])));
+  return new Set(r.stderr.split("\n").flatMap((l) => (l.startsWith(prefix) ? [l.slice(prefix.length)] : [])));
+}
+
+/** The npm packages importing `gitgood run`'s module loads (what every run pays for before its first git process). */
+function packagesLoadedBy(module: string): Set<string> {
+  return loadedBy(module, HOOK, "package ");
 }
 
 describe("what gitgood run loads at start", () => {
@@ -29,5 +44,14 @@ describe("what gitgood run loads at start", () => {
     const loaded = packagesLoadedBy(RUN);
     expect(loaded.has("zod")).toBe(true);
     for (const lazy of ["bullmq", "ioredis", "@modelcontextprotocol/sdk", "@a2a-js/sdk", "hyparquet", "fast-xml-parser"]) expect(loaded, lazy).not.toContain(lazy);
+  }, 60_000);
+
+  it("leaves out gitgood's own modules a plain run does not use: the memory tools, a matrix's comparison and the report's formats, the SWE miner", () => {
+    const loaded = loadedBy(RUN, OWN_HOOK, "module ");
+    // The modules a SWE run does use are there: the hook sees what it should.
+    for (const used of ["cli/run.js", "swe/evaluate.js", "scenarios/swe/scenario.js"]) expect(loaded, used).toContain(used);
+    const lazy = ["memory/tools.js", "memory/steps.js", "cli/run-matrix.js", "cli/report.js", "report/formats.js", "report/html.js", "swe/mine/mine.js", "swe/mine/validate.js"];
+    for (const module of lazy) expect(loaded, module).not.toContain(module);
+    expect([...loaded].filter((m) => m.startsWith("memory/")), "the memory folder").toEqual([]);
   }, 60_000);
 });

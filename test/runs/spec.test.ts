@@ -5,7 +5,7 @@ import { z } from "zod";
 import { parseAssessment } from "../../src/a2a/assessment.js";
 import { buildProgram } from "../../src/cli/main.js";
 import { planJobs } from "../../src/runs/plan.js";
-import { beyondSpec, defineRunSetting, narrowedSpec, parseRunSpec, runSpecJsonSchema, specFromOptions } from "../../src/runs/spec.js";
+import { beyondSpec, declareFamilySettings, defineRunSetting, familySetting, narrowedSpec, parseRunSpec, runSpecJsonSchema, specFromOptions, undeclareFamilySettings } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor } from "../../src/runs/ticket.js";
 import { createAgent } from "../../src/agents/index.js";
@@ -122,6 +122,18 @@ describe("a run setting declared once", () => {
     expect(schema.properties.fake_limit?.default).toBe(100);
     expect(parseRunSpec({}, "run.json spec", "BAD_CONFIG").fake_limit).toBe(FAKE_LIMIT.default);
     expect(() => parseRunSpec({ surprise: 1 }, "run.json spec", "BAD_CONFIG")).toThrow(/run\.json spec/);
+  });
+
+  it("is read with the settings declared at the time: a family's, declared after a spec was read, and refused again once undeclared", () => {
+    expect(() => parseRunSpec({ lately: { depth: 2 } }, "run.json spec", "BAD_CONFIG")).toThrow(/run\.json spec/);
+    const depth = familySetting<number>("lately", { key: "depth", option: "lately-depth", value: "<n>", help: "a family declared late", schema: z.number().int(), parse: Number, default: 1, identity: true, verbs: ["run"] });
+    declareFamilySettings("lately", [depth]);
+    try {
+      expect(parseRunSpec({ lately: { depth: 2 } }, "run.json spec", "BAD_CONFIG").lately).toEqual({ depth: 2 });
+    } finally {
+      undeclareFamilySettings("lately");
+    }
+    expect(() => parseRunSpec({ lately: { depth: 2 } }, "run.json spec", "BAD_CONFIG")).toThrow(/run\.json spec/);
   });
 
   it("refuses a switch whose default is not true or false, and a repeatable option whose value is not a list", () => {

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyPatch, resetPaths } from "../../src/git/apply.js";
+import { applyPatch, changedPaths, resetPaths } from "../../src/git/apply.js";
 import { readIndexFile } from "../../src/git/index-file.js";
 import { Repo } from "../../src/git/repo.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
@@ -55,6 +55,16 @@ function withSandbox(work: (s: Sandbox) => Promise<void>): Promise<void> {
   return inEvaluationSandbox(source, task.sample(), "strategies", work);
 }
 
+/** A copy of the sandbox's index as its checkout wrote it (its time kept), through which `changedPaths` compares the work tree with HEAD. */
+function baseIndexCopy(s: Sandbox): string {
+  const index = path.join(s.ownGitDir, "index");
+  const copy = s.privatePath("base.index");
+  copyFileSync(index, copy);
+  const st = statSync(index);
+  utimesSync(copy, st.atime, st.mtime);
+  return copy;
+}
+
 const unmerged = (s: Sandbox): number => (readIndexFile(s.ownGitDir) ?? []).filter((e) => e.stage !== 0).length;
 
 describe("apply strategies and putting paths back", () => {
@@ -92,6 +102,40 @@ describe("apply strategies and putting paths back", () => {
       await resetPaths(s.repo, ["calc/new_a.py", "calc/new_b.py"], head);
       expect(existsSync(path.join(s.workDir, "calc/new_a.py"))).toBe(false);
       expect((readIndexFile(s.ownGitDir) ?? []).some((e) => e.path === "calc/new_a.py")).toBe(false);
+    });
+  }, 60_000);
+
+  it("resetPaths told HEAD's index and the work tree's changes runs no git where the files are as HEAD has them", async () => {
+    await withSandbox(async (s) => {
+      const head = readIndexFile(s.ownGitDir) ?? [];
+      const base = baseIndexCopy(s);
+      writeFileSync(path.join(s.workDir, "calc/second.txt"), "the agent's change\n");
+      const changed = await changedPaths(s.repo, base);
+      expect(changed).toEqual(["calc/second.txt"]);
+      expect((await countGitProcesses(() => resetPaths(s.repo, ["calc/first.txt"], head, changed))).processes).toBe(0);
+      expect(readFileSync(path.join(s.workDir, "calc/first.txt"), "utf8")).toBe(FIRST);
+    });
+  }, 60_000);
+
+  it("resetPaths told the work tree's changes still puts back a test file an agent edited, and one behind a folder made a link", async () => {
+    await withSandbox(async (s) => {
+      const head = readIndexFile(s.ownGitDir) ?? [];
+      const base = baseIndexCopy(s);
+      writeFileSync(path.join(s.workDir, "calc/first.txt"), "assert True  # the agent's test\n");
+      await resetPaths(s.repo, ["calc/first.txt"], head, await changedPaths(s.repo, base));
+      expect(readFileSync(path.join(s.workDir, "calc/first.txt"), "utf8")).toBe(FIRST);
+
+      // The folder becomes a link to a copy whose test file is the agent's: git reports the file behind it as deleted.
+      const elsewhere = path.join(s.workDir, "elsewhere");
+      mkdirSync(elsewhere);
+      writeFileSync(path.join(elsewhere, "first.txt"), "assert True  # the agent's test\n");
+      writeFileSync(path.join(elsewhere, "second.txt"), SECOND);
+      renameSync(path.join(s.workDir, "calc"), path.join(s.workDir, "calc-moved"));
+      symlinkSync("elsewhere", path.join(s.workDir, "calc"));
+      await resetPaths(s.repo, ["calc/first.txt"], head, await changedPaths(s.repo, base));
+      expect(statSync(path.join(s.workDir, "calc")).isDirectory()).toBe(true);
+      expect(readFileSync(path.join(s.workDir, "calc/first.txt"), "utf8")).toBe(FIRST);
+      expect(readFileSync(path.join(elsewhere, "first.txt"), "utf8")).toBe("assert True  # the agent's test\n");
     });
   }, 60_000);
 

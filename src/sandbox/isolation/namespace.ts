@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { lstatSync, mkdtempSync, readlinkSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -73,25 +73,62 @@ export function bwrapArgs(iso: Isolation, jail: Jail): string[] {
 }
 
 let probe: string | null | undefined;
+let probing: Promise<void> | null = null;
+
+/** How long the probe may take. */
+const PROBE_TIMEOUT_MS = 20_000;
+
+/** The probe's program: a real jail, as a test run gets one, running `true` in a scratch work tree. */
+function probeArgs(work: string): string[] {
+  const iso: Isolation = { mode: "namespace", network: false, dockerImage: "", allowRead: [], passEnv: [] };
+  return [...bwrapArgs(iso, { work, cwd: work, env: {} }), "--", "true"];
+}
+
+/** The probe's verdict: null when the jail ran `true`, else why not. */
+function verdict(error: Error | undefined, status: number | null, stderr: string): string | null {
+  if (error) return `bwrap cannot be started (${errnoCode(error) ?? error.message})`;
+  if (status !== 0) return `bwrap fails here: ${lastLine(stderr) || `exit code ${String(status)}`}`;
+  return null;
+}
 
 /** Null when bubblewrap can isolate a program here (tried once per process: a real jail running `true`), else why not. */
 export function bwrapUnavailable(): string | null {
   if (probe !== undefined) return probe;
   const work = mkdtempSync(path.join(os.tmpdir(), "gitgood-probe-"));
   try {
-    const iso: Isolation = { mode: "namespace", network: false, dockerImage: "", allowRead: [], passEnv: [] };
-    const r = spawnSync("bwrap", [...bwrapArgs(iso, { work, cwd: work, env: {} }), "--", "true"], {
-      stdio: ["ignore", "ignore", "pipe"],
-      encoding: "utf8",
-      timeout: 20_000,
-    });
-    if (r.error) probe = `bwrap cannot be started (${errnoCode(r.error) ?? r.error.message})`;
-    else if (r.status !== 0) probe = `bwrap fails here: ${lastLine(r.stderr) || `exit code ${String(r.status)}`}`;
-    else probe = null;
+    const r = spawnSync("bwrap", probeArgs(work), { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+    probe = verdict(r.error, r.status, r.stderr);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   return probe;
+}
+
+/** The same probe as `bwrapUnavailable`, started without waiting for it; its verdict is the one `bwrapUnavailable` then gives. */
+export function probeBwrap(): Promise<void> {
+  if (probe !== undefined) return Promise.resolve();
+  probing ??= new Promise<void>((resolve) => {
+    const work = mkdtempSync(path.join(os.tmpdir(), "gitgood-probe-"));
+    let stderr = "";
+    let timedOut = false;
+    const settle = (why: string | null): void => {
+      clearTimeout(timer);
+      rmSync(work, { recursive: true, force: true });
+      // A verdict the synchronous probe reached meanwhile stands.
+      if (probe === undefined) probe = why;
+      resolve();
+    };
+    const child = spawn("bwrap", probeArgs(work), { stdio: ["ignore", "ignore", "pipe"] });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, PROBE_TIMEOUT_MS);
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => (stderr += text));
+    child.once("error", (err) => settle(verdict(err, null, stderr)));
+    child.once("close", (code) => settle(timedOut ? verdict(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" }), null, stderr) : verdict(undefined, code, stderr)));
+  });
+  return probing;
 }
 
 /** Linux namespaces through bubblewrap: read-only system, /etc without secrets, the work tree the only writable directory, no network by default, the limits. */
@@ -101,6 +138,7 @@ export const namespaceBackend: IsolationBackend = {
   usesImage: false,
   isolates: true,
   unavailable: bwrapUnavailable,
+  probe: probeBwrap,
   enforcement: hostEnforcement,
   command(iso, jail, argv) {
     const args = [...bwrapArgs(iso, jail), "--", ...argv];

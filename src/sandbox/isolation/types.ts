@@ -75,6 +75,11 @@ export interface IsolationBackend {
   readonly isolates: boolean;
   /** Null when it can run on this host, else one line saying why not (probed once per process). */
   unavailable(): string | null;
+  /**
+   * Starts the probe `unavailable` makes without holding the process, so that a caller overlaps it with its
+   * other work; once the promise settles (it never rejects), `unavailable` answers without probing again.
+   */
+  probe?(): Promise<void>;
   /** The process that runs `argv` in `jail`; its `afterKill` is the clean-up after a kill. */
   command(iso: Isolation, jail: Jail, argv: readonly [string, ...string[]]): IsolatedCommand;
   /** How it enforces each of `limits` on this host. */

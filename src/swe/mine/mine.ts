@@ -15,6 +15,7 @@ import { VerdictStore } from "./verdicts.js";
 import { SWE_LANGUAGES } from "./test-files.js";
 import { validateCandidate, type EnvironmentDrop, type P2pScope, type ValidateOptions } from "./validate.js";
 import { at } from "../../util/at.js";
+import { DEFAULT_SWE_RUNS } from "./flake-gate.js";
 
 const SWE_SUMMARY_SCHEMA_VERSION = 1;
 
@@ -55,9 +56,6 @@ export interface SweMineInput extends Partial<SweMineOptions> {
   /** The repository to mine: a working tree or a bare repository; it is only read. */
   repoPath: string;
 }
-
-/** Runs of each side of a validation (`--runs`): a test counts only with the same outcome in all of them. */
-export const DEFAULT_SWE_RUNS = 3;
 
 const DEFAULT_SWE_MINE_OPTIONS: SweMineOptions = {
   languages: SWE_LANGUAGES,
