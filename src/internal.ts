@@ -4,6 +4,7 @@ export { Repo } from "./git/repo.js";
 export type { RunOptions as GitRunOptions } from "./git/repo.js";
 export type { RunResult } from "./git/process.js";
 export type { CatFile, ObjectInfo, GitObject } from "./git/catfile.js";
+export type { LongLivedGit, Waiting } from "./git/long-lived.js";
 export type { GitVersion } from "./git/version.js";
 export { PackCache } from "./git/packs.js";
 export type { StorePlan, PackSpec } from "./git/store.js";

@@ -6,6 +6,7 @@ const STDERR_KEPT = 8192;
 
 /** A question waiting for its answer: what a failure of the process rejects. */
 export interface Waiting {
+  /** Fails the question with the process's error. */
   reject: (err: Error) => void;
 }
 
@@ -19,6 +20,10 @@ export interface Waiting {
  */
 export abstract class LongLivedGit<W extends Waiting> {
   protected readonly child: ChildProcessWithoutNullStreams;
+  /**
+   * The questions asked and not yet answered, oldest first.
+   * @internal
+   */
   protected readonly queue: W[] = [];
   private failure: Error | null = null;
   private closed = false;
@@ -73,7 +78,10 @@ export abstract class LongLivedGit<W extends Waiting> {
     return this.closed ? new GitGoodError("INTERNAL", `the long-lived git ${this.args[0] ?? ""} is closed`) : null;
   }
 
-  /** Asks a question: `waiting` is answered when `onData` finds its answer, after every earlier one. */
+  /**
+   * Asks a question: `waiting` is answered when `onData` finds its answer, after every earlier one.
+   * @internal
+   */
   protected enqueue(waiting: W, request: Buffer): void {
     this.queue.push(waiting);
     this.hold(true);

@@ -64,7 +64,10 @@ export interface RunOptions {
   models?: readonly ModelClient[];
   /** The caller ran `checkFreshRun` before it made the run directory: the checks are not made again. */
   checked?: boolean;
-  /** The source repositories `checkFreshRun` opened: the run reads through them instead of opening them again, and closes them. */
+  /**
+   * The source repositories `checkFreshRun` opened: the run reads through them instead of opening them again, and closes them.
+   * @internal
+   */
   sources?: RepoPool;
   /** Run again the attempts recorded with a system error (status `error`); their records and trajectories are replaced. */
   retryErrors?: boolean;
