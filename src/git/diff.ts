@@ -1,8 +1,6 @@
-import { lstatSync } from "node:fs";
-import path from "node:path";
 import { GitGoodError } from "../errors.js";
 import { DiffTreeReader } from "./diff-reader.js";
-import { readIndexFile } from "./index-file.js";
+import { noAttributes } from "./no-attributes.js";
 import { gitQuotedPath, isUtf8Path, showPath } from "./paths.js";
 import { LITERAL_PATHS, type Repo } from "./repo.js";
 import { at } from "../util/at.js";
@@ -42,55 +40,18 @@ const FULL_OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** Options of the `diff-tree --stdin` that reads commits' patches (`commitDiffs`). */
 const COMMIT_PATCH_OPTIONS: readonly string[] = ["--always", "-p", "--root", ...DIFF_OPTIONS];
 
-/** The attributes files a sandbox's long-lived diff-tree was started with (`attributesSeen`). */
-const startedWith = new WeakMap<DiffTreeReader, string>();
-/** The index file last looked at per handle, by its stat, with the attributes files it lists. */
-const indexSeen = new WeakMap<Repo, { stat: string; listed: string; files: string[] }>();
-/** Index files that could not be read so far: each makes a state no other equals. */
-let unread = 0;
-
-function statOf(file: string): string {
-  const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
-  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}` : "-";
-}
-
-/**
- * What git reads a sandbox's attributes files from (`-diff` or `binary` change a patch), as gitgood sees
- * it without a process: the work tree's top `.gitattributes`, `info/attributes`, and each attributes
- * file the index lists, with its entry and the work tree's file there. Git reads them once per process and
- * keeps them, so a long-lived diff-tree answers as a new one would only while this stays the same. The
- * index is read again only when its file changed; one that cannot be read is never the same.
- */
-function attributesSeen(repo: Repo): string {
-  const stat = statOf(path.join(repo.gitDir, "index"));
-  let seen = indexSeen.get(repo);
-  if (seen?.stat !== stat) {
-    const entries = readIndexFile(repo.gitDir);
-    const listing = (entries ?? []).filter((e) => e.path === ATTRIBUTES || e.path.endsWith(`/${ATTRIBUTES}`));
-    const listed = entries === null ? `unread ${++unread}` : listing.map((e) => `${e.path} ${e.oid} ${e.mode} ${e.stage}`).join("\n");
-    indexSeen.set(repo, (seen = { stat, listed, files: listing.map((e) => e.path) }));
-  }
-  const files = [ATTRIBUTES, ...seen.files].map((f) => statOf(path.join(repo.dir, f)));
-  return [statOf(path.join(repo.gitDir, "info", "attributes")), seen.listed, ...files].join("\n");
-}
-
-const ATTRIBUTES = ".gitattributes";
-
 /**
  * The handle's long-lived `diff-tree --stdin` (after `Repo.keepReader`, like its reader: a source's for its
- * run, a sandbox's for its life, closed with the handle), or null: without one, or once it has failed. A
- * sandbox's is started again when its attributes files changed (`attributesSeen`); a source's keeps those of
- * its first patch for the run (a user's checkout is not expected to change them while a run reads it).
+ * run, a sandbox's for its life, closed with the handle), or null: without one, or once it has failed. It
+ * reads no attributes file of the project, a work tree or an index (no-attributes.ts), so what it answers
+ * never goes stale when an agent writes one.
  */
 function patchReader(repo: Repo): DiffTreeReader | null {
-  let seen: string | undefined;
-  const now = (): string => (seen ??= repo.ownGitDir ? attributesSeen(repo) : "");
-  const start = (cwd: string, env: Record<string, string>): DiffTreeReader => {
-    const reader = new DiffTreeReader(COMMIT_PATCH_OPTIONS, cwd, env);
-    startedWith.set(reader, now());
-    return reader;
+  const start = (_cwd: string, env: Record<string, string>): DiffTreeReader => {
+    const plain = noAttributes(repo.gitDir, env);
+    return new DiffTreeReader(COMMIT_PATCH_OPTIONS, plain.cwd, plain.env);
   };
-  const reader = repo.helper("diff-tree", start, (kept) => startedWith.get(kept) === now());
+  const reader = repo.helper("diff-tree", start);
   return reader && !reader.failed ? reader : null;
 }
 
@@ -104,7 +65,7 @@ export async function commitDiff(repo: Repo, oid: string): Promise<string> {
 
 /** `commitDiff` with a process of its own. */
 async function oneCommitDiff(repo: Repo, oid: string): Promise<string> {
-  const patch = await repo.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid]);
+  const patch = await repo.text(["diff-tree", "-p", "--root", "--no-commit-id", ...DIFF_OPTIONS, oid], { noAttributes: true });
   if (FULL_OID.test(oid)) rememberPatch(repo, oid, patch);
   return patch;
 }
@@ -119,7 +80,7 @@ async function stdinDiffs(repo: Repo, oids: readonly string[]): Promise<string> 
       // It stopped (the error is the one-shot's to tell, if git fails again).
     }
   }
-  return repo.text(["diff-tree", "--stdin", ...COMMIT_PATCH_OPTIONS], { input: oids.map((o) => `${o}\n`).join("") });
+  return repo.text(["diff-tree", "--stdin", ...COMMIT_PATCH_OPTIONS], { input: oids.map((o) => `${o}\n`).join(""), noAttributes: true });
 }
 
 /**

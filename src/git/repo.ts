@@ -5,6 +5,7 @@ import { CatFile } from "./catfile.js";
 import type { LongLivedGit, Waiting } from "./long-lived.js";
 import { runGit, streamGit, type RunResult, type SpawnOptions } from "./process.js";
 import { gitVersion, type GitVersion } from "./version.js";
+import { noAttributes } from "./no-attributes.js";
 
 /** Settings that make re-merges identical to what a plain `git merge` shows, whatever the user's config. */
 export const MERGE_CONFIG: readonly string[] = [
@@ -22,6 +23,8 @@ export interface RunOptions {
   input?: string | Buffer;
   okCodes?: readonly number[];
   env?: Record<string, string | undefined>;
+  /** Run so that no attributes file of the project, the work tree or the user decides the output (no-attributes.ts). */
+  noAttributes?: boolean;
 }
 
 /**
@@ -131,12 +134,14 @@ export class Repo {
   }
 
   private spawnOptions(opts: RunOptions): SpawnOptions {
+    const plain = opts.noAttributes === true ? null : { cwd: this.dir, env: this.env };
+    const { cwd, env } = plain ?? noAttributes(this.gitDir, this.env);
     return {
-      cwd: this.dir,
+      cwd,
       input: opts.input,
       okCodes: opts.okCodes,
       // Never fetch missing objects of a partial clone behind the user's back (honoured by git >= 2.44).
-      env: { GIT_NO_LAZY_FETCH: "1", ...this.env, ...opts.env },
+      env: { GIT_NO_LAZY_FETCH: "1", ...env, ...opts.env },
     };
   }
 

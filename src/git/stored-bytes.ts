@@ -3,7 +3,7 @@ import path from "node:path";
 
 /**
  * The attributes that make git keep a work tree's files exactly as the repository stores them: no
- * end-of-line conversion (`text`, and with it `eol`), no `$Id$` expansion, no filter, no re-encoding.
+ * end-of-line conversion (`text`, and with it `eol`), no `$Id$` expansion, no filter, no re-encoding, no diff driver.
  * Written to a git directory's `info/attributes`, which outranks every `.gitattributes` of the project.
  *
  * Why a Git-work sandbox needs it: a project whose `.gitattributes` asks for a conversion its own
@@ -13,8 +13,13 @@ import path from "node:path";
  * `git status` shows a change nobody made, and an agent's `git add -A` commits one. With conversions
  * off, a checkout writes the stored bytes and reads them back unchanged, so the starting point is clean
  * every time and what an agent commits is what it wrote.
+ *
+ * `!diff` leaves the `diff` attribute unspecified for every file, whatever a `.gitattributes` (the
+ * project's or one an agent writes) says: git tells text from binary by the bytes and uses its plain hunk
+ * headers, so every diff shown in the sandbox, to the agent and to its own git, reads as gitgood's patches
+ * of commits read anywhere (src/git/no-attributes.ts).
  */
-export const STORED_BYTES_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding\n";
+export const STORED_BYTES_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding !diff\n";
 
 function attributesFile(gitDir: string): string {
   return path.join(gitDir, "info", "attributes");
