@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync, utimesSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSample } from "../../src/dataset/sample.js";
@@ -56,7 +56,7 @@ afterAll(() => {
 /** git, run by the test on the sandbox's own git directory (gitgood's, which no agent writes). */
 function sandboxGit(s: LiveScenario, ...args: string[]): string {
   const { gitDir, dir } = s.sandbox.repo;
-  return execFileSync("git", args, { env: fixtureEnv({ GIT_DIR: gitDir, GIT_WORK_TREE: dir }), encoding: "utf8" });
+  return execFileSync("git", args, { cwd: dir, env: fixtureEnv({ GIT_DIR: gitDir, GIT_WORK_TREE: dir }), encoding: "utf8" });
 }
 
 /** Gives every tracked file the index file's own time, so git cannot trust times and compares every file's content. */
@@ -100,5 +100,19 @@ describe("a Git-work sandbox keeps files as the repository stores them", () => {
     sandboxGit(s, "add", "-A");
     const staged = sandboxGit(s, "diff", "--cached", "--name-only").split("\n").filter(Boolean);
     expect(staged).toEqual(["lib.py"]);
+  });
+
+  it("IR: an agent's `.gitattributes` changes neither the patches its history is judged on nor those its own git shows", async () => {
+    const s = await setupScenario(sample, fx.dir, { scenario: "ir", workTree: "full" });
+    open.push(s);
+    sandboxGit(s, "rebase", "--abort");
+    const before = await s.finalState();
+    // Written in the work tree, not committed: every file binary for git.
+    writeFileSync(path.join(s.sandbox.workDir, ".gitattributes"), "* -diff\n");
+    const after = await s.finalState();
+    expect(after.commits.map((c) => c.diff)).toEqual(before.commits.map((c) => c.diff));
+    expect(after.commits.at(-1)?.diff).toContain("+d = 4");
+    // The agent's git, through the attributes file of its `.git`, shows the same text.
+    expect(sandboxGit(s, "diff", "HEAD~1", "HEAD")).toContain("+d = 4");
   });
 });
