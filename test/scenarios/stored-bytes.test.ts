@@ -6,6 +6,7 @@ import type { ChainSample } from "../../src/dataset/sample.js";
 import { startPausedRebase } from "../../src/git/rebase.js";
 import { STORED_BYTES_ATTRIBUTES } from "../../src/git/stored-bytes.js";
 import { setupScenario } from "../../src/scenarios/index.js";
+import type { HistoryFinalState } from "../../src/scenarios/shared/schemas.js";
 import type { LiveScenario } from "../../src/scenarios/types.js";
 import { fixtureEnv, Fixture } from "../helpers/fixture.js";
 import { chainSample, useSandboxRoot } from "../helpers/scenarios.js";
@@ -106,10 +107,10 @@ describe("a Git-work sandbox keeps files as the repository stores them", () => {
     const s = await setupScenario(sample, fx.dir, { scenario: "ir", workTree: "full" });
     open.push(s);
     sandboxGit(s, "rebase", "--abort");
-    const before = await s.finalState();
+    const before = (await s.finalState()) as HistoryFinalState;
     // Written in the work tree, not committed: every file binary for git.
     writeFileSync(path.join(s.sandbox.workDir, ".gitattributes"), "* -diff\n");
-    const after = await s.finalState();
+    const after = (await s.finalState()) as HistoryFinalState;
     expect(after.commits.map((c) => c.diff)).toEqual(before.commits.map((c) => c.diff));
     expect(after.commits.at(-1)?.diff).toContain("+d = 4");
     // The agent's git, through the attributes file of its `.git`, shows the same text.
