@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { checkoutMayConvert, checkoutTree, writeReaderAttributes } from "./checkout-bytes.js";
 import { readIndexFile, type IndexEntry, type IndexRecord } from "./index-file.js";
 import { writeIndexFile } from "./index-write.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
@@ -157,11 +158,13 @@ async function addWorkTree(workDir: string, env: Record<string, string>): Promis
 
 /**
  * Makes a fresh git directory at `gitDir` for the work tree `workDir` (written here, no git process: no
- * hooks, no templates) and returns the environment that pairs them.
+ * hooks, no templates) that reads every file as its bytes whatever the work tree's `.gitattributes` say
+ * (READER_ATTRIBUTES), and returns the environment that pairs them.
  */
 function initOwnGitDir(workDir: string, gitDir: string): Record<string, string> {
   rmSync(gitDir, { recursive: true, force: true });
   writeOwnGitDir(gitDir, "main", "");
+  writeReaderAttributes(gitDir);
   return { GIT_CONFIG_GLOBAL: os.devNull, GIT_DIR: gitDir, GIT_WORK_TREE: workDir, GIT_INDEX_FILE: path.join(gitDir, "index") };
 }
 
@@ -185,18 +188,34 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  * index starts as `base`'s tree: `baseEntries` where the caller has them (`freshIndexEntries` of the index
  * a checkout of `base` wrote, in a git directory of gitgood's own), written here, else by `git
  * read-tree`; then `git add -A` and `git diff --cached` make the patch.
+ *
+ * Files are read as their bytes: no attribute, the work tree's `.gitattributes` included, converts them
+ * (READER_ATTRIBUTES). `checkoutGitDir` is the git directory whose checkout of `base` wrote the work
+ * tree (the base's attributes and its `info/attributes` applied there), null where the work tree started
+ * as `base`'s stored bytes (a `worktreeSnapshot`). A file that checkout wrote otherwise than its blob
+ * holds is diffed against what the checkout wrote (`checkoutTree`), so the patch holds only what changed
+ * on disk since; in a project whose attributes convert nothing, that is `base` itself.
  * Returned as a latin1 string: one character per byte.
  */
-export async function worktreePatch(workDir: string, objectsDir: string, base: string, scratch: string, baseEntries: readonly IndexRecord[] | null = null): Promise<string> {
+export async function worktreePatch(
+  workDir: string,
+  objectsDir: string,
+  base: string,
+  scratch: string,
+  checkoutGitDir: string | null,
+  baseEntries: readonly IndexRecord[] | null = null,
+): Promise<string> {
   try {
     const env = initOwnGitDir(workDir, scratch);
     mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${objectsDir}\n`);
     const config = OWN_CONFIG;
     if (baseEntries === null || !writeIndexFile(scratch, baseEntries)) await runGit([...config, "read-tree", base], { cwd: workDir, env });
+    const converts = checkoutGitDir !== null && checkoutMayConvert(checkoutGitDir, baseEntries ?? readIndexFile(scratch));
     await addWorkTree(workDir, env);
+    const from = converts ? await checkoutTree({ scratch, env, config, base, checkoutGitDir, baseEntries }) : base;
     const diff = await runGit(
-      [...config, "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", base],
+      [...config, "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", from],
       { cwd: workDir, env },
     );
     return diff.stdout.toString("latin1");

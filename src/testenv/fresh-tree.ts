@@ -109,7 +109,7 @@ function changeProbe(sandbox: Sandbox, rev: string): () => Promise<string[]> {
     return () => changedPaths(sandbox.repo, copy);
   }
   const scratch = sandbox.privatePath("evaluated.git");
-  return async () => diffPaths(await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch));
+  return async () => diffPaths(await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratch, sandbox.ownGitDir));
 }
 
 /**

@@ -27,8 +27,8 @@ async function bothWays(f: Fixture, wt: string, base: string): Promise<{ viaGit:
   const entries = freshIndexEntries(gitDir, path.join(gitDir, "worktrees", path.basename(wt), "index"));
   expect(entries).not.toBeNull();
   const objects = path.join(gitDir, "objects");
-  const a = await countGitProcesses(() => worktreePatch(wt, objects, base, f.scratch("diff-a.git")));
-  const b = await countGitProcesses(() => worktreePatch(wt, objects, base, f.scratch("diff-b.git"), entries));
+  const a = await countGitProcesses(() => worktreePatch(wt, objects, base, f.scratch("diff-a.git"), gitDir));
+  const b = await countGitProcesses(() => worktreePatch(wt, objects, base, f.scratch("diff-b.git"), gitDir, entries));
   return { viaGit: a.result, fromIndex: b.result, gitProcesses: a.processes, fromIndexProcesses: b.processes };
 }
 
@@ -148,8 +148,8 @@ describe("worktreePatch of a work tree holding a repository with no commit", () 
     agentTree(clean, false);
     const hostile = f.scratch("hostile");
     agentTree(hostile, true);
-    const expected = await worktreePatch(clean, objects, base, f.scratch("diff-clean.git"));
-    const patch = await worktreePatch(hostile, objects, base, f.scratch("diff-hostile.git"));
+    const expected = await worktreePatch(clean, objects, base, f.scratch("diff-clean.git"), path.join(f.dir, ".git"));
+    const patch = await worktreePatch(hostile, objects, base, f.scratch("diff-hostile.git"), path.join(f.dir, ".git"));
     expect(patch).toContain("b/src/app.py");
     expect(patch).toContain("b/pkg/new.py");
     expect(patch).toBe(expected);

@@ -175,7 +175,7 @@ class SweTask implements SweWork {
    * `<patch>…</patch>`; when nothing changed, the model's `finish` answer (which may hold a diff) if it gave one.
    */
   async patchAnswer(): Promise<string> {
-    const diff = await worktreePatch(this.workspace.workDir, path.join(this.scratch, "base.git", "objects"), this.base, path.join(this.scratch, "diff.git"));
+    const diff = await worktreePatch(this.workspace.workDir, path.join(this.scratch, "base.git", "objects"), this.base, path.join(this.scratch, "diff.git"), null);
     const raw = splitPatch(diff, (file) => !isByteCodeCache(file)).kept;
     if (raw === "" && this.answer !== null && this.answer.trim() !== "") return this.answer;
     return `<patch>\n${Buffer.from(raw, "latin1").toString("utf8")}</patch>`;

@@ -114,7 +114,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   }
 
   async finalState(): Promise<SweFinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.baseEntries);
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);
