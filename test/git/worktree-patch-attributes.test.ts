@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { worktreePatch } from "../../src/git/apply.js";
+import { worktreePatch, worktreeSnapshot } from "../../src/git/apply.js";
 import { freshIndexEntries } from "../../src/git/index-file.js";
 import { STORED_BYTES_ATTRIBUTES } from "../../src/git/stored-bytes.js";
 import { fixtureEnv, useFixtures, type Fixture } from "../helpers/fixture.js";
@@ -128,5 +128,26 @@ describe("worktreePatch with a .gitattributes the agent wrote", () => {
     const files = [".gitattributes", "dos.txt", "code.py", "id.txt", "shown.py", "plain.txt"];
     const applied = appliedToStoredBytes(f, base, patch, files);
     for (const file of files) expect(applied.get(file), file).toEqual(readFileSync(path.join(wt, file)));
+  }, 60_000);
+});
+
+describe("worktreeSnapshot and worktreePatch of a directory handed over (no checkout of gitgood's)", () => {
+  it("record the bytes as they are: an attribute the agent adds afterwards changes nothing it did not write", async () => {
+    const f = fixture();
+    const dir = f.scratch("handed-over");
+    writeFileSync(path.join(dir, ".gitattributes"), "*.bat text eol=crlf\n");
+    writeFileSync(path.join(dir, "x.bat"), "rem lf only\n");
+    writeFileSync(path.join(dir, "dos.txt"), "crlf\r\nhere\r\n");
+    writeFileSync(path.join(dir, "code.py"), "x = 1\n");
+    const scratch = f.scratch("snapshot");
+    const base = await worktreeSnapshot(dir, path.join(scratch, "base.git"));
+    expect(git(dir, ["--git-dir", path.join(scratch, "base.git"), "cat-file", "blob", `${base}:x.bat`]).toString("latin1")).toBe("rem lf only\n");
+    const objects = path.join(scratch, "base.git", "objects");
+    expect(await worktreePatch(dir, objects, base, path.join(scratch, "diff.git"), null)).toBe("");
+    writeFileSync(path.join(dir, ".gitattributes"), "* text eol=lf\n");
+    writeFileSync(path.join(dir, "code.py"), "x = 2\r\n");
+    const patch = await worktreePatch(dir, objects, base, path.join(scratch, "diff.git"), null);
+    expect(patch.match(/^diff --git .*$/gm)).toEqual(["diff --git a/.gitattributes b/.gitattributes", "diff --git a/code.py b/code.py"]);
+    expect(patch).toContain("-x = 1\n+x = 2\r\n");
   }, 60_000);
 });
