@@ -1,10 +1,11 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { checkoutMayConvert, checkoutTree, writeReaderAttributes } from "./checkout-bytes.js";
+import { checkoutMayConvert, checkoutTree } from "./checkout-bytes.js";
 import { readIndexFile, type IndexEntry, type IndexRecord } from "./index-file.js";
 import { writeIndexFile } from "./index-write.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
+import { keepStoredBytes } from "./stored-bytes.js";
 import { GitGoodError } from "../errors.js";
 import { nestedRepositories } from "./nested-repos.js";
 import { runGit } from "./process.js";
@@ -159,12 +160,13 @@ async function addWorkTree(workDir: string, env: Record<string, string>): Promis
 /**
  * Makes a fresh git directory at `gitDir` for the work tree `workDir` (written here, no git process: no
  * hooks, no templates) that reads every file as its bytes whatever the work tree's `.gitattributes` say
- * (READER_ATTRIBUTES), and returns the environment that pairs them.
+ * (STORED_BYTES_ATTRIBUTES: no conversion on the way in, `diff` unspecified), and returns the
+ * environment that pairs them.
  */
 function initOwnGitDir(workDir: string, gitDir: string): Record<string, string> {
   rmSync(gitDir, { recursive: true, force: true });
   writeOwnGitDir(gitDir, "main", "");
-  writeReaderAttributes(gitDir);
+  keepStoredBytes(gitDir);
   return { GIT_CONFIG_GLOBAL: os.devNull, GIT_DIR: gitDir, GIT_WORK_TREE: workDir, GIT_INDEX_FILE: path.join(gitDir, "index") };
 }
 
@@ -190,11 +192,13 @@ export async function worktreeSnapshot(workDir: string, gitDir: string): Promise
  * read-tree`; then `git add -A` and `git diff --cached` make the patch.
  *
  * Files are read as their bytes: no attribute, the work tree's `.gitattributes` included, converts them
- * (READER_ATTRIBUTES). `checkoutGitDir` is the git directory whose checkout of `base` wrote the work
- * tree (the base's attributes and its `info/attributes` applied there), null where the work tree started
- * as `base`'s stored bytes (a `worktreeSnapshot`). A file that checkout wrote otherwise than its blob
- * holds is diffed against what the checkout wrote (`checkoutTree`), so the patch holds only what changed
- * on disk since; in a project whose attributes convert nothing, that is `base` itself.
+ * (STORED_BYTES_ATTRIBUTES in its `info/attributes`, which outranks them): no line-ending rule or
+ * `ident` invents a change or hides one, no `-diff` turns a text change into a binary one.
+ * `checkoutGitDir` is the git directory whose checkout of `base` wrote the work tree (the base's
+ * attributes and its `info/attributes` applied there), null where the work tree started as `base`'s
+ * stored bytes (a `worktreeSnapshot`). A file that checkout wrote otherwise than its blob holds is
+ * diffed against what the checkout wrote (`checkoutTree`), so the patch holds only what changed on disk
+ * since; in a project whose attributes convert nothing, that is `base` itself.
  * Returned as a latin1 string: one character per byte.
  */
 export async function worktreePatch(

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
@@ -7,21 +7,6 @@ import { writeIndexFile } from "./index-write.js";
 import { writeOwnGitDir } from "./own-git-dir.js";
 import { runGit } from "./process.js";
 import { attributesKeepBytes } from "./stored-bytes.js";
-
-/**
- * The attributes of a scratch git directory that reads a work tree into a patch: no conversion on the way
- * in (the bytes on disk are what git stores, as STORED_BYTES_ATTRIBUTES asks) and `diff` unspecified (git
- * tells text from binary by the bytes alone). In `info/attributes` they outrank every `.gitattributes`,
- * the work tree's own included, so nothing a program wrote there changes how its files are read: no
- * line-ending rule or `ident` invents a change or hides one, no `-diff` turns a text change into a binary one.
- */
-export const READER_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding !diff\n";
-
-/** Writes READER_ATTRIBUTES as the `info/attributes` of `gitDir` (gitgood's own scratch git directory). */
-export function writeReaderAttributes(gitDir: string): void {
-  mkdirSync(path.join(gitDir, "info"), { recursive: true });
-  writeFileSync(path.join(gitDir, "info", "attributes"), READER_ATTRIBUTES);
-}
 
 function attributesFileOf(gitDir: string): string {
   return path.join(gitDir, "info", "attributes");
@@ -62,7 +47,7 @@ function modifiedFiles(raw: Buffer): ChangedFile[] {
 
 /** What `checkoutTree` works with: the scratch git directory that reads the work tree, after `git add -A`. */
 export interface CheckoutTreeInput {
-  /** The scratch git directory (READER_ATTRIBUTES), its index now the work tree's bytes. */
+  /** The scratch git directory (STORED_BYTES_ATTRIBUTES), its index now the work tree's bytes. */
   scratch: string;
   /** The environment that runs git on the work tree through `scratch`. */
   env: Record<string, string>;
