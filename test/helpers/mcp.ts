@@ -6,6 +6,7 @@ import { PassThrough, Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, beforeAll } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { MCP_AGENT, MCP_PRACTICE_AGENT } from "../../src/cli/mcp.js";
 import { loadSamples } from "../../src/runs/from-flags.js";
@@ -71,6 +72,39 @@ export function buildMcpFixtures(): McpFixtures {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A test file's MCP fixtures and fresh run directories under their root. */
+export interface McpFixtureFile {
+  /** The fixtures, there once the file's tests run (in a test or a later hook). */
+  fx: McpFixtures;
+  /** A run directory no test of the file has used: `run-NAME-0`, `run-NAME-1`, … under the fixtures' root. */
+  outDir(): string;
+}
+
+/**
+ * Builds the MCP fixtures before the test file's tests, with this process's sandboxes under their sandbox root
+ * (`sandboxVars`) while the tests run, and removes them and restores the environment after. `fx` stands for
+ * the fixtures before they are built: each field is read from them when it is used.
+ */
+export function useMcpFixtures(name: string): McpFixtureFile {
+  let built: McpFixtures | undefined;
+  let restoreEnv = (): void => undefined;
+  let n = 0;
+  const ready = (): McpFixtures => {
+    if (built === undefined) throw new Error("the MCP fixtures are built in beforeAll: use them in a test or a later hook");
+    return built;
+  };
+  beforeAll(() => {
+    built = buildMcpFixtures();
+    restoreEnv = setEnv(sandboxVars(built.sandboxRoot));
+  });
+  afterAll(() => {
+    restoreEnv();
+    built?.cleanup();
+  });
+  const fx = new Proxy({} as McpFixtures, { get: (_, key) => Reflect.get(ready(), key) as unknown });
+  return { fx, outDir: () => path.join(ready().root, `run-${name}-${n++}`) };
 }
 
 /** The variables that put a server's sandboxes under the test's sandbox root (and name no sandbox of the caller's). */
@@ -347,6 +381,11 @@ export function recordsIn(runDir: string): Record<string, ResultRecord> {
     out[r.key] = r;
   }
   return out;
+}
+
+/** The lines of a run directory's results.jsonl, one a record as written. */
+export function resultLines(runDir: string): string[] {
+  return readFileSync(path.join(runDir, "results.jsonl"), "utf8").trim().split("\n");
 }
 
 /** A record's trajectory file. */
