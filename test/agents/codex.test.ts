@@ -3,13 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
-import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
 import { useCacheDir } from "../helpers/envs.js";
-import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { useRunFixture } from "../helpers/runs.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
@@ -70,10 +68,7 @@ function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
   });
 }
 
-let fx: Fixture;
-let easy: MergeSample;
-let dirs: ReturnType<typeof tempDirs>;
-let samplesFile: string;
+const calc = useRunFixture();
 let swe: PythonTask;
 let sweFile: string;
 let cache: ReturnType<typeof useCacheDir>;
@@ -81,20 +76,12 @@ let cache: ReturnType<typeof useCacheDir>;
 beforeAll(async () => {
   swe = pythonTask();
   cache = useCacheDir();
-  let samples: Sample[];
-  ({ fx, samples } = await buildRunFixture());
-  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
-  dirs = tempDirs();
-  samplesFile = `${dirs.out}-samples.jsonl`;
-  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
   // As SWE-bench publishes instances: a JSON list.
-  sweFile = `${dirs.out}-swe.json`;
+  sweFile = `${calc.out}-swe.json`;
   writeFileSync(sweFile, JSON.stringify([swe.sample().scenario]));
   await installPackage(codex.package, codex.version);
 }, 600_000);
 afterAll(() => {
-  dirs.cleanup();
-  fx.remove();
   swe?.fixture.remove();
   cache?.cleanup();
 });
@@ -114,13 +101,13 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
       { tool: "resolve_current_merge_conflict_with", args: { content: "io3 = 'topic'\n", reason: "take the merged branch's side" } },
       { tool: "finish_scenario", args: {} },
     ]);
-    const out = `${dirs.out}-codex-mcr`;
+    const out = `${calc.out}-codex-mcr`;
     const r = await gitgood(
-      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp",
+      ["run", calc.samplesFile, "--ids", calc.easy.id, "--repo", calc.fx.dir, "--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp",
         "--price-in", "2", "--price-out", "8", "--timeout", "300", "--out", out, "--json"],
       { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } },
     );
-    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const record = recordsIn(out)[`${calc.easy.id}.MCR`];
     const events = (record ? trajectoryOf(out, record).events : []) as Event[];
     expect(r.code, `${r.stderr}\n${JSON.stringify(events.filter((e) => e.type === "note"))}`).toBe(0);
     expect(record, JSON.stringify(events.filter((e) => e.type === "note"))).toMatchObject({ status: "success", solved: true, agent: `codex@${codex.version}` });
@@ -153,7 +140,7 @@ describe("--agent codex on a SWE-style task", () => {
   it("fixes the bug with its own shell in the jail (exec_command); the project's tests resolve it", async (ctx) => {
     if (bwrapUnavailable()) ctx.skip();
     upstream = await scriptedResponses([{ tool: "exec_command", args: { cmd: "sed -i '6s/a + b/a - b/' calc/__init__.py && git diff --stat" } }]);
-    const out = `${dirs.out}-codex-swe`;
+    const out = `${calc.out}-codex-swe`;
     const r = await gitgood(
       ["run", sweFile, "--repo", swe.fixture.dir, "--agent", "codex", "--model", "gpt-test", "--timeout", "300", "--out", out, "--json"],
       { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY, GITGOOD_CACHE_DIR: cache.dir } },
