@@ -18,6 +18,7 @@ import type { MemoryWorkspace } from "../../src/memory/memory-workspace.js";
 import { runConfig } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { RunStore } from "../../src/runs/store.js";
+import { builtLater } from "./built-later.js";
 import { BIN, captureSink, setEnv } from "./cli.js";
 import type { Fixture } from "./fixture.js";
 import { waitFor } from "./processes.js";
@@ -84,17 +85,12 @@ export interface McpFixtureFile {
 
 /**
  * Builds the MCP fixtures before the test file's tests, with this process's sandboxes under their sandbox root
- * (`sandboxVars`) while the tests run, and removes them and restores the environment after. `fx` stands for
- * the fixtures before they are built: each field is read from them when it is used.
+ * (`sandboxVars`) while the tests run, and removes them and restores the environment after.
  */
 export function useMcpFixtures(name: string): McpFixtureFile {
   let built: McpFixtures | undefined;
   let restoreEnv = (): void => undefined;
   let n = 0;
-  const ready = (): McpFixtures => {
-    if (built === undefined) throw new Error("the MCP fixtures are built in beforeAll: use them in a test or a later hook");
-    return built;
-  };
   beforeAll(() => {
     built = buildMcpFixtures();
     restoreEnv = setEnv(sandboxVars(built.sandboxRoot));
@@ -103,8 +99,8 @@ export function useMcpFixtures(name: string): McpFixtureFile {
     restoreEnv();
     built?.cleanup();
   });
-  const fx = new Proxy({} as McpFixtures, { get: (_, key) => Reflect.get(ready(), key) as unknown });
-  return { fx, outDir: () => path.join(ready().root, `run-${name}-${n++}`) };
+  const fx = builtLater(() => built, "the MCP fixtures");
+  return { fx, outDir: () => path.join(fx.root, `run-${name}-${n++}`) };
 }
 
 /** The variables that put a server's sandboxes under the test's sandbox root (and name no sandbox of the caller's). */

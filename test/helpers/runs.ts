@@ -8,6 +8,7 @@ import { mine } from "../../src/mining/mine.js";
 import { planJobs } from "../../src/runs/plan.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor, type JobTicket, type TicketBase } from "../../src/runs/ticket.js";
+import { builtLater } from "./built-later.js";
 import { Fixture } from "./fixture.js";
 
 /**
@@ -90,37 +91,20 @@ export interface RunFixtureFile {
  * file's tests run; a file's own `beforeAll` (registered after this call) may use them.
  */
 export function useRunFixture(): RunFixtureFile {
-  let made: { fx: Fixture; easy: MergeSample; dirs: ReturnType<typeof tempDirs>; samplesFile: string } | undefined;
-  const ready = (): NonNullable<typeof made> => {
-    if (made === undefined) throw new Error("the run fixture is built in beforeAll: use it in a test or a later hook");
-    return made;
-  };
+  let made: (RunFixtureFile & { cleanup: () => void }) | undefined;
   beforeAll(async () => {
     const { fx, samples } = await buildRunFixture();
     const easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
     const dirs = tempDirs();
     const samplesFile = `${dirs.out}-samples.jsonl`;
     writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-    made = { fx, easy, dirs, samplesFile };
+    made = { fx, easy, samplesFile, out: dirs.out, cleanup: dirs.cleanup };
   });
   afterAll(() => {
-    made?.dirs.cleanup();
+    made?.cleanup();
     made?.fx.remove();
   });
-  return {
-    get fx() {
-      return ready().fx;
-    },
-    get easy() {
-      return ready().easy;
-    },
-    get samplesFile() {
-      return ready().samplesFile;
-    },
-    get out() {
-      return ready().dirs.out;
-    },
-  };
+  return builtLater(() => made, "the run fixture");
 }
 
 /** The queue ticket base of the run in `dir` for a built-in agent (no model, no prices), as a producer makes it. */
