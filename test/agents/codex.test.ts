@@ -7,7 +7,7 @@ import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";
 import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
 import { useCacheDir } from "../helpers/envs.js";
-import { useRunFixture } from "../helpers/runs.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
@@ -102,12 +102,11 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
       { tool: "finish_scenario", args: {} },
     ]);
     const out = `${calc.out}-codex-mcr`;
-    const r = await gitgood(
-      ["run", calc.samplesFile, "--ids", calc.easy.id, "--repo", calc.fx.dir, "--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp",
-        "--price-in", "2", "--price-out", "8", "--timeout", "300", "--out", out, "--json"],
-      { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } },
+    const r = await calc.runEasy(
+      ["--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp", "--price-in", "2", "--price-out", "8", "--timeout", "300", "--out", out, "--json"],
+      { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY },
     );
-    const record = recordsIn(out)[`${calc.easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     const events = (record ? trajectoryOf(out, record).events : []) as Event[];
     expect(r.code, `${r.stderr}\n${JSON.stringify(events.filter((e) => e.type === "note"))}`).toBe(0);
     expect(record, JSON.stringify(events.filter((e) => e.type === "note"))).toMatchObject({ status: "success", solved: true, agent: `codex@${codex.version}` });

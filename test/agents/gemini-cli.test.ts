@@ -3,9 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
-import { gitgood } from "../helpers/cli.js";
-import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
-import { useRunFixture } from "../helpers/runs.js";
+import { trajectoryOf } from "../helpers/mcp.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
 import type { ScriptStep } from "./presets-upstream.js";
@@ -79,12 +78,11 @@ describe("--agent gemini-cli (the real gemini-cli from npm, driven by a scripted
       { tool: "finish_scenario", args: {} },
     ]);
     const out = `${calc.out}-gemini-mcr`;
-    const r = await gitgood(
-      ["run", calc.samplesFile, "--ids", calc.easy.id, "--repo", calc.fx.dir, "--agent", "gemini-cli", "--model", "gemini-test", "--tools", "mcp",
-        "--price-in", "1", "--price-out", "10", "--timeout", "300", "--out", out, "--json"],
-      { env: { GOOGLE_GEMINI_BASE_URL: upstream.origin, GEMINI_API_KEY: USER_KEY } },
+    const r = await calc.runEasy(
+      ["--agent", "gemini-cli", "--model", "gemini-test", "--tools", "mcp", "--price-in", "1", "--price-out", "10", "--timeout", "300", "--out", out, "--json"],
+      { GOOGLE_GEMINI_BASE_URL: upstream.origin, GEMINI_API_KEY: USER_KEY },
     );
-    const record = recordsIn(out)[`${calc.easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     const events = (record ? trajectoryOf(out, record).events : []) as Event[];
     const notes = JSON.stringify(events.filter((e) => e.type === "note"));
     expect(r.code, `${r.stderr}\n${notes}`).toBe(0);

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll } from "vitest";
-import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
+import type { Sample } from "../../src/dataset/sample.js";
 import { createAgent } from "../../src/agents/index.js";
 import { mine } from "../../src/mining/mine.js";
 import { planJobs } from "../../src/runs/plan.js";
 import { RunStore } from "../../src/runs/store.js";
 import { parseTicket, ticketBase, ticketFor, type JobTicket, type TicketBase } from "../../src/runs/ticket.js";
-import { builtLater } from "./built-later.js";
 import { Fixture } from "./fixture.js";
 
 /**
@@ -71,40 +69,6 @@ export function tempDirs(): { out: string; cleanup: () => void } {
       rmSync(root, { recursive: true, force: true });
     },
   };
-}
-
-/** The run fixture of a test file, its samples written to a file, and where the file's runs go. */
-export interface RunFixtureFile {
-  /** The fixture's repository (its `dir` is what `--repo` names). */
-  fx: Fixture;
-  /** The easy merge, the sample these files run. */
-  easy: MergeSample;
-  /** The samples file: every sample of the fixture, one a line. */
-  samplesFile: string;
-  /** A path in the file's temporary directory; each run goes to a directory of its own named `${out}-NAME`. */
-  out: string;
-}
-
-/**
- * Builds the run fixture before the test file's tests (`beforeAll`), with a temporary directory as the sandbox
- * root (`tempDirs`) and the samples file in it, and removes them after (`afterAll`). The fields are there once the
- * file's tests run; a file's own `beforeAll` (registered after this call) may use them.
- */
-export function useRunFixture(): RunFixtureFile {
-  let made: (RunFixtureFile & { cleanup: () => void }) | undefined;
-  beforeAll(async () => {
-    const { fx, samples } = await buildRunFixture();
-    const easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
-    const dirs = tempDirs();
-    const samplesFile = `${dirs.out}-samples.jsonl`;
-    writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-    made = { fx, easy, samplesFile, out: dirs.out, cleanup: dirs.cleanup };
-  });
-  afterAll(() => {
-    made?.cleanup();
-    made?.fx.remove();
-  });
-  return builtLater(() => made, "the run fixture");
 }
 
 /** The queue ticket base of the run in `dir` for a built-in agent (no model, no prices), as a producer makes it. */

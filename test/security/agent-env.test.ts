@@ -3,9 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentEnvironment } from "../../src/sandbox/agent-env.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
-import { gitgood } from "../helpers/cli.js";
-import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
-import { useRunFixture } from "../helpers/runs.js";
+import { trajectoryOf } from "../helpers/mcp.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 
 // Command agents run through the built CLI (`gitgood tool`): npm run build first.
 const noBwrap = bwrapUnavailable();
@@ -17,7 +16,7 @@ const calc = useRunFixture();
 
 /** The environment the agent program printed (`env`), as its trajectory's note holds it. */
 function agentSaw(out: string): string {
-  const record = recordsIn(out)[`${calc.easy.id}.MCR`];
+  const record = calc.easyRecord(out);
   expect(record?.status, JSON.stringify(record?.error)).toBe("success");
   return (trajectoryOf(out, record).events as { type: string; text?: string }[]).find((e) => e.type === "note")?.text ?? "";
 }
@@ -28,8 +27,8 @@ describe("the environment of agent programs", () => {
   it.for(["none", "namespace"] as const)("holds none of the host's keys by default, only what --pass-env names (isolation %s)", { timeout: 180_000 }, async (mode, ctx) => {
     if (mode === "namespace" && noBwrap) ctx.skip();
     const out = `${calc.out}-${mode}`;
-    const args = ["run", calc.samplesFile, "--ids", calc.easy.id, "--repo", calc.fx.dir, "--agent", "command", "--command", "cat > /dev/null; env", "--isolation", mode];
-    const r = await gitgood([...args, "--out", out], { env: hostEnv });
+    const args = ["--agent", "command", "--command", "cat > /dev/null; env", "--isolation", mode];
+    const r = await calc.runEasy([...args, "--out", out], hostEnv);
     expect(r.code, r.stderr).toBe(0);
     const seen = agentSaw(out);
     expect(seen).not.toContain(KEY);
@@ -42,7 +41,7 @@ describe("the environment of agent programs", () => {
     expect(seen).toContain(`GITGOOD_SAMPLE_ID=${calc.easy.id}`);
 
     const passed = `${out}-passed`;
-    const p = await gitgood([...args, "--pass-env", "FAKE_PASSED", "--out", passed], { env: hostEnv });
+    const p = await calc.runEasy([...args, "--pass-env", "FAKE_PASSED", "--out", passed], hostEnv);
     expect(p.code, p.stderr).toBe(0);
     const seenPassed = agentSaw(passed);
     expect(seenPassed).toContain(`FAKE_PASSED=${PASSED}`);
@@ -54,10 +53,7 @@ describe("the environment of agent programs", () => {
     const config = `${calc.out}-config.yaml`;
     writeFileSync(config, "run:\n  pass-env: [FAKE_PASSED]\n");
     const out = `${calc.out}-config`;
-    const r = await gitgood(
-      ["run", calc.samplesFile, "--ids", calc.easy.id, "--repo", calc.fx.dir, "--agent", "command", "--command", "cat > /dev/null; env", "--isolation", "none", "--config", config, "--out", out],
-      { env: hostEnv },
-    );
+    const r = await calc.runEasy(["--agent", "command", "--command", "cat > /dev/null; env", "--isolation", "none", "--config", config, "--out", out], hostEnv);
     expect(r.code, r.stderr).toBe(0);
     const seen = agentSaw(out);
     expect(seen).toContain(`FAKE_PASSED=${PASSED}`);

@@ -2,17 +2,16 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitgood } from "../helpers/cli.js";
-import { recordsIn } from "../helpers/mcp.js";
-import { useRunFixture } from "../helpers/runs.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 
 const calc = useRunFixture();
 
 describe("a damaged trajectory", () => {
   it("makes gitgood score say so in one line naming the file, and report still reports", async () => {
     const out = calc.out;
-    const r = await gitgood(["run", calc.samplesFile, "--ids", calc.easy.id, "--repo", calc.fx.dir, "--agent", "command", "--command", "cat > /dev/null", "--isolation", "none", "--out", out]);
+    const r = await calc.runEasy(["--agent", "command", "--command", "cat > /dev/null", "--isolation", "none", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    const rel = recordsIn(out)[`${calc.easy.id}.MCR`]?.trajectory ?? "";
+    const rel = calc.easyRecord(out)?.trajectory ?? "";
     const file = path.join(out, rel);
     writeFileSync(file, '{"scenario": "MCR", "final": {');
     const score = await gitgood(["score", out]);
