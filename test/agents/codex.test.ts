@@ -11,7 +11,7 @@ import { useRunFixture } from "../helpers/run-fixture.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
-import type { ScriptStep } from "./presets-upstream.js";
+import { responseStream, type ScriptStep } from "./presets-upstream.js";
 
 // The real Codex from npm (a Rust binary in its platform package), installed once as presets.test.ts does,
 // driven through the Responses API by a scripted fake on 127.0.0.1.
@@ -35,21 +35,6 @@ function offered(body: Json): Array<{ name: string; namespace: string | null }> 
   return out;
 }
 
-/** A Responses stream of one output item, ending in response.completed with the usage. */
-function responseStream(model: string, item: Json): UpstreamReply {
-  const usage = { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: USAGE.cached }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output };
-  const response = { id: "resp_1", object: "response", created_at: 0, status: "completed", model, output: [item], usage };
-  const e = (type: string, data: Json): { event: string; data: unknown } => ({ event: type, data: { type, ...data } });
-  return {
-    events: [
-      e("response.created", { response: { ...response, status: "in_progress", output: [], usage: null } }),
-      e("response.output_item.added", { output_index: 0, item }),
-      e("response.output_item.done", { output_index: 0, item }),
-      e("response.completed", { response }),
-    ],
-  };
-}
-
 /** A Responses endpoint that drives Codex through `script` (the step is the number of tool outputs so far), then says "Done.". */
 function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
   return fakeUpstream((req: SeenRequest): UpstreamReply => {
@@ -62,9 +47,9 @@ function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
     const tool = step ? (offered(body).find((t) => t.name === step.tool || t.name.endsWith(`__${step.tool}`)) ?? { name: step.tool, namespace: null }) : undefined;
     if (step && tool) {
       const call = { type: "function_call", id: `fc_${done}`, call_id: `call_${done}`, name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: JSON.stringify(step.args), status: "completed" };
-      return responseStream(model, call);
+      return responseStream(model, call, USAGE);
     }
-    return responseStream(model, { type: "message", id: `msg_${done}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done.", annotations: [] }] });
+    return responseStream(model, { type: "message", id: `msg_${done}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done.", annotations: [] }] }, USAGE);
   });
 }
 
