@@ -3,17 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
-import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
 import { useCacheDir } from "../helpers/envs.js";
-import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
-import type { ScriptStep } from "./presets-upstream.js";
+import { responseStream, type ScriptStep } from "./presets-upstream.js";
 
 // The real Codex from npm (a Rust binary in its platform package), installed once as presets.test.ts does,
 // driven through the Responses API by a scripted fake on 127.0.0.1.
@@ -37,21 +35,6 @@ function offered(body: Json): Array<{ name: string; namespace: string | null }> 
   return out;
 }
 
-/** A Responses stream of one output item, ending in response.completed with the usage. */
-function responseStream(model: string, item: Json): UpstreamReply {
-  const usage = { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: USAGE.cached }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output };
-  const response = { id: "resp_1", object: "response", created_at: 0, status: "completed", model, output: [item], usage };
-  const e = (type: string, data: Json): { event: string; data: unknown } => ({ event: type, data: { type, ...data } });
-  return {
-    events: [
-      e("response.created", { response: { ...response, status: "in_progress", output: [], usage: null } }),
-      e("response.output_item.added", { output_index: 0, item }),
-      e("response.output_item.done", { output_index: 0, item }),
-      e("response.completed", { response }),
-    ],
-  };
-}
-
 /** A Responses endpoint that drives Codex through `script` (the step is the number of tool outputs so far), then says "Done.". */
 function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
   return fakeUpstream((req: SeenRequest): UpstreamReply => {
@@ -64,16 +47,13 @@ function scriptedResponses(script: ScriptStep[]): Promise<FakeUpstream> {
     const tool = step ? (offered(body).find((t) => t.name === step.tool || t.name.endsWith(`__${step.tool}`)) ?? { name: step.tool, namespace: null }) : undefined;
     if (step && tool) {
       const call = { type: "function_call", id: `fc_${done}`, call_id: `call_${done}`, name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: JSON.stringify(step.args), status: "completed" };
-      return responseStream(model, call);
+      return responseStream(model, call, USAGE);
     }
-    return responseStream(model, { type: "message", id: `msg_${done}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done.", annotations: [] }] });
+    return responseStream(model, { type: "message", id: `msg_${done}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done.", annotations: [] }] }, USAGE);
   });
 }
 
-let fx: Fixture;
-let easy: MergeSample;
-let dirs: ReturnType<typeof tempDirs>;
-let samplesFile: string;
+const calc = useRunFixture();
 let swe: PythonTask;
 let sweFile: string;
 let cache: ReturnType<typeof useCacheDir>;
@@ -81,20 +61,12 @@ let cache: ReturnType<typeof useCacheDir>;
 beforeAll(async () => {
   swe = pythonTask();
   cache = useCacheDir();
-  let samples: Sample[];
-  ({ fx, samples } = await buildRunFixture());
-  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
-  dirs = tempDirs();
-  samplesFile = `${dirs.out}-samples.jsonl`;
-  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
   // As SWE-bench publishes instances: a JSON list.
-  sweFile = `${dirs.out}-swe.json`;
+  sweFile = `${calc.out}-swe.json`;
   writeFileSync(sweFile, JSON.stringify([swe.sample().scenario]));
   await installPackage(codex.package, codex.version);
 }, 600_000);
 afterAll(() => {
-  dirs.cleanup();
-  fx.remove();
   swe?.fixture.remove();
   cache?.cleanup();
 });
@@ -114,13 +86,12 @@ describe("--agent codex (the real Codex from npm, driven by a scripted Responses
       { tool: "resolve_current_merge_conflict_with", args: { content: "io3 = 'topic'\n", reason: "take the merged branch's side" } },
       { tool: "finish_scenario", args: {} },
     ]);
-    const out = `${dirs.out}-codex-mcr`;
-    const r = await gitgood(
-      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp",
-        "--price-in", "2", "--price-out", "8", "--timeout", "300", "--out", out, "--json"],
-      { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY } },
+    const out = `${calc.out}-codex-mcr`;
+    const r = await calc.runEasy(
+      ["--agent", "codex", "--model", "openai/gpt-test", "--tools", "mcp", "--price-in", "2", "--price-out", "8", "--timeout", "300", "--out", out, "--json"],
+      { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY },
     );
-    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     const events = (record ? trajectoryOf(out, record).events : []) as Event[];
     expect(r.code, `${r.stderr}\n${JSON.stringify(events.filter((e) => e.type === "note"))}`).toBe(0);
     expect(record, JSON.stringify(events.filter((e) => e.type === "note"))).toMatchObject({ status: "success", solved: true, agent: `codex@${codex.version}` });
@@ -153,7 +124,7 @@ describe("--agent codex on a SWE-style task", () => {
   it("fixes the bug with its own shell in the jail (exec_command); the project's tests resolve it", async (ctx) => {
     if (bwrapUnavailable()) ctx.skip();
     upstream = await scriptedResponses([{ tool: "exec_command", args: { cmd: "sed -i '6s/a + b/a - b/' calc/__init__.py && git diff --stat" } }]);
-    const out = `${dirs.out}-codex-swe`;
+    const out = `${calc.out}-codex-swe`;
     const r = await gitgood(
       ["run", sweFile, "--repo", swe.fixture.dir, "--agent", "codex", "--model", "gpt-test", "--timeout", "300", "--out", out, "--json"],
       { env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: USER_KEY, GITGOOD_CACHE_DIR: cache.dir } },

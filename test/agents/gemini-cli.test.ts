@@ -1,14 +1,10 @@
-import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
-import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
-import { gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
-import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { trajectoryOf } from "../helpers/mcp.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 import { fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "../proxy/fake-upstream.js";
 import { PROBE_OUTPUT, SHELL_PROBE } from "./preset-runs.js";
 import type { ScriptStep } from "./presets-upstream.js";
@@ -60,24 +56,11 @@ function scriptedGemini(script: ScriptStep[]): Promise<FakeUpstream> {
   }, false);
 }
 
-let fx: Fixture;
-let easy: MergeSample;
-let dirs: ReturnType<typeof tempDirs>;
-let samplesFile: string;
+const calc = useRunFixture();
 
 beforeAll(async () => {
-  let samples: Sample[];
-  ({ fx, samples } = await buildRunFixture());
-  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
-  dirs = tempDirs();
-  samplesFile = `${dirs.out}-samples.jsonl`;
-  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
   await installPackage(gemini.package, gemini.version);
 }, 600_000);
-afterAll(() => {
-  dirs.cleanup();
-  fx.remove();
-});
 
 type Event = { type: string; text?: string; tool?: string };
 
@@ -94,13 +77,12 @@ describe("--agent gemini-cli (the real gemini-cli from npm, driven by a scripted
       { tool: "resolve_current_merge_conflict_with", args: { content: "io3 = 'topic'\n", reason: "take the merged branch's side" } },
       { tool: "finish_scenario", args: {} },
     ]);
-    const out = `${dirs.out}-gemini-mcr`;
-    const r = await gitgood(
-      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "gemini-cli", "--model", "gemini-test", "--tools", "mcp",
-        "--price-in", "1", "--price-out", "10", "--timeout", "300", "--out", out, "--json"],
-      { env: { GOOGLE_GEMINI_BASE_URL: upstream.origin, GEMINI_API_KEY: USER_KEY } },
+    const out = `${calc.out}-gemini-mcr`;
+    const r = await calc.runEasy(
+      ["--agent", "gemini-cli", "--model", "gemini-test", "--tools", "mcp", "--price-in", "1", "--price-out", "10", "--timeout", "300", "--out", out, "--json"],
+      { GOOGLE_GEMINI_BASE_URL: upstream.origin, GEMINI_API_KEY: USER_KEY },
     );
-    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     const events = (record ? trajectoryOf(out, record).events : []) as Event[];
     const notes = JSON.stringify(events.filter((e) => e.type === "note"));
     expect(r.code, `${r.stderr}\n${notes}`).toBe(0);

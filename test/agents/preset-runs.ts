@@ -1,10 +1,12 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PRESETS } from "../../src/agents/presets/index.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import { installPackage, PRESETS } from "../../src/agents/presets/index.js";
 import { makeSkeleton } from "../../src/commit0/skeleton.js";
 import { sampleToJson, type ChainSample, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import type { ResultRecord } from "../../src/runs/record.js";
+import { builtLater } from "../helpers/built-later.js";
 import { gitgood, type CliResult } from "../helpers/cli.js";
 import { LIBRARY, libraryRepository } from "../helpers/commit0.js";
 import { useCacheDir } from "../helpers/envs.js";
@@ -12,7 +14,7 @@ import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
 import { buildRunFixture, tempDirs } from "../helpers/runs.js";
 import { pythonTask, type PythonTask } from "../helpers/swe.js";
-import type { ScriptStep } from "./presets-upstream.js";
+import { USAGE, type ScriptStep } from "./presets-upstream.js";
 
 // The real agents from npm are installed once: .ci/run installs them before the suite into GITGOOD_AGENTS_DIR;
 // elsewhere they are kept in the temporary directory between runs.
@@ -85,6 +87,20 @@ export async function presetFixtures(opts: { commit0?: boolean } = {}): Promise<
       library?.fixture.remove();
     },
   };
+}
+
+/**
+ * Builds the preset fixtures before the test file's tests and installs preset `name` from npm (the hook may take
+ * `ms`), and removes the fixtures after them. The fixtures are there once the file's tests run.
+ */
+export function usePresetFixtures(name: string, ms: number): PresetFixtures {
+  let made: PresetFixtures | undefined;
+  beforeAll(async () => {
+    made = await presetFixtures();
+    await installPackage(preset(name).package, preset(name).version);
+  }, ms);
+  afterAll(() => made?.cleanup());
+  return builtLater(() => made, "the preset fixtures");
 }
 
 /** The MCR script: resolve the conflict with the merged branch's side, then finish (gitgood's tools over MCP). */
@@ -173,4 +189,19 @@ export async function runPreset(fx: PresetFixtures, family: Family, args: string
   const events = (trajectory?.events ?? []) as Event[];
   const why = `${cli.stderr}\n${JSON.stringify(record?.error ?? null)}\n${events.filter((e) => e.type === "note").map((e) => e.text ?? "").join("\n").slice(-6000)}`;
   return { cli, record, events, final: trajectory?.final, why };
+}
+
+/**
+ * What every run of preset `name` priced at 3 and 15 a million tokens must show: at least two model turns, each
+ * counted and priced; the user's key in no event; a final message of the preset's saying "Done.". The number of
+ * turns, for the file to check them against the requests its API's fake upstream saw.
+ */
+export function expectTurnsRecorded(run: PresetRun, name: string): number {
+  const turns = run.events.filter((e) => e.type === "model");
+  expect(turns.length).toBeGreaterThanOrEqual(2);
+  expect(run.record?.tokens).toEqual({ prompt: USAGE.input * turns.length, completion: USAGE.output * turns.length });
+  expect(run.record?.cost_usd).toBeCloseTo((USAGE.input * 3 + USAGE.output * 15) * turns.length / 1e6, 9);
+  expect(JSON.stringify(run.events)).not.toContain(USER_KEY);
+  expect(run.events.some((e) => e.type === "note" && e.text?.startsWith(`final message of ${name}@${preset(name).version}`) && e.text.includes("Done."))).toBe(true);
+  return turns.length;
 }

@@ -41,9 +41,9 @@ function chatStream(model: string, delta: Json, finish: string): UpstreamReply {
   };
 }
 
-/** A Responses stream of one output item, ending in response.completed with the usage. */
-function responseStream(model: string, item: Json): UpstreamReply {
-  const usage = { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output };
+/** A Responses stream of one output item, ending in response.completed with `tokens` (by default USAGE, none read from a cache). */
+export function responseStream(model: string, item: Json, tokens: { input: number; output: number; cached?: number } = USAGE): UpstreamReply {
+  const usage = { input_tokens: tokens.input, input_tokens_details: { cached_tokens: tokens.cached ?? 0 }, output_tokens: tokens.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: tokens.input + tokens.output };
   const response = { id: "resp_1", object: "response", created_at: 0, status: "completed", model, output: [item], usage };
   const e = (type: string, data: Json): { event: string; data: unknown } => ({ event: type, data: { type, ...data } });
   return {

@@ -6,6 +6,7 @@ import { PassThrough, Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, beforeAll } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { MCP_AGENT, MCP_PRACTICE_AGENT } from "../../src/cli/mcp.js";
 import { loadSamples } from "../../src/runs/from-flags.js";
@@ -17,6 +18,7 @@ import type { MemoryWorkspace } from "../../src/memory/memory-workspace.js";
 import { runConfig } from "../../src/runs/config.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { RunStore } from "../../src/runs/store.js";
+import { builtLater } from "./built-later.js";
 import { BIN, captureSink, setEnv } from "./cli.js";
 import type { Fixture } from "./fixture.js";
 import { waitFor } from "./processes.js";
@@ -71,6 +73,34 @@ export function buildMcpFixtures(): McpFixtures {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A test file's MCP fixtures and fresh run directories under their root. */
+export interface McpFixtureFile {
+  /** The fixtures, there once the file's tests run (in a test or a later hook). */
+  fx: McpFixtures;
+  /** A run directory no test of the file has used: `run-NAME-0`, `run-NAME-1`, … under the fixtures' root. */
+  outDir(): string;
+}
+
+/**
+ * Builds the MCP fixtures before the test file's tests, with this process's sandboxes under their sandbox root
+ * (`sandboxVars`) while the tests run, and removes them and restores the environment after.
+ */
+export function useMcpFixtures(name: string): McpFixtureFile {
+  let built: McpFixtures | undefined;
+  let restoreEnv = (): void => undefined;
+  let n = 0;
+  beforeAll(() => {
+    built = buildMcpFixtures();
+    restoreEnv = setEnv(sandboxVars(built.sandboxRoot));
+  });
+  afterAll(() => {
+    restoreEnv();
+    built?.cleanup();
+  });
+  const fx = builtLater(() => built, "the MCP fixtures");
+  return { fx, outDir: () => path.join(fx.root, `run-${name}-${n++}`) };
 }
 
 /** The variables that put a server's sandboxes under the test's sandbox root (and name no sandbox of the caller's). */
@@ -347,6 +377,11 @@ export function recordsIn(runDir: string): Record<string, ResultRecord> {
     out[r.key] = r;
   }
   return out;
+}
+
+/** The lines of a run directory's results.jsonl, one a record as written. */
+export function resultLines(runDir: string): string[] {
+  return readFileSync(path.join(runDir, "results.jsonl"), "utf8").trim().split("\n");
 }
 
 /** A record's trajectory file. */

@@ -1,40 +1,24 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setEnv } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
 import {
-  buildMcpFixtures,
   connectHttp,
   connectInMemory,
   ok,
   recordsIn,
+  resultLines,
   sandboxesIn,
-  sandboxVars,
   serveHttpInProcess,
   sessionSource,
   singleSource,
   solveMcr,
   trajectoryOf,
   until,
-  type McpFixtures,
+  useMcpFixtures,
 } from "../helpers/mcp.js";
 
 // What an MCP session records: one attempt per scenario the client starts, and never a disconnect over a finished attempt.
-let fx: McpFixtures;
-let restoreEnv: () => void;
-let n = 0;
-
-beforeAll(() => {
-  fx = buildMcpFixtures();
-  restoreEnv = setEnv(sandboxVars(fx.sandboxRoot));
-});
-afterAll(() => {
-  restoreEnv();
-  fx.cleanup();
-});
-
-const outDir = (): string => path.join(fx.root, `run-attempts-${n++}`);
-const resultLines = (out: string): string[] => readFileSync(path.join(out, "results.jsonl"), "utf8").trim().split("\n");
+const { fx, outDir } = useMcpFixtures("attempts");
 
 describe("MCP attempts", () => {
   it("records nothing for a client that only lists tools and resources, and removes the scenario's sandbox", async () => {

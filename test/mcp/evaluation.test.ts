@@ -1,42 +1,27 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Report } from "../../src/report/summary.js";
-import { gitgood, setEnv } from "../helpers/cli.js";
+import { gitgood } from "../helpers/cli.js";
 import {
-  buildMcpFixtures,
   call,
   connectHttp,
   connectInMemory,
   ok,
   recordsIn,
+  resultLines,
   sandboxesIn,
-  sandboxVars,
   serveHttpInProcess,
   TEST_MCP_TOKEN,
   sessionSource,
   solveMcr,
   until,
-  type McpFixtures,
+  useMcpFixtures,
 } from "../helpers/mcp.js";
 
 // Evaluation (the default) tells an MCP client nothing of how it did, gives each scenario one attempt and
 // keeps every record as first written; practice (--practice) tells and allows retries, and says so in the report.
-let fx: McpFixtures;
-let restoreEnv: () => void;
-let n = 0;
-
-beforeAll(() => {
-  fx = buildMcpFixtures();
-  restoreEnv = setEnv(sandboxVars(fx.sandboxRoot));
-});
-afterAll(() => {
-  restoreEnv();
-  fx.cleanup();
-});
-
-const outDir = (): string => path.join(fx.root, `run-evaluation-${n++}`);
-const resultLines = (out: string): string[] => readFileSync(path.join(out, "results.jsonl"), "utf8").trim().split("\n");
+const { fx, outDir } = useMcpFixtures("evaluation");
 
 /** Resolves every conflict of the open MCR scenario with content no answer has (at most 20 conflicts). */
 async function resolveWrongly(client: Parameters<typeof ok>[0]): Promise<void> {
@@ -180,7 +165,7 @@ describe("gitgood mcp --practice", () => {
     const text = await gitgood(["report", out]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain("mcp-practice");
-    const html = path.join(fx.root, `practice-${n}.html`);
+    const html = `${out}-practice.html`;
     const written = await gitgood(["report", out, "--html", html]);
     expect(written.code, written.stderr).toBe(0);
     expect(readFileSync(html, "utf8")).toContain("mcp-practice");

@@ -1,37 +1,19 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
+import { describe, expect, it } from "vitest";
 import { shellQuote } from "../../src/agents/mcp-config.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { MCR } from "../../src/scenarios/mcr/index.js";
 import { gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { recordsIn, sandboxesIn, trajectoryOf } from "../helpers/mcp.js";
-import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { sandboxesIn, trajectoryOf } from "../helpers/mcp.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 
 // The agent is a node script using the SDK's client; it reaches the server through the built CLI (npm run build first).
 const AGENT = path.join(path.dirname(fileURLToPath(import.meta.url)), "agents", "theirs.mjs");
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-let fx: Fixture;
-let easy: MergeSample;
-let dirs: ReturnType<typeof tempDirs>;
-let samplesFile: string;
-
-beforeAll(async () => {
-  let samples: Sample[];
-  ({ fx, samples } = await buildRunFixture());
-  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
-  dirs = tempDirs();
-  samplesFile = `${dirs.out}-samples.jsonl`;
-  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-});
-afterAll(() => {
-  dirs.cleanup();
-  fx.remove();
-});
+const calc = useRunFixture();
 
 const sandboxRoot = (): string => process.env.GITGOOD_SANDBOX_ROOT as string;
 const noBwrap = bwrapUnavailable();
@@ -43,15 +25,12 @@ describe("gitgood run --agent mcp-command", () => {
     ["none", false],
   ] as const)("gives an external MCP agent the server configuration and scores what it did (isolation %s)", async ([mode, skip], ctx) => {
     if (skip) ctx.skip();
-    const out = `${dirs.out}-agent-${mode}`;
+    const out = `${calc.out}-agent-${mode}`;
     const command = `${shellQuote(process.execPath)} ${shellQuote(AGENT)}`;
-    const r = await gitgood([
-      "run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", command,
-      "--isolation", mode, "--allow-read", path.dirname(AGENT), "--out", out, "--json",
-    ]);
+    const r = await calc.runEasy(["--agent", "mcp-command", "--command", command, "--isolation", mode, "--allow-read", path.dirname(AGENT), "--out", out, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(readFileSync(path.join(out, "run.json"), "utf8")) as { isolation: unknown }).isolation).toMatchObject({ mode });
-    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     expect(record).toMatchObject({ status: "success", solved: true, verdict: "solved", tool_calls: 3 });
     expect(record?.agent).toMatch(/^mcp-command:/);
     const t = trajectoryOf(out, record);
@@ -69,14 +48,11 @@ describe("gitgood run --agent mcp-command", () => {
 
   it("hands the agent a configuration file and a command line for the same server, on the attempt's tool socket", async (ctx) => {
     if (noBwrap) ctx.skip();
-    const out = `${dirs.out}-env`;
+    const out = `${calc.out}-env`;
     const script = `node -e 'const fs=require("fs");console.log("SEEN"+JSON.stringify({config: JSON.parse(fs.readFileSync(process.env.GITGOOD_MCP_CONFIG,"utf8")), file: process.env.GITGOOD_MCP_CONFIG, line: process.env.GITGOOD_MCP_COMMAND, socket: process.env.GITGOOD_TOOL_SOCKET, sandbox: process.env.GITGOOD_SANDBOX ?? null, cwd: process.cwd()}))'`;
-    const r = await gitgood(
-      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", script, "--out", out],
-      { env: { GITGOOD_SANDBOX: "/somewhere/else" } },
-    );
+    const r = await calc.runEasy(["--agent", "mcp-command", "--command", script, "--out", out], { GITGOOD_SANDBOX: "/somewhere/else" });
     expect(r.code, r.stderr).toBe(0);
-    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     const note = (trajectoryOf(out, record).events as { type: string; text?: string }[]).find((e) => e.type === "note")?.text ?? "";
     const got = JSON.parse(/SEEN(.*)/.exec(note)?.[1] ?? "null") as {
       config: { mcpServers: { gitgood: { command: string; args: string[] } } };
@@ -100,7 +76,7 @@ describe("gitgood run --agent mcp-command", () => {
   });
 
   it("serves the attempt through the proxy until it is submitted; later scenario calls are refused and recorded", async () => {
-    const out = `${dirs.out}-proxy`;
+    const out = `${calc.out}-proxy`;
     const code = `
 const { createRequire } = await import("node:module");
 const fs = await import("node:fs");
@@ -122,11 +98,9 @@ out.late = [late.isError, late.content[0].text];
 console.log("PROBE" + JSON.stringify(out));
 await client.close();
 `;
-    const r = await gitgood([
-      "run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", `node --input-type=module -e ${shellQuote(code)}`, "--out", out,
-    ]);
+    const r = await calc.runEasy(["--agent", "mcp-command", "--command", `node --input-type=module -e ${shellQuote(code)}`, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    const record = recordsIn(out)[`${easy.id}.MCR`];
+    const record = calc.easyRecord(out);
     const events = trajectoryOf(out, record).events as { type: string; tool?: string; ok?: boolean; text?: string }[];
     const got = JSON.parse(/PROBE(.*)/.exec(events.find((e) => e.type === "note")?.text ?? "")?.[1] ?? "null") as Record<string, unknown>;
     expect(got.before).toEqual(["get_task", "finish_scenario", ...MCR.tools.names()]);
@@ -144,17 +118,17 @@ await client.close();
   });
 
   it("records a failing agent program as an error", async () => {
-    const out = `${dirs.out}-fail`;
-    const r = await gitgood(["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "mcp-command", "--command", "echo broken >&2; exit 3", "--out", out]);
+    const out = `${calc.out}-fail`;
+    const r = await calc.runEasy(["--agent", "mcp-command", "--command", "echo broken >&2; exit 3", "--out", out]);
     // The run goes on past a failed sample, then exits 1 for it.
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/\ngitgood: 1 of 1 attempt\(s\) ended in a system error: AGENT_FAILED ×1 \(acme_calc_merge_0000\.MCR\): agent command exited with code 3: broken; .*--allow-errors/);
-    expect(recordsIn(out)[`${easy.id}.MCR`]).toMatchObject({ status: "error", error: { code: "AGENT_FAILED" } });
-    expect(recordsIn(out)[`${easy.id}.MCR`]?.error?.message).toContain("exited with code 3: broken");
+    expect(calc.easyRecord(out)).toMatchObject({ status: "error", error: { code: "AGENT_FAILED" } });
+    expect(calc.easyRecord(out)?.error?.message).toContain("exited with code 3: broken");
   });
 
   it("needs --command", async () => {
-    const r = await gitgood(["run", samplesFile, "--repo", fx.dir, "--agent", "mcp-command"]);
+    const r = await gitgood(["run", calc.samplesFile, "--repo", calc.fx.dir, "--agent", "mcp-command"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the mcp-command agent needs --command "PROGRAM ARGS"');
   });

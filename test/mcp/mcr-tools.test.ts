@@ -1,22 +1,7 @@
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setEnv } from "../helpers/cli.js";
-import { buildMcpFixtures, connectInMemory, sandboxVars, sessionSource, singleSource, type McpFixtures } from "../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { connectInMemory, sessionSource, singleSource, useMcpFixtures } from "../helpers/mcp.js";
 
-let fx: McpFixtures;
-let restoreEnv: () => void;
-let n = 0;
-
-beforeAll(() => {
-  fx = buildMcpFixtures();
-  restoreEnv = setEnv(sandboxVars(fx.sandboxRoot));
-});
-afterAll(() => {
-  restoreEnv();
-  fx.cleanup();
-});
-
-const outDir = (): string => path.join(fx.root, `run-mcr-tools-${n++}`);
+const { fx, outDir } = useMcpFixtures("mcr-tools");
 
 async function listed(extended: boolean): Promise<{ names: string[]; rejected: string }> {
   const source = await singleSource(fx, fx.mergeSample.id, outDir());

@@ -1,21 +1,18 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { McrFinalState } from "../../src/scenarios/mcr/state.js";
 import { MCR_TOOLS } from "../../src/scenarios/mcr/tools.js";
 import type { HistoryChecks } from "../../src/scoring/history.js";
-import { BIN, setEnv } from "../helpers/cli.js";
+import { BIN } from "../helpers/cli.js";
 import {
-  buildMcpFixtures,
   call,
   chainMessages,
   connectInMemory,
   ok,
   RAW_OPENING,
   recordsIn,
+  resultLines,
   sandboxesIn,
-  sandboxVars,
   serverEnv,
   serveStdioInProcess,
   sessionSource,
@@ -25,26 +22,13 @@ import {
   solveMcr,
   trajectoryOf,
   until,
-  type McpFixtures,
+  useMcpFixtures,
   type RpcReply,
 } from "../helpers/mcp.js";
 
 // The smoke test spawns the built CLI (npm run build first), as an MCP client configured with `gitgood mcp`
 // would; the others serve in this process, over the SDK's in-memory transport or through main(args, io).
-let fx: McpFixtures;
-let restoreEnv: () => void;
-let n = 0;
-
-beforeAll(() => {
-  fx = buildMcpFixtures();
-  restoreEnv = setEnv(sandboxVars(fx.sandboxRoot));
-});
-afterAll(() => {
-  restoreEnv();
-  fx.cleanup();
-});
-
-const outDir = (): string => path.join(fx.root, `run-stdio-${n++}`);
+const { fx, outDir } = useMcpFixtures("stdio");
 
 function single(id: string, extra: string[] = []): { args: string[]; out: string } {
   const out = outDir();
@@ -119,7 +103,7 @@ describe("gitgood mcp, one scenario (in memory)", () => {
       "get_task",
       ...Array(4).fill("resolve_current_merge_conflict_with"),
     ]);
-    expect(readFileSync(path.join(out, "results.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    expect(resultLines(out)).toHaveLength(1);
   });
 
   it("serves IR and reproduces the original history", async () => {

@@ -1,13 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentEnvironment } from "../../src/sandbox/agent-env.js";
-import { sampleToJson, type MergeSample, type Sample } from "../../src/dataset/sample.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
-import { gitgood } from "../helpers/cli.js";
-import type { Fixture } from "../helpers/fixture.js";
-import { recordsIn, trajectoryOf } from "../helpers/mcp.js";
-import { buildRunFixture, tempDirs } from "../helpers/runs.js";
+import { trajectoryOf } from "../helpers/mcp.js";
+import { useRunFixture } from "../helpers/run-fixture.js";
 
 // Command agents run through the built CLI (`gitgood tool`): npm run build first.
 const noBwrap = bwrapUnavailable();
@@ -15,27 +12,11 @@ const KEY = `fake-api-key-canary-${process.pid}`;
 const TOKEN = `github-token-canary-${process.pid}`;
 const PASSED = `passed-canary-${process.pid}`;
 
-let fx: Fixture;
-let easy: MergeSample;
-let dirs: ReturnType<typeof tempDirs>;
-let samplesFile: string;
-
-beforeAll(async () => {
-  let samples: Sample[];
-  ({ fx, samples } = await buildRunFixture());
-  easy = samples.find((s): s is MergeSample => s.sample_type === "merge" && s.difficulty === "easy") as MergeSample;
-  dirs = tempDirs();
-  samplesFile = `${dirs.out}-samples.jsonl`;
-  writeFileSync(samplesFile, samples.map((s) => `${sampleToJson(s)}\n`).join(""));
-});
-afterAll(() => {
-  dirs.cleanup();
-  fx.remove();
-});
+const calc = useRunFixture();
 
 /** The environment the agent program printed (`env`), as its trajectory's note holds it. */
 function agentSaw(out: string): string {
-  const record = recordsIn(out)[`${easy.id}.MCR`];
+  const record = calc.easyRecord(out);
   expect(record?.status, JSON.stringify(record?.error)).toBe("success");
   return (trajectoryOf(out, record).events as { type: string; text?: string }[]).find((e) => e.type === "note")?.text ?? "";
 }
@@ -45,9 +26,9 @@ const hostEnv = { FAKE_API_KEY: KEY, GITHUB_TOKEN: TOKEN, FAKE_PASSED: PASSED, L
 describe("the environment of agent programs", () => {
   it.for(["none", "namespace"] as const)("holds none of the host's keys by default, only what --pass-env names (isolation %s)", { timeout: 180_000 }, async (mode, ctx) => {
     if (mode === "namespace" && noBwrap) ctx.skip();
-    const out = `${dirs.out}-${mode}`;
-    const args = ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", "cat > /dev/null; env", "--isolation", mode];
-    const r = await gitgood([...args, "--out", out], { env: hostEnv });
+    const out = `${calc.out}-${mode}`;
+    const args = ["--agent", "command", "--command", "cat > /dev/null; env", "--isolation", mode];
+    const r = await calc.runEasy([...args, "--out", out], hostEnv);
     expect(r.code, r.stderr).toBe(0);
     const seen = agentSaw(out);
     expect(seen).not.toContain(KEY);
@@ -57,10 +38,10 @@ describe("the environment of agent programs", () => {
     expect(seen).toMatch(/^PATH=.*\/bin:/m);
     expect(seen).toContain("LANG=C.UTF-8");
     expect(seen).toMatch(/^GITGOOD_TOOL_SOCKET=/m);
-    expect(seen).toContain(`GITGOOD_SAMPLE_ID=${easy.id}`);
+    expect(seen).toContain(`GITGOOD_SAMPLE_ID=${calc.easy.id}`);
 
     const passed = `${out}-passed`;
-    const p = await gitgood([...args, "--pass-env", "FAKE_PASSED", "--out", passed], { env: hostEnv });
+    const p = await calc.runEasy([...args, "--pass-env", "FAKE_PASSED", "--out", passed], hostEnv);
     expect(p.code, p.stderr).toBe(0);
     const seenPassed = agentSaw(passed);
     expect(seenPassed).toContain(`FAKE_PASSED=${PASSED}`);
@@ -69,13 +50,10 @@ describe("the environment of agent programs", () => {
   });
 
   it("takes pass-env from the configuration file too", async () => {
-    const config = `${dirs.out}-config.yaml`;
+    const config = `${calc.out}-config.yaml`;
     writeFileSync(config, "run:\n  pass-env: [FAKE_PASSED]\n");
-    const out = `${dirs.out}-config`;
-    const r = await gitgood(
-      ["run", samplesFile, "--ids", easy.id, "--repo", fx.dir, "--agent", "command", "--command", "cat > /dev/null; env", "--isolation", "none", "--config", config, "--out", out],
-      { env: hostEnv },
-    );
+    const out = `${calc.out}-config`;
+    const r = await calc.runEasy(["--agent", "command", "--command", "cat > /dev/null; env", "--isolation", "none", "--config", config, "--out", out], hostEnv);
     expect(r.code, r.stderr).toBe(0);
     const seen = agentSaw(out);
     expect(seen).toContain(`FAKE_PASSED=${PASSED}`);

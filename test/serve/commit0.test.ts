@@ -1,14 +1,12 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSkeleton } from "../../src/commit0/skeleton.js";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { REFERENCE, libraryRepository } from "../helpers/commit0.js";
-import { gitgood } from "../helpers/cli.js";
-import { useCacheDir } from "../helpers/envs.js";
 import type { Fixture } from "../helpers/fixture.js";
 import { recordsIn, sandboxesIn, until } from "../helpers/mcp.js";
-import { useSandboxRoot } from "../helpers/scenarios.js";
+import { recordedCalls, runRecord, useRunDirs, type RecordedCall as Call } from "../helpers/run-records.js";
 import { TEST_SERVE_TOKEN, orsCall, postJson, serveInProcess, type StepReply } from "./clients.js";
 
 // commit0 episodes (repository completion) served over OpenEnv HTTP and ORS, scored by real pytest in the
@@ -16,11 +14,7 @@ import { TEST_SERVE_TOKEN, orsCall, postJson, serveInProcess, type StepReply } f
 // out itself, outside the tools, so its work is replayed as the replace_function_body calls that write the
 // same bodies) and the skeleton baseline (its recorded calls: finish at once).
 
-type Call = { tool: string; args: Record<string, unknown> };
-
-let root: ReturnType<typeof useSandboxRoot>;
-let cache: ReturnType<typeof useCacheDir>;
-let previousCache: string | undefined;
+const dirs = useRunDirs();
 let fixture: Fixture;
 let samples: string;
 let sampleId: string;
@@ -29,12 +23,8 @@ const runs: Record<string, ResultRecord> = {};
 const runDirs: Record<string, string> = {};
 
 beforeAll(async () => {
-  root = useSandboxRoot();
-  cache = useCacheDir();
-  previousCache = process.env.GITGOOD_CACHE_DIR;
-  process.env.GITGOOD_CACHE_DIR = cache.dir;
   ({ fixture } = libraryRepository());
-  const task = (await makeSkeleton(fixture.dir, { src: "shapes", cacheDir: cache.dir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 })).sample;
+  const task = (await makeSkeleton(fixture.dir, { src: "shapes", cacheDir: dirs.cacheDir, testTimeoutSeconds: 120, setupTimeoutSeconds: 300 })).sample;
   sampleId = task.id;
   samples = path.join(fixture.scratch("serve-commit0"), "task.jsonl");
   writeFileSync(samples, `${JSON.stringify(task)}\n`);
@@ -45,37 +35,23 @@ beforeAll(async () => {
   }
 }, 240_000);
 
-afterAll(() => {
-  if (previousCache === undefined) delete process.env.GITGOOD_CACHE_DIR;
-  else process.env.GITGOOD_CACHE_DIR = previousCache;
-  fixture?.remove();
-  root?.cleanup();
-  cache?.cleanup();
-});
+afterAll(() => fixture?.remove());
 
-/** The tool calls of a recorded attempt, in order. */
-function recordedCalls(agent: string): Call[] {
-  const record = runs[agent] as ResultRecord;
-  const t = JSON.parse(readFileSync(path.join(runDirs[agent] as string, record.trajectory as string), "utf8")) as { events: { type: string; tool?: string; args?: unknown }[] };
-  return t.events.filter((e) => e.type === "tool_call").map((e) => ({ tool: e.tool as string, args: (e.args ?? {}) as Record<string, unknown> }));
-}
+/** The tool calls of `agent`'s recorded attempt, in order. */
+const callsOf = (agent: string): Call[] => recordedCalls(runDirs[agent] as string, runs[agent] as ResultRecord);
 
 /** The reference agent's work done with the episode's tools: every stubbed body written as the reference has it, then its recorded calls (finish). */
 function referenceCalls(): Call[] {
   const bodies = Object.entries(REFERENCE).flatMap(([file, fns]) =>
     Object.entries(fns).map(([fn, body]): Call => ({ tool: "replace_function_body", args: { path: file, function: fn, body, reason: "the reference body" } })),
   );
-  return [...bodies, ...recordedCalls("reference")];
+  return [...bodies, ...callsOf("reference")];
 }
 
 /** Runs `gitgood run` on the task with `agent` and `extra` flags; its one record, and the directory it is in. */
 async function runOnce(agent: string, extra: string[]): Promise<{ record: ResultRecord; out: string }> {
   const out = path.join(fixture.scratch(`run-${agent}-${n++}`), "run");
-  const r = await gitgood(["run", samples, "--repo", fixture.dir, "--agent", agent, "--out", out, ...extra], { env: { GITGOOD_CACHE_DIR: cache.dir, GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: root.root } });
-  if (r.code !== 0) throw new Error(`gitgood run --agent ${agent} failed: ${r.stderr}`);
-  const [record] = Object.values(recordsIn(out));
-  if (!record) throw new Error(`gitgood run --agent ${agent} left no record`);
-  return { record, out };
+  return { record: await runRecord(dirs, samples, fixture.dir, agent, out, extra), out };
 }
 
 /** What must agree between a served commit0 episode's record and `gitgood run`'s: the verdict and the evaluation's counts. */
@@ -87,13 +63,13 @@ function outcome(r: ResultRecord | undefined): unknown {
 const outDir = (): string => path.join(fixture.scratch(`serve-out-${n++}`), "run");
 const episodes: [string, () => Call[]][] = [
   ["reference", referenceCalls],
-  ["skeleton", () => recordedCalls("skeleton")],
+  ["skeleton", () => callsOf("skeleton")],
 ];
 
 describe("gitgood serve with a commit0 task (pytest-scored)", () => {
   it("the reference's bodies and the skeleton baseline's calls over OpenEnv HTTP get gitgood run's rewards and records", async () => {
     const out = outDir();
-    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "openenv", "--out", out], root.root);
+    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "openenv", "--out", out], dirs.root);
     try {
       for (const [agent, calls] of episodes) {
         const record = runs[agent] as ResultRecord;
@@ -119,12 +95,12 @@ describe("gitgood serve with a commit0 task (pytest-scored)", () => {
     }
     // `run` decided both ways: the reference passes every counted test, the skeleton does not.
     expect([runs.reference?.verdict, runs.skeleton?.verdict]).toEqual(["solved", "unsolved"]);
-    await until(() => sandboxesIn(root.root).length === 0);
+    await until(() => sandboxesIn(dirs.root).length === 0);
   }, 240_000);
 
   it("the same two episodes over ORS (tool calls streamed as SSE) get the same rewards and records", async () => {
     const out = outDir();
-    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "ors", "--out", out], root.root);
+    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "ors", "--out", out], dirs.root);
     const key = { "X-API-Key": TEST_SERVE_TOKEN };
     try {
       const tasks = (await postJson(`${server.url}/gitgood/tasks`, { split: "train" }, key)).body.tasks as { sample_id: string; scenario: string }[];
@@ -149,7 +125,7 @@ describe("gitgood serve with a commit0 task (pytest-scored)", () => {
     } finally {
       await server.stop();
     }
-    await until(() => sandboxesIn(root.root).length === 0);
+    await until(() => sandboxesIn(dirs.root).length === 0);
   }, 240_000);
 
   it("evaluates with the environment --env-spec gives, as gitgood run does", async () => {
@@ -160,7 +136,7 @@ describe("gitgood serve with a commit0 task (pytest-scored)", () => {
     const key = (r: ResultRecord | undefined) => (r?.scores.commit0 as { environment: { key: string } } | undefined)?.environment.key;
     expect(key(ran.record)).not.toBe(key(runs.skeleton));
     const out = outDir();
-    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "openenv", "--env-spec", spec, "--out", out], root.root);
+    const server = await serveInProcess([samples, "--repo", fixture.dir, "--protocol", "openenv", "--env-spec", spec, "--out", out], dirs.root);
     try {
       const reset = await postJson(`${server.url}/reset`, { sample_id: sampleId });
       const id = (reset.body.observation as { episode_id: string }).episode_id;

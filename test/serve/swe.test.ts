@@ -1,13 +1,11 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultRecord } from "../../src/runs/record.js";
 import { bwrapUnavailable } from "../../src/sandbox/isolation.js";
 import { removeIdleEvaluationSandboxes } from "../../src/swe/evaluate.js";
-import { gitgood } from "../helpers/cli.js";
-import { useCacheDir } from "../helpers/envs.js";
 import { recordsIn, sandboxesIn, until } from "../helpers/mcp.js";
-import { useSandboxRoot } from "../helpers/scenarios.js";
+import { recordedCalls, runRecord, useRunDirs, type RecordedCall as Call } from "../helpers/run-records.js";
 import { CALC_BASE, pythonTask, type PythonTask } from "../helpers/swe.js";
 import { TEST_SERVE_TOKEN, WsClient, observedText, orsCall, postJson, serveInProcess, type Served, type StepReply } from "./clients.js";
 
@@ -16,9 +14,7 @@ import { TEST_SERVE_TOKEN, WsClient, observedText, orsCall, postJson, serveInPro
 // outside the tools, so its work is replayed as the tool call that makes the same change) and the empty
 // baseline (its recorded calls). And a hostile episode: the trust suite's cheating search and reward hacks.
 
-let root: ReturnType<typeof useSandboxRoot>;
-let cache: ReturnType<typeof useCacheDir>;
-let previousCache: string | undefined;
+const dirs = useRunDirs();
 let task: PythonTask;
 let samples: string;
 let n = 0;
@@ -26,10 +22,6 @@ const runs: Record<string, ResultRecord> = {};
 const runDirs: Record<string, string> = {};
 
 beforeAll(async () => {
-  root = useSandboxRoot();
-  cache = useCacheDir();
-  previousCache = process.env.GITGOOD_CACHE_DIR;
-  process.env.GITGOOD_CACHE_DIR = cache.dir;
   task = pythonTask();
   const dir = task.fixture.scratch("serve-swe");
   // As SWE-bench publishes an instance: a JSON list, the test lists as JSON strings.
@@ -38,29 +30,15 @@ beforeAll(async () => {
   writeFileSync(samples, JSON.stringify([{ ...sc, FAIL_TO_PASS: JSON.stringify(sc.FAIL_TO_PASS), PASS_TO_PASS: JSON.stringify(sc.PASS_TO_PASS) }]));
   for (const agent of ["gold", "empty"]) {
     const out = path.join(dir, `run-${agent}`);
-    const r = await gitgood(["run", samples, "--repo", task.fixture.dir, "--agent", agent, "--out", out], { env: { GITGOOD_CACHE_DIR: cache.dir, GITGOOD_SANDBOX: "", GITGOOD_SANDBOX_ROOT: root.root } });
-    if (r.code !== 0) throw new Error(`gitgood run --agent ${agent} failed: ${r.stderr}`);
-    const [record] = Object.values(recordsIn(out));
-    if (!record) throw new Error(`gitgood run --agent ${agent} left no record`);
-    runs[agent] = record;
+    runs[agent] = await runRecord(dirs, samples, task.fixture.dir, agent, out);
     runDirs[agent] = out;
   }
 }, 180_000);
 
-afterAll(() => {
-  if (previousCache === undefined) delete process.env.GITGOOD_CACHE_DIR;
-  else process.env.GITGOOD_CACHE_DIR = previousCache;
-  task?.fixture.remove();
-  root?.cleanup();
-  cache?.cleanup();
-});
+afterAll(() => task?.fixture.remove());
 
-/** The tool calls of a recorded attempt, in order. */
-function recordedCalls(agent: string): { tool: string; args: Record<string, unknown> }[] {
-  const record = runs[agent] as ResultRecord;
-  const t = JSON.parse(readFileSync(path.join(runDirs[agent] as string, record.trajectory as string), "utf8")) as { events: { type: string; tool?: string; args?: unknown }[] };
-  return t.events.filter((e) => e.type === "tool_call").map((e) => ({ tool: e.tool as string, args: (e.args ?? {}) as Record<string, unknown> }));
-}
+/** The tool calls of `agent`'s recorded attempt, in order. */
+const callsOf = (agent: string): Call[] => recordedCalls(runDirs[agent] as string, runs[agent] as ResultRecord);
 
 /** What must agree between a served SWE episode's record and `gitgood run`'s: the verdict and the evaluation's outcome. */
 function outcome(r: ResultRecord | undefined): unknown {
@@ -68,7 +46,6 @@ function outcome(r: ResultRecord | undefined): unknown {
   return r && { scenario: r.scenario, sample_id: r.sample_id, status: r.status, solved: r.solved, verdict: r.verdict, swe: swe && { status: swe.status, resolution: swe.resolution, fail_to_pass: swe.fail_to_pass, pass_to_pass: swe.pass_to_pass } };
 }
 
-type Call = { tool: string; args: Record<string, unknown> };
 /** What one episode ended with, whatever the protocol: its reward and the key of its record. */
 type Ending = { done: boolean; reward: number | null; key: string | undefined };
 /** Plays `calls` in a new episode of the sample until one ends it. */
@@ -130,14 +107,14 @@ function replayed(): [string, Call[]][] {
   expect(CALC_BASE).toContain("def sub(a, b):\n    return a + b");
   const fix: Call = { tool: "replace_text", args: { path: "calc/__init__.py", old_text: "def sub(a, b):\n    return a + b", new_text: "def sub(a, b):\n    return a - b", reason: "sub adds" } };
   return [
-    ["gold", [fix, ...recordedCalls("gold")]],
-    ["empty", recordedCalls("empty")],
+    ["gold", [fix, ...callsOf("gold")]],
+    ["empty", callsOf("empty")],
   ];
 }
 
 /** Serves the sample over `protocol`, runs `work`, and stops the server and its evaluations' idle sandboxes. */
 async function withServer(protocol: string, out: string, work: (server: Served) => Promise<void>): Promise<void> {
-  const server = await serveInProcess([samples, "--repo", task.fixture.dir, "--protocol", protocol, "--out", out], root.root);
+  const server = await serveInProcess([samples, "--repo", task.fixture.dir, "--protocol", protocol, "--out", out], dirs.root);
   try {
     await work(server);
   } finally {
@@ -168,7 +145,7 @@ describe("gitgood serve with a SWE sample (pytest-scored)", () => {
       });
       // `run` decided both ways: the gold agent solved it, the empty baseline did not.
       expect([runs.gold?.verdict, runs.empty?.verdict]).toEqual(["solved", "unsolved"]);
-      await until(() => sandboxesIn(root.root).length === 0);
+      await until(() => sandboxesIn(dirs.root).length === 0);
     }, 240_000);
   }
 });
@@ -239,6 +216,6 @@ describe("a hostile SWE episode", () => {
       expect(swe.tests_status.FAIL_TO_PASS.success).toEqual([]);
       expect(swe.tampered).toContain("conftest.py");
     });
-    await until(() => sandboxesIn(root.root).length === 0);
+    await until(() => sandboxesIn(dirs.root).length === 0);
   }, 240_000);
 });
