@@ -55,10 +55,15 @@ interface CommitFields {
   message: string;
 }
 
-/** Writes the commit object of `fields` (git's header order, no encoding header: the message is UTF-8) and returns its id. */
-export function writeCommitObject(gitDir: string, fields: CommitFields): string {
+/** The content of the commit object of `fields` (git's header order, no encoding header: the message is UTF-8). */
+export function commitContent(fields: CommitFields): Buffer {
   const header = [`tree ${fields.tree}`, ...fields.parents.map((p) => `parent ${p}`), `author ${fields.author}`, `committer ${fields.committer}`];
-  return writeLooseObject(gitDir, "commit", Buffer.from(`${header.join("\n")}\n\n${fields.message}`, "utf8"));
+  return Buffer.from(`${header.join("\n")}\n\n${fields.message}`, "utf8");
+}
+
+/** Writes the commit object of `fields` and returns its id. */
+export function writeCommitObject(gitDir: string, fields: CommitFields): string {
+  return writeLooseObject(gitDir, "commit", commitContent(fields));
 }
 
 /** A branch name gitgood writes as a loose ref file itself: plain, with no part git would refuse. */

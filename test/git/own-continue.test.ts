@@ -1,0 +1,216 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { continueWithoutGit } from "../../src/git/own-continue.js";
+import { continueRebase, runTodo, startPausedRebase } from "../../src/git/rebase.js";
+import { keepStoredBytes } from "../../src/git/stored-bytes.js";
+import { checkoutBranch } from "../../src/git/worktree.js";
+import { Fixture, fixtureEnv } from "../helpers/fixture.js";
+import { countGitProcesses } from "../helpers/git-count.js";
+import { clockless, filesBelow, gitOn, ownSandboxes, type OwnSandbox } from "../helpers/own-sandbox.js";
+
+/*
+ * The continuation of an IR set-up's paused rebase written without git (own-continue.ts): the oracle is
+ * real git 2.39. Each case pauses the rebase the same way in two sandboxes (own-rebase.ts, proven equal
+ * to git's own by own-rebase.test.ts), then runs the same todo with `git rebase --continue` in one and
+ * through `runTodo` in the other: every file of the git directory but the objects (reflogs without the
+ * first checkout's clock), the index as `ls-files --debug` and `--stage` shows it, `git status`, the raw
+ * log of the branch and HEAD's and the branch's reflogs with the commits they name must be the same, and
+ * `runTodo` must start no git process for the todos that need no merge and hand the others to git.
+ */
+
+const BRANCH = "gitgood/ir";
+const COMMITTER = { GIT_COMMITTER_NAME: "Tip Committer", GIT_COMMITTER_EMAIL: "tip@example.com", GIT_COMMITTER_DATE: "1704100000 +0130" };
+const source = new Fixture();
+const sandboxes = ownSandboxes();
+afterAll(() => {
+  source.remove();
+  sandboxes.cleanup();
+});
+
+let clock = 1704000000;
+/** Commits `files` on the source's HEAD with `message` as given, byte for byte (no final newline added), and `author`. */
+function commitRaw(message: string, files: Record<string, string | null>, author: string): string {
+  source.write(files);
+  source.git("add", "-A");
+  const tree = source.git("write-tree");
+  const file = path.join(source.scratch("messages"), "message");
+  writeFileSync(file, message);
+  clock += 60;
+  const env = fixtureEnv({ GIT_AUTHOR_NAME: author, GIT_AUTHOR_EMAIL: `${author.toLowerCase().replace(/\W/g, "")}@example.com`, GIT_AUTHOR_DATE: `${clock} -0700`, GIT_COMMITTER_DATE: `${clock + 5} +0200` });
+  const oid = execFileSync("git", ["commit-tree", tree, "-p", "HEAD", "-F", file], { cwd: source.dir, env }).toString("utf8").trim();
+  source.git("update-ref", "HEAD", oid);
+  return oid;
+}
+
+source.commit("root", { "a.txt": "one\ntwo\nthree\n", "d/x.txt": "x\n", "d/e/deep.txt": "deep\n", "z.txt": "z\n" });
+const base = source.head();
+const chain = [
+  commitRaw("\n\n  \nLeading blank lines   \n\nbody\twith a tab\n\n\n", { "a.txt": "ONE\ntwo\nthree\n" }, "Ann Author"),
+  commitRaw("# a hash first\nsubject after the hash  ", { "d/y.txt": "y\n" }, "Bob Builder"),
+  commitRaw("CRLF subject\r\n\r\n\tTabbed body line\r\n\t\n", { "a.txt": "ONE\nTWO\nthree\n", "d/e/deep.txt": null }, "Cy Coder"),
+  commitRaw("fixup! CRLF subject\n", { "new/folder/file.txt": "new\n" }, "Dee Dev"),
+  commitRaw("Caf\u00e9 \u00fcn\u00efcode \u2014 subject\n\nbody line\n# not a comment to git\n", { "z.txt": "z2\n" }, "Ed \u00c9diteur"),
+  commitRaw("no final newline", { "a.txt": "ONE\nTWO\nTHREE\n" }, "Fay Fixer"),
+  commitRaw("  leading spaces, then   runs\tof   space \n\n\n\nwide gap\n", { "d/x.txt": "x7\n" }, "Gus Git"),
+  commitRaw("Revert the last change\n", { "d/x.txt": "x\n" }, "Hal Hacker"),
+];
+const tip = source.head();
+
+type Side = OwnSandbox;
+
+/** Runs git on a sandbox: exit code and output, the sandbox's folder written as <sandbox>. */
+function tryGit(side: Side, ...args: string[]): { code: number; out: string } {
+  const root = path.dirname(path.dirname(side.own));
+  try {
+    const out = execFileSync("git", args, { env: fixtureEnv({ GIT_DIR: side.own, GIT_WORK_TREE: side.work }), cwd: side.work, stdio: ["ignore", "pipe", "pipe"] }).toString("utf8");
+    return { code: 0, out: out.split(root).join("<sandbox>") };
+  } catch (err) {
+    const e = err as { status?: number; stdout?: Buffer; stderr?: Buffer };
+    return { code: e.status ?? -1, out: `${String(e.stdout)}${String(e.stderr)}`.split(root).join("<sandbox>") };
+  }
+}
+
+/** Every file of the git directory but the objects, with its bytes (reflogs without the first checkout's clock, the index as hex). */
+function gitDirFiles(side: Side): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const f of filesBelow(side.own)) {
+    if (f.startsWith("objects/") || f.endsWith("/")) continue;
+    const full = path.join(side.own, f);
+    files[f] = f.startsWith("logs/") ? clockless(full) : readFileSync(full).toString(f === "index" ? "hex" : "utf8");
+  }
+  return files;
+}
+
+/** What git and the file system say of a sandbox, the commits the reflogs name included. */
+function seen(side: Side): Record<string, unknown> {
+  return {
+    files: gitDirFiles(side),
+    work: filesBelow(side.work),
+    debug: gitOn(side, "ls-files", "--debug", "-s", "-t"),
+    stage: gitOn(side, "ls-files", "--stage"),
+    status: tryGit(side, "status"),
+    porcelain: gitOn(side, "status", "--porcelain=v2", "--branch", "-uall"),
+    log: gitOn(side, "log", "--format=raw", BRANCH, "--"),
+    reflogs: [`${BRANCH}`, "HEAD"].map((ref) => gitOn(side, "log", "-g", "--format=raw%n%gs", ref, "--").replace(/\nReflog: [^\n]*/g, "")),
+    fsck: tryGit(side, "fsck", "--strict", "--no-dangling", "--no-progress"),
+  };
+}
+
+/** A sandbox at the chain's tip with the rebase paused, as the IR set-up makes it. */
+async function paused(chainBase: string, chainTip: string): Promise<Side> {
+  const side = await sandboxes.make(source, BRANCH);
+  keepStoredBytes(side.own);
+  await checkoutBranch(side.repo, BRANCH, chainTip);
+  await startPausedRebase(side.repo, chainBase, COMMITTER);
+  return side;
+}
+
+type Step = "pick" | "fixup" | "fixup -C" | "drop";
+/** A todo as gitgood writes it: one `COMMAND ID` line per commit of `commits`, in the order given. */
+function todoOf(commits: readonly string[], steps: readonly Step[], order: readonly number[] = steps.map((_, i) => i)): string {
+  return order.map((i) => `${steps[i]} ${commits[i]}\n`).join("");
+}
+
+const P = "pick", F = "fixup", C = "fixup -C", D = "drop";
+/** Todos that need no merge: written without git. */
+const WITHOUT_GIT: Record<string, Step[]> = {
+  allPicks: [P, P, P, P, P, P, P, P],
+  trailingDrops: [P, P, P, P, P, P, D, D],
+  oneKept: [P, D, D, D, D, D, D, D],
+  fixupRuns: [P, F, F, P, F, P, F, P],
+  fixupCFirst: [P, C, F, P, C, P, P, P],
+  fixupCAlone: [P, P, C, P, P, C, P, P],
+  lastFolded: [P, P, P, P, P, F, P, P],
+  foldsThenDrops: [P, F, F, F, P, D, D, D],
+  allFolded: [P, F, F, F, F, F, F, F],
+  pickAfterFold: [P, F, P, P, P, P, P, P],
+  fixupDropFixup: [P, P, F, P, F, D, D, D],
+  // A run whose last fold undoes the one before it: the run's commit still changes its parent's tree.
+  foldsUndoingEachOther: [P, P, P, P, P, P, F, F],
+};
+/** Todos git must run: a merge, or a fold this writer leaves to git. */
+const BY_GIT: Record<string, [Step[], number[]?]> = {
+  dropInMiddle: [[P, D, P, P, P, P, P, P]],
+  reordered: [[P, P, P, P, P, P, P, P], [0, 2, 1, 3, 4, 5, 6, 7]],
+  fixupCAfterFixup: [[P, F, C, P, P, P, P, P]],
+  firstDropped: [[D, P, P, P, P, P, P, P]],
+  // The last commit undoes the one before: folded into it, the commit would have its parent's tree, which git refuses.
+  foldBackToParentTree: [[P, P, P, P, P, P, P, F]],
+};
+
+async function bothWays(chainBase: string, chainTip: string, commits: readonly string[], todo: string): Promise<{ git: Record<string, unknown>; own: Record<string, unknown>; processes: number; code: number }> {
+  const [byGit, own] = [await paused(chainBase, chainTip), await paused(chainBase, chainTip)];
+  const r = await continueRebase(byGit.repo, { env: COMMITTER, messagesDir: source.scratch("messages"), todo });
+  const { processes, result } = await countGitProcesses(() => runTodo(own.repo, { env: COMMITTER, messagesDir: source.scratch("messages"), todo }));
+  await Promise.all([byGit.repo.close(), own.repo.close()]);
+  expect(result.code, todo).toBe(r.code);
+  expect(commits.length).toBeGreaterThan(0);
+  return { git: seen(byGit), own: seen(own), processes, code: r.code };
+}
+
+describe("the rest of a paused IR rebase without git", () => {
+  it("writes what `git rebase --continue` writes, byte for byte, for every todo that needs no merge, and starts no git", async () => {
+    for (const [name, steps] of Object.entries(WITHOUT_GIT)) {
+      const { git, own, processes, code } = await bothWays(base, tip, chain, todoOf(chain, steps));
+      expect(own, name).toEqual(git);
+      expect([code, processes], name).toEqual([0, 0]);
+      expect((git.files as Record<string, string>)["rebase-merge/done"], name).toBeUndefined();
+    }
+  });
+
+  it("a chain of one commit, and one whose first commit is already folded away by a fixup -C, the same", async () => {
+    const one = await bothWays(chain[6] as string, tip, chain.slice(7), todoOf(chain.slice(7), [P]));
+    expect(one.own).toEqual(one.git);
+    expect(one.processes).toBe(0);
+    const two = await bothWays(chain[3] as string, tip, chain.slice(4), todoOf(chain.slice(4), [P, C, F, D]));
+    expect(two.own).toEqual(two.git);
+    expect(two.processes).toBe(0);
+  });
+
+  it("hands git every todo that needs a merge or a fold it does not write, with git's result", async () => {
+    for (const [name, [steps, order]] of Object.entries(BY_GIT)) {
+      const { git, own, processes } = await bothWays(base, tip, chain, todoOf(chain, steps, order));
+      expect(own, name).toEqual(git);
+      expect(processes, name).toBeGreaterThan(0);
+    }
+    // An exec line (a reword's amend) goes to git too.
+    const messages = source.scratch("messages");
+    writeFileSync(path.join(messages, "m"), "Reworded\n");
+    const reword = `${todoOf(chain, [P, P, P, P, P, P, P, P])}exec git commit --amend --allow-empty --no-verify -q --cleanup=whitespace -F "$GITGOOD_MESSAGES/m"\n`;
+    const side = await paused(base, tip);
+    expect(await continueWithoutGit(side.repo, reword, COMMITTER)).toBe(false);
+    await side.repo.close();
+  });
+
+  it("leaves to git a paused state someone changed, a work tree with a file, or an environment it does not know", async () => {
+    const todo = todoOf(chain, [P, F, P, P, P, P, P, P]);
+    const changes: [string, (side: Side) => void][] = [
+      ["a file in rebase-merge", (side) => writeFileSync(path.join(side.own, "rebase-merge", "stopped-sha"), `${chain[0]}\n`)],
+      ["the todo edited", (side) => writeFileSync(path.join(side.own, "rebase-merge", "git-rebase-todo"), `pick ${chain[0]}\n`)],
+      ["the index rewritten", (side) => gitOn(side, "update-index", "--no-skip-worktree", "a.txt")],
+      ["ORIG_HEAD gone", (side) => rmSync(path.join(side.own, "ORIG_HEAD"))],
+      ["a file in the work tree", (side) => writeFileSync(path.join(side.work, "a.txt"), "planted\n")],
+      ["a note", (side) => gitOn(side, "notes", "add", "-m", "note", chain[0] as string)],
+    ];
+    for (const [name, change] of changes) {
+      const side = await paused(base, tip);
+      change(side);
+      expect(await continueWithoutGit(side.repo, todo, COMMITTER), name).toBe(false);
+      expect(existsSync(path.join(side.own, "rebase-merge", "done")), name).toBe(true);
+      await side.repo.close();
+    }
+    const side = await paused(base, tip);
+    expect(await continueWithoutGit(side.repo, todo, { ...COMMITTER, GIT_AUTHOR_NAME: "x" })).toBe(false);
+    expect(await continueWithoutGit(side.repo, todo.replace(chain[1] as string, chain[2] as string), COMMITTER)).toBe(false);
+    process.env.GIT_NOTES_REWRITE_REF = "refs/notes/commits";
+    try {
+      expect(await continueWithoutGit(side.repo, todo, COMMITTER)).toBe(false);
+    } finally {
+      delete process.env.GIT_NOTES_REWRITE_REF;
+    }
+    expect(await continueWithoutGit(side.repo, todo, COMMITTER)).toBe(true);
+    await side.repo.close();
+  });
+});
