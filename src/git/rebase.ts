@@ -69,7 +69,7 @@ export async function continueRebase(repo: Repo, opts: ContinueOptions): Promise
  * git (own-continue.ts), which always finishes (code 0).
  */
 export async function runTodo(repo: Repo, opts: ContinueOptions & { todo: string }): Promise<{ code: number; stderr: string }> {
-  if (await continueWithoutGit(repo, opts.todo, opts.env)) return { code: 0, stderr: "" };
+  if (await continueWithoutGit(repo, opts.todo, opts.env, opts.messagesDir)) return { code: 0, stderr: "" };
   return continueRebase(repo, opts);
 }
 

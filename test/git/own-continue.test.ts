@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { continueWithoutGit } from "../../src/git/own-continue.js";
 import { continueRebase, runTodo, startPausedRebase } from "../../src/git/rebase.js";
 import { keepStoredBytes } from "../../src/git/stored-bytes.js";
+import { gitTodo, type TodoItem } from "../../src/scenarios/ir/todo.js";
 import { checkoutBranch } from "../../src/git/worktree.js";
 import { Fixture, fixtureEnv } from "../helpers/fixture.js";
 import { countGitProcesses } from "../helpers/git-count.js";
@@ -57,6 +58,22 @@ const chain = [
   commitRaw("Revert the last change\n", { "d/x.txt": "x\n" }, "Hal Hacker"),
 ];
 const tip = source.head();
+/** Commits `files` on the source's HEAD with the author line `author` written as it is (git itself would tidy some). */
+function commitLiteral(author: string, message: string, files: Record<string, string | null>): string {
+  source.write(files);
+  source.git("add", "-A");
+  const content = `tree ${source.git("write-tree")}\nparent ${source.head()}\nauthor ${author}\ncommitter Odd Committer <odd@example.com> 1704000900 +0000\n\n${message}`;
+  const file = path.join(source.scratch("messages"), "literal");
+  writeFileSync(file, content);
+  const oid = source.git("hash-object", "-t", "commit", "-w", "--literally", file);
+  source.git("update-ref", "HEAD", oid);
+  return oid;
+}
+/** Two commits after the tip whose authors git's amend writes back otherwise or as they are. */
+const odd = [
+  commitLiteral("J. Dotted Jr. <jr@example.com> 1704000800 +0000", "Dotted author\n", { "a.txt": "dotted\n" }),
+  commitLiteral("Trailing Comma, <tc@example.com> 1704000860 -0130", "Comma author\n", { "a.txt": "comma\n" }),
+];
 
 type Side = OwnSandbox;
 
@@ -130,6 +147,28 @@ const WITHOUT_GIT: Record<string, Step[]> = {
   // A run whose last fold undoes the one before it: the run's commit still changes its parent's tree.
   foldsUndoingEachOther: [P, P, P, P, P, P, F, F],
 };
+/** Messages an agent may give a squash or a reword, hostile ones among them. */
+const MESSAGES = [
+  "\n\n  Indented subject after blank lines   \n\n\n\n# a hash line git keeps here\ntrailing spaces and a tab \t\n\n",
+  "CRLF message\r\n\r\nwith a body\r\n",
+  "no final newline",
+  "Caf\u00e9 \u2014 \u2713 unicode",
+  "#only a hash line",
+];
+type Planned = Step | ["reword" | "squash", number];
+/** Plans with squash and reword (their `exec` amends, as todo.ts writes them): written without git too. */
+const WITH_MESSAGES: Record<string, Planned[]> = {
+  rewordFirst: [["reword", 0], P, P, P, P, P, P, P],
+  rewordMiddle: [P, P, P, ["reword", 1], P, P, P, P],
+  rewordLast: [P, P, P, P, P, P, P, ["reword", 2]],
+  rewordEach: [["reword", 0], ["reword", 1], ["reword", 2], ["reword", 3], ["reword", 4], P, P, D],
+  squashes: [P, ["squash", 3], ["squash", 0], P, ["squash", 4], P, P, P],
+  foldsThenSquash: [P, F, F, ["squash", 1], P, P, D, D],
+  squashThenFolds: [P, ["squash", 2], F, F, P, C, F, P],
+  fixupCThenSquash: [P, C, ["squash", 0], ["reword", 3], F, P, P, P],
+  allSquashed: [["reword", 4], ["squash", 0], ["squash", 1], ["squash", 2], ["squash", 3], ["squash", 4], ["squash", 0], ["squash", 1]],
+};
+
 /** Todos git must run: a merge, or a fold this writer leaves to git. */
 const BY_GIT: Record<string, [Step[], number[]?]> = {
   dropInMiddle: [[P, D, P, P, P, P, P, P]],
@@ -160,6 +199,34 @@ describe("the rest of a paused IR rebase without git", () => {
     }
   });
 
+  it("writes what git writes for squash and reword (the amends their `exec` lines run), hostile messages among them, and starts no git", async () => {
+    for (const [name, plan] of Object.entries(WITH_MESSAGES)) {
+      const items: TodoItem[] = plan.map((p, i) => (typeof p === "string" ? { commit_index: i, command: p } : { commit_index: i, command: p[0], commit_msg: MESSAGES[p[1]] as string }));
+      const { text, messages } = gitTodo(items, chain);
+      for (const [file, message] of messages) writeFileSync(path.join(source.scratch("messages"), file), message);
+      const { git, own, processes, code } = await bothWays(base, tip, chain, text);
+      expect(own, name).toEqual(git);
+      expect([code, processes], name).toEqual([0, 0]);
+      expect((git.files as Record<string, string>).COMMIT_EDITMSG, name).toBeDefined();
+    }
+  });
+
+  it("leaves to git an amend of a commit whose author git would write back tidied (a name ending in a dot or a comma)", async () => {
+    for (const [at, tidied] of [[0, "author J. Dotted Jr <jr@example.com>"], [1, "author Trailing Comma <tc@example.com>"]] as const) {
+      const items: TodoItem[] = [0, 1].map((i) => (i === at ? { commit_index: i, command: "reword", commit_msg: "Reworded" } : { commit_index: i, command: "pick" }));
+      const { text, messages } = gitTodo(items, odd);
+      for (const [file, message] of messages) writeFileSync(path.join(source.scratch("messages"), file), message);
+      const { git, own, processes } = await bothWays(tip, odd[1] as string, odd, text);
+      expect(own).toEqual(git);
+      expect(processes).toBeGreaterThan(0);
+      expect(git.log).toContain(tidied);
+    }
+    // Picked as they are, the same commits need no amend: written without git.
+    const picked = await bothWays(tip, odd[1] as string, odd, todoOf(odd, [P, P]));
+    expect(picked.own).toEqual(picked.git);
+    expect(picked.processes).toBe(0);
+  });
+
   it("a chain of one commit, and one whose first commit is already folded away by a fixup -C, the same", async () => {
     const one = await bothWays(chain[6] as string, tip, chain.slice(7), todoOf(chain.slice(7), [P]));
     expect(one.own).toEqual(one.git);
@@ -175,12 +242,18 @@ describe("the rest of a paused IR rebase without git", () => {
       expect(own, name).toEqual(git);
       expect(processes, name).toBeGreaterThan(0);
     }
-    // An exec line (a reword's amend) goes to git too.
+    // An exec line of another form, and an amend whose message file git would read otherwise or refuse, go to git too.
     const messages = source.scratch("messages");
-    writeFileSync(path.join(messages, "m"), "Reworded\n");
-    const reword = `${todoOf(chain, [P, P, P, P, P, P, P, P])}exec git commit --amend --allow-empty --no-verify -q --cleanup=whitespace -F "$GITGOOD_MESSAGES/m"\n`;
+    writeFileSync(path.join(messages, "blank"), " \t\n\r\n\n");
+    writeFileSync(path.join(messages, "ok"), "A message\n");
+    symlinkSync(path.join(messages, "ok"), path.join(messages, "link"));
+    const amend = (file: string): string => `exec git commit --amend --allow-empty --no-verify -q --cleanup=whitespace -F "$GITGOOD_MESSAGES/${file}"\n`;
+    const picks = todoOf(chain, [P, P, P, P, P, P, P, P]);
     const side = await paused(base, tip);
-    expect(await continueWithoutGit(side.repo, reword, COMMITTER)).toBe(false);
+    for (const odd of ["exec true\n", amend("missing"), amend("blank"), amend("link"), amend("ok").replace("-q ", ""), amend("ok") + amend("ok")]) {
+      expect(await continueWithoutGit(side.repo, `${picks}${odd}`, COMMITTER, messages), odd).toBe(false);
+    }
+    expect(await continueWithoutGit(side.repo, `${picks}${amend("ok")}`, COMMITTER, messages)).toBe(true);
     await side.repo.close();
   });
 
@@ -197,20 +270,20 @@ describe("the rest of a paused IR rebase without git", () => {
     for (const [name, change] of changes) {
       const side = await paused(base, tip);
       change(side);
-      expect(await continueWithoutGit(side.repo, todo, COMMITTER), name).toBe(false);
+      expect(await continueWithoutGit(side.repo, todo, COMMITTER, source.scratch("messages")), name).toBe(false);
       expect(existsSync(path.join(side.own, "rebase-merge", "done")), name).toBe(true);
       await side.repo.close();
     }
     const side = await paused(base, tip);
-    expect(await continueWithoutGit(side.repo, todo, { ...COMMITTER, GIT_AUTHOR_NAME: "x" })).toBe(false);
-    expect(await continueWithoutGit(side.repo, todo.replace(chain[1] as string, chain[2] as string), COMMITTER)).toBe(false);
+    expect(await continueWithoutGit(side.repo, todo, { ...COMMITTER, GIT_AUTHOR_NAME: "x" }, source.scratch("messages"))).toBe(false);
+    expect(await continueWithoutGit(side.repo, todo.replace(chain[1] as string, chain[2] as string), COMMITTER, source.scratch("messages"))).toBe(false);
     process.env.GIT_NOTES_REWRITE_REF = "refs/notes/commits";
     try {
-      expect(await continueWithoutGit(side.repo, todo, COMMITTER)).toBe(false);
+      expect(await continueWithoutGit(side.repo, todo, COMMITTER, source.scratch("messages"))).toBe(false);
     } finally {
       delete process.env.GIT_NOTES_REWRITE_REF;
     }
-    expect(await continueWithoutGit(side.repo, todo, COMMITTER)).toBe(true);
+    expect(await continueWithoutGit(side.repo, todo, COMMITTER, source.scratch("messages"))).toBe(true);
     await side.repo.close();
   });
 });
