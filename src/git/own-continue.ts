@@ -14,23 +14,28 @@ import type { Repo } from "./repo.js";
 /*
  * The rest of an IR set-up's interactive rebase written without git: what `git rebase --continue` (git
  * 2.39) does from the paused state own-rebase.ts wrote, for a todo that needs no merge. That is one that
- * keeps the commits in their order and drops only commits after the last one kept, with `pick`, `fixup`
- * and at most one `fixup -C` as the first fold after a pick: each step then applies a commit onto a HEAD
- * whose tree is the tree of the commit's parent, so its result is the commit's own tree. A pick whose
- * parent is HEAD is a fast-forward to the commit itself (HEAD's log says `rebase: fast-forward`); any
- * other pick is a new commit with the pick's author and message (from its subject on), the committer the
- * set-up hands git, and `rebase (pick): SUBJECT` in HEAD's log; a fold amends HEAD with the folded
- * commit's tree, keeps HEAD's author and parents, and takes the squash message git builds while a run of
- * folds goes on (fixup-message.ts) or, at the run's last fold, the message the run keeps
- * (`rebase (fixup): FIRST LINE`). At the end the branch points at the last commit (its log gains
- * `rebase (finish): BRANCH onto BASE` when it moved), HEAD is back on it (`rebase (finish): returning to
- * BRANCH`), the index is its tree's with every entry skip-worktree and the whole cache of trees,
- * AUTO_MERGE names the last merge's tree where a step merged, and `rebase-merge/` is gone. Git's `notes
- * copy --for-rewrite` copies nothing here (no notes setting, no notes environment) and no hook runs (the
- * sandbox's hooks path is the null device). Anything else goes to git: another todo, a state not byte
- * for byte as own-rebase.ts left it (a git of the agent's may have touched it), a git directory not of
- * SHA-1, a setting or environment these writers do not know, a chain commit with a header git would carry
- * into an amended commit or a message that is not UTF-8 or holds a NUL.
+ * keeps the commits in their order and drops only commits after the last one kept, with `pick`, `fixup`,
+ * at most one `fixup -C` as the first fold after a pick, and the `exec` of `git commit --amend` that
+ * todo.ts writes after a squash or a reword: each step then applies a commit onto a HEAD whose tree is
+ * the tree of the commit's parent, so its result is the commit's own tree. A pick whose parent is HEAD is
+ * a fast-forward to the commit itself (HEAD's log says `rebase: fast-forward`); any other pick is a new
+ * commit with the pick's author and message (from its subject on), the committer the set-up hands git,
+ * and `rebase (pick): SUBJECT` in HEAD's log; a fold amends HEAD with the folded commit's tree, keeps
+ * HEAD's author and parents, and takes the squash message git builds while a run of folds goes on
+ * (fixup-message.ts) or, at the run's last fold, the message the run keeps (`rebase (fixup): FIRST
+ * LINE`); an amend keeps HEAD's tree, parents and author with the message file's text as
+ * `--cleanup=whitespace` leaves it (`commit (amend): FIRST LINE`, and the text in COMMIT_EDITMSG). At the
+ * end the branch points at the last commit (its log gains `rebase (finish): BRANCH onto BASE` when it
+ * moved), HEAD is back on it (`rebase (finish): returning to BRANCH`), the index is its tree's with every
+ * entry skip-worktree and the whole cache of trees, AUTO_MERGE names the last tree where the todo's last
+ * step merged, and `rebase-merge/` is gone. Git's `notes copy --for-rewrite` copies nothing here (no notes
+ * setting, no notes environment), no hook runs (the sandbox's hooks path is the null device) and no
+ * maintenance (`gc.auto` 0). Anything else goes to git: another todo, a state not byte for byte as
+ * own-rebase.ts left it (a git of the agent's may have touched it), a file in the work tree, a git
+ * directory not of SHA-1, a setting or environment these writers do not know, a chain commit with a
+ * header git would carry into an amended commit or a message that is not UTF-8 or holds a NUL, an author
+ * `git commit --amend` would write back tidied, a message file git would read otherwise or refuse, and a
+ * fold git refuses (one that would leave its commit with its parent's tree).
  */
 
 const OID = /^[0-9a-f]{40}$/;
@@ -250,7 +255,10 @@ export async function continueWithoutGit(repo: Repo, todo: string, env: Record<s
   const reader = repo.reader;
   const gitDir = repo.gitDir;
   if (record === undefined || reader === null || !repo.ownGitDir || repo.version.major !== 2 || repo.version.minor !== 39 || !writesObjects(gitDir)) return false;
-  if (OTHER_ENV.some((name) => process.env[name] !== undefined) || knownSettings(gitDir) === null) return false;
+  const settings = knownSettings(gitDir);
+  if (OTHER_ENV.some((name) => process.env[name] !== undefined) || settings === null) return false;
+  // Signing, rerere and automatic maintenance would each write something else (git's sandbox config turns them off).
+  if (settings.get("gc.auto") !== "0" || ![undefined, "false"].includes(settings.get("commit.gpgsign")?.toLowerCase()) || ![undefined, "false"].includes(settings.get("rerere.enabled")?.toLowerCase())) return false;
   const who = committerIdent(env);
   const committer = who === null ? null : identLine({ name: env.GIT_COMMITTER_NAME ?? "", email: env.GIT_COMMITTER_EMAIL ?? "", date: env.GIT_COMMITTER_DATE ?? "" });
   const lines = parseTodo(todo);

@@ -18,7 +18,8 @@ import { clockless, filesBelow, gitOn, ownSandboxes, type OwnSandbox } from "../
  * through `runTodo` in the other: every file of the git directory but the objects (reflogs without the
  * first checkout's clock), the index as `ls-files --debug` and `--stage` shows it, `git status`, the raw
  * log of the branch and HEAD's and the branch's reflogs with the commits they name must be the same, and
- * `runTodo` must start no git process for the todos that need no merge and hand the others to git.
+ * `runTodo` must start no git process for the todos that need no merge (squash and reword, whose `exec`
+ * lines amend HEAD's message, among them) and hand the others to git.
  */
 
 const BRANCH = "gitgood/ir";
@@ -116,9 +117,11 @@ function seen(side: Side): Record<string, unknown> {
 }
 
 /** A sandbox at the chain's tip with the rebase paused, as the IR set-up makes it. */
-async function paused(chainBase: string, chainTip: string): Promise<Side> {
+async function paused(chainBase: string, chainTip: string, configure?: (config: string) => string): Promise<Side> {
   const side = await sandboxes.make(source, BRANCH);
   keepStoredBytes(side.own);
+  const config = path.join(side.own, "config");
+  if (configure) writeFileSync(config, configure(readFileSync(config, "utf8")));
   await checkoutBranch(side.repo, BRANCH, chainTip);
   await startPausedRebase(side.repo, chainBase, COMMITTER);
   return side;
@@ -273,6 +276,13 @@ describe("the rest of a paused IR rebase without git", () => {
       expect(await continueWithoutGit(side.repo, todo, COMMITTER, source.scratch("messages")), name).toBe(false);
       expect(existsSync(path.join(side.own, "rebase-merge", "done")), name).toBe(true);
       await side.repo.close();
+    }
+    // Settings under which git would sign, run rerere or start maintenance, set before the rebase was paused.
+    const settings: [string, string][] = [["gpgsign = false", "gpgsign = true"], ["enabled = false", "enabled = true"], ["auto = 0", "auto = 1"]];
+    for (const [from, to] of settings) {
+      const configured = await paused(base, tip, (config) => config.replace(from, to));
+      expect(await continueWithoutGit(configured.repo, todo, COMMITTER, source.scratch("messages")), to).toBe(false);
+      await configured.repo.close();
     }
     const side = await paused(base, tip);
     expect(await continueWithoutGit(side.repo, todo, { ...COMMITTER, GIT_AUTHOR_NAME: "x" }, source.scratch("messages"))).toBe(false);
