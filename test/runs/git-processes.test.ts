@@ -76,6 +76,15 @@ const LLM_SCRIPTS: Record<string, () => ScriptStep[]> = {
   IR: () => [
     call("view_rebase_todo", {}),
     ...[0, 1, 2].map((i) => call("show_changes_in", { commit_index: i })),
+    // A plan with a reword and a squash: their amends are written without git too.
+    call("update_rebase_todo_list", {
+      rebase_todo_list_items: [
+        { commit_index: 0, command: "reword", commit_msg: "Reworded: first" },
+        { commit_index: 1, command: "pick" },
+        { commit_index: 2, command: "squash", commit_msg: "Squashed second and third\n\nwith a body" },
+        { commit_index: 3, command: "fixup" },
+      ],
+    }),
     call("execute_rebase", {}),
   ],
   ICC: () => [call("commit_changes_in", { selected_hunks: ["HUNK-0"], commit_message: "First part" }), call("commit_remaining_changes", { commit_message: "The rest" })],
