@@ -60,21 +60,31 @@ const chain = [
 ];
 const tip = source.head();
 /** Commits `files` on the source's HEAD with the author line `author` written as it is (git itself would tidy some). */
-function commitLiteral(author: string, message: string, files: Record<string, string | null>): string {
+function commitLiteral(author: string, message: string, files: Record<string, string | null>, extra = ""): string {
   source.write(files);
   source.git("add", "-A");
-  const content = `tree ${source.git("write-tree")}\nparent ${source.head()}\nauthor ${author}\ncommitter Odd Committer <odd@example.com> 1704000900 +0000\n\n${message}`;
+  const content = `tree ${source.git("write-tree")}\nparent ${source.head()}\nauthor ${author}\ncommitter Odd Committer <odd@example.com> 1704000900 +0000\n${extra}\n${message}`;
   const file = path.join(source.scratch("messages"), "literal");
   writeFileSync(file, content);
   const oid = source.git("hash-object", "-t", "commit", "-w", "--literally", file);
   source.git("update-ref", "HEAD", oid);
   return oid;
 }
-/** Two commits after the tip whose authors git's amend writes back otherwise or as they are. */
+/** A signature header as git stores one (its lines after the first indented by a space). */
+const SIGNATURE = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n =abcd\n -----END PGP SIGNATURE-----\n";
+/** Two commits after the tip whose authors git's amend writes back tidied. */
 const odd = [
   commitLiteral("J. Dotted Jr. <jr@example.com> 1704000800 +0000", "Dotted author\n", { "a.txt": "dotted\n" }),
   commitLiteral("Trailing Comma, <tc@example.com> 1704000860 -0130", "Comma author\n", { "a.txt": "comma\n" }),
 ];
+/** Three commits after those: signed ones (an amend drops the signature) and one with a header git would carry into an amend. */
+const signed = [
+  commitLiteral("Sig Ned <sig@example.com> 1704001000 +0000", "Signed one\n", { "a.txt": "signed 1\n" }, SIGNATURE),
+  commitLiteral("Sig Ned <sig@example.com> 1704001060 +0000", "Signed two\n", { "a.txt": "signed 2\n" }, SIGNATURE),
+  commitLiteral("Sig Ned <sig@example.com> 1704001120 +0000", "Signed three\n", { "a.txt": "signed 3\n" }, SIGNATURE),
+];
+const custom = commitLiteral("Cus Tom <ct@example.com> 1704001180 +0000", "Custom header\n", { "a.txt": "custom\n" }, "x-custom a value\n");
+const afterCustom = commitLiteral("Cus Tom <ct@example.com> 1704001240 +0000", "After the custom header\n", { "a.txt": "after custom\n" });
 
 type Side = OwnSandbox;
 
@@ -228,6 +238,25 @@ describe("the rest of a paused IR rebase without git", () => {
     const picked = await bothWays(tip, odd[1] as string, odd, todoOf(odd, [P, P]));
     expect(picked.own).toEqual(picked.git);
     expect(picked.processes).toBe(0);
+  });
+
+  it("drops the signature of a commit it amends, as git does, and leaves to git an amend of one with another header", async () => {
+    const plans: [string, (Step | ["reword", number])[]][] = [
+      ["fold into a signed commit", [P, F, P]],
+      ["reword a signed commit, then pick one", [["reword", 0], P, P]],
+      ["fold, then a signed pick", [P, F, F]],
+    ];
+    for (const [name, plan] of plans) {
+      const items: TodoItem[] = plan.map((p, i) => (typeof p === "string" ? { commit_index: i, command: p } : { commit_index: i, command: p[0], commit_msg: MESSAGES[p[1]] as string }));
+      const { text, messages } = gitTodo(items, signed);
+      for (const [file, message] of messages) writeFileSync(path.join(source.scratch("messages"), file), message);
+      const { git, own, processes } = await bothWays(odd[1] as string, signed[2] as string, signed, text);
+      expect(own, name).toEqual(git);
+      expect(processes, name).toBe(0);
+    }
+    const carried = await bothWays(signed[2] as string, afterCustom, [custom, afterCustom], todoOf([custom, afterCustom], [P, F]));
+    expect(carried.own).toEqual(carried.git);
+    expect(carried.processes).toBeGreaterThan(0);
   });
 
   it("a chain of one commit, and one whose first commit is already folded away by a fixup -C, the same", async () => {
