@@ -90,8 +90,9 @@ interface ChainCommit {
 
 /** A chain commit's fields, or null for one this writer leaves to git (see the file's comment). */
 function chainCommit(oid: string, content: Buffer): ChainCommit | null {
+  // Its header is written again as text (an author, say): bytes that are not UTF-8 are left to git.
   const end = content.indexOf("\n\n");
-  if (end === -1) return null;
+  if (end === -1 || !Buffer.from(content.toString("utf8"), "utf8").equals(content)) return null;
   const fields = new Map<string, string[]>();
   let last: string | null = null;
   for (const line of content.toString("utf8", 0, end).split("\n")) {
@@ -108,7 +109,7 @@ function chainCommit(oid: string, content: Buffer): ChainCommit | null {
   if (!OID.test(tree) || !OID.test(parent) || /[\0\n]/.test(author)) return null;
   const raw = content.subarray(end + 2);
   const message = raw.toString("utf8");
-  if (!Buffer.from(message, "utf8").equals(raw) || message.includes("\0") || todoSubject(raw) === null) return null;
+  if (message.includes("\0") || todoSubject(raw) === null) return null;
   return { oid, tree, parent, author, message };
 }
 

@@ -60,12 +60,12 @@ const chain = [
 ];
 const tip = source.head();
 /** Commits `files` on the source's HEAD with the author line `author` written as it is (git itself would tidy some). */
-function commitLiteral(author: string, message: string, files: Record<string, string | null>, extra = ""): string {
+function commitLiteral(author: string, message: string, files: Record<string, string | null>, extra = "", encoding: BufferEncoding = "utf8"): string {
   source.write(files);
   source.git("add", "-A");
   const content = `tree ${source.git("write-tree")}\nparent ${source.head()}\nauthor ${author}\ncommitter Odd Committer <odd@example.com> 1704000900 +0000\n${extra}\n${message}`;
   const file = path.join(source.scratch("messages"), "literal");
-  writeFileSync(file, content);
+  writeFileSync(file, Buffer.from(content, encoding));
   const oid = source.git("hash-object", "-t", "commit", "-w", "--literally", file);
   source.git("update-ref", "HEAD", oid);
   return oid;
@@ -85,6 +85,9 @@ const signed = [
 ];
 const custom = commitLiteral("Cus Tom <ct@example.com> 1704001180 +0000", "Custom header\n", { "a.txt": "custom\n" }, "x-custom a value\n");
 const afterCustom = commitLiteral("Cus Tom <ct@example.com> 1704001240 +0000", "After the custom header\n", { "a.txt": "after custom\n" });
+/** A commit whose author is written in Latin-1 (not UTF-8), and one after it. */
+const latin = commitLiteral("Jos\u00e9 Latin <jl@example.com> 1704001300 +0000", "Latin-1 author\n", { "a.txt": "latin\n" }, "", "latin1");
+const afterLatin = commitLiteral("Cus Tom <ct@example.com> 1704001360 +0000", "After the Latin-1 author\n", { "a.txt": "after latin\n" });
 
 type Side = OwnSandbox;
 
@@ -240,7 +243,7 @@ describe("the rest of a paused IR rebase without git", () => {
     expect(picked.processes).toBe(0);
   });
 
-  it("drops the signature of a commit it amends, as git does, and leaves to git an amend of one with another header", async () => {
+  it("drops the signature of a commit it amends, as git does, and leaves to git an amend of one with another header or an author not in UTF-8", async () => {
     const plans: [string, (Step | ["reword", number])[]][] = [
       ["fold into a signed commit", [P, F, P]],
       ["reword a signed commit, then pick one", [["reword", 0], P, P]],
@@ -257,6 +260,9 @@ describe("the rest of a paused IR rebase without git", () => {
     const carried = await bothWays(signed[2] as string, afterCustom, [custom, afterCustom], todoOf([custom, afterCustom], [P, F]));
     expect(carried.own).toEqual(carried.git);
     expect(carried.processes).toBeGreaterThan(0);
+    const notUtf8 = await bothWays(afterCustom, afterLatin, [latin, afterLatin], todoOf([latin, afterLatin], [P, F]));
+    expect(notUtf8.own).toEqual(notUtf8.git);
+    expect(notUtf8.processes).toBeGreaterThan(0);
   });
 
   it("a chain of one commit, and one whose first commit is already folded away by a fixup -C, the same", async () => {
