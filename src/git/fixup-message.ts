@@ -1,10 +1,8 @@
 /*
  * The commit messages git 2.39's sequencer writes while it folds commits into the one before them with
  * `fixup` and `fixup -C` (its squash message, kept while a run of folds goes on, and the message the
- * last fold of the run commits), in the C locale with `#` as the comment character. Only the runs
- * own-continue.ts writes itself are covered: plain fixups, with at most one `fixup -C` as the run's
- * first fold (a later `fixup -C` rewrites the earlier messages in a way this does not follow, and a
- * `squash` is never written here).
+ * last fold of the run commits), in the C locale with `#` as the comment character, for runs of
+ * `fixup` and `fixup -C` (gitgood's todos never hold a `squash`: it becomes a fixup and an amend).
  */
 
 /** White space as git's ctype has it. */
@@ -32,6 +30,72 @@ export function commentedLines(text: string): string {
   return out === "" || out.endsWith("\n") ? out : `${out}\n`;
 }
 
+/** The header git puts before the message of commit `n` of a run that is kept, or skipped. */
+function messageHeader(n: number, kept: boolean): string {
+  if (n === 1) return kept ? "# This is the 1st commit message:\n" : "# The 1st commit message will be skipped:\n";
+  return kept ? `# This is the commit message #${n}:\n` : `# The commit message #${n} will be skipped:\n`;
+}
+
+/**
+ * The squash message with every message it keeps turned into a skipped one (header and lines commented
+ * out), as git does before a `fixup -C` later in a run: it walks the lines looking for the header of
+ * message 1, then 2, and so on; after a kept header the lines up to the next header are commented out
+ * (but those at their start that are comments already), after a skipped one they are copied as they
+ * are; a blank line right before a header stays as it is.
+ */
+function skipKeptMessages(squash: string): string {
+  let out = "";
+  let commenting = false;
+  const copy = (text: string): void => {
+    if (!commenting) {
+      out += text;
+      return;
+    }
+    // Lines at the start that are comments already are kept as they are.
+    let rest = text;
+    while (rest.startsWith("#")) {
+      const end = rest.indexOf("\n");
+      const line = end === -1 ? rest : rest.slice(0, end + 1);
+      out += line;
+      rest = rest.slice(line.length);
+    }
+    out += commentedLines(rest);
+    if (out !== "" && !out.endsWith("\n")) out += "\n";
+  };
+  let n = 1;
+  let start = 0;
+  let at: number | null = 0;
+  while (at !== null) {
+    const blankBefore = at > start + 1 && squash[at - 2] === "\n" ? 1 : 0;
+    const kept = messageHeader(n, true);
+    const skipped = messageHeader(n, false);
+    if (squash.startsWith(kept, at)) {
+      let next: number = at + kept.length;
+      copy(squash.slice(start, at - blankBefore));
+      if (blankBefore === 1) out += "\n";
+      out += skipped;
+      if (squash[next] === "\n") {
+        out += "\n";
+        next++;
+      }
+      start = at = next;
+      commenting = true;
+      n++;
+    } else if (squash.startsWith(skipped, at)) {
+      copy(squash.slice(start, at - blankBefore));
+      start = at - blankBefore;
+      at += skipped.length;
+      commenting = false;
+      n++;
+    } else {
+      const end = squash.indexOf("\n", at);
+      at = end === -1 ? null : end + 1;
+    }
+  }
+  copy(squash.slice(start));
+  return out;
+}
+
 /** The state of a run of folds: how many commits it has folded, the squash message so far, and the message its last fold commits. */
 export interface FoldRun {
   folded: number;
@@ -42,7 +106,7 @@ export interface FoldRun {
 /**
  * The run after one more fold of a commit whose message (from its subject on) is `body` into the
  * commit whose message is `headBody`: `replace` for `fixup -C`. Null for a fold this writer leaves to
- * git (a `fixup -C` after another fold, or whose message starts with `amend!`, which git comments out).
+ * git (a `fixup -C` whose message starts with `amend!`, whose subject git comments out).
  */
 export function foldInto(run: FoldRun | null, headBody: string, body: string, replace: boolean): FoldRun | null {
   if (run === null) {
@@ -54,10 +118,14 @@ export function foldInto(run: FoldRun | null, headBody: string, body: string, re
     const squash = `# This is a combination of 2 commits.\n# This is the 1st commit message:\n\n${headBody}\n# The commit message #2 will be skipped:\n\n${commentedLines(body)}`;
     return { folded: 1, squash, last: headBody };
   }
-  if (replace) return null;
   const count = run.folded + 2;
   const firstEnd = run.squash.indexOf("\n");
   const rest = firstEnd === -1 ? "" : run.squash.slice(firstEnd);
-  const squash = `# This is a combination of ${count} commits.${rest}\n# The commit message #${count} will be skipped:\n\n${commentedLines(body)}`;
+  const renamed = `# This is a combination of ${count} commits.${rest}`;
+  if (replace) {
+    if (body.startsWith("amend!")) return null;
+    return { folded: run.folded + 1, squash: `${skipKeptMessages(renamed)}\n# This is the commit message #${count}:\n\n${body}`, last: fromSubject(body) };
+  }
+  const squash = `${renamed}\n# The commit message #${count} will be skipped:\n\n${commentedLines(body)}`;
   return { folded: run.folded + 1, squash, last: run.last };
 }

@@ -15,7 +15,7 @@ import type { Repo } from "./repo.js";
  * The rest of an IR set-up's interactive rebase written without git: what `git rebase --continue` (git
  * 2.39) does from the paused state own-rebase.ts wrote, for a todo that needs no merge. That is one that
  * keeps the commits in their order and drops only commits after the last one kept, with `pick`, `fixup`,
- * at most one `fixup -C` as the first fold after a pick, and the `exec` of `git commit --amend` that
+ * `fixup -C`, and the `exec` of `git commit --amend` that
  * todo.ts writes after a squash or a reword: each step then applies a commit onto a HEAD whose tree is
  * the tree of the commit's parent, so its result is the commit's own tree. A pick whose parent is HEAD is
  * a fast-forward to the commit itself (HEAD's log says `rebase: fast-forward`); any other pick is a new
@@ -35,7 +35,8 @@ import type { Repo } from "./repo.js";
  * directory not of SHA-1, a setting or environment these writers do not know, a chain commit with a
  * header git would carry into an amended commit or a message that is not UTF-8 or holds a NUL, an author
  * `git commit --amend` would write back tidied, a message file git would read otherwise or refuse, and a
- * fold git refuses (one that would leave its commit with its parent's tree).
+ * fold git refuses (one that would leave its commit with its parent's tree), a `fixup -C` whose message
+ * starts with `amend!`.
  */
 
 const OID = /^[0-9a-f]{40}$/;

@@ -88,6 +88,13 @@ const afterCustom = commitLiteral("Cus Tom <ct@example.com> 1704001240 +0000", "
 /** A commit whose author is written in Latin-1 (not UTF-8), and one after it. */
 const latin = commitLiteral("Jos\u00e9 Latin <jl@example.com> 1704001300 +0000", "Latin-1 author\n", { "a.txt": "latin\n" }, "", "latin1");
 const afterLatin = commitLiteral("Cus Tom <ct@example.com> 1704001360 +0000", "After the Latin-1 author\n", { "a.txt": "after latin\n" });
+/** Commits whose messages read like the headers of git's squash message, for runs with a `fixup -C` late. */
+const tricky = [
+  commitLiteral("Tri Cky <tc@example.com> 1704001400 +0000", "First\n\n# This is the commit message #2:\nfake header inside\n", { "a.txt": "tricky 1\n" }),
+  commitLiteral("Tri Cky <tc@example.com> 1704001460 +0000", "# The commit message #3 will be skipped:\n\n\tTabbed\n", { "a.txt": "tricky 2\n" }),
+  commitLiteral("Tri Cky <tc@example.com> 1704001520 +0000", "Third\n\n\n", { "a.txt": "tricky 3\n" }),
+  commitLiteral("Tri Cky <tc@example.com> 1704001580 +0000", "# Fourth, a hash and no newline", { "a.txt": "tricky 4\n" }),
+];
 
 type Side = OwnSandbox;
 
@@ -185,11 +192,19 @@ const WITH_MESSAGES: Record<string, Planned[]> = {
   allSquashed: [["reword", 4], ["squash", 0], ["squash", 1], ["squash", 2], ["squash", 3], ["squash", 4], ["squash", 0], ["squash", 1]],
 };
 
-/** Todos git must run: a merge, or a fold this writer leaves to git. */
+/** Runs in which a `fixup -C` comes after other folds: git first turns the messages it kept into skipped ones. */
+const LATER_FIXUP_C: Record<string, Step[]> = {
+  fixupCAfterFixup: [P, F, C, P, P, P, P, P],
+  fixupCAfterTwo: [P, F, F, C, F, P, P, P],
+  fixupCTwice: [P, C, F, C, P, P, P, P],
+  fixupCEach: [P, C, C, C, C, C, C, P],
+  fixupCLongRun: [P, F, C, F, F, C, F, D],
+};
+
+/** Todos git must run: a merge, or a fold git refuses. */
 const BY_GIT: Record<string, [Step[], number[]?]> = {
   dropInMiddle: [[P, D, P, P, P, P, P, P]],
   reordered: [[P, P, P, P, P, P, P, P], [0, 2, 1, 3, 4, 5, 6, 7]],
-  fixupCAfterFixup: [[P, F, C, P, P, P, P, P]],
   firstDropped: [[D, P, P, P, P, P, P, P]],
   // The last commit undoes the one before: folded into it, the commit would have its parent's tree, which git refuses.
   foldBackToParentTree: [[P, P, P, P, P, P, P, F]],
@@ -212,6 +227,19 @@ describe("the rest of a paused IR rebase without git", () => {
       expect(own, name).toEqual(git);
       expect([code, processes], name).toEqual([0, 0]);
       expect((git.files as Record<string, string>)["rebase-merge/done"], name).toBeUndefined();
+    }
+  });
+
+  it("writes git's squash messages for a fixup -C after other folds, and starts no git", async () => {
+    for (const [name, steps] of Object.entries(LATER_FIXUP_C)) {
+      const { git, own, processes, code } = await bothWays(base, tip, chain, todoOf(chain, steps));
+      expect(own, name).toEqual(git);
+      expect([code, processes], name).toEqual([0, 0]);
+    }
+    for (const steps of [[P, F, C, C], [P, C, F, C], [P, C, C, F], [P, F, F, C]] as Step[][]) {
+      const { git, own, processes, code } = await bothWays(afterLatin, tricky[3] as string, tricky, todoOf(tricky, steps));
+      expect(own, steps.join(",")).toEqual(git);
+      expect([code, processes], steps.join(",")).toEqual([0, 0]);
     }
   });
 
@@ -274,7 +302,7 @@ describe("the rest of a paused IR rebase without git", () => {
     expect(two.processes).toBe(0);
   });
 
-  it("hands git every todo that needs a merge or a fold it does not write, with git's result", async () => {
+  it("hands git every todo that needs a merge or has a fold git refuses, with git's result", async () => {
     for (const [name, [steps, order]] of Object.entries(BY_GIT)) {
       const { git, own, processes } = await bothWays(base, tip, chain, todoOf(chain, steps, order));
       expect(own, name).toEqual(git);
