@@ -95,6 +95,8 @@ const tricky = [
   commitLiteral("Tri Cky <tc@example.com> 1704001520 +0000", "Third\n\n\n", { "a.txt": "tricky 3\n" }),
   commitLiteral("Tri Cky <tc@example.com> 1704001580 +0000", "# Fourth, a hash and no newline", { "a.txt": "tricky 4\n" }),
 ];
+/** A commit whose message starts with `amend!` (git comments its subject out in a `fixup -C`'s squash message). */
+const amendBang = commitLiteral("Tri Cky <tc@example.com> 1704001640 +0000", "amend! # Fourth, a hash and no newline\n\nNew text\n", { "a.txt": "tricky 5\n" });
 
 type Side = OwnSandbox;
 
@@ -271,7 +273,7 @@ describe("the rest of a paused IR rebase without git", () => {
     expect(picked.processes).toBe(0);
   });
 
-  it("drops the signature of a commit it amends, as git does, and leaves to git an amend of one with another header or an author not in UTF-8", async () => {
+  it("drops the signature of a commit it amends, as git does, and leaves to git an amend of one with another header or an author not in UTF-8, and a `fixup -C` of an `amend!` commit", async () => {
     const plans: [string, (Step | ["reword", number])[]][] = [
       ["fold into a signed commit", [P, F, P]],
       ["reword a signed commit, then pick one", [["reword", 0], P, P]],
@@ -288,6 +290,9 @@ describe("the rest of a paused IR rebase without git", () => {
     const carried = await bothWays(signed[2] as string, afterCustom, [custom, afterCustom], todoOf([custom, afterCustom], [P, F]));
     expect(carried.own).toEqual(carried.git);
     expect(carried.processes).toBeGreaterThan(0);
+    const amended = await bothWays(tricky[2] as string, amendBang, [tricky[3] as string, amendBang], todoOf([tricky[3] as string, amendBang], [P, C]));
+    expect(amended.own).toEqual(amended.git);
+    expect(amended.processes).toBeGreaterThan(0);
     const notUtf8 = await bothWays(afterCustom, afterLatin, [latin, afterLatin], todoOf([latin, afterLatin], [P, F]));
     expect(notUtf8.own).toEqual(notUtf8.git);
     expect(notUtf8.processes).toBeGreaterThan(0);
