@@ -4,8 +4,8 @@ import type { Person } from "./commits.js";
 import { replaceThroughLock } from "./lock-file.js";
 import { writeLooseObject } from "./object-write.js";
 
-/** Bytes git strips from both ends of a name or email (ident.c's `crud`), and those it drops anywhere. */
-const CRUD_END = /^[\0-\x20,:;<>"\\']|[\0-\x20,:;<>"\\']$/;
+/** Bytes git strips from both ends of a name or email (ident.c's `crud`: git 2.39 strips a dot too), and those it drops anywhere. */
+const CRUD_END = /^[\0-\x20.,:;<>"\\']|[\0-\x20.,:;<>"\\']$/;
 const DROPPED = /[\n<>]/;
 /** A raw date git reads back as the same seconds and zone: 9 or 10 digits (git takes fewer as something else) and a valid zone. */
 const RAW_DATE = /^([1-9]\d{8,9}) [+-](?:[01]\d|2[0-3])[0-5]\d$/;
@@ -55,10 +55,15 @@ interface CommitFields {
   message: string;
 }
 
-/** Writes the commit object of `fields` (git's header order, no encoding header: the message is UTF-8) and returns its id. */
-export function writeCommitObject(gitDir: string, fields: CommitFields): string {
+/** The content of the commit object of `fields` (git's header order, no encoding header: the message is UTF-8). */
+export function commitContent(fields: CommitFields): Buffer {
   const header = [`tree ${fields.tree}`, ...fields.parents.map((p) => `parent ${p}`), `author ${fields.author}`, `committer ${fields.committer}`];
-  return writeLooseObject(gitDir, "commit", Buffer.from(`${header.join("\n")}\n\n${fields.message}`, "utf8"));
+  return Buffer.from(`${header.join("\n")}\n\n${fields.message}`, "utf8");
+}
+
+/** Writes the commit object of `fields` and returns its id. */
+export function writeCommitObject(gitDir: string, fields: CommitFields): string {
+  return writeLooseObject(gitDir, "commit", commitContent(fields));
 }
 
 /** A branch name gitgood writes as a loose ref file itself: plain, with no part git would refuse. */

@@ -7,6 +7,7 @@ import { replaceThroughLock } from "./lock-file.js";
 import { writesObjects } from "./object-write.js";
 import { absent, exactPatterns, isRealDir, knownSettings, readWholeTree, treeExtension, writeNewFile, writtenCheckout } from "./own-checkout.js";
 import type { Repo } from "./repo.js";
+import { snapshotGitDir } from "./git-dir-snapshot.js";
 import { attributesKeepBytes } from "./stored-bytes.js";
 
 /*
@@ -39,6 +40,22 @@ const COMMITTER_ENV = ["GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITT
 const OBJECT_ENV = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_REPLACE_REF_BASE", "GIT_NO_REPLACE_OBJECTS", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"];
 /** Files of the git directory that tell of an operation in progress or change how history is read: with any of them git decides. */
 const NOT_THERE = ["rebase-merge", "rebase-apply", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE", "sequencer", "packed-refs", "info/grafts", "index.lock", "HEAD.lock"];
+
+/** What `pausedRebaseWithoutGit` wrote through a handle: the rebase's base, tip and branch, the commits listed, and every file of the git directory but the objects as it left them. */
+export interface PausedRecord {
+  base: string;
+  tip: string;
+  ref: string;
+  listed: readonly string[];
+  files: ReadonlyMap<string, Buffer>;
+}
+
+const paused = new WeakMap<Repo, PausedRecord>();
+
+/** The paused rebase this writer last wrote through `repo` (undefined where git made it). */
+export function pausedWithoutGit(repo: Repo): PausedRecord | undefined {
+  return paused.get(repo);
+}
 
 /** A commit of the chain as the todo lists it. */
 interface Listed {
@@ -95,7 +112,7 @@ function shallowCommits(gitDir: string): Set<string> | null {
 }
 
 /** The reflog identity (`name <email> seconds zone`) of the committer the set-up hands git, or null when git would take it otherwise. */
-function committerIdent(env: Record<string, string>): string | null {
+export function committerIdent(env: Record<string, string>): string | null {
   if (Object.keys(env).some((k) => !COMMITTER_ENV.includes(k))) return null;
   const [name, email, date] = COMMITTER_ENV.map((k) => env[k]);
   if (name === undefined || email === undefined || date === undefined) return null;
@@ -103,7 +120,7 @@ function committerIdent(env: Record<string, string>): string | null {
 }
 
 /** Appends `line` to the file `file` (which must be a regular file), never through a link. */
-function appendLine(file: string, line: string): void {
+export function appendLine(file: string, line: string): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   try {
     writeSync(fd, Buffer.from(line));
@@ -169,6 +186,7 @@ function onlyRef(gitDir: string, ref: string): boolean {
  * or null, with nothing written, where git must do it.
  */
 export async function pausedRebaseWithoutGit(repo: Repo, base: string, env: Record<string, string>): Promise<string[] | null> {
+  paused.delete(repo);
   const gitDir = repo.gitDir;
   const reader = repo.reader;
   const checkout = writtenCheckout(repo);
@@ -221,5 +239,9 @@ export async function pausedRebaseWithoutGit(repo: Repo, base: string, env: Reco
   if (!replaceThroughLock(path.join(gitDir, "ORIG_HEAD"), `${tip}\n`)) throw new GitGoodError("INTERNAL", "the sandbox's ORIG_HEAD is locked");
   if (!replaceThroughLock(path.join(gitDir, "HEAD"), `${base}\n`)) throw new GitGoodError("INTERNAL", "the sandbox's HEAD is locked");
   appendLine(headLog, `${tip} ${base} ${who}\trebase (start): checkout ${base}\n`);
-  return chain.listed.map((c) => c.oid);
+  const listed = chain.listed.map((c) => c.oid);
+  const left = snapshotGitDir(gitDir);
+  if (left === null) paused.delete(repo);
+  else paused.set(repo, { base, tip, ref, listed, files: left });
+  return listed;
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { GitGoodError } from "../errors.js";
+import { continueWithoutGit } from "./own-continue.js";
 import { pausedRebaseWithoutGit } from "./own-rebase.js";
 import type { Repo } from "./repo.js";
 
@@ -60,6 +61,16 @@ export async function continueRebase(repo: Repo, opts: ContinueOptions): Promise
     okCodes: [0, 1],
   });
   return { code: r.code, stderr: r.stderr };
+}
+
+/**
+ * Replaces what is left of a paused rebase's todo with `opts.todo` and lets it carry on, as
+ * `continueRebase` does: where own-rebase.ts wrote the paused state and no step needs a merge, without
+ * git (own-continue.ts), which always finishes (code 0).
+ */
+export async function runTodo(repo: Repo, opts: ContinueOptions & { todo: string }): Promise<{ code: number; stderr: string }> {
+  if (await continueWithoutGit(repo, opts.todo, opts.env, opts.messagesDir)) return { code: 0, stderr: "" };
+  return continueRebase(repo, opts);
 }
 
 export async function abortRebase(repo: Repo): Promise<void> {

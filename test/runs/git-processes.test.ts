@@ -26,12 +26,13 @@ import { buildRunFixture, tempDirs } from "../helpers/runs.js";
  * when it was set (the most over the fixture's samples); a change that adds a process fails here and must
  * say why. What is left per attempt: the history walk the store needs (for a merge with one base, one
  * `rev-list --boundary` that also finds the base), one pack-objects per store (an IR or ICC store's two packs
- * are built as one: issue 37), the sandbox's reader, MCR's `merge-tree`, IR's `rebase --continue` and the
- * `notes copy` it starts, ICC's set-up diff and any hunks applied, one diff per file diff shown, and the
+ * are built as one: issue 37), the sandbox's reader, MCR's `merge-tree`, IR's `rebase --continue` (and the
+ * `notes copy` it starts) for a todo that needs a merge, ICC's set-up diff and any hunks applied, one diff per file diff shown, and the
  * sandbox's long-lived `diff-tree --stdin` for the patches of its commits (a commit's patch is read once per
  * sandbox). Written without git in a tool-only sandbox: its first checkout (ICC's with the tip's files and
  * index: src/git/own-checkout.ts), IR's paused `rebase -i` (its state files, detached HEAD and the base's
- * index: src/git/own-rebase.ts), MCR's merge state around `merge-tree`'s result
+ * index: src/git/own-rebase.ts) and the rest of it for a todo that needs no merge (in-order picks and
+ * fixups, trailing drops: src/git/own-continue.ts), MCR's merge state around `merge-tree`'s result
  * (src/git/own-merge.ts), its unmerged entries (read from its index file), and the commits gitgood makes
  * there (MCR's merge, ICC's commits: src/git/own-commit.ts). An MCR attempt whose resolved files differ from
  * the recorded merge's tells which side each differing region took from the conflicted text the set-up's
@@ -41,7 +42,7 @@ import { buildRunFixture, tempDirs } from "../helpers/runs.js";
  */
 const LIMIT: Record<string, Record<string, number>> = {
   MCR: { oracle: 4, baseline: 4, union: 4, ours: 4, theirs: 4, llm: 7 },
-  IR: { oracle: 5, baseline: 5, "squash-fixups": 5, keep: 5, llm: 5 },
+  IR: { oracle: 3, baseline: 3, "squash-fixups": 3, keep: 3, llm: 3 },
   ICC: { oracle: 4, baseline: 4, "per-file": 4, "one-commit": 4, llm: 6 },
 };
 /** The run's own processes: the source's probe, its config read and its reader; for a chain, its diff-tree too. */
@@ -75,6 +76,15 @@ const LLM_SCRIPTS: Record<string, () => ScriptStep[]> = {
   IR: () => [
     call("view_rebase_todo", {}),
     ...[0, 1, 2].map((i) => call("show_changes_in", { commit_index: i })),
+    // A plan with a reword and a squash: their amends are written without git too.
+    call("update_rebase_todo_list", {
+      rebase_todo_list_items: [
+        { commit_index: 0, command: "reword", commit_msg: "Reworded: first" },
+        { commit_index: 1, command: "pick" },
+        { commit_index: 2, command: "squash", commit_msg: "Squashed second and third\n\nwith a body" },
+        { commit_index: 3, command: "fixup" },
+      ],
+    }),
     call("execute_rebase", {}),
   ],
   ICC: () => [call("commit_changes_in", { selected_hunks: ["HUNK-0"], commit_message: "First part" }), call("commit_remaining_changes", { commit_message: "The rest" })],

@@ -1,6 +1,6 @@
 import { GitGoodError } from "../../errors.js";
 import type { ChainSample } from "../../dataset/sample.js";
-import { abortRebase, continueRebase, firstLine, rebaseInProgress, startPausedRebase, stoppedCommit } from "../../git/rebase.js";
+import { abortRebase, continueRebase, firstLine, rebaseInProgress, runTodo, startPausedRebase, stoppedCommit } from "../../git/rebase.js";
 import { headCommit } from "../../git/refs.js";
 import type { Repo } from "../../git/repo.js";
 import { checkOutAlso } from "../../git/sparse.js";
@@ -101,7 +101,7 @@ export class IrScenario extends ScenarioBase<IrData> implements IrHost {
     this.requirePlanning("execute the rebase");
     const { text, messages } = gitTodo(this.data.todo, this.data.chain.commits.map((c) => c.oid));
     for (const [name, message] of messages) privateText(this.sandbox, name, message);
-    const r = await continueRebase(this.sandbox.repo, {
+    const r = await runTodo(this.sandbox.repo, {
       env: this.data.chain.committerEnv,
       messagesDir: this.sandbox.privatePath("."),
       todo: text,
