@@ -20,6 +20,7 @@ import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
 import type { ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
+import { RepoPool } from "../git/repo-pool.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familyScenarioSettings, finishFamilies, prepareFamilies } from "../families/options.js";
 import { RECORD_MODEL_IO, specFromOptions, specValue } from "../runs/spec.js";
@@ -60,7 +61,28 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   // Bubblewrap's probe (a jail running `true`) runs while the repository is opened and the samples read.
   const probed = flags.dryRun ? Promise.resolve() : probeIsolationOf(flags);
   // A dry run reports a missing repository in its plan instead of stopping; with --queue the workers' clones count.
-  if (!flags.dryRun && !queueFlags.queue) await checkLocator(where);
+  // The repository the check opens is the one the run reads through.
+  const sources = flags.dryRun || queueFlags.queue ? null : new RepoPool();
+  try {
+    if (sources) await checkLocator(where, sources);
+    return await runChecked(files, flags, io, config, report, where, probed, sources);
+  } finally {
+    await sources?.close();
+  }
+}
+
+/** `runOne` once the repository is checked: the samples, the agent and the run itself. */
+async function runChecked(
+  files: string[],
+  flags: RunFlags,
+  io: CliIO,
+  config: ResolvedConfig,
+  report: boolean,
+  where: RepoLocator,
+  probed: Promise<void>,
+  sources: RepoPool | null,
+): Promise<readonly ResultRecord[]> {
+  const queueFlags = flags as RunFlags & QueueFlags;
   const all = [...files, ...(flags.dataset ?? [])];
   // The run's spec with the families' fragments: what they make their settings from, here and on a queue's workers.
   const spec = specFromOptions(flags as unknown as Record<string, unknown>, { families: true });
@@ -101,6 +123,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       judges,
       isolation,
       config,
+      ...(sources ? { sources } : {}),
       settings: familyScenarioSettings(spec, "run", { isolation, model: flags.model, envs: config.envs ?? null }),
       stderr: io.stderr,
       onResult: progressPrinter(io.stderr),
