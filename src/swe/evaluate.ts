@@ -265,7 +265,7 @@ export function sweEnvSpec(sandbox: Sandbox, sample: SweSample, opts: SweOptions
  * without a work tree: the spec's kind, else the project's language, must be Python (the kind a work tree
  * decides is only a guess here), and the spec's `python` names it, else the default. Null otherwise.
  */
-function likelyInterpreter(sample: SweSample, opts: SweOptions): string | null {
+export function likelyInterpreter(sample: SweSample, opts: SweOptions): string | null {
   let given: Partial<EnvSpec>;
   try {
     given = userSpecOf(sample, opts) ?? {};
