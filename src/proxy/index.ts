@@ -2,7 +2,9 @@
 import { fileURLToPath } from "node:url";
 
 export { API_KINDS, routeOf, replyOfJson, replyOfStream, type ApiKind, type TurnReply, type TurnUsage, type UpstreamFamily } from "./api.js";
-export { ModelProxy, RECORD_MODEL_IO, type ProxyAttempt, type ProxyOptions, type ProxyRecorder, type RecordModelIo, type Upstream } from "./server.js";
+// The server itself (node:http and node:https with it) is loaded when a run's proxy starts, by run-proxy.ts: import it from server.js.
+export type { ModelProxy, ProxyAttempt, ProxyOptions, ProxyRecorder, Upstream } from "./server.js";
+export { RECORD_MODEL_IO, type RecordModelIo } from "./types.js";
 export { upstreamsFromEnv } from "./upstreams.js";
 export { RunProxy } from "./run-proxy.js";
 
