@@ -12,9 +12,7 @@ import { addSpecOptions } from "./spec-options.js";
 import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, judgesOf, loadSelected, modelOptions, printPlan, probeIsolationOf, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { agentFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
 import type { QueueExecutor } from "../queue/executor.js";
-import { queueIdentity } from "../queue/jobs.js";
 import type { RunQueue } from "../queue/producer.js";
-import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress, type QueueAddress } from "../queue/url.js";
 import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
@@ -131,8 +129,13 @@ async function runChecked(
     if (queueFlags.queue !== undefined) {
       // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
+      const [{ RunQueue }, { queueExecutor }, { queueIdentity }, { queueSecret }] = await Promise.all([
+        import("../queue/producer.js"),
+        import("../queue/executor.js"),
+        import("../queue/jobs.js"),
+        import("../queue/secret.js"),
+      ]);
       const secret = queueSecret(queueFlags.secretFile);
-      const [{ RunQueue }, { queueExecutor }] = await Promise.all([import("../queue/producer.js"), import("../queue/executor.js")]);
       queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { secret, spillDir: queueFlags.spillDir ?? null });
       const made = queueExecutorFor(queue, queueExecutor, flags, agentSpec, client?.model, io);
       let executor: QueueExecutor | null = null;
