@@ -12,14 +12,13 @@ import { addSpecOptions } from "./spec-options.js";
 import { checkLocator, defaultRunDir, flagRunConfig, isolationFrom, judgesOf, loadSelected, modelOptions, printPlan, probeIsolationOf, runFromFlags, selectionOf, type FlagRun } from "../runs/from-flags.js";
 import { agentFromSpec, ticketBase, ticketFor, type AgentSpec } from "../runs/ticket.js";
 import type { QueueExecutor } from "../queue/executor.js";
-import { queueIdentity } from "../queue/jobs.js";
 import type { RunQueue } from "../queue/producer.js";
-import { queueSecret } from "../queue/secret.js";
 import { DEFAULT_QUEUE_NAME, parseQueueAddress, type QueueAddress } from "../queue/url.js";
 import { sayOnStop } from "./stop-line.js";
 import { escapeControls } from "../util/escape.js";
 import type { ToolHostServer } from "../mcp/tool-host.js";
 import { isolates } from "../sandbox/isolation.js";
+import { RepoPool } from "../git/repo-pool.js";
 import { addFamilyOptions } from "./family-options.js";
 import { familyScenarioSettings, finishFamilies, prepareFamilies } from "../families/options.js";
 import { RECORD_MODEL_IO, specFromOptions, specValue } from "../runs/spec.js";
@@ -60,7 +59,28 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
   // Bubblewrap's probe (a jail running `true`) runs while the repository is opened and the samples read.
   const probed = flags.dryRun ? Promise.resolve() : probeIsolationOf(flags);
   // A dry run reports a missing repository in its plan instead of stopping; with --queue the workers' clones count.
-  if (!flags.dryRun && !queueFlags.queue) await checkLocator(where);
+  // The repository the check opens is the one the run reads through.
+  const sources = flags.dryRun || queueFlags.queue ? null : new RepoPool();
+  try {
+    if (sources) await checkLocator(where, sources);
+    return await runChecked(files, flags, io, config, report, where, probed, sources);
+  } finally {
+    await sources?.close();
+  }
+}
+
+/** `runOne` once the repository is checked: the samples, the agent and the run itself. */
+async function runChecked(
+  files: string[],
+  flags: RunFlags,
+  io: CliIO,
+  config: ResolvedConfig,
+  report: boolean,
+  where: RepoLocator,
+  probed: Promise<void>,
+  sources: RepoPool | null,
+): Promise<readonly ResultRecord[]> {
+  const queueFlags = flags as RunFlags & QueueFlags;
   const all = [...files, ...(flags.dataset ?? [])];
   // The run's spec with the families' fragments: what they make their settings from, here and on a queue's workers.
   const spec = specFromOptions(flags as unknown as Record<string, unknown>, { families: true });
@@ -101,6 +121,7 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
       judges,
       isolation,
       config,
+      ...(sources ? { sources } : {}),
       settings: familyScenarioSettings(spec, "run", { isolation, model: flags.model, envs: config.envs ?? null }),
       stderr: io.stderr,
       onResult: progressPrinter(io.stderr),
@@ -108,8 +129,13 @@ async function runOne(files: string[], flags: RunFlags, io: CliIO, config: Resol
     if (queueFlags.queue !== undefined) {
       // A bad --queue, an unreachable Redis or a queue holding another run stops here, before anything is written.
       const address = parseQueueAddress(queueFlags.queue, queueFlags.queueName);
+      const [{ RunQueue }, { queueExecutor }, { queueIdentity }, { queueSecret }] = await Promise.all([
+        import("../queue/producer.js"),
+        import("../queue/executor.js"),
+        import("../queue/jobs.js"),
+        import("../queue/secret.js"),
+      ]);
       const secret = queueSecret(queueFlags.secretFile);
-      const [{ RunQueue }, { queueExecutor }] = await Promise.all([import("../queue/producer.js"), import("../queue/executor.js")]);
       queue = await RunQueue.open(address, queueIdentity(flagRunConfig(flagRun, flags).identity), { secret, spillDir: queueFlags.spillDir ?? null });
       const made = queueExecutorFor(queue, queueExecutor, flags, agentSpec, client?.model, io);
       let executor: QueueExecutor | null = null;

@@ -1,8 +1,10 @@
 // The recording model proxy external agents talk to (see server.ts), and where its jail-side forwarder is.
 import { fileURLToPath } from "node:url";
 
-export { API_KINDS, routeOf, replyOfJson, replyOfStream, type ApiKind, type TurnReply, type TurnUsage, type UpstreamFamily } from "./api.js";
-export { ModelProxy, RECORD_MODEL_IO, type ProxyAttempt, type ProxyOptions, type ProxyRecorder, type RecordModelIo, type Upstream } from "./server.js";
+export type { ApiKind, TurnReply, TurnUsage, UpstreamFamily } from "./api.js";
+// The server and its API routes (node:http and node:https with them) are loaded when a run's proxy starts, by run-proxy.ts: import them from server.js and api.js.
+export type { ModelProxy, ProxyAttempt, ProxyOptions, ProxyRecorder, Upstream } from "./server.js";
+export { RECORD_MODEL_IO, type RecordModelIo } from "./types.js";
 export { upstreamsFromEnv } from "./upstreams.js";
 export { RunProxy } from "./run-proxy.js";
 

@@ -1,8 +1,9 @@
-import { ModelProxy, type ProxyOptions } from "./server.js";
+import type { ModelProxy, ProxyOptions } from "./server.js";
 
 /**
  * The model proxy of one run, started when the first external agent attempt needs it and closed with the
- * run: the CLI makes one per run and hands it to the agent it builds.
+ * run: the CLI makes one per run and hands it to the agent it builds. The server's code (an HTTP and HTTPS
+ * client and server) is loaded when it starts, so a run whose agents ask no model through it never loads it.
  */
 export class RunProxy {
   private started: Promise<ModelProxy> | null = null;
@@ -11,7 +12,7 @@ export class RunProxy {
 
   /** The run's proxy, started by the first call. */
   proxy(): Promise<ModelProxy> {
-    this.started ??= ModelProxy.start(this.options);
+    this.started ??= import("./server.js").then(({ ModelProxy }) => ModelProxy.start(this.options));
     return this.started;
   }
 

@@ -11,6 +11,7 @@ import type { ChatMessage, Usage } from "../model/types.js";
 import { geminiQueryKey } from "./gemini.js";
 import { familyOf, replyOfJson, replyOfStream, requestFacts, requestMessages, routeOf, type ApiKind, type TurnReply, type UpstreamFamily } from "./api.js";
 import { answerTokens, recordedTokens, type AnswerTokens } from "./tokens.js";
+import type { RecordModelIo } from "./types.js";
 
 /** The user's real endpoint of one API family, and the key it takes (the agent never sees it). */
 export interface Upstream {
@@ -18,10 +19,6 @@ export interface Upstream {
   baseURL: string;
   apiKey: string;
 }
-
-/** How much of each request the trajectory keeps: its messages whole, or their count and digest. */
-export type RecordModelIo = "full" | "digest";
-export const RECORD_MODEL_IO: readonly RecordModelIo[] = ["digest", "full"];
 
 /** What a model proxy forwards to and how: the real endpoints by API family, the response cache, the cap on requests in flight, how much it records, and the time limit of a request. */
 export interface ProxyOptions {

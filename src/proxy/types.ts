@@ -37,3 +37,7 @@ export interface TurnReply {
   usage: TurnUsage | null;
   stop: string | null;
 }
+
+/** How much of each request the trajectory keeps: its messages whole, or their count and digest. */
+export type RecordModelIo = "full" | "digest";
+export const RECORD_MODEL_IO: readonly RecordModelIo[] = ["digest", "full"];

@@ -7,6 +7,7 @@ import type { Sample } from "../dataset/sample.js";
 import { samplesDigest } from "../dataset/digest.js";
 import { GitGoodError } from "../errors.js";
 import { Repo } from "../git/repo.js";
+import type { RepoPool } from "../git/repo-pool.js";
 import { modelEndpoint, type ModelOptions } from "../model/lookup.js";
 import type { ModelClient } from "../model/types.js";
 import { chooseIsolation, isolationNote, probeIsolation, type Isolation } from "../sandbox/isolation.js";
@@ -41,10 +42,14 @@ export function defaultRunDir(files: readonly string[], agent: string): string {
   return path.join("runs", `${slug(path.basename(files[0] ?? "samples").replace(/\.[^.]+$/, ""))}-${slug(agent)}`);
 }
 
-/** Wrong usage stops before any sample runs: --repo must be a repository, --repos a directory. */
-export async function checkLocator(where: RepoLocator): Promise<void> {
+/**
+ * Wrong usage stops before any sample runs: --repo must be a repository, --repos a directory. With
+ * `sources`, the repository is opened through it, and the run that reads through the same pool opens it
+ * no second time.
+ */
+export async function checkLocator(where: RepoLocator, sources?: RepoPool): Promise<void> {
   if ("repo" in where) {
-    await Repo.open(where.repo);
+    await (sources ? sources.get(where.repo) : Repo.open(where.repo));
   } else if (!existsSync(where.repos) || !statSync(where.repos).isDirectory()) {
     throw new GitGoodError("NOT_FOUND", `--repos ${where.repos} is not a directory`);
   }
@@ -174,6 +179,8 @@ export interface FlagRun extends FlagAgent {
   /** The samples files run.json records. */
   files: readonly string[];
   where: RepoLocator;
+  /** Repositories opened before the run (`checkLocator`'s): the run reads through them, and closes them. */
+  sources?: RepoPool;
   judges: readonly ModelClient[];
   isolation: Isolation;
   config: ResolvedConfig;
@@ -233,6 +240,7 @@ export async function runFromFlags(run: FlagRun, flags: RunFlags): Promise<RunSu
     models: run.client ? [run.client] : [],
     retryErrors: flags.retryErrors,
     onResult: run.onResult,
+    ...(run.sources ? { sources: run.sources } : {}),
   };
   if (budgetOf(spec)) checkBudget(options, run.executor !== undefined);
   // A new run directory is made only once the repositories and models passed their checks.

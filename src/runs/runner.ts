@@ -119,12 +119,13 @@ async function checkJobs(jobs: readonly Job[], opts: Omit<RunOptions, "store">, 
  * Makes the checks `runBenchmark` makes, for a run whose directory does not exist yet (every planned
  * job is to run): called before the directory is made, a failed check leaves nothing behind. The run
  * is then started with `checked: true` and, as its `sources`, the repositories opened for the checks
- * (null when no job is planned); the caller closes them if it does not start the run.
+ * (through `opts.sources` where given; null when no job is planned); the caller closes them if it does
+ * not start the run.
  */
 export async function checkFreshRun(opts: Omit<RunOptions, "store">): Promise<RepoPool | null> {
   const { jobs } = runJobs(opts);
   if (jobs.length === 0) return null;
-  const sources = new RepoPool();
+  const sources = opts.sources ?? new RepoPool();
   try {
     await checkJobs(jobs, opts, sources);
   } catch (err) {

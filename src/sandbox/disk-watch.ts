@@ -33,7 +33,9 @@ const PAUSE_FACTOR = 4;
 /**
  * Measures a work tree again and again while a program runs, and calls `over` once it has grown more than
  * `budget` bytes beyond `baseline`. A measurement of a large tree pauses the longer, so watching takes
- * a fifth of one core at most; a program writing fast can overshoot by what it writes in one round.
+ * a fifth of one core at most; a program writing fast can overshoot by what it writes in one round. The
+ * first measurement is at once, or one pause in where `baseline` was measured just before the program
+ * started (it has had no time to write more than a round holds, and the program's start gets the CPU).
  */
 export class DiskWatch {
   private stopped = false;
@@ -44,8 +46,9 @@ export class DiskWatch {
     private readonly baseline: number,
     private readonly budget: number,
     private readonly over: () => void,
+    baselineJustMeasured = false,
   ) {
-    this.schedule(0);
+    this.schedule(baselineJustMeasured ? MIN_PAUSE_MS : 0);
   }
 
   private schedule(ms: number): void {

@@ -228,6 +228,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
   // The work tree may grow by the disk limit from its size before the attempt's first program.
   const limits = place && isolates(place.isolation) ? place.isolation.limits : undefined;
   const disk = place ? (place.disk ?? { baseline: null }) : null;
+  const measuredNow = limits !== undefined && disk !== null && disk.baseline === null;
   if (limits && disk && place) disk.baseline ??= await treeBytes(place.work);
   const env: NodeJS.ProcessEnv = { ...process.env };
   // Whatever runs isolated is a repository's or an agent's code (a test run, an environment's set-up, an agent's
@@ -288,7 +289,7 @@ export async function execIn(dir: string, argv: readonly string[], opts: ExecOpt
       stoppedFor ??= limit;
       stop();
     };
-    const watch = limits && place && disk?.baseline != null ? new DiskWatch(place.work, disk.baseline, limits.disk, () => overLimit("disk")) : null;
+    const watch = limits && place && disk?.baseline != null ? new DiskWatch(place.work, disk.baseline, limits.disk, () => overLimit("disk"), measuredNow) : null;
     // A fork refused for the process limit, or a process killed for memory, stops the program at once.
     const groupWatch = cmd.limits
       ? setInterval(() => {

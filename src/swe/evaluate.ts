@@ -32,6 +32,7 @@ import { diffFiles, diffPaths } from "../util/unified-diff.js";
 import { DEFAULT_SETUP_TIMEOUT, DEFAULT_TEST_TIMEOUT, type SweOptions } from "./options.js";
 import { sweResolution, sweStatus, type SweResolution, type SweStatus, type TestTally } from "./status.js";
 import { sanityProblem } from "./sanity.js";
+import { DEFAULT_PYTHON } from "../testenv/defaults.js";
 import { at } from "../util/at.js";
 
 /** The last strategy, run through the sandbox's exec: it is not git. */
@@ -260,20 +261,41 @@ export function sweEnvSpec(sandbox: Sandbox, sample: SweSample, opts: SweOptions
 }
 
 /**
+ * The interpreter an instance's environment will be made with, as far as the spec and the sample say
+ * without a work tree: the spec's kind, else the project's language, must be Python (the kind a work tree
+ * decides is only a guess here), and the spec's `python` names it, else the default. Null otherwise.
+ */
+export function likelyInterpreter(sample: SweSample, opts: SweOptions): string | null {
+  let given: Partial<EnvSpec>;
+  try {
+    given = userSpecOf(sample, opts) ?? {};
+  } catch {
+    return null;
+  }
+  const python = given.kind !== undefined ? given.kind === "python" : sample.programming_language?.toLowerCase() === "python";
+  return python ? (given.python ?? DEFAULT_PYTHON) : null;
+}
+
+/**
  * Starts asking for the Python interpreter an instance's evaluation will need (the environment's cache key
  * names it, and a launcher such as pyenv's shims takes tens of processes to answer), so that the attempt's
- * own work goes on meanwhile: `sandbox` is one at the instance's `base_commit`. The answer is kept for the
- * process; a failure here is left to the evaluation, which asks again and reports it.
+ * own work goes on meanwhile. The question does not depend on the instance's files (it runs the
+ * interpreter in the temporary directory): without `sandbox` it is asked as soon as the spec and the
+ * sample name a Python project, before the attempt has a work tree; with `sandbox` (one at the
+ * instance's `base_commit`) for the interpreter the environment's spec resolves to there. The answer is
+ * kept for the process, so asking twice starts one question; a failure here is left to the evaluation,
+ * which asks again and reports it.
  */
-export function askInterpreterEarly(sandbox: Sandbox, sample: SweSample, opts: SweOptions): void {
+export function askInterpreterEarly(sample: SweSample, opts: SweOptions, sandbox?: Sandbox): void {
   if (opts.envModel) return;
-  let spec: EnvSpec;
+  let python: string | null;
   try {
-    spec = sweEnvSpec(sandbox, sample, opts);
+    const spec = sandbox ? sweEnvSpec(sandbox, sample, opts) : null;
+    python = spec ? (spec.kind === "python" ? spec.python : null) : likelyInterpreter(sample, opts);
   } catch {
     return;
   }
-  if (spec.kind === "python") findInterpreter(spec.python).catch(() => undefined);
+  if (python !== null) findInterpreter(python).catch(() => undefined);
 }
 
 /**

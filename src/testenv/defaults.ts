@@ -22,8 +22,11 @@ function hasDir(workTree: string, rel: string): boolean {
   }
 }
 
+/** The interpreter a Python environment is made with when its spec names none. */
+export const DEFAULT_PYTHON = "python3";
+
 const COMMON: Omit<EnvSpec, "kind" | "test" | "testArgs" | "ids" | "log"> = {
-  python: "python3",
+  python: DEFAULT_PYTHON,
   setup: [],
   editable: false,
   beforeTests: [],

@@ -113,7 +113,14 @@ export function parseEnvSpecs(value: unknown, source: string): EnvSpecFile {
   return { source, repos };
 }
 
-/** Reads an env spec file: YAML with the `envs:` map at its top (as in the configuration file) or as the whole file. */
+/** The last reading of each spec file this process made, by path: its text and what it says. */
+const readings = new Map<string, { text: string; specs: EnvSpecFile }>();
+
+/**
+ * Reads an env spec file: YAML with the `envs:` map at its top (as in the configuration file) or as the
+ * whole file. The file is read every time; where its text is the one read last, the specs parsed then are
+ * given again (a run asks for an instance's spec several times), and they are not to be changed.
+ */
 export function loadEnvSpecFile(file: string): EnvSpecFile {
   let text: string;
   try {
@@ -121,6 +128,15 @@ export function loadEnvSpecFile(file: string): EnvSpecFile {
   } catch (err) {
     throw new GitGoodError("NOT_FOUND", `--env-spec ${file}: ${errnoCode(err) === "ENOENT" ? "no such file" : (err as Error).message}`, { file });
   }
+  const last = readings.get(file);
+  if (last?.text === text) return last.specs;
+  const specs = parseEnvSpecFile(file, text);
+  readings.set(file, { text, specs });
+  return specs;
+}
+
+/** What the text of the spec file `file` says (a one-line error where it is not YAML or not specs). */
+function parseEnvSpecFile(file: string, text: string): EnvSpecFile {
   let doc: unknown;
   try {
     doc = parseYaml(text);

@@ -46,11 +46,11 @@ describe("what gitgood run loads at start", () => {
     for (const lazy of ["bullmq", "ioredis", "@modelcontextprotocol/sdk", "@a2a-js/sdk", "hyparquet", "fast-xml-parser"]) expect(loaded, lazy).not.toContain(lazy);
   }, 60_000);
 
-  it("leaves out gitgood's own modules a plain run does not use: the memory tools, a matrix's comparison and the report's formats, the SWE miner", () => {
+  it("leaves out gitgood's own modules a plain run does not use: the memory tools, a matrix's comparison and the report's formats, the SWE miner, the model proxy's server", () => {
     const loaded = loadedBy(RUN, OWN_HOOK, "module ");
     // The modules a SWE run does use are there: the hook sees what it should.
     for (const used of ["cli/run.js", "swe/evaluate.js", "scenarios/swe/scenario.js"]) expect(loaded, used).toContain(used);
-    const lazy = ["memory/tools.js", "memory/steps.js", "cli/run-matrix.js", "cli/report.js", "report/formats.js", "report/html.js", "swe/mine/mine.js", "swe/mine/validate.js"];
+    const lazy = ["memory/tools.js", "memory/steps.js", "cli/run-matrix.js", "cli/report.js", "report/formats.js", "report/html.js", "swe/mine/mine.js", "swe/mine/validate.js", "proxy/server.js"];
     for (const module of lazy) expect(loaded, module).not.toContain(module);
     expect([...loaded].filter((m) => m.startsWith("memory/")), "the memory folder").toEqual([]);
   }, 60_000);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, Usage } from "../../src/model/types.js";
-import { ModelProxy, routeOf, upstreamsFromEnv, type ProxyRecorder } from "../../src/proxy/index.js";
+import { upstreamsFromEnv, type ProxyRecorder } from "../../src/proxy/index.js";
+import { routeOf } from "../../src/proxy/api.js";
+import { ModelProxy } from "../../src/proxy/server.js";
 import { chatJson, fakeUpstream, type FakeUpstream, type SeenRequest, type UpstreamReply } from "./fake-upstream.js";
 
 function recorder(): ProxyRecorder & { turns: Array<{ message: ChatMessage; usage?: Usage }>; notes: string[] } {

@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseCache } from "../../src/model/cache.js";
 import type { ChatMessage, Usage } from "../../src/model/types.js";
-import { ModelProxy, type ProxyRecorder } from "../../src/proxy/index.js";
+import type { ProxyRecorder } from "../../src/proxy/index.js";
+import { ModelProxy } from "../../src/proxy/server.js";
 import { chatJson, fakeUpstream, type FakeUpstream, type UpstreamReply } from "./fake-upstream.js";
 
 /** A recorder that keeps what the proxy writes of an attempt. */

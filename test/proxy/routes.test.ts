@@ -1,7 +1,8 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, Usage } from "../../src/model/types.js";
-import { ModelProxy, type ProxyAttempt, type ProxyRecorder } from "../../src/proxy/index.js";
+import type { ProxyAttempt, ProxyRecorder } from "../../src/proxy/index.js";
+import { ModelProxy } from "../../src/proxy/server.js";
 import { chatJson, fakeUpstream, type FakeUpstream } from "./fake-upstream.js";
 
 // The proxy forwards only the routes its model APIs have, on paths that cannot climb out of them, with the

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModelProxy, type ProxyRecorder } from "../../src/proxy/index.js";
+import type { ProxyRecorder } from "../../src/proxy/index.js";
+import { ModelProxy } from "../../src/proxy/server.js";
 import { fakeUpstream, type FakeUpstream, type UpstreamReply } from "./fake-upstream.js";
 
 // A vLLM/SGLang-style OpenAI-compatible endpoint: the answer carries the prompt's token ids, the answer's

@@ -135,4 +135,18 @@ describe("env spec files", () => {
     expect(errorOf(() => parseEnvSpecs({ "a/b": { "*": { editable: "yes" } } }, "gitgood.config.yaml")).message).toMatch(/^gitgood\.config\.yaml: a\/b \*: editable: /);
     expect(errorOf(() => loadEnvSpecFile(path.join(scratch, "missing.yaml"))).message).toMatch(/--env-spec .*missing\.yaml: no such file/);
   });
+
+  it("a file read again as it was gives the specs parsed the first time; changed, it is parsed again, and a broken change is refused", () => {
+    const file = specFile("again.yaml", "envs:\n  acme/calc:\n    test: pytest -x\n");
+    const first = loadEnvSpecFile(file);
+    expect(loadEnvSpecFile(file)).toBe(first);
+    writeFileSync(file, "envs:\n  acme/calc:\n    test: pytest -q\n");
+    const changed = loadEnvSpecFile(file);
+    expect(changed).not.toBe(first);
+    expect(changed.repos["acme/calc"]?.["*"]?.test).toBe("pytest -q");
+    writeFileSync(file, "envs:\n  acme/calc: {\n");
+    expect(errorOf(() => loadEnvSpecFile(file)).message).toMatch(/not YAML/);
+    rmSync(file);
+    expect(errorOf(() => loadEnvSpecFile(file)).message).toMatch(/no such file/);
+  });
 });

@@ -16,6 +16,7 @@ import type { InitialContext } from "../types.js";
 import { sweContext } from "./context.js";
 import type { SweData, SweFinalState } from "./state.js";
 import type { SweHost } from "./types.js";
+import { scratchPath } from "../../util/tempdirs.js";
 
 const SWE_BRANCH = "gitgood/swe";
 
@@ -49,6 +50,8 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   static async setup(sample: SweSample, source: Repo, opts: ScenarioSetupOptions, definition: AnyScenarioDefinition): Promise<SweScenario> {
     const options = sweOptionsOf(opts.settings);
     const started = Date.now();
+    // The evaluation's interpreter is asked for now, while the store is packed and checked out.
+    askInterpreterEarly(sample, options);
     const base = sample.scenario.base_commit;
     await requireCommits(source, [base]);
     const depth = opts.history ?? DEFAULT_HISTORY;
@@ -62,7 +65,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
       if (options.isolation) sandbox.isolate(options.isolation);
       await checkoutBranch(sandbox.repo, SWE_BRANCH, base);
       const baseEntries = freshIndexEntries(sandbox.ownGitDir);
-      if (invalid === null) askInterpreterEarly(sandbox, sample, options);
+      if (invalid === null) askInterpreterEarly(sample, options, sandbox);
       const ready = Date.now();
       const data: SweData = {
         finished: false,
@@ -114,7 +117,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   }
 
   async finalState(): Promise<SweFinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, scratchPath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);
