@@ -9,7 +9,6 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { diffPaths } from "../util/unified-diff.js";
 import { harnessReach } from "./harness-reach.js";
 import { pluginModulesNamed, splitPatch, testInfrastructure, type TestInfrastructure } from "./test-infra.js";
-import { scratchPath } from "../util/tempdirs.js";
 
 /** Config files whose text may name pytest plug-ins. */
 const NAMING = /(^|\/)(conftest\.py|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/;
@@ -109,7 +108,7 @@ function changeProbe(sandbox: Sandbox, rev: string): () => Promise<string[]> {
     utimesSync(copy, st.atime, st.mtime);
     return () => changedPaths(sandbox.repo, copy);
   }
-  return async () => diffPaths(await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, scratchPath("evaluated.git"), sandbox.ownGitDir));
+  return async () => diffPaths(await worktreePatch(sandbox.workDir, sandbox.repo.objectsDir, rev, sandbox.privatePath("evaluated.git"), sandbox.ownGitDir));
 }
 
 /**

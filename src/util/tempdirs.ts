@@ -58,21 +58,6 @@ export function privateTempDir(prefix: string, root = os.tmpdir()): { dir: strin
   return { dir, remove };
 }
 
-let scratch: { dir: string; made: number } | null = null;
-
-/**
- * A fresh path, not yet made, in this process's private scratch folder (in `scratchRoot`: in memory where
- * the machine has a memory folder; removed when the process ends), for a throwaway directory git writes
- * and the caller removes once done with it (a patch's scratch git directory): on a disk mounted with
- * `discard`, making and removing its files costs more than git's work in them. `label` names it for people
- * looking; every path is new.
- */
-export function scratchPath(label: string): string {
-  scratch ??= { dir: privateTempDir("gitgood-scratch-", scratchRoot()).dir, made: 0 };
-  scratch.made += 1;
-  return path.join(scratch.dir, `${label}-${scratch.made}`);
-}
-
 function deadOwner(dir: string): boolean {
   try {
     if (!lstatSync(dir).isDirectory()) return false;

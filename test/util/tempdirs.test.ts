@@ -76,20 +76,3 @@ describe("privateTempDir in a given folder", () => {
     expect(existsSync(made.dir)).toBe(false);
   });
 });
-
-describe("scratchPath", () => {
-  it("gives a new path each time, not yet made, in one private folder of the process in the scratch root, removed when the process ends", () => {
-    const module = path.resolve("dist", "util", "tempdirs.js");
-    const script = `import { existsSync } from "node:fs"; import { scratchPath } from ${JSON.stringify(module)}; const paths = [scratchPath("diff.git"), scratchPath("diff.git")]; console.log(JSON.stringify({ paths, made: paths.map((p) => existsSync(p)) }));`;
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, TMPDIR: work } });
-    expect(r.status, r.stderr).toBe(0);
-    const { paths, made } = JSON.parse(r.stdout) as { paths: [string, string]; made: boolean[] };
-    expect(paths[0]).not.toBe(paths[1]);
-    expect(made).toEqual([false, false]);
-    const folder = path.dirname(paths[0]);
-    expect(path.dirname(paths[1])).toBe(folder);
-    expect(path.dirname(folder)).toBe(work);
-    expect(path.basename(folder)).toMatch(/^gitgood-scratch-/);
-    expect(existsSync(folder)).toBe(false);
-  });
-});

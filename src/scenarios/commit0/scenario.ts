@@ -23,7 +23,6 @@ import { ScenarioBase, inNewSandbox } from "../shared/base.js";
 import type { InitialContext } from "../types.js";
 import type { AttemptRecord, Commit0Data, Commit0FinalState, SavedOptions } from "./state.js";
 import type { CompileCheck, Commit0Host, ScenarioTestRun } from "./types.js";
-import { scratchPath } from "../../util/tempdirs.js";
 
 
 const COMMIT0_BRANCH = "gitgood/commit0";
@@ -290,7 +289,7 @@ export class Commit0Scenario extends ScenarioBase<Commit0Data> implements Commit
   }
 
   async finalState(): Promise<Commit0FinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, scratchPath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);

@@ -16,7 +16,6 @@ import type { InitialContext } from "../types.js";
 import { sweContext } from "./context.js";
 import type { SweData, SweFinalState } from "./state.js";
 import type { SweHost } from "./types.js";
-import { scratchPath } from "../../util/tempdirs.js";
 
 const SWE_BRANCH = "gitgood/swe";
 
@@ -117,7 +116,7 @@ export class SweScenario extends ScenarioBase<SweData> implements SweHost {
   }
 
   async finalState(): Promise<SweFinalState> {
-    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, scratchPath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
+    const raw = await worktreePatch(this.sandbox.workDir, this.sandbox.repo.objectsDir, this.sample.scenario.base_commit, this.sandbox.privatePath("diff.git"), this.sandbox.ownGitDir, this.baseEntries);
     const bytes = Buffer.from(raw, "latin1");
     const text = bytes.toString("utf8");
     const utf8 = Buffer.from(text, "utf8").equals(bytes);
