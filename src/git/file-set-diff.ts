@@ -24,13 +24,14 @@ export interface FileBytes {
  * for byte what `git diff --no-index a b` prints for the two sets written out as folders `a` and `b`.
  * Written as objects in gitgood's own scratch store and read from its long-lived `diff-tree` (no process
  * of its own) where that gives the same bytes: every path plain (no empty, `.`, `..` or `.git` part) and
- * given once per side, and no file both removed and added (only then would `--no-index` look for
- * renames). Otherwise, or when the store fails, the sets are written to a temporary folder and
+ * given once per side, no file both removed and added (only then would `--no-index` look for
+ * renames), and no more than DIFF_BYTES of files. Otherwise, or when the store fails, the sets are written to a temporary folder and
  * `git diff --no-index` is run on them.
  */
 export async function fileSetDiff(before: readonly FileBytes[], after: readonly FileBytes[]): Promise<string> {
   const pairs = pairsOf(before, after);
-  if (pairs !== null) {
+  const size = [...before, ...after].reduce((sum, f) => sum + (f.bytes?.length ?? 0), 0);
+  if (pairs !== null && size <= DIFF_BYTES) {
     const out = await fromStore(pairs);
     if (out !== null) return out;
   }
@@ -99,6 +100,8 @@ interface Scratch {
   remove: () => void;
   /** Objects written so far: past STORE_OBJECTS the store is replaced by a fresh one. */
   written: number;
+  /** Bytes of files written so far: past STORE_BYTES the store is replaced by a fresh one. */
+  bytes: number;
   /** Diffs being read from it: a store replaced is removed when the last ends. */
   users: number;
   retired: boolean;
@@ -106,6 +109,13 @@ interface Scratch {
 
 let scratch: Scratch | null = null;
 const STORE_OBJECTS = 20_000;
+/**
+ * The store may live in memory (the scratch root) and holds an agent's files, which the agent sizes: one
+ * diff of more than DIFF_BYTES of files goes to `--no-index` on disk instead, and a store that took in
+ * STORE_BYTES is replaced, so a process keeps at most about their sum there.
+ */
+const DIFF_BYTES = 16 * 1024 * 1024;
+const STORE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Options of `--no-index`'s output (its defaults: three lines of context, prefixes `a/` and `b/`), with
@@ -121,7 +131,7 @@ function release(s: Scratch): void {
 
 /** The process's scratch store, made now if there is none (or the last one failed or is full), taken by one more user. */
 function takeScratch(): Scratch {
-  if (scratch && !scratch.reader.failed && scratch.written < STORE_OBJECTS) {
+  if (scratch && !scratch.reader.failed && scratch.written < STORE_OBJECTS && scratch.bytes < STORE_BYTES) {
     scratch.users++;
     return scratch;
   }
@@ -136,7 +146,7 @@ function takeScratch(): Scratch {
   // Bare: no work tree, so no attributes file but the user's own is read, as `--no-index` outside a repository does.
   writeFileSync(path.join(gitDir, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
   const env = { GIT_DIR: gitDir, GIT_CONFIG_GLOBAL: os.devNull };
-  scratch = { gitDir, reader: new DiffTreeReader(OPTIONS, gitDir, env), remove, written: 0, users: 1, retired: false };
+  scratch = { gitDir, reader: new DiffTreeReader(OPTIONS, gitDir, env), remove, written: 0, bytes: 0, users: 1, retired: false };
   return scratch;
 }
 
@@ -145,6 +155,7 @@ async function singleFileTree(s: Scratch, name: Buffer, file: FileBytes | null):
   const entries: IndexEntry[] = [];
   if (file !== null && file.bytes !== null) {
     const oid = writeLooseObject(s.gitDir, "blob", file.bytes);
+    s.bytes += file.bytes.length;
     entries.push({ path: file.path, name, mode: file.executable === true ? "100755" : "100644", oid, stage: 0 });
   }
   s.written += parts(name).length + 1;

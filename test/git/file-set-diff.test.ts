@@ -121,6 +121,15 @@ describe("fileSetDiff", () => {
     await vi.waitFor(() => expect(stores()).toEqual([expect.not.stringMatching(full as string)]), { timeout: 10_000 });
   }, 120_000);
 
+  it("takes a set larger than its store may hold in (an agent sizes its files) to --no-index, with the same bytes", async () => {
+    const big = Buffer.alloc(17 * 1024 * 1024, "a\n");
+    const before = [f("big.txt", big), f("small.txt", text("1\n"))];
+    const after = [f("big.txt", Buffer.concat([big, text("b\n")])), f("small.txt", text("2\n"))];
+    const { commands, result } = await countGitProcesses(() => fileSetDiff(before, after));
+    expect(commands).toEqual([expect.stringMatching(/^diff --no-index/)]);
+    expect(result).toBe(oracle(before, after));
+  }, 60_000);
+
   it("gives the same bytes for many files at once as one by one", async () => {
     const many = Array.from({ length: 40 }, (_, i) => i);
     const before = many.map((i) => f(`d${i % 3}/f${i}.txt`, lines(10)));
